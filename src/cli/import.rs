@@ -1,0 +1,41 @@
+//! `promptwire import-body`: prints the Prompt that compiles back to a captured request body.
+
+use std::io::Write as _;
+
+use clap::Args;
+
+use super::compile::load_catalog;
+use super::input::{display_name, parse_json, read_text};
+use crate::core::import::import_body;
+
+/// Arguments of `import-body`.
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Captured body (JSON), or `-` for standard input.
+    body: String,
+    /// Model catalog file to use instead of the bundled one.
+    #[arg(long)]
+    catalog: Option<String>,
+    /// Largest accepted input, in bytes.
+    #[arg(long, default_value_t = super::DEFAULT_MAX_BYTES)]
+    max_bytes: u64,
+}
+
+/// Runs `import-body`.
+pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
+    let text = read_text(&args.body, args.max_bytes)?;
+    let body = parse_json(&args.body, &text)?;
+    let catalog = load_catalog(args.catalog.as_deref())?;
+    let outcome = import_body(&body, &catalog)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.body)))?;
+    if !outcome.overridden.is_empty() {
+        eprintln!(
+            "note: no rules preset reproduces {}; kept verbatim in body_overrides/body_omit",
+            outcome.overridden.join(", ")
+        );
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(outcome.prompt.to_json_pretty().as_bytes())?;
+    stdout.write_all(b"\n")?;
+    Ok(())
+}

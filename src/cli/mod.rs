@@ -1,0 +1,66 @@
+//! The command-line twin: argument parsing and dispatch to one module per subcommand. Every
+//! subcommand prints machine-readable output on stdout; a user error is one line on stderr and
+//! exit status 1; never a panic.
+
+mod compile;
+mod import;
+mod input;
+
+use std::ffi::OsString;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Default limit on the size of a Prompt file or captured body.
+pub const DEFAULT_MAX_BYTES: u64 = 32 * 1024 * 1024;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "promptwire",
+    version,
+    about = "See exactly what an agent sends to the OpenAI Responses API, and what comes back."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the exact request a Prompt compiles to (body, WebSocket frame or headers).
+    Compile(compile::CompileArgs),
+    /// Print the Prompt that compiles back to a captured request body.
+    ImportBody(import::ImportArgs),
+}
+
+/// Parses `args` and runs the subcommand; returns the process exit code.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = if err.use_stderr() { 1 } else { 0 };
+            let _ = err.print();
+            return ExitCode::from(code);
+        }
+    };
+    let result = match cli.command {
+        Some(Command::Compile(args)) => compile::run(&args),
+        Some(Command::ImportBody(args)) => import::run(&args),
+        None => {
+            use clap::CommandFactory as _;
+            let _ = Cli::command().print_help();
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("promptwire: {err:#}");
+            ExitCode::from(1)
+        }
+    }
+}

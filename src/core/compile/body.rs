@@ -1,0 +1,317 @@
+//! The HTTP body: each top-level field decided by the rules and the model's capabilities (§1, §2,
+//! §6, §7), emitted in the rules' field order, then the Prompt's body overrides.
+
+use serde_json::{Value, json};
+
+use super::items::{ItemContext, apply_id_policy, item_to_wire};
+use super::lite::{additional_tools_id, instructions_message_id, lite_tools};
+use super::CompileNote;
+use crate::core::error::PromptError;
+use crate::core::items::ResponseItem;
+use crate::core::json::JsonMap;
+use crate::core::models::ModelInfo;
+use crate::core::prompt::{Prompt, Setting};
+use crate::core::provider::Provider;
+use crate::core::rules::{
+    BodyField, CompileRules, IncludePolicy, InstructionsPlacement, ReasoningGate, StorePolicy,
+};
+
+/// Name of the output-schema format Codex sends.
+pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
+
+/// Builds the body object in wire order.
+pub fn build_body(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    provider: &Provider,
+    lite: bool,
+    rules: &CompileRules,
+    notes: &mut Vec<CompileNote>,
+) -> Result<JsonMap, PromptError> {
+    let stored = match rules.store {
+        StorePolicy::AzureOnly => provider.is_azure_responses_endpoint(),
+        StorePolicy::AlwaysFalse => false,
+    };
+    let ctx = ItemContext {
+        rules,
+        stored,
+        is_openai: provider.is_openai(),
+        lite,
+    };
+
+    let (mut tools, input) = tools_and_input(prompt, ctx, notes);
+    let mut input = Some(input);
+    let reasoning = reasoning_value(prompt, model, lite, rules, notes);
+    let reasoning_sent = !reasoning.is_null();
+    let summary_sent = reasoning.get("summary").is_some();
+    let include: Vec<Value> = match rules.include {
+        IncludePolicy::Always => vec![json!("reasoning.encrypted_content")],
+        IncludePolicy::WhenReasoning if reasoning_sent => {
+            vec![json!("reasoning.encrypted_content")]
+        }
+        IncludePolicy::WhenReasoning => Vec::new(),
+    };
+    let model_parallel = if model.is_fallback() {
+        rules.fallback_parallel_tool_calls
+    } else {
+        model.supports_parallel_tool_calls
+    };
+    let parallel = prompt.parallel_tool_calls.unwrap_or(model_parallel);
+    if lite && parallel {
+        notes.push(CompileNote::new(
+            "parallel_tool_calls",
+            "false: Lite requests never ask for parallel tool calls",
+        ));
+    }
+    let mut text = text_value(prompt, model, notes)?;
+    let mut service_tier = service_tier(prompt, model, notes);
+    let stream_options = rules.stream_options && provider.is_openai() && summary_sent;
+
+    let mut body = JsonMap::with_capacity(rules.field_order.len());
+    for field in &rules.field_order {
+        let value = match field {
+            BodyField::Model => Some(Value::String(prompt.model.clone())),
+            BodyField::Instructions => {
+                let top_level = !lite && rules.instructions == InstructionsPlacement::TopLevel;
+                (top_level && !prompt.base_instructions.is_empty())
+                    .then(|| Value::String(prompt.base_instructions.clone()))
+            }
+            BodyField::Input => input.take().map(Value::Array),
+            BodyField::Tools => tools.take(),
+            BodyField::ToolChoice => Some(json!("auto")),
+            BodyField::ParallelToolCalls => Some(Value::Bool(parallel && !lite)),
+            BodyField::Reasoning => Some(reasoning.clone()),
+            BodyField::Store => Some(Value::Bool(stored)),
+            BodyField::Stream => Some(Value::Bool(true)),
+            BodyField::StreamOptions => stream_options
+                .then(|| json!({"reasoning_summary_delivery": "sequential_cutoff"})),
+            BodyField::Include => Some(Value::Array(include.clone())),
+            BodyField::ServiceTier => service_tier.take().map(Value::String),
+            BodyField::PromptCacheKey => prompt.prompt_cache_key.clone().map(Value::String),
+            BodyField::Text => text.take(),
+            BodyField::ClientMetadata => prompt.client_metadata.clone().map(Value::Object),
+        };
+        if let Some(value) = value {
+            body.insert(field.key().to_string(), value);
+        }
+    }
+    apply_overrides(&mut body, prompt, notes);
+    Ok(body)
+}
+
+/// Top-level `tools` (None under Lite) and the full `input` array, Lite prefix included.
+fn tools_and_input(
+    prompt: &Prompt,
+    ctx: ItemContext<'_>,
+    notes: &mut Vec<CompileNote>,
+) -> (Option<Value>, Vec<Value>) {
+    let rules = ctx.rules;
+    let thread = prompt
+        .thread_id
+        .as_deref()
+        .or(prompt.prompt_cache_key.as_deref())
+        .unwrap_or("");
+    let mut input = Vec::with_capacity(prompt.input.len() + 2);
+    let tools = if ctx.lite {
+        let tools = lite_tools(&prompt.tools, rules.lite_function_namespace.as_deref(), notes);
+        let tools_value = serde_json::to_value(&tools).unwrap_or(Value::Array(Vec::new()));
+        let id = prompt.pinned_ids.additional_tools.clone().or_else(|| {
+            rules.synthesized_ids.then(|| {
+                additional_tools_id(thread, &serde_json::to_vec(&tools_value).unwrap_or_default())
+            })
+        });
+        let mut item = JsonMap::new();
+        item.insert("type".to_string(), json!("additional_tools"));
+        if let Some(id) = id {
+            item.insert("id".to_string(), Value::String(id));
+        }
+        item.insert("role".to_string(), json!("developer"));
+        item.insert("tools".to_string(), tools_value);
+        apply_id_policy(&mut item, ctx, "input[0]", notes);
+        input.push(Value::Object(item));
+        if !prompt.base_instructions.is_empty() {
+            input.push(instructions_item(prompt, thread, ctx, notes));
+        }
+        None
+    } else {
+        if rules.instructions == InstructionsPlacement::DeveloperMessage
+            && !prompt.base_instructions.is_empty()
+        {
+            input.push(instructions_item(prompt, thread, ctx, notes));
+        }
+        Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
+    };
+    let offset = input.len();
+    for (i, item) in prompt.input.iter().enumerate() {
+        let path = format!("input[{}]", i + offset);
+        input.push(item_to_wire(item, ctx, &path, notes));
+    }
+    (tools, input)
+}
+
+/// The developer message carrying the base instructions, with its pinned or derived id.
+fn instructions_item(
+    prompt: &Prompt,
+    thread: &str,
+    ctx: ItemContext<'_>,
+    notes: &mut Vec<CompileNote>,
+) -> Value {
+    let text = &prompt.base_instructions;
+    let id = prompt.pinned_ids.instructions.clone().or_else(|| {
+        ctx.rules
+            .synthesized_ids
+            .then(|| instructions_message_id(thread, text))
+    });
+    let item = ResponseItem::developer_text(id, text);
+    let Ok(Value::Object(mut map)) = serde_json::to_value(&item) else {
+        return Value::Null;
+    };
+    apply_id_policy(&mut map, ctx, "base_instructions", notes);
+    Value::Object(map)
+}
+
+/// `reasoning`: an object `{effort?, summary?, context?}` or `null` (§7).
+fn reasoning_value(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    lite: bool,
+    rules: &CompileRules,
+    notes: &mut Vec<CompileNote>,
+) -> Value {
+    if rules.reasoning_gate == ReasoningGate::SummariesFlag && !model.supports_reasoning_summaries {
+        if !prompt.reasoning.effort.is_default() || !prompt.reasoning.summary.is_default() {
+            notes.push(CompileNote::new(
+                "reasoning",
+                "null: the model does not support reasoning summaries (A-era gate)",
+            ));
+        }
+        return Value::Null;
+    }
+    let mut effort = match &prompt.reasoning.effort {
+        Setting::Value(e) => Some(e.clone()),
+        Setting::Omit => None,
+        Setting::Default => model.default_reasoning_level.clone(),
+    };
+    if rules.ultra_as_max && effort.as_deref() == Some("ultra") {
+        notes.push(CompileNote::new("reasoning.effort", "`ultra` is sent as `max`"));
+        effort = Some("max".to_string());
+    }
+    let mut summary = match &prompt.reasoning.summary {
+        Setting::Value(s) => Some(s.clone()),
+        Setting::Omit => None,
+        Setting::Default => Some(
+            model
+                .default_reasoning_summary
+                .clone()
+                .unwrap_or_else(|| "auto".to_string()),
+        ),
+    };
+    if summary.as_deref() == Some("none") {
+        summary = None;
+    }
+    if summary.is_some()
+        && rules.reasoning_gate == ReasoningGate::Always
+        && !model.supports_reasoning_summary_parameter
+    {
+        notes.push(CompileNote::new(
+            "reasoning.summary",
+            "omitted: the model does not take a summary parameter",
+        ));
+        summary = None;
+    }
+    let mut obj = JsonMap::new();
+    if let Some(effort) = effort {
+        obj.insert("effort".to_string(), Value::String(effort));
+    }
+    if let Some(summary) = summary {
+        obj.insert("summary".to_string(), Value::String(summary));
+    }
+    if lite {
+        obj.insert("context".to_string(), json!("all_turns"));
+    }
+    Value::Object(obj)
+}
+
+/// `text`: `{verbosity?, format?}` or None when neither applies (§2, §7).
+fn text_value(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    notes: &mut Vec<CompileNote>,
+) -> Result<Option<Value>, PromptError> {
+    let verbosity = if model.support_verbosity {
+        match &prompt.verbosity {
+            Setting::Value(v) => Some(v.clone()),
+            Setting::Omit => None,
+            Setting::Default => model.default_verbosity.clone(),
+        }
+    } else {
+        if let Setting::Value(v) = &prompt.verbosity {
+            notes.push(CompileNote::new(
+                "text.verbosity",
+                format!("`{v}` omitted: the model does not support verbosity"),
+            ));
+        }
+        None
+    };
+    let format = match &prompt.output_schema {
+        Some(schema @ Value::Object(_)) => Some(json!({
+            "type": "json_schema",
+            "strict": prompt.output_schema_strict,
+            "schema": schema,
+            "name": OUTPUT_SCHEMA_NAME,
+        })),
+        Some(_) => {
+            return Err(PromptError::invalid(
+                "output_schema",
+                "the output schema must be a JSON object",
+            ));
+        }
+        None => None,
+    };
+    if verbosity.is_none() && format.is_none() {
+        return Ok(None);
+    }
+    let mut text = JsonMap::new();
+    if let Some(v) = verbosity {
+        text.insert("verbosity".to_string(), Value::String(v));
+    }
+    if let Some(f) = format {
+        text.insert("format".to_string(), f);
+    }
+    Ok(Some(Value::Object(text)))
+}
+
+/// `service_tier`: sent only if not `default` and listed by the model (`fast` = `priority`).
+fn service_tier(prompt: &Prompt, model: &ModelInfo, notes: &mut Vec<CompileNote>) -> Option<String> {
+    let tier = prompt.service_tier.as_deref()?;
+    let tier = if tier == "fast" { "priority" } else { tier };
+    if tier == "default" {
+        return None;
+    }
+    if model.service_tiers.iter().any(|t| t == tier) {
+        Some(tier.to_string())
+    } else {
+        notes.push(CompileNote::new(
+            "service_tier",
+            format!("`{tier}` omitted: the model does not offer this tier"),
+        ));
+        None
+    }
+}
+
+/// Applies `body_omit` then `body_overrides` (replace in place; unknown keys appended).
+fn apply_overrides(body: &mut JsonMap, prompt: &Prompt, notes: &mut Vec<CompileNote>) {
+    for key in &prompt.body_omit {
+        if body.shift_remove(key).is_some() {
+            notes.push(CompileNote::new(key.clone(), "left out by the prompt's body_omit"));
+        }
+    }
+    for (key, value) in &prompt.body_overrides {
+        if let Some(slot) = body.get_mut(key) {
+            *slot = value.clone();
+            notes.push(CompileNote::new(key.clone(), "set by the prompt's body_overrides"));
+        } else {
+            body.insert(key.clone(), value.clone());
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The request compiler: `compile(prompt, model, provider, dialect, rules)` → the exact request
+//! Codex would send — URL, headers (§4), HTTP body (§2), WebSocket `response.create` frame (§3) —
+//! plus a note for every field the rules changed or left out, so a viewer can explain it.
+
+mod body;
+mod headers;
+pub mod items;
+pub mod lite;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::error::PromptError;
+use super::json::JsonMap;
+use super::models::ModelInfo;
+use super::prompt::{Dialect, Prompt};
+use super::provider::{Provider, ProviderKind};
+use super::rules::CompileRules;
+
+pub use headers::{Header, REDACTED};
+
+/// Why a field was changed or left out ("verbosity omitted: model does not support it").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompileNote {
+    /// JSON path in the Prompt or body (`text.verbosity`, `input[3].id`).
+    pub path: String,
+    /// What happened and why.
+    pub message: String,
+}
+
+impl CompileNote {
+    /// A note about `path`.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Standard or Lite after `auto` was resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResolvedDialect {
+    /// Top-level instructions and tools.
+    Standard,
+    /// Responses Lite.
+    Lite,
+}
+
+/// One compiled request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompiledRequest {
+    /// Standard or Lite.
+    pub dialect: ResolvedDialect,
+    /// Provider behaviour class.
+    pub provider_kind: ProviderKind,
+    /// Rules preset name.
+    pub rules: String,
+    /// `POST` target.
+    pub url: String,
+    /// Headers in the order they are added; secret values redacted.
+    pub headers: Vec<Header>,
+    /// The body as a JSON object, keys in wire order.
+    pub body: JsonMap,
+    /// The body's exact JSON bytes (what `Content-Length` counts before compression).
+    pub body_json: Vec<u8>,
+    /// The zstd-compressed body, when `Content-Encoding: zstd` applies.
+    pub compressed_body: Option<Vec<u8>>,
+    /// Explanations of changed or omitted fields.
+    pub notes: Vec<CompileNote>,
+    /// `previous_response_id` for the WebSocket frame.
+    previous_response_id: Option<String>,
+}
+
+impl CompiledRequest {
+    /// The bytes that go on the wire (compressed when zstd applies).
+    pub fn wire_body(&self) -> &[u8] {
+        self.compressed_body.as_deref().unwrap_or(&self.body_json)
+    }
+
+    /// The WebSocket `response.create` frame: `type` first, `previous_response_id` before
+    /// `input`, and for Lite the `ws_request_header_…` key in `client_metadata` (§3, §6).
+    pub fn ws_frame(&self) -> JsonMap {
+        let mut frame = JsonMap::with_capacity(self.body.len() + 2);
+        frame.insert(
+            "type".to_string(),
+            Value::String("response.create".to_string()),
+        );
+        let lite = self.dialect == ResolvedDialect::Lite;
+        let mut saw_metadata = false;
+        for (key, value) in &self.body {
+            if key == "input"
+                && let Some(prev) = &self.previous_response_id
+            {
+                frame.insert(
+                    "previous_response_id".to_string(),
+                    Value::String(prev.clone()),
+                );
+            }
+            if key == "client_metadata" && lite {
+                saw_metadata = true;
+                let mut meta = value.as_object().cloned().unwrap_or_default();
+                meta.insert(LITE_WS_METADATA_KEY.to_string(), Value::from("true"));
+                frame.insert(key.clone(), Value::Object(meta));
+                continue;
+            }
+            frame.insert(key.clone(), value.clone());
+        }
+        if lite && !saw_metadata {
+            let mut meta = JsonMap::new();
+            meta.insert(LITE_WS_METADATA_KEY.to_string(), Value::from("true"));
+            frame.insert("client_metadata".to_string(), Value::Object(meta));
+        }
+        frame
+    }
+
+    /// The headers as a JSON object (name → value, redacted).
+    pub fn headers_json(&self) -> JsonMap {
+        self.headers
+            .iter()
+            .map(|h| (h.name.clone(), Value::String(h.value.clone())))
+            .collect()
+    }
+}
+
+/// `client_metadata` key that replaces the Lite header on WebSocket.
+pub const LITE_WS_METADATA_KEY: &str = "ws_request_header_x_openai_internal_codex_responses_lite";
+
+/// Compiles `prompt` for `model` on `provider` under `rules`. `dialect` `Auto` follows the
+/// model's `use_responses_lite`.
+pub fn compile(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    provider: &Provider,
+    dialect: Dialect,
+    rules: &CompileRules,
+) -> Result<CompiledRequest, PromptError> {
+    let lite = match dialect {
+        Dialect::Auto => model.use_responses_lite,
+        Dialect::Standard => false,
+        Dialect::Lite => true,
+    };
+    let mut notes = Vec::new();
+    if model.is_fallback() {
+        notes.push(CompileNote::new(
+            "model",
+            format!(
+                "`{}` is not in the catalog: fallback capabilities (no verbosity, no parallel tools, no reasoning summaries under A-era rules)",
+                prompt.model
+            ),
+        ));
+    }
+    let body = body::build_body(prompt, model, provider, lite, rules, &mut notes)?;
+    let body_json = serde_json::to_vec(&body).unwrap_or_default();
+    let compress = headers::uses_zstd(prompt, provider, rules);
+    let compressed_body = if compress {
+        Some(
+            zstd::encode_all(body_json.as_slice(), 3)
+                .map_err(|e| PromptError::invalid("body", format!("zstd compression failed: {e}")))?,
+        )
+    } else {
+        None
+    };
+    let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
+    Ok(CompiledRequest {
+        dialect: if lite {
+            ResolvedDialect::Lite
+        } else {
+            ResolvedDialect::Standard
+        },
+        provider_kind: provider.kind(),
+        rules: rules.name.clone(),
+        url: provider.responses_url(),
+        headers,
+        body,
+        body_json,
+        compressed_body,
+        notes,
+        previous_response_id: prompt.previous_response_id.clone(),
+    })
+}

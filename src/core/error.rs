@@ -1,0 +1,68 @@
+//! Errors of the core: bad Prompt files and bad captured bodies, each naming the JSON path (or
+//! line and column) of the problem.
+
+/// A Prompt file or captured body that cannot be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PromptError {
+    /// The text is not JSON.
+    #[error("invalid JSON at line {line}, column {column}: {message}")]
+    Syntax {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What the parser expected.
+        message: String,
+    },
+    /// The JSON is well-formed but a value is wrong.
+    #[error("{path}: {message}")]
+    Invalid {
+        /// JSON path of the problem (`input[3].call_id`).
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// The input is larger than allowed.
+    #[error("input is {size} bytes; the limit is {limit} bytes")]
+    TooLarge {
+        /// Size of the input.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+}
+
+impl PromptError {
+    /// An invalid value at `path`.
+    pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let path = path.into();
+        Self::Invalid {
+            path: if path.is_empty() { "$".to_string() } else { path },
+            message: message.into(),
+        }
+    }
+
+    /// Converts a serde_json error found at `path` (syntax errors keep line and column).
+    pub fn from_serde(path: &str, err: &serde_json::Error) -> Self {
+        use serde_json::error::Category;
+        match err.classify() {
+            Category::Syntax | Category::Eof | Category::Io => Self::Syntax {
+                line: err.line(),
+                column: err.column(),
+                message: strip_position(&err.to_string()),
+            },
+            Category::Data => {
+                let path = if path == "." { "" } else { path };
+                Self::invalid(path, strip_position(&err.to_string()))
+            }
+        }
+    }
+}
+
+/// serde_json appends " at line L column C"; the path already locates data errors.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}

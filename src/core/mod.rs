@@ -1,0 +1,13 @@
+//! The core: pure functions over plain data — Prompt model, model catalog, providers, compile
+//! rules, the request compiler and body import. No egui, no tokio, no reqwest, no I/O, no clock.
+
+pub mod compile;
+pub mod error;
+pub mod import;
+pub mod items;
+pub mod json;
+pub mod models;
+pub mod prompt;
+pub mod provider;
+pub mod rules;
+pub mod tools;
