@@ -110,7 +110,8 @@ pub fn load_catalog(path: Option<&str>) -> anyhow::Result<ModelCatalog> {
     match path {
         None => Ok(ModelCatalog::bundled()),
         Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
             ModelCatalog::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))
         }
     }

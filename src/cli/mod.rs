@@ -58,9 +58,19 @@ where
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             eprintln!("promptwire: {err:#}");
             ExitCode::from(1)
         }
     }
+}
+
+/// A reader that closed our standard output early (`| head`) is not an error.
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }

@@ -37,7 +37,11 @@ impl PromptError {
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
         let path = path.into();
         Self::Invalid {
-            path: if path.is_empty() { "$".to_string() } else { path },
+            path: if path.is_empty() {
+                "$".to_string()
+            } else {
+                path
+            },
             message: message.into(),
         }
     }
@@ -53,7 +57,8 @@ impl PromptError {
             },
             Category::Data => {
                 let path = if path == "." { "" } else { path };
-                Self::invalid(path, strip_position(&err.to_string()))
+                let (path, message) = locate(path.to_string(), &strip_position(&err.to_string()));
+                Self::invalid(path, message)
             }
         }
     }
@@ -65,4 +70,28 @@ fn strip_position(message: &str) -> String {
         Some(i) => message[..i].to_string(),
         None => message.to_string(),
     }
+}
+
+/// Moves path information out of a message into the path: an inner `sub.path: msg` (from a
+/// nested item parser) is joined onto `path`, and ``missing field `x` `` names `x` in the path.
+fn locate(mut path: String, message: &str) -> (String, String) {
+    let mut message = message.to_string();
+    while let Some((head, rest)) = message.split_once(": ") {
+        let is_path = !head.is_empty()
+            && head
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | '-'));
+        if !is_path {
+            break;
+        }
+        path = crate::core::json::join_path(&path, head);
+        message = rest.to_string();
+    }
+    if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|r| r.strip_suffix('`'))
+    {
+        path = crate::core::json::join_path(&path, field);
+    }
+    (path, message)
 }

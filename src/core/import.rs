@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
+use super::compile::compile;
 use super::compile::items::{ItemContext, item_to_wire};
 use super::compile::lite::unfold_tools;
-use super::compile::compile;
 use super::error::PromptError;
 use super::items::{PASSTHROUGH_KEY, ResponseItem};
 use super::json::{JsonMap, kind_of};
@@ -34,7 +34,10 @@ pub fn import_body(body: &Value, catalog: &ModelCatalog) -> Result<ImportOutcome
     let Value::Object(body) = body else {
         return Err(PromptError::invalid(
             "$",
-            format!("a request body must be a JSON object, got {}", kind_of(body)),
+            format!(
+                "a request body must be a JSON object, got {}",
+                kind_of(body)
+            ),
         ));
     };
     let model_name = match body.get("model") {
@@ -48,15 +51,10 @@ pub fn import_body(body: &Value, catalog: &ModelCatalog) -> Result<ImportOutcome
         }
         None => return Err(PromptError::invalid("model", "the body has no `model`")),
     };
+    // A string `input` (allowed by the API) has no items to model; it is kept as an override.
     let input = match body.get("input") {
         Some(Value::Array(items)) => items.as_slice(),
-        Some(other) => {
-            return Err(PromptError::invalid(
-                "input",
-                format!("input must be an array, got {}", kind_of(other)),
-            ));
-        }
-        None => &[],
+        _ => &[],
     };
     let model = catalog.lookup(&model_name);
     let lite = matches!(input.first(), Some(Value::Object(first))
@@ -91,15 +89,28 @@ fn candidates(body: &JsonMap, input: &[Value]) -> Vec<(CompileRules, ProviderKin
         [CompileRules::seed(), CompileRules::codex_0_169()]
     };
     let has_passthrough = input.iter().any(|item| {
-        item.as_object()
-            .is_some_and(|m| m.contains_key(PASSTHROUGH_KEY) || m.contains_key("encrypted_function_args"))
+        item.as_object().is_some_and(|m| {
+            m.contains_key(PASSTHROUGH_KEY) || m.contains_key("encrypted_function_args")
+        })
     });
     let kinds = if body.get("store") == Some(&Value::Bool(true)) {
-        [ProviderKind::Azure, ProviderKind::Openai, ProviderKind::Compatible]
+        [
+            ProviderKind::Azure,
+            ProviderKind::Openai,
+            ProviderKind::Compatible,
+        ]
     } else if has_passthrough {
-        [ProviderKind::Openai, ProviderKind::Compatible, ProviderKind::Azure]
+        [
+            ProviderKind::Openai,
+            ProviderKind::Compatible,
+            ProviderKind::Azure,
+        ]
     } else {
-        [ProviderKind::Compatible, ProviderKind::Openai, ProviderKind::Azure]
+        [
+            ProviderKind::Compatible,
+            ProviderKind::Openai,
+            ProviderKind::Azure,
+        ]
     };
     rules_order
         .into_iter()
@@ -108,29 +119,38 @@ fn candidates(body: &JsonMap, input: &[Value]) -> Vec<(CompileRules, ProviderKin
 }
 
 /// Parses a tool, keeping it verbatim when the typed form would not reproduce it.
-fn tool_from_body(value: &Value) -> ToolSpec {
-    match ToolSpec::from_value(value.clone()) {
-        Ok(tool) if serde_json::to_value(&tool).ok().as_ref() == Some(value) => tool,
-        _ => match value {
-            Value::Object(map) => ToolSpec::Other(map.clone()),
-            _ => ToolSpec::Other(JsonMap::new()),
-        },
+fn tool_from_body(value: &Value, path: &str) -> Result<ToolSpec, PromptError> {
+    let tool = ToolSpec::from_value(value.clone()).map_err(|e| located(path, &e))?;
+    if serde_json::to_value(&tool).ok().as_ref() == Some(value) {
+        return Ok(tool);
     }
+    Ok(match value {
+        Value::Object(map) => ToolSpec::Other(map.clone()),
+        _ => tool,
+    })
 }
 
 /// Parses an input item, keeping it verbatim when its typed wire form differs from the body.
-fn item_from_body(value: &Value, ctx: ItemContext<'_>) -> ResponseItem {
+fn item_from_body(
+    value: &Value,
+    ctx: ItemContext<'_>,
+    path: &str,
+) -> Result<ResponseItem, PromptError> {
+    let item = ResponseItem::from_value(value.clone()).map_err(|e| located(path, &e))?;
     let mut scratch = Vec::new();
-    if let Ok(item) = ResponseItem::from_value(value.clone())
-        && &item_to_wire(&item, ctx, "", &mut scratch) == value
-    {
-        return item;
+    if &item_to_wire(&item, ctx, "", &mut scratch) == value {
+        return Ok(item);
     }
-    match value {
+    Ok(match value {
         Value::Object(map) => ResponseItem::Other(map.clone()),
-        // Non-object items cannot be represented; `reconcile` keeps the input as an override.
-        _ => ResponseItem::Other(JsonMap::new()),
-    }
+        _ => item,
+    })
+}
+
+/// An error from a nested parser (`field: message`) placed under `path`.
+fn located(path: &str, message: &str) -> PromptError {
+    let err = <serde_json::Error as serde::de::Error>::custom(message);
+    PromptError::from_serde(path, &err)
 }
 
 fn build_prompt(
@@ -143,7 +163,11 @@ fn build_prompt(
     provider: &Provider,
 ) -> Result<Prompt, PromptError> {
     let mut prompt = Prompt::new(model_name);
-    prompt.compile.dialect = if lite { Dialect::Lite } else { Dialect::Standard };
+    prompt.compile.dialect = if lite {
+        Dialect::Lite
+    } else {
+        Dialect::Standard
+    };
     prompt.compile.rules = rules.name.clone();
     prompt.compile.provider = provider.kind();
     let stored = match rules.store {
@@ -163,7 +187,11 @@ fn build_prompt(
         if let Some(Value::Object(first)) = rest.first() {
             pinned.additional_tools = first.get("id").and_then(Value::as_str).map(String::from);
             let tools: Vec<ToolSpec> = match first.get("tools") {
-                Some(Value::Array(tools)) => tools.iter().map(tool_from_body).collect(),
+                Some(Value::Array(tools)) => tools
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| tool_from_body(t, &format!("input[0].tools[{i}]")))
+                    .collect::<Result<_, _>>()?,
                 _ => Vec::new(),
             };
             prompt.tools = match &rules.lite_function_namespace {
@@ -198,17 +226,29 @@ fn build_prompt(
             }
         }
         if let Some(Value::Array(tools)) = body.get("tools") {
-            prompt.tools = tools.iter().map(tool_from_body).collect();
+            prompt.tools = tools
+                .iter()
+                .enumerate()
+                .map(|(i, t)| tool_from_body(t, &format!("tools[{i}]")))
+                .collect::<Result<_, _>>()?;
         }
         if let Some(Value::Bool(parallel)) = body.get("parallel_tool_calls") {
             prompt.parallel_tool_calls = Some(*parallel);
         }
     }
     prompt.pinned_ids = pinned;
-    prompt.input = rest.iter().map(|v| item_from_body(v, ctx)).collect();
+    let offset = input.len() - rest.len();
+    prompt.input = rest
+        .iter()
+        .enumerate()
+        .map(|(i, v)| item_from_body(v, ctx, &format!("input[{}]", i + offset)))
+        .collect::<Result<_, _>>()?;
     prompt.reasoning = reasoning_settings(body.get("reasoning"), model);
     import_text(&mut prompt, body.get("text"), model);
-    prompt.service_tier = body.get("service_tier").and_then(Value::as_str).map(String::from);
+    prompt.service_tier = body
+        .get("service_tier")
+        .and_then(Value::as_str)
+        .map(String::from);
     prompt.prompt_cache_key = body
         .get("prompt_cache_key")
         .and_then(Value::as_str)
@@ -216,7 +256,10 @@ fn build_prompt(
     if let Some(Value::Object(meta)) = body.get("client_metadata")
         && meta.values().all(Value::is_string)
     {
-        prompt.thread_id = meta.get("thread_id").and_then(Value::as_str).map(String::from);
+        prompt.thread_id = meta
+            .get("thread_id")
+            .and_then(Value::as_str)
+            .map(String::from);
         prompt.client_metadata = Some(meta.clone());
     }
     Ok(prompt)
@@ -240,7 +283,6 @@ fn reasoning_settings(reasoning: Option<&Value>, model: &ModelInfo) -> Reasoning
     };
     let default_summary = model.default_reasoning_summary.as_deref().unwrap_or("auto");
     let summary = match r.get("summary").and_then(Value::as_str) {
-        Some(s) if s == default_summary => Setting::Default,
         Some(s) => Setting::Value(s.to_string()),
         None if default_summary == "none" => Setting::Default,
         None => Setting::Omit,
@@ -253,7 +295,10 @@ fn import_text(prompt: &mut Prompt, text: Option<&Value>, model: &ModelInfo) {
         Some(Value::Object(t)) => Some(t),
         _ => None,
     };
-    prompt.verbosity = match text.and_then(|t| t.get("verbosity")).and_then(Value::as_str) {
+    prompt.verbosity = match text
+        .and_then(|t| t.get("verbosity"))
+        .and_then(Value::as_str)
+    {
         Some(v) => Setting::Value(v.to_string()),
         None if model.support_verbosity && model.default_verbosity.is_some() => Setting::Omit,
         None => Setting::Default,
@@ -263,7 +308,10 @@ fn import_text(prompt: &mut Prompt, text: Option<&Value>, model: &ModelInfo) {
         && let Some(schema @ Value::Object(_)) = format.get("schema")
     {
         prompt.output_schema = Some(schema.clone());
-        prompt.output_schema_strict = format.get("strict").and_then(Value::as_bool).unwrap_or(true);
+        prompt.output_schema_strict = format
+            .get("strict")
+            .and_then(Value::as_bool)
+            .unwrap_or(true);
     }
 }
 

@@ -12,6 +12,18 @@ use serde_json::Value;
 use super::json::{JsonMap, from_value_with_path, split_tag, with_tag_first};
 use super::tools::ToolSpec;
 
+/// Prompt-file wrapper (`{"$verbatim": {…}}`) for an item or tool kept exactly as captured even
+/// though its `type` is a known one (its typed form would not reproduce it).
+pub const VERBATIM_KEY: &str = "$verbatim";
+
+/// The inner object of a `{"$verbatim": {…}}` wrapper.
+pub fn unwrap_verbatim(map: &JsonMap) -> Option<JsonMap> {
+    match (map.len(), map.get(VERBATIM_KEY)) {
+        (1, Some(Value::Object(inner))) => Some(inner.clone()),
+        _ => None,
+    }
+}
+
 /// Key of the passthrough metadata object that ends most items (§5.1).
 pub const PASSTHROUGH_KEY: &str = "internal_chat_message_metadata_passthrough";
 
@@ -515,8 +527,15 @@ impl ResponseItem {
                 super::json::kind_of(&value)
             ));
         };
+        if let Some(inner) = unwrap_verbatim(&map) {
+            return Ok(Self::Other(inner));
+        }
         let (tag, fields) = split_tag(map);
         let Some(tag) = tag else {
+            // The API's "easy input" message (`{"role","content"}`) has no type: keep it as given.
+            if fields.contains_key("role") && !fields.contains_key("type") {
+                return Ok(Self::Other(fields));
+            }
             return Err("item has no string `type`".to_string());
         };
         let parsed = match tag.as_str() {
@@ -550,6 +569,21 @@ impl ResponseItem {
             _ => Self::Other(with_tag_first(&tag, fields)),
         };
         Ok(parsed)
+    }
+
+    /// How this item is written in a Prompt file: as on the wire, except that an `Other` which
+    /// would parse back as a typed item is wrapped in `{"$verbatim": …}`.
+    pub fn to_file_value(&self) -> Value {
+        match self {
+            Self::Other(map)
+                if Self::from_value(Value::Object(map.clone())).ok().as_ref() != Some(self) =>
+            {
+                let mut wrapper = JsonMap::new();
+                wrapper.insert(VERBATIM_KEY.to_string(), Value::Object(map.clone()));
+                Value::Object(wrapper)
+            }
+            other => serde_json::to_value(other).unwrap_or(Value::Null),
+        }
     }
 
     /// The wire `type` of this item (for `Other`, its `type` field if it is a string).

@@ -184,6 +184,14 @@ fn yes() -> bool {
     true
 }
 
+fn items_to_file<S: Serializer>(items: &[ResponseItem], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(items.iter().map(ResponseItem::to_file_value))
+}
+
+fn tools_to_file<S: Serializer>(tools: &[ToolSpec], serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.collect_seq(tools.iter().map(ToolSpec::to_file_value))
+}
+
 fn is_true(value: &bool) -> bool {
     *value
 }
@@ -198,10 +206,10 @@ pub struct Prompt {
     #[serde(default)]
     pub base_instructions: String,
     /// Conversation items, in order.
-    #[serde(default)]
+    #[serde(default, serialize_with = "items_to_file")]
     pub input: Vec<ResponseItem>,
     /// Tools offered.
-    #[serde(default)]
+    #[serde(default, serialize_with = "tools_to_file")]
     pub tools: Vec<ToolSpec>,
     /// Parallel tool calls; absent follows the model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -308,7 +316,10 @@ impl Prompt {
         {
             return Err(PromptError::invalid(
                 "output_schema",
-                format!("the output schema must be a JSON object, got {}", kind_of(schema)),
+                format!(
+                    "the output schema must be a JSON object, got {}",
+                    kind_of(schema)
+                ),
             ));
         }
         if let Some(meta) = &self.client_metadata {

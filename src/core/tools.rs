@@ -4,6 +4,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+use super::items::{VERBATIM_KEY, unwrap_verbatim};
 use super::json::{JsonMap, from_value_with_path, kind_of, split_tag, with_tag_first};
 
 /// One tool offered to the model.
@@ -143,6 +144,9 @@ impl ToolSpec {
         let Value::Object(map) = value else {
             return Err(format!("a tool must be an object, got {}", kind_of(&value)));
         };
+        if let Some(inner) = unwrap_verbatim(&map) {
+            return Ok(Self::Other(inner));
+        }
         let (tag, fields) = split_tag(map);
         let Some(tag) = tag else {
             return Err("tool has no string `type`".to_string());
@@ -166,6 +170,20 @@ impl ToolSpec {
             "local_shell" if fields.is_empty() => Self::LocalShell,
             _ => Self::Other(with_tag_first(&tag, fields)),
         })
+    }
+
+    /// How this tool is written in a Prompt file (see [`crate::core::items::VERBATIM_KEY`]).
+    pub fn to_file_value(&self) -> Value {
+        match self {
+            Self::Other(map)
+                if Self::from_value(Value::Object(map.clone())).ok().as_ref() != Some(self) =>
+            {
+                let mut wrapper = JsonMap::new();
+                wrapper.insert(VERBATIM_KEY.to_string(), Value::Object(map.clone()));
+                Value::Object(wrapper)
+            }
+            other => serde_json::to_value(other).unwrap_or(Value::Null),
+        }
     }
 
     /// The wire `type` of this tool.

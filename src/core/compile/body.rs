@@ -3,9 +3,9 @@
 
 use serde_json::{Value, json};
 
+use super::CompileNote;
 use super::items::{ItemContext, apply_id_policy, item_to_wire};
 use super::lite::{additional_tools_id, instructions_message_id, lite_tools};
-use super::CompileNote;
 use crate::core::error::PromptError;
 use crate::core::items::ResponseItem;
 use crate::core::json::JsonMap;
@@ -83,8 +83,9 @@ pub fn build_body(
             BodyField::Reasoning => Some(reasoning.clone()),
             BodyField::Store => Some(Value::Bool(stored)),
             BodyField::Stream => Some(Value::Bool(true)),
-            BodyField::StreamOptions => stream_options
-                .then(|| json!({"reasoning_summary_delivery": "sequential_cutoff"})),
+            BodyField::StreamOptions => {
+                stream_options.then(|| json!({"reasoning_summary_delivery": "sequential_cutoff"}))
+            }
             BodyField::Include => Some(Value::Array(include.clone())),
             BodyField::ServiceTier => service_tier.take().map(Value::String),
             BodyField::PromptCacheKey => prompt.prompt_cache_key.clone().map(Value::String),
@@ -113,11 +114,18 @@ fn tools_and_input(
         .unwrap_or("");
     let mut input = Vec::with_capacity(prompt.input.len() + 2);
     let tools = if ctx.lite {
-        let tools = lite_tools(&prompt.tools, rules.lite_function_namespace.as_deref(), notes);
+        let tools = lite_tools(
+            &prompt.tools,
+            rules.lite_function_namespace.as_deref(),
+            notes,
+        );
         let tools_value = serde_json::to_value(&tools).unwrap_or(Value::Array(Vec::new()));
         let id = prompt.pinned_ids.additional_tools.clone().or_else(|| {
             rules.synthesized_ids.then(|| {
-                additional_tools_id(thread, &serde_json::to_vec(&tools_value).unwrap_or_default())
+                additional_tools_id(
+                    thread,
+                    &serde_json::to_vec(&tools_value).unwrap_or_default(),
+                )
             })
         });
         let mut item = JsonMap::new();
@@ -193,7 +201,10 @@ fn reasoning_value(
         Setting::Default => model.default_reasoning_level.clone(),
     };
     if rules.ultra_as_max && effort.as_deref() == Some("ultra") {
-        notes.push(CompileNote::new("reasoning.effort", "`ultra` is sent as `max`"));
+        notes.push(CompileNote::new(
+            "reasoning.effort",
+            "`ultra` is sent as `max`",
+        ));
         effort = Some("max".to_string());
     }
     let mut summary = match &prompt.reasoning.summary {
@@ -282,7 +293,11 @@ fn text_value(
 }
 
 /// `service_tier`: sent only if not `default` and listed by the model (`fast` = `priority`).
-fn service_tier(prompt: &Prompt, model: &ModelInfo, notes: &mut Vec<CompileNote>) -> Option<String> {
+fn service_tier(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    notes: &mut Vec<CompileNote>,
+) -> Option<String> {
     let tier = prompt.service_tier.as_deref()?;
     let tier = if tier == "fast" { "priority" } else { tier };
     if tier == "default" {
@@ -303,13 +318,19 @@ fn service_tier(prompt: &Prompt, model: &ModelInfo, notes: &mut Vec<CompileNote>
 fn apply_overrides(body: &mut JsonMap, prompt: &Prompt, notes: &mut Vec<CompileNote>) {
     for key in &prompt.body_omit {
         if body.shift_remove(key).is_some() {
-            notes.push(CompileNote::new(key.clone(), "left out by the prompt's body_omit"));
+            notes.push(CompileNote::new(
+                key.clone(),
+                "left out by the prompt's body_omit",
+            ));
         }
     }
     for (key, value) in &prompt.body_overrides {
         if let Some(slot) = body.get_mut(key) {
             *slot = value.clone();
-            notes.push(CompileNote::new(key.clone(), "set by the prompt's body_overrides"));
+            notes.push(CompileNote::new(
+                key.clone(),
+                "set by the prompt's body_overrides",
+            ));
         } else {
             body.insert(key.clone(), value.clone());
         }

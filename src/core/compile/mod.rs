@@ -154,14 +154,14 @@ pub fn compile(
     let body = body::build_body(prompt, model, provider, lite, rules, &mut notes)?;
     let body_json = serde_json::to_vec(&body).unwrap_or_default();
     let compress = headers::uses_zstd(prompt, provider, rules);
-    let compressed_body = if compress {
-        Some(
-            zstd::encode_all(body_json.as_slice(), 3)
-                .map_err(|e| PromptError::invalid("body", format!("zstd compression failed: {e}")))?,
-        )
-    } else {
-        None
-    };
+    let compressed_body =
+        if compress {
+            Some(zstd::encode_all(body_json.as_slice(), 3).map_err(|e| {
+                PromptError::invalid("body", format!("zstd compression failed: {e}"))
+            })?)
+        } else {
+            None
+        };
     let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
     Ok(CompiledRequest {
         dialect: if lite {
