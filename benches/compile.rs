@@ -1,1 +1,83 @@
-fn main(){}
+//! Benchmark: one 1 MiB prompt with 500 input items compiled to all six views (standard and Lite
+//! × OpenAI, Azure, compatible). Target: ≤ 10 ms for all six.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use promptwire::core::compile::compile;
+use promptwire::core::models::ModelCatalog;
+use promptwire::core::prompt::{Dialect, Prompt};
+use promptwire::core::provider::{Provider, ProviderKind};
+use promptwire::core::rules::CompileRules;
+use serde_json::json;
+
+/// A prompt of about 1 MiB: 20 tools and 500 items (messages, reasoning, calls, outputs).
+fn big_prompt() -> Prompt {
+    let mut items = Vec::new();
+    let filler = "The build log shows a warning about an unused import in src/lib.rs. ".repeat(52);
+    for i in 0..125 {
+        items.push(
+            json!({"type":"message","id":format!("msg_{i}"),"role":"user",
+            "content":[{"type":"input_text","text":format!("Step {i}: {filler}")}]}),
+        );
+        items.push(json!({"type":"reasoning","id":format!("rs_{i}"),
+            "summary":[{"type":"summary_text","text":"**Checking** the next file"}],
+            "content":null,"encrypted_content":"gAAAA".repeat(60)}));
+        items.push(
+            json!({"type":"function_call","status":"completed","id":format!("fc_{i}"),
+            "name":"shell","arguments":format!("{{\"cmd\":\"sed -n {i},+40p src/lib.rs\"}}"),
+            "call_id":format!("call_{i}")}),
+        );
+        items.push(
+            json!({"type":"function_call_output","id":format!("fco_{i}"),
+            "call_id":format!("call_{i}"),"output":filler}),
+        );
+    }
+    let tools: Vec<_> = (0..20)
+        .map(|i| json!({"type":"function","name":format!("tool_{i}"),
+            "description":"A tool that does one thing well and reports what it did.","strict":false,
+            "parameters":{"type":"object","properties":{"path":{"type":"string"},"line":{"type":"integer"}},
+            "required":["path"],"additionalProperties":false}}))
+        .collect();
+    let text = json!({
+        "model": "gpt-5.5",
+        "base_instructions": "You are a coding agent. ".repeat(400),
+        "input": items,
+        "tools": tools,
+        "prompt_cache_key": "0196c000-0000-7000-8000-000000000001",
+        "thread_id": "0196c000-0000-7000-8000-000000000001",
+    })
+    .to_string();
+    Prompt::from_json_str(&text).expect("bench prompt parses")
+}
+
+fn compile_six(c: &mut Criterion) {
+    let prompt = big_prompt();
+    let size = serde_json::to_vec(&prompt).map(|v| v.len()).unwrap_or(0);
+    eprintln!("prompt: {} items, {size} bytes", prompt.input.len());
+    let catalog = ModelCatalog::bundled();
+    let model = catalog.lookup(&prompt.model);
+    for rules in [CompileRules::codex_0_169(), CompileRules::seed()] {
+        let providers: Vec<Provider> = ProviderKind::ALL
+            .into_iter()
+            .map(Provider::preset)
+            .collect();
+        c.bench_function(
+            &format!("compile_six_views_1MiB_500_items/{}", rules.name),
+            |b| {
+                b.iter(|| {
+                    let mut total = 0;
+                    for dialect in [Dialect::Standard, Dialect::Lite] {
+                        for provider in &providers {
+                            let compiled = compile(&prompt, &model, provider, dialect, &rules)
+                                .expect("compile");
+                            total += compiled.body_json.len();
+                        }
+                    }
+                    total
+                })
+            },
+        );
+    }
+}
+
+criterion_group!(benches, compile_six);
+criterion_main!(benches);

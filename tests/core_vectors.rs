@@ -101,6 +101,11 @@ fn map(value: Value) -> JsonMap {
     }
 }
 
+/// The static `version` header the built-in OpenAI provider sends first (§4).
+fn openai_version(version: &str) -> Value {
+    json!({"name":"version","value":version})
+}
+
 /// The standard header tail for the OpenAI preset with API-key auth (no thread id).
 fn api_key_tail(version: &str) -> Vec<Value> {
     vec![
@@ -153,7 +158,9 @@ fn vector_01_request_preserves_item_ids_exact_bytes() {
     assert_eq!(req.wire_body(), expected.as_bytes());
     assert_eq!(req.compressed_body, None);
     assert_eq!(req.url, "https://api.openai.com/v1/responses");
-    assert_json_exact(&req.headers, &Value::Array(api_key_tail("0.0.0")));
+    let mut expected_headers = vec![openai_version("0.0.0")];
+    expected_headers.extend(api_key_tail("0.0.0"));
+    assert_json_exact(&req.headers, &Value::Array(expected_headers));
 
     // Plain seed rules (A core, `item_ids` off, store false) clear the id; nothing else changes.
     let stripped = build(
@@ -207,7 +214,9 @@ fn vector_01_counterpart_codex_0_169() {
             "include": ["reasoning.encrypted_content"]
         }),
     );
-    assert_json_exact(&req.headers, &Value::Array(api_key_tail("0.169.0")));
+    let mut expected_headers = vec![openai_version("0.169.0")];
+    expected_headers.extend(api_key_tail("0.169.0"));
+    assert_json_exact(&req.headers, &Value::Array(expected_headers));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -854,6 +863,7 @@ fn vector_25_lite_hosted_tools_and_header() {
             "store": false,
             "stream": true,
             "include": ["reasoning.encrypted_content"],
+            "prompt_cache_key": "thread-1",
             "text": {"verbosity":"low"}
         }),
     );
@@ -882,8 +892,10 @@ fn vector_25_lite_hosted_tools_and_header() {
         json!({"name":"session-id","value":"thread-1"}),
         json!({"name":"thread-id","value":"thread-1"}),
     ];
-    let mut expected_lite =
-        vec![json!({"name":"x-openai-internal-codex-responses-lite","value":"true"})];
+    let mut expected_lite = vec![
+        openai_version("0.0.0"),
+        json!({"name":"x-openai-internal-codex-responses-lite","value":"true"}),
+    ];
     expected_lite.extend(thread_headers.iter().cloned());
     expected_lite.extend(api_key_tail("0.0.0"));
     assert_json_exact(&headers(&lite), &Value::Array(expected_lite));
@@ -909,10 +921,12 @@ fn vector_25_lite_hosted_tools_and_header() {
             "store": false,
             "stream": true,
             "include": ["reasoning.encrypted_content"],
+            "prompt_cache_key": "thread-1",
             "text": {"verbosity":"low"}
         }),
     );
-    let mut expected_standard: Vec<Value> = thread_headers.to_vec();
+    let mut expected_standard = vec![openai_version("0.0.0")];
+    expected_standard.extend(thread_headers.iter().cloned());
     expected_standard.extend(api_key_tail("0.0.0"));
     assert_json_exact(&headers(&standard), &Value::Array(expected_standard));
 }
@@ -955,6 +969,7 @@ fn vector_27_session_thread_and_turn_metadata_headers() {
     );
     assert_eq!(req.url, "https://api.openai.com/v1/responses");
     let mut expected = vec![
+        openai_version("0.0.0"),
         json!({"name":"x-codex-window-id","value":"thread-1:0"}),
         json!({"name":"x-codex-turn-metadata","value":turn_metadata}),
         json!({"name":"x-client-request-id","value":"thread-1"}),
@@ -1025,6 +1040,7 @@ fn vector_28_chatgpt_auth_request() {
     assert_json_exact(
         &headers(&req),
         &json!([
+            {"name":"version","value":"0.0.0"},
             {"name":"chatgpt-account-id","value":"account_id"},
             {"name":"accept","value":"text/event-stream"},
             {"name":"content-type","value":"application/json"},
@@ -1087,7 +1103,7 @@ fn zstd_needs_chatgpt_auth_openai_and_the_feature() {
 
 /// §4: the built-in OpenAI provider adds the static header `version: <crate version>` first.
 #[test]
-#[ignore = "compiler gap: the OpenAI provider preset sends no `version` header (WIRE_SPEC §4, provider static headers)"]
+
 fn builtin_openai_provider_sends_version_header() {
     let mut prompt = Prompt::new("gpt-5.4");
     prompt.input = vec![user_text("hello")];
@@ -1098,7 +1114,7 @@ fn builtin_openai_provider_sends_version_header() {
         Dialect::Auto,
         &CompileRules::seed(),
     );
-    let mut expected = vec![json!({"name":"version","value":"0.0.0"})];
+    let mut expected = vec![openai_version("0.0.0")];
     expected.extend(api_key_tail("0.0.0"));
     assert_json_exact(&headers(&req), &Value::Array(expected));
 }
@@ -1543,7 +1559,7 @@ fn echoed_item_unknown_fields_seed_vs_codex_0_169() {
 /// reasoning-effort overrides are enabled for the model *on the OpenAI provider*; for any other
 /// provider it never reaches the wire.
 #[test]
-#[ignore = "compiler gap: configuration_update is sent to non-OpenAI providers under codex-0.169 (WIRE_SPEC §5.2)"]
+
 fn configuration_update_dropped_for_non_openai_codex_0_169() {
     let mut prompt = Prompt::new("gpt-5.4");
     prompt.input = vec![

@@ -229,7 +229,7 @@ pub struct Prompt {
     /// `priority` / `flex` (`fast` means `priority`); sent only if the model lists it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_tier: Option<String>,
-    /// `prompt_cache_key`.
+    /// `prompt_cache_key`; absent uses `thread_id` (Codex always sends one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
     /// `client_metadata` (string values; key order is kept but never significant).
@@ -310,6 +310,14 @@ impl Prompt {
     pub fn validate(&self) -> Result<(), PromptError> {
         if self.model.trim().is_empty() {
             return Err(PromptError::invalid("model", "model is empty"));
+        }
+        if let Setting::Value(effort) = &self.reasoning.effort
+            && effort.trim().is_empty()
+        {
+            return Err(PromptError::invalid(
+                "reasoning.effort",
+                "an empty effort is not valid; leave the key out to use the model's default",
+            ));
         }
         if let Some(schema) = &self.output_schema
             && !schema.is_object()

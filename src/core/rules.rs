@@ -175,6 +175,8 @@ pub struct CompileRules {
     /// C: send `encrypted_function_args` to the OpenAI provider only. False (A): the field is
     /// unknown to the client and never sent.
     pub encrypted_function_args_for_openai: bool,
+    /// C: `configuration_update` items reach the OpenAI provider only. False (A): never sent.
+    pub configuration_updates_for_openai: bool,
     /// `supports_parallel_tool_calls` of the unknown-slug fallback.
     pub fallback_parallel_tool_calls: bool,
     /// Feature `enable_request_compression` (zstd eligibility, §4).
@@ -205,6 +207,7 @@ impl CompileRules {
             unknown_item_fields: UnknownItemFields::Drop,
             ultra_as_max: true,
             encrypted_function_args_for_openai: false,
+            configuration_updates_for_openai: false,
             fallback_parallel_tool_calls: false,
             request_compression: true,
             stream_options: false,
@@ -244,6 +247,7 @@ impl CompileRules {
             unknown_item_fields: UnknownItemFields::AfterType,
             ultra_as_max: false,
             encrypted_function_args_for_openai: true,
+            configuration_updates_for_openai: true,
             fallback_parallel_tool_calls: true,
             request_compression: true,
             stream_options: false,

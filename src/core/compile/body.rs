@@ -88,7 +88,12 @@ pub fn build_body(
             }
             BodyField::Include => Some(Value::Array(include.clone())),
             BodyField::ServiceTier => service_tier.take().map(Value::String),
-            BodyField::PromptCacheKey => prompt.prompt_cache_key.clone().map(Value::String),
+            BodyField::PromptCacheKey => prompt
+                .prompt_cache_key
+                .as_ref()
+                .or(prompt.thread_id.as_ref())
+                .cloned()
+                .map(Value::String),
             BodyField::Text => text.take(),
             BodyField::ClientMetadata => prompt.client_metadata.clone().map(Value::Object),
         };
@@ -149,9 +154,17 @@ fn tools_and_input(
         }
         Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
     };
-    let offset = input.len();
     for (i, item) in prompt.input.iter().enumerate() {
-        let path = format!("input[{}]", i + offset);
+        if matches!(item, ResponseItem::ConfigurationUpdate(_))
+            && !(ctx.is_openai && rules.configuration_updates_for_openai)
+        {
+            notes.push(CompileNote::new(
+                format!("prompt.input[{i}]"),
+                "configuration_update left out: only sent to the OpenAI provider (C rules)",
+            ));
+            continue;
+        }
+        let path = format!("input[{}]", input.len());
         input.push(item_to_wire(item, ctx, &path, notes));
     }
     (tools, input)

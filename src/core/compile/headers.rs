@@ -54,6 +54,10 @@ pub fn build_headers(
             None => headers.push(Header::plain(&name, value)),
         }
     };
+    if provider.is_openai() {
+        // The built-in provider's static header carries the client version (§4).
+        set("version", rules.client_version.clone());
+    }
     for (name, value) in &provider.headers {
         set(name, value.clone());
     }
