@@ -666,6 +666,30 @@ impl ResponseItem {
         }
     }
 
+    /// The item's passthrough metadata (`internal_chat_message_metadata_passthrough`), if any.
+    pub fn passthrough(&self) -> Option<&Value> {
+        match self {
+            Self::Message(i) => i.metadata.as_ref(),
+            Self::AgentMessage(i) => i.metadata.as_ref(),
+            Self::Reasoning(i) => i.metadata.as_ref(),
+            Self::LocalShellCall(i) => i.metadata.as_ref(),
+            Self::FunctionCall(i) => i.metadata.as_ref(),
+            Self::ToolSearchCall(i) => i.metadata.as_ref(),
+            Self::FunctionCallOutput(i) => i.metadata.as_ref(),
+            Self::CustomToolCall(i) => i.metadata.as_ref(),
+            Self::CustomToolCallOutput(i) => i.metadata.as_ref(),
+            Self::ToolSearchOutput(i) => i.metadata.as_ref(),
+            Self::WebSearchCall(i) => i.metadata.as_ref(),
+            Self::ImageGenerationCall(i) => i.metadata.as_ref(),
+            Self::Compaction(i) => i.metadata.as_ref(),
+            Self::ContextCompaction(i) => i.metadata.as_ref(),
+            Self::Other(map) => map.get(PASSTHROUGH_KEY),
+            Self::AdditionalTools(_) | Self::ConfigurationUpdate(_) | Self::CompactionTrigger => {
+                None
+            }
+        }
+    }
+
     /// The item's `id`, when it has one.
     pub fn id(&self) -> Option<&str> {
         match self {

@@ -4,7 +4,10 @@
 use serde_json::{Value, json};
 
 use super::CompileNote;
-use super::items::{ItemContext, apply_id_policy, item_to_wire};
+use std::rc::Rc;
+
+use super::cache::{ItemCache, ItemWire};
+use super::items::{ItemContext, apply_id_policy};
 use super::lite::{additional_tools_id, instructions_message_id, lite_tools};
 use crate::core::error::PromptError;
 use crate::core::items::ResponseItem;
@@ -19,6 +22,16 @@ use crate::core::rules::{
 /// Name of the output-schema format Codex sends.
 pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
 
+/// A built body and the cached wire forms of its prompt items (for assembling its bytes).
+pub struct BuiltBody {
+    /// The body object in wire order.
+    pub body: JsonMap,
+    /// Number of synthesized items before the prompt's items in `input`.
+    pub prefix_len: usize,
+    /// Wire forms of the prompt items that follow the prefix, in order.
+    pub items: Vec<Rc<ItemWire>>,
+}
+
 /// Builds the body object in wire order.
 pub fn build_body(
     prompt: &Prompt,
@@ -26,8 +39,9 @@ pub fn build_body(
     provider: &Provider,
     lite: bool,
     rules: &CompileRules,
+    cache: &mut ItemCache,
     notes: &mut Vec<CompileNote>,
-) -> Result<JsonMap, PromptError> {
+) -> Result<BuiltBody, PromptError> {
     let stored = match rules.store {
         StorePolicy::AzureOnly => provider.is_azure_responses_endpoint(),
         StorePolicy::AlwaysFalse => false,
@@ -39,7 +53,7 @@ pub fn build_body(
         lite,
     };
 
-    let (mut tools, input) = tools_and_input(prompt, ctx, notes);
+    let (mut tools, input, prefix_len, wires) = tools_and_input(prompt, ctx, cache, notes);
     let mut input = Some(input);
     let reasoning = reasoning_value(prompt, model, lite, rules, notes);
     let reasoning_sent = !reasoning.is_null();
@@ -102,15 +116,20 @@ pub fn build_body(
         }
     }
     apply_overrides(&mut body, prompt, notes);
-    Ok(body)
+    Ok(BuiltBody {
+        body,
+        prefix_len,
+        items: wires,
+    })
 }
 
 /// Top-level `tools` (None under Lite) and the full `input` array, Lite prefix included.
 fn tools_and_input(
     prompt: &Prompt,
     ctx: ItemContext<'_>,
+    cache: &mut ItemCache,
     notes: &mut Vec<CompileNote>,
-) -> (Option<Value>, Vec<Value>) {
+) -> (Option<Value>, Vec<Value>, usize, Vec<Rc<ItemWire>>) {
     let rules = ctx.rules;
     let thread = prompt
         .thread_id
@@ -154,6 +173,8 @@ fn tools_and_input(
         }
         Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
     };
+    let prefix_len = input.len();
+    let mut wires = Vec::with_capacity(prompt.input.len());
     for (i, item) in prompt.input.iter().enumerate() {
         if matches!(item, ResponseItem::ConfigurationUpdate(_))
             && !(ctx.is_openai && rules.configuration_updates_for_openai)
@@ -164,10 +185,19 @@ fn tools_and_input(
             ));
             continue;
         }
-        let path = format!("input[{}]", input.len());
-        input.push(item_to_wire(item, ctx, &path, notes));
+        let wire = cache.get(i, item, ctx);
+        if !wire.notes.is_empty() {
+            let at = input.len();
+            notes.extend(
+                wire.notes
+                    .iter()
+                    .map(|n| CompileNote::new(format!("input[{at}]{}", n.path), n.message.clone())),
+            );
+        }
+        input.push(wire.value.clone());
+        wires.push(wire);
     }
-    (tools, input)
+    (tools, input, prefix_len, wires)
 }
 
 /// The developer message carrying the base instructions, with its pinned or derived id.

@@ -3,6 +3,7 @@
 //! plus a note for every field the rules changed or left out, so a viewer can explain it.
 
 mod body;
+mod cache;
 mod headers;
 pub mod items;
 pub mod lite;
@@ -136,6 +137,33 @@ pub fn compile(
     dialect: Dialect,
     rules: &CompileRules,
 ) -> Result<CompiledRequest, PromptError> {
+    let mut cache = cache::ItemCache::new(prompt.input.len());
+    compile_with(prompt, model, provider, dialect, rules, &mut cache)
+}
+
+/// Compiles one prompt for several (provider, dialect) views, serializing each input item once
+/// per distinct context it is sensitive to. The results equal separate [`compile`] calls.
+pub fn compile_views(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    rules: &CompileRules,
+    views: &[(&Provider, Dialect)],
+) -> Result<Vec<CompiledRequest>, PromptError> {
+    let mut cache = cache::ItemCache::new(prompt.input.len());
+    views
+        .iter()
+        .map(|(provider, dialect)| compile_with(prompt, model, provider, *dialect, rules, &mut cache))
+        .collect()
+}
+
+fn compile_with(
+    prompt: &Prompt,
+    model: &ModelInfo,
+    provider: &Provider,
+    dialect: Dialect,
+    rules: &CompileRules,
+    cache: &mut cache::ItemCache,
+) -> Result<CompiledRequest, PromptError> {
     let lite = match dialect {
         Dialect::Auto => model.use_responses_lite,
         Dialect::Standard => false,
@@ -151,17 +179,22 @@ pub fn compile(
             ),
         ));
     }
-    let body = body::build_body(prompt, model, provider, lite, rules, &mut notes)?;
-    let body_json = serde_json::to_vec(&body).unwrap_or_default();
+    let built = body::build_body(prompt, model, provider, lite, rules, cache, &mut notes)?;
+    let input_overridden = prompt.body_overrides.contains_key("input");
+    let body_json = if input_overridden {
+        serde_json::to_vec(&built.body).unwrap_or_default()
+    } else {
+        body_bytes(&built)
+    };
     let compress = headers::uses_zstd(prompt, provider, rules);
-    let compressed_body =
-        if compress {
-            Some(zstd::encode_all(body_json.as_slice(), 3).map_err(|e| {
-                PromptError::invalid("body", format!("zstd compression failed: {e}"))
-            })?)
-        } else {
-            None
-        };
+    let compressed_body = if compress {
+        Some(
+            zstd::encode_all(body_json.as_slice(), 3)
+                .map_err(|e| PromptError::invalid("body", format!("zstd compression failed: {e}")))?,
+        )
+    } else {
+        None
+    };
     let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
     Ok(CompiledRequest {
         dialect: if lite {
@@ -173,10 +206,48 @@ pub fn compile(
         rules: rules.name.clone(),
         url: provider.responses_url(),
         headers,
-        body,
+        body: built.body,
         body_json,
         compressed_body,
         notes,
         previous_response_id: prompt.previous_response_id.clone(),
     })
+}
+
+/// The body's compact JSON, identical to `serde_json::to_vec(&body)`, with the prompt items'
+/// bytes taken from the cache instead of serialized again.
+fn body_bytes(built: &body::BuiltBody) -> Vec<u8> {
+    let size: usize = built.items.iter().map(|w| w.bytes.len() + 1).sum();
+    let mut out = Vec::with_capacity(size + 4096);
+    out.push(b'{');
+    for (i, (key, value)) in built.body.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // Writing JSON into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut out, key);
+        out.push(b':');
+        match (key.as_str(), value) {
+            ("input", Value::Array(items)) => {
+                out.push(b'[');
+                for (j, item) in items.iter().enumerate() {
+                    if j > 0 {
+                        out.push(b',');
+                    }
+                    match j.checked_sub(built.prefix_len).and_then(|k| built.items.get(k)) {
+                        Some(wire) => out.extend_from_slice(&wire.bytes),
+                        None => {
+                            let _ = serde_json::to_writer(&mut out, item);
+                        }
+                    }
+                }
+                out.push(b']');
+            }
+            _ => {
+                let _ = serde_json::to_writer(&mut out, value);
+            }
+        }
+    }
+    out.push(b'}');
+    out
 }

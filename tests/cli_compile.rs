@@ -1,0 +1,245 @@
+//! The `compile` and `import-body` commands as a user runs them: exact output on success, and on
+//! bad input exit status 1 with one line on stderr that names where the problem is — never a panic.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_promptwire"))
+}
+
+fn scratch(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_compile");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write scratch file");
+    path
+}
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn promptwire");
+    if let Some(input) = stdin {
+        // The command may stop reading early (size limit): a broken pipe here is expected.
+        let _ = child.stdin.take().expect("stdin").write_all(input);
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("wait")
+}
+
+fn example(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/prompts")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+/// Asserts a user error: exit 1, empty stdout, exactly one stderr line equal to `expected`.
+fn assert_user_error(out: &Output, expected: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), vec![expected]);
+}
+
+#[test]
+fn compile_prints_the_exact_body_bytes() {
+    let out = run(&["compile", &example("hello.json")], None);
+    assert_eq!(out.status.code(), Some(0));
+    let expected = r#"{"model":"gpt-5.5","stream":true,"input":[{"type":"message","id":"msg_d315eb5c-080c-557a-9edb-293a53b0a4a0","role":"developer","content":[{"type":"input_text","text":"You are a careful coding assistant. Answer briefly."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"What does `git rebase --onto` do?"}]}],"tools":[],"tool_choice":"auto","parallel_tool_calls":true,"reasoning":{"effort":"medium"},"store":false,"include":["reasoning.encrypted_content"],"prompt_cache_key":"0196a2c1-7b2e-7c11-9d40-5e1f0a3b8c77","text":{"verbosity":"low"}}"#;
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{expected}\n"));
+}
+
+#[test]
+fn compile_flags_override_what_the_prompt_records() {
+    let out = run(
+        &["compile", &example("hello.json"), "--rules", "seed", "--dialect", "lite", "--provider", "azure"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let body: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        body,
+        json!({
+            "model": "gpt-5.5",
+            "input": [
+                {"type":"additional_tools","role":"developer","tools":[]},
+                {"type":"message","role":"developer","content":[{"type":"input_text","text":"You are a careful coding assistant. Answer briefly."}]},
+                {"type":"message","role":"user","content":[{"type":"input_text","text":"What does `git rebase --onto` do?"}]}
+            ],
+            "tool_choice": "auto",
+            "parallel_tool_calls": false,
+            "reasoning": {"effort":"medium","context":"all_turns"},
+            "store": true,
+            "stream": true,
+            "include": ["reasoning.encrypted_content"],
+            "prompt_cache_key": "0196a2c1-7b2e-7c11-9d40-5e1f0a3b8c77",
+            "text": {"verbosity":"low"}
+        })
+    );
+}
+
+#[test]
+fn compile_headers_are_redacted_json() {
+    let out = run(&["compile", &example("lite-image.json"), "--headers"], None);
+    assert_eq!(out.status.code(), Some(0));
+    let headers: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(
+        headers,
+        json!({
+            "version": "0.169.0",
+            "x-openai-internal-codex-responses-lite": "true",
+            "x-client-request-id": "0196a2c3-0000-7000-8000-0000000000ee",
+            "session-id": "0196a2c3-0000-7000-8000-0000000000ee",
+            "thread-id": "0196a2c3-0000-7000-8000-0000000000ee",
+            "accept": "text/event-stream",
+            "content-type": "application/json",
+            "authorization": "Bearer <redacted>",
+            "originator": "codex_cli_rs",
+            "user-agent": "codex_cli_rs/0.169.0"
+        })
+    );
+}
+
+#[test]
+fn compile_ws_frame_and_stdin() {
+    let text = std::fs::read(example("hello.json")).expect("read");
+    let out = run(&["compile", "-", "--ws"], Some(&text));
+    assert_eq!(out.status.code(), Some(0));
+    let frame: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let keys: Vec<&str> = frame
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        ["type", "model", "stream", "input", "tools", "tool_choice", "parallel_tool_calls",
+         "reasoning", "store", "include", "prompt_cache_key", "text"]
+    );
+    assert_eq!(frame["type"], "response.create");
+}
+
+#[test]
+fn import_body_then_compile_round_trips_through_files() {
+    let body_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bodies/seed-azure-standard.json");
+    let out = run(&["import-body", &body_path.display().to_string()], None);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    let prompt_path = scratch("imported-azure.json", &out.stdout);
+    let out = run(&["compile", &prompt_path.display().to_string()], None);
+    assert_eq!(out.status.code(), Some(0));
+    let compiled: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let original: Value =
+        serde_json::from_str(&std::fs::read_to_string(&body_path).expect("read")).expect("json");
+    assert_eq!(compiled, original);
+}
+
+#[test]
+fn malformed_json_names_line_and_column() {
+    let path = scratch("malformed.json", b"{\"model\": \"gpt-5.5\",\n  \"input\": [\n    {\"type\": \"message\" \"role\": \"user\"}\n  ]\n}\n");
+    let p = path.display().to_string();
+    assert_user_error(
+        &run(&["compile", &p], None),
+        &format!("promptwire: {p}: invalid JSON at line 3, column 24: expected `,` or `}}`"),
+    );
+    assert_user_error(
+        &run(&["import-body", &p], None),
+        &format!("promptwire: {p}: invalid JSON at line 3, column 24: expected `,` or `}}`"),
+    );
+}
+
+#[test]
+fn tool_without_a_name_is_named_by_path() {
+    let prompt = br#"{"model":"gpt-5.5","tools":[{"type":"function","name":"ok","parameters":{}},{"type":"function","description":"nameless","parameters":{}}]}"#;
+    assert_user_error(
+        &run(&["compile", "-"], Some(prompt)),
+        "promptwire: stdin: tools[1].name: function tool has no `name`",
+    );
+    let body = br#"{"model":"gpt-6-sol","input":[{"type":"additional_tools","role":"developer","tools":[{"type":"custom","name":"","format":{"type":"text"}}]}]}"#;
+    assert_user_error(
+        &run(&["import-body", "-"], Some(body)),
+        "promptwire: stdin: input[0].tools[0].name: custom tool has an empty `name`",
+    );
+}
+
+#[test]
+fn output_schema_that_is_not_an_object_is_rejected() {
+    let prompt = br#"{"model":"gpt-5.5","output_schema":["answer"]}"#;
+    assert_user_error(
+        &run(&["compile", "-"], Some(prompt)),
+        "promptwire: stdin: output_schema: the output schema must be a JSON object, got an array",
+    );
+}
+
+#[test]
+fn bad_items_and_fields_name_their_path() {
+    let cases: [(&[u8], &str); 4] = [
+        (br#"{"model":"gpt-5.5","input":[{"type":"function_call","name":"f","arguments":"{}"}]}"#,
+         "promptwire: stdin: input[0].call_id: missing field `call_id`"),
+        (br#"{"model":"gpt-5.5","input":[{"type":"message","role":"user","content":[{"type":"input_text"}]}]}"#,
+         "promptwire: stdin: input[0].content[0].text: missing field `text`"),
+        (br#"{"model":"gpt-5.5","client_metadata":{"n":1}}"#,
+         "promptwire: stdin: client_metadata.n: client_metadata values must be strings, got a number"),
+        (br#"{"model":"gpt-5.5","headers":{"Authorization":"Bearer sk-123"}}"#,
+         "promptwire: stdin: headers.Authorization: secret headers are not stored in Prompt files; set the provider's API-key environment variable instead"),
+    ];
+    for (input, expected) in cases {
+        assert_user_error(&run(&["compile", "-"], Some(input)), expected);
+    }
+    assert_user_error(
+        &run(&["import-body", "-"], Some(br#"{"input":[]}"#)),
+        "promptwire: stdin: model: the body has no `model`",
+    );
+}
+
+#[test]
+fn fifty_megabyte_body_is_refused_clearly() {
+    let mut body = Vec::with_capacity(50 * 1024 * 1024 + 64);
+    body.extend_from_slice(br#"{"model":"gpt-5.5","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":""#);
+    body.resize(50 * 1024 * 1024, b'a');
+    body.extend_from_slice(br#""}]}]}"#);
+    let path = scratch("fifty.json", &body);
+    let p = path.display().to_string();
+    assert_user_error(
+        &run(&["import-body", &p], None),
+        &format!("promptwire: {p} is 50.0 MiB, larger than the limit of 32.0 MiB (raise it with --max-bytes)"),
+    );
+    assert_user_error(
+        &run(&["import-body", "-"], Some(&body)),
+        "promptwire: standard input is larger than the limit of 32.0 MiB (raise it with --max-bytes)",
+    );
+    std::fs::remove_file(path).expect("clean up");
+    // The limit is the user's to set.
+    let hello = example("hello.json");
+    let size = std::fs::metadata(&hello).expect("stat").len();
+    assert_user_error(
+        &run(&["compile", &hello, "--max-bytes", "100"], None),
+        &format!("promptwire: {hello} is {size} bytes, larger than the limit of 100 bytes (raise it with --max-bytes)"),
+    );
+    let limit = size.to_string();
+    assert_eq!(run(&["compile", &hello, "--max-bytes", &limit], None).status.code(), Some(0));
+}
+
+#[test]
+fn usage_errors_exit_1() {
+    let out = run(&["compile", "x.json", "--dialect", "bogus"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid value 'bogus'"));
+    let out = run(&["compile", "/nonexistent/prompt.json"], None);
+    assert_user_error(
+        &out,
+        "promptwire: cannot read /nonexistent/prompt.json: No such file or directory (os error 2)",
+    );
+}
