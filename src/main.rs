@@ -1,5 +1,31 @@
-//! The `promptwire` binary: a thin shell over [`promptwire::cli`].
+//! The `promptwire` binary: with no arguments it opens the desktop workbench; with a subcommand
+//! it is the command-line twin ([`promptwire::cli`]).
 
 fn main() -> std::process::ExitCode {
-    promptwire::cli::run(std::env::args_os())
+    if std::env::args_os().len() > 1 {
+        return promptwire::cli::run(std::env::args_os());
+    }
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("promptwire")
+            .with_inner_size([1400.0, 860.0])
+            .with_min_inner_size([800.0, 500.0])
+            .with_drag_and_drop(true),
+        ..Default::default()
+    };
+    let result = eframe::run_native(
+        "promptwire",
+        options,
+        Box::new(|cc| Ok(Box::new(promptwire::app::PromptwireApp::new(cc)))),
+    );
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("promptwire: cannot open the window: {e}");
+            eprintln!(
+                "promptwire: the command line works without a display; see `promptwire --help`"
+            );
+            std::process::ExitCode::from(1)
+        }
+    }
 }

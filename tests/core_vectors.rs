@@ -73,6 +73,7 @@ fn test_responses_provider() -> Provider {
         env_key: None,
         headers: Vec::new(),
         query_params: Vec::new(),
+        env_headers: Vec::new(),
     }
 }
 
@@ -1024,6 +1025,7 @@ fn vector_28_chatgpt_auth_request() {
         env_key: Some("OPENAI_API_KEY".to_string()),
         headers: Vec::new(),
         query_params: Vec::new(),
+        env_headers: Vec::new(),
     };
     let mut prompt = Prompt::new("gpt-5.4");
     prompt.input = vec![user_text("hello")];
@@ -1157,6 +1159,7 @@ fn azure_provider() -> Provider {
         env_key: Some("AZURE_OPENAI_API_KEY".to_string()),
         headers: Vec::new(),
         query_params: Vec::new(),
+        env_headers: Vec::new(),
     }
 }
 
@@ -1918,6 +1921,7 @@ fn provider_named(name: &str, base_url: &str) -> Provider {
         env_key: None,
         headers: Vec::new(),
         query_params: Vec::new(),
+        env_headers: Vec::new(),
     }
 }
 

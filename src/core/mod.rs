@@ -1,13 +1,16 @@
 //! The core: pure functions over plain data — Prompt model, model catalog, providers, compile
 //! rules, the request compiler and body import. No egui, no tokio, no reqwest, no I/O, no clock.
 
+pub mod codex_config;
 pub mod compile;
 pub mod error;
+pub mod export;
 pub mod import;
 pub mod items;
 pub mod json;
 pub mod models;
 pub mod prompt;
 pub mod provider;
+pub mod redact;
 pub mod rules;
 pub mod tools;

@@ -50,6 +50,10 @@ pub struct Provider {
     /// Query parameters appended to the URL (`?k=v&…`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub query_params: Vec<(String, String)>,
+    /// Headers whose values come from environment variables (name → variable), read at send
+    /// time and never stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_headers: Vec<(String, String)>,
 }
 
 /// URL fragments that mark an Azure Responses endpoint (§9).
@@ -72,6 +76,7 @@ impl Provider {
                 env_key: Some("OPENAI_API_KEY".to_string()),
                 headers: Vec::new(),
                 query_params: Vec::new(),
+                env_headers: Vec::new(),
             },
             ProviderKind::Azure => Self {
                 name: "Azure".to_string(),
@@ -79,6 +84,7 @@ impl Provider {
                 env_key: Some("AZURE_OPENAI_API_KEY".to_string()),
                 headers: Vec::new(),
                 query_params: Vec::new(),
+                env_headers: Vec::new(),
             },
             ProviderKind::Compatible => Self {
                 name: "Compatible".to_string(),
@@ -86,6 +92,7 @@ impl Provider {
                 env_key: None,
                 headers: Vec::new(),
                 query_params: Vec::new(),
+                env_headers: Vec::new(),
             },
         }
     }

@@ -18,7 +18,8 @@ pub struct Header {
     pub name: String,
     /// Value as shown (secrets redacted).
     pub value: String,
-    /// For a secret header: the environment variable its real value comes from at send time.
+    /// For a secret header: the environment variable whose value replaces [`REDACTED`] in
+    /// `value` at send time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret_env: Option<String>,
 }
@@ -84,6 +85,15 @@ pub fn build_headers(
             ));
         }
         headers.push(Header::plain("content-encoding", "zstd"));
+    }
+    for (name, env) in &provider.env_headers {
+        let name = name.to_ascii_lowercase();
+        headers.retain(|h| h.name != name);
+        headers.push(Header {
+            name,
+            value: REDACTED.to_string(),
+            secret_env: Some(env.clone()),
+        });
     }
     if let Some(env) = &provider.env_key {
         headers.push(Header {

@@ -1,0 +1,188 @@
+//! Export formats for compiled or recorded requests: a `curl` command (the key as an environment
+//! variable, never its value) and HAR 1.2 (request with body, response with the SSE text, timings;
+//! promptwire's extra fields under `_promptwire`). Secrets are redacted by default.
+
+use serde_json::{Value, json};
+
+use super::compile::CompiledRequest;
+use super::redact::{redact_header, redact_text};
+
+/// One HTTP exchange to export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HarEntry {
+    /// ISO 8601 start time (passed in: the core reads no clock).
+    pub started_at: String,
+    /// `POST`.
+    pub method: String,
+    /// Request URL.
+    pub url: String,
+    /// Request headers as shown (already redacted where compiled).
+    pub request_headers: Vec<(String, String)>,
+    /// Request body text (JSON).
+    pub request_body: String,
+    /// Response, when there was one.
+    pub response: Option<HarResponse>,
+    /// Extra promptwire fields (dialect, rules, provider, …), written under `_promptwire`.
+    pub extra: Value,
+}
+
+/// The response half of a [`HarEntry`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct HarResponse {
+    /// HTTP status.
+    pub status: u16,
+    /// Response headers.
+    pub headers: Vec<(String, String)>,
+    /// The raw SSE text (or error body).
+    pub body: String,
+    /// Milliseconds from sending to the first response byte.
+    pub wait_ms: f64,
+    /// Milliseconds spent receiving the body.
+    pub receive_ms: f64,
+}
+
+impl HarEntry {
+    /// An entry for a compiled (not yet sent) request.
+    pub fn from_compiled(request: &CompiledRequest, started_at: &str) -> Self {
+        Self {
+            started_at: started_at.to_string(),
+            method: "POST".to_string(),
+            url: request.url.clone(),
+            request_headers: request
+                .headers
+                .iter()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
+            request_body: String::from_utf8_lossy(&request.body_json).into_owned(),
+            response: None,
+            extra: json!({
+                "dialect": request.dialect,
+                "rules": request.rules,
+                "provider": request.provider_kind,
+                "content_encoding": request.compressed_body.as_ref().map(|_| "zstd"),
+                "wire_body_bytes": request.wire_body().len(),
+            }),
+        }
+    }
+}
+
+fn har_headers(headers: &[(String, String)], redact: bool) -> Value {
+    Value::Array(
+        headers
+            .iter()
+            .map(|(name, value)| {
+                let value = if redact {
+                    redact_header(name, value)
+                } else {
+                    value.clone()
+                };
+                json!({"name": name, "value": value})
+            })
+            .collect(),
+    )
+}
+
+/// A HAR 1.2 log of `entries`. With `redact`, secret headers and keys/tokens in bodies are
+/// replaced by `<redacted>`.
+pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
+    let text = |s: &str| {
+        if redact {
+            redact_text(s)
+        } else {
+            s.to_string()
+        }
+    };
+    let entries: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            let (response, wait, receive) = match &e.response {
+                Some(r) => (
+                    json!({
+                        "status": r.status,
+                        "statusText": "",
+                        "httpVersion": "HTTP/1.1",
+                        "cookies": [],
+                        "headers": har_headers(&r.headers, redact),
+                        "content": {"size": r.body.len(), "mimeType": "text/event-stream", "text": text(&r.body)},
+                        "redirectURL": "",
+                        "headersSize": -1,
+                        "bodySize": r.body.len(),
+                    }),
+                    r.wait_ms,
+                    r.receive_ms,
+                ),
+                None => (
+                    json!({
+                        "status": 0, "statusText": "not sent", "httpVersion": "HTTP/1.1",
+                        "cookies": [], "headers": [], "content": {"size": 0, "mimeType": ""},
+                        "redirectURL": "", "headersSize": -1, "bodySize": -1,
+                    }),
+                    -1.0,
+                    -1.0,
+                ),
+            };
+            let total = if wait >= 0.0 { wait + receive } else { 0.0 };
+            json!({
+                "startedDateTime": e.started_at,
+                "time": total,
+                "request": {
+                    "method": e.method,
+                    "url": e.url,
+                    "httpVersion": "HTTP/1.1",
+                    "cookies": [],
+                    "headers": har_headers(&e.request_headers, redact),
+                    "queryString": [],
+                    "postData": {"mimeType": "application/json", "text": text(&e.request_body)},
+                    "headersSize": -1,
+                    "bodySize": e.request_body.len(),
+                },
+                "response": response,
+                "cache": {},
+                "timings": {"send": 0, "wait": wait, "receive": receive},
+                "_promptwire": e.extra,
+            })
+        })
+        .collect();
+    json!({
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "promptwire", "version": env!("CARGO_PKG_VERSION")},
+            "entries": entries,
+        }
+    })
+}
+
+/// Single-quotes a string for a POSIX shell.
+fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A `curl` command that sends the compiled request. The API key is read from the provider's
+/// environment variable at run time (`$OPENAI_API_KEY`); its value never appears. A zstd body is
+/// shown uncompressed (and the Content-Encoding header left out) so the command stays readable.
+pub fn curl_command(request: &CompiledRequest) -> String {
+    let mut out = format!("curl -sS -N -X POST {}", shell_quote(&request.url));
+    for header in &request.headers {
+        if header.name == "content-encoding" {
+            continue;
+        }
+        let line = match &header.secret_env {
+            Some(env) if header.value.starts_with("Bearer ") => {
+                format!("\"{}: Bearer ${env}\"", header.name)
+            }
+            Some(env) => format!("\"{}: ${env}\"", header.name),
+            None => shell_quote(&format!("{}: {}", header.name, header.value)),
+        };
+        out.push_str(" \\\n  -H ");
+        out.push_str(&line);
+    }
+    let body = String::from_utf8_lossy(&request.body_json);
+    let mut delimiter = "PROMPTWIRE_BODY".to_string();
+    while body.contains(&delimiter) {
+        delimiter.push('_');
+    }
+    out.push_str(&format!(
+        " \\\n  --data-binary @- <<'{delimiter}'\n{body}\n{delimiter}\n"
+    ));
+    out
+}

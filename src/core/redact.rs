@@ -1,0 +1,73 @@
+//! Secret redaction for everything promptwire writes out (exports, stored headers): secret header
+//! values, and `sk-…` keys and `Bearer …` tokens anywhere in text.
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::prompt::SECRET_HEADERS;
+
+/// What a redacted value shows.
+pub const REDACTED: &str = "<redacted>";
+
+static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    // OpenAI-style keys (sk-…, sk-proj-…) and bearer tokens.
+    Regex::new(r"(?P<sk>\bsk-[A-Za-z0-9_\-]{8,})|(?P<bearer>\b[Bb]earer\s+)(?P<token>[A-Za-z0-9._~+/=\-]{8,})").ok()
+});
+
+/// True for header names whose values are secrets (case-insensitive).
+pub fn is_secret_header(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    SECRET_HEADERS.contains(&lower.as_str()) || lower.ends_with("-api-key") || lower == "cookie"
+}
+
+/// The value to write for a header: redacted entirely if the header is secret, else with any
+/// embedded key or token redacted.
+pub fn redact_header(name: &str, value: &str) -> String {
+    if is_secret_header(name) {
+        if value.to_ascii_lowercase().starts_with("bearer ") {
+            return format!("Bearer {REDACTED}");
+        }
+        return REDACTED.to_string();
+    }
+    redact_text(value)
+}
+
+/// Replaces `sk-…` keys and `Bearer …` tokens in free text.
+pub fn redact_text(text: &str) -> String {
+    let Some(re) = SECRETS.as_ref() else {
+        return text.to_string();
+    };
+    if !re.is_match(text) {
+        return text.to_string();
+    }
+    re.replace_all(text, |caps: &regex::Captures<'_>| {
+        if caps.name("sk").is_some() {
+            format!("sk-{REDACTED}")
+        } else {
+            let prefix = caps.name("bearer").map_or("Bearer ", |m| m.as_str());
+            format!("{prefix}{REDACTED}")
+        }
+    })
+    .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_keys_tokens_and_secret_headers() {
+        assert_eq!(
+            redact_text(r#"{"key":"sk-proj-abcdEFGH1234_xyz","auth":"Bearer eyJhbGciOi.J9"}"#),
+            r#"{"key":"sk-<redacted>","auth":"Bearer <redacted>"}"#
+        );
+        assert_eq!(redact_text("no secrets, sk-short"), "no secrets, sk-short");
+        assert_eq!(
+            redact_header("Authorization", "Bearer abc"),
+            "Bearer <redacted>"
+        );
+        assert_eq!(redact_header("api-key", "0123456789"), "<redacted>");
+        assert_eq!(redact_header("x-trace", "t-1"), "t-1");
+    }
+}

@@ -1,0 +1,203 @@
+//! The Prompt form (centre): base instructions, reasoning/verbosity/output settings, tools and
+//! input items. Text buffers live in the form state so invalid JSON can be shown with its line and
+//! column while the last good prompt keeps compiling.
+
+use egui::Ui;
+
+use super::widgets::{error_line, labelled_line, labelled_multiline, parse_json, setting_picker};
+use super::{items_panel, tools_panel};
+use crate::app::{AppCommand, AppState, PromptEdit};
+
+/// Draws the whole form.
+pub fn form_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+    refill_buffers(state);
+    egui::ScrollArea::vertical()
+        .id_salt("form_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::CollapsingHeader::new("Instructions and settings")
+                .id_salt("settings_section")
+                .default_open(true)
+                .show(ui, |ui| settings_ui(ui, state, commands));
+            egui::CollapsingHeader::new(format!("Tools ({})", state.prompt.tools.len()))
+                .id_salt("tools_section")
+                .default_open(true)
+                .show(ui, |ui| tools_panel::tools_ui(ui, state, commands));
+            egui::CollapsingHeader::new(format!("Input items ({})", state.prompt.input.len()))
+                .id_salt("items_section")
+                .default_open(true)
+                .show(ui, |ui| items_panel::items_ui(ui, state, commands));
+        });
+}
+
+/// Fills the schema buffer from the prompt when the prompt changed elsewhere.
+fn refill_buffers(state: &mut AppState) {
+    let form = &mut state.settings_form;
+    if form.filled_for != Some(state.revision) && form.schema_error.is_none() {
+        form.schema = state
+            .prompt
+            .output_schema
+            .as_ref()
+            .and_then(|s| serde_json::to_string_pretty(s).ok())
+            .unwrap_or_default();
+        form.filled_for = Some(state.revision);
+    }
+}
+
+fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+    let mut instructions = state.prompt.base_instructions.clone();
+    if labelled_multiline(
+        ui,
+        "Base instructions",
+        &mut instructions,
+        4,
+        false,
+        "The system prompt: top-level `instructions`, a developer message, or the Lite prefix, depending on rules and dialect",
+    ) {
+        commands.push(AppCommand::Edit(Box::new(PromptEdit::BaseInstructions(
+            instructions,
+        ))));
+    }
+    let model = state.catalog.lookup(&state.prompt.model);
+    ui.horizontal_wrapped(|ui| {
+        let mut efforts: Vec<&str> = vec![
+            "none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra",
+        ];
+        if !model.supported_reasoning_efforts.is_empty() {
+            efforts.retain(|e| {
+                *e == "none"
+                    || *e == "minimal"
+                    || model.supported_reasoning_efforts.iter().any(|m| m == e)
+            });
+        }
+        if let Some(s) = setting_picker(
+            ui,
+            "Effort",
+            "effort_picker",
+            &state.prompt.reasoning.effort,
+            &efforts,
+            "reasoning.effort; model default uses the catalog's default_reasoning_level",
+        ) {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::Effort(s))));
+        }
+        if let Some(s) = setting_picker(
+            ui,
+            "Summary",
+            "summary_picker",
+            &state.prompt.reasoning.summary,
+            &["auto", "concise", "detailed", "none"],
+            "reasoning.summary; `none` is not sent",
+        ) {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::Summary(s))));
+        }
+        if let Some(s) = setting_picker(
+            ui,
+            "Verbosity",
+            "verbosity_picker",
+            &state.prompt.verbosity,
+            &["low", "medium", "high"],
+            "text.verbosity; only sent when the model supports verbosity",
+        ) {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::Verbosity(s))));
+        }
+    });
+    ui.horizontal_wrapped(|ui| {
+        let label = ui.label("Parallel tool calls");
+        let current = state.prompt.parallel_tool_calls;
+        egui::ComboBox::from_id_salt("parallel_picker")
+            .selected_text(match current {
+                None => "model default",
+                Some(true) => "on",
+                Some(false) => "off",
+            })
+            .show_ui(ui, |ui| {
+                for (v, text) in [
+                    (None, "model default"),
+                    (Some(true), "on"),
+                    (Some(false), "off"),
+                ] {
+                    if ui.selectable_label(current == v, text).clicked() && current != v {
+                        commands.push(AppCommand::Edit(Box::new(PromptEdit::Parallel(v))));
+                    }
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text("parallel_tool_calls; always false under Lite");
+        let label = ui.label("Service tier");
+        let tier = state.prompt.service_tier.clone();
+        egui::ComboBox::from_id_salt("tier_picker")
+            .selected_text(tier.as_deref().unwrap_or("none"))
+            .show_ui(ui, |ui| {
+                for v in [None, Some("priority"), Some("flex")] {
+                    let v = v.map(String::from);
+                    if ui
+                        .selectable_label(tier == v, v.as_deref().unwrap_or("none"))
+                        .clicked()
+                        && tier != v
+                    {
+                        commands.push(AppCommand::Edit(Box::new(PromptEdit::ServiceTier(
+                            v.clone(),
+                        ))));
+                    }
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text("service_tier; sent only if the model offers the tier");
+    });
+    let mut key = state.prompt.prompt_cache_key.clone().unwrap_or_default();
+    if labelled_line(
+        ui,
+        "Prompt cache key",
+        &mut key,
+        "defaults to the thread id",
+        "prompt_cache_key: routes requests to the same cache",
+    ) {
+        let key = (!key.trim().is_empty()).then_some(key);
+        commands.push(AppCommand::Edit(Box::new(PromptEdit::CacheKey(key))));
+    }
+    let form = &mut state.settings_form;
+    if labelled_multiline(
+        ui,
+        "Output schema (JSON Schema object; empty for none)",
+        &mut form.schema,
+        3,
+        true,
+        "text.format with name codex_output_schema",
+    ) {
+        if form.schema.trim().is_empty() {
+            form.schema_error = None;
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::OutputSchema(None))));
+        } else {
+            match parse_json(&form.schema) {
+                Ok(v) if v.is_object() => {
+                    form.schema_error = None;
+                    // Keep the user's text as typed (no refill from the edit it causes).
+                    form.filled_for = Some(state.revision + 1);
+                    commands.push(AppCommand::Edit(Box::new(PromptEdit::OutputSchema(Some(
+                        v,
+                    )))));
+                }
+                Ok(_) => {
+                    form.schema_error = Some("the output schema must be a JSON object".to_string())
+                }
+                Err(e) => form.schema_error = Some(e),
+            }
+        }
+    }
+    if let Some(e) = &state.settings_form.schema_error {
+        error_line(
+            ui,
+            &format!("Output schema: {e} (the last valid schema is still compiled)"),
+        );
+    }
+    let mut strict = state.prompt.output_schema_strict;
+    if ui
+        .checkbox(&mut strict, "Strict schema")
+        .on_hover_text("text.format.strict")
+        .changed()
+    {
+        commands.push(AppCommand::Edit(Box::new(PromptEdit::Strict(strict))));
+    }
+}

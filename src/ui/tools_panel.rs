@@ -1,0 +1,152 @@
+//! Tools: the list (add function / namespace / web_search / custom, remove, duplicate, reorder)
+//! and an editor for the selected tool — name, description, strictness, and its JSON (schema,
+//! grammar, members) with syntax errors shown by line and column.
+
+use egui::{RichText, Ui};
+use serde_json::json;
+
+use super::widgets::{error_line, labelled_line, labelled_multiline, parse_json};
+use crate::app::{AppCommand, AppState, PromptEdit};
+use crate::core::tools::ToolSpec;
+
+/// Draws the tools section.
+pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Add:");
+        let templates = [
+            ("function", "A JSON-schema function tool", json!({"type":"function","name":"new_tool","description":"","strict":false,"parameters":{"type":"object","properties":{},"additionalProperties":false}})),
+            ("namespace", "A group of function tools", json!({"type":"namespace","name":"mcp__server__","description":"","tools":[]})),
+            ("web_search", "The hosted web search tool", json!({"type":"web_search","external_web_access":true})),
+            ("custom", "A freeform tool with a grammar", json!({"type":"custom","name":"freeform","description":"","format":{"type":"grammar","syntax":"lark","definition":"start: /.+/"}})),
+        ];
+        for (name, tip, template) in templates {
+            if ui.button(name).on_hover_text(tip).clicked()
+                && let Ok(tool) = ToolSpec::from_value(template)
+            {
+                commands.push(AppCommand::Edit(Box::new(PromptEdit::AddTool(tool))));
+            }
+        }
+    });
+    let count = state.prompt.tools.len();
+    let selected = state.tools_form.selected.filter(|&i| i < count);
+    for (i, tool) in state.prompt.tools.iter().enumerate() {
+        let text = format!("{i:>2}  {} {}", tool.type_name(), tool.name().unwrap_or(""));
+        if ui
+            .selectable_label(selected == Some(i), RichText::new(text).monospace())
+            .on_hover_text("Select to edit this tool")
+            .clicked()
+        {
+            commands.push(AppCommand::SelectTool(Some(i)));
+        }
+    }
+    let Some(i) = selected else {
+        return;
+    };
+    ui.separator();
+    ui.horizontal(|ui| {
+        ui.strong(format!("Tool {i}"));
+        if ui.button("↑").on_hover_text("Move up").clicked() {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveTool(i, -1))));
+        }
+        if ui.button("↓").on_hover_text("Move down").clicked() {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveTool(i, 1))));
+        }
+        if ui
+            .button("Duplicate")
+            .on_hover_text("Insert a copy after this tool")
+            .clicked()
+        {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::DuplicateTool(i))));
+        }
+        if ui
+            .button("Remove")
+            .on_hover_text("Delete this tool")
+            .clicked()
+        {
+            commands.push(AppCommand::Edit(Box::new(PromptEdit::RemoveTool(i))));
+        }
+    });
+    let Some(original) = state.prompt.tools.get(i).cloned() else {
+        return;
+    };
+    let mut tool = original.clone();
+    match &mut tool {
+        ToolSpec::Function(f) => {
+            labelled_line(
+                ui,
+                "Name",
+                &mut f.name,
+                "function name",
+                "The tool's name (required)",
+            );
+            labelled_line(
+                ui,
+                "Description",
+                &mut f.description,
+                "",
+                "Shown to the model",
+            );
+            ui.checkbox(&mut f.strict, "Strict")
+                .on_hover_text("Strict schema adherence");
+        }
+        ToolSpec::Custom(c) => {
+            labelled_line(
+                ui,
+                "Name",
+                &mut c.name,
+                "tool name",
+                "The tool's name (required)",
+            );
+            labelled_line(
+                ui,
+                "Description",
+                &mut c.description,
+                "",
+                "Shown to the model",
+            );
+        }
+        ToolSpec::Namespace(n) => {
+            labelled_line(ui, "Name", &mut n.name, "namespace", "The namespace's name");
+            labelled_line(
+                ui,
+                "Description",
+                &mut n.description,
+                "",
+                "Shown to the model",
+            );
+        }
+        _ => {}
+    }
+    if tool != original && tool.name().is_none_or(|n| !n.trim().is_empty()) {
+        commands.push(AppCommand::Edit(Box::new(PromptEdit::SetTool(i, tool))));
+    }
+    let form = &mut state.tools_form;
+    let other_tool = form.raw_for.map(|(j, _)| j) != Some(i);
+    if other_tool || (form.raw_for != Some((i, state.revision)) && form.raw_error.is_none()) {
+        form.raw = serde_json::to_string_pretty(&original.to_file_value()).unwrap_or_default();
+        form.raw_for = Some((i, state.revision));
+        form.raw_error = None;
+    }
+    if labelled_multiline(
+        ui,
+        "Tool JSON (parameters schema, grammar, members)",
+        &mut form.raw,
+        8,
+        true,
+        "The whole tool; edits apply when the JSON is valid and the tool has a name",
+    ) {
+        match parse_json(&form.raw).and_then(ToolSpec::from_value) {
+            Ok(parsed) => {
+                form.raw_error = None;
+                if parsed != original {
+                    form.raw_for = Some((i, state.revision + 1));
+                    commands.push(AppCommand::Edit(Box::new(PromptEdit::SetTool(i, parsed))));
+                }
+            }
+            Err(e) => form.raw_error = Some(e),
+        }
+    }
+    if let Some(e) = &form.raw_error {
+        error_line(ui, &format!("{e} — the last valid tool is still compiled"));
+    }
+}

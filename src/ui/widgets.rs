@@ -1,0 +1,132 @@
+//! Small widgets shared by the panels: labelled text fields (so screen readers and UI tests find
+//! them by name), a JSON editor that reports the line and column of a syntax error, and a picker
+//! for settings that can follow the model default, be left out, or hold a value.
+
+use egui::{Color32, RichText, Ui};
+
+use crate::core::prompt::Setting;
+
+/// A single-line text field with a label; returns true when the text changed.
+pub fn labelled_line(
+    ui: &mut Ui,
+    label: &str,
+    text: &mut String,
+    hint: &str,
+    tooltip: &str,
+) -> bool {
+    ui.horizontal(|ui| {
+        let label = ui.label(label);
+        ui.add(
+            egui::TextEdit::singleline(text)
+                .hint_text(hint)
+                .desired_width(f32::INFINITY),
+        )
+        .labelled_by(label.id)
+        .on_hover_text(tooltip)
+        .changed()
+    })
+    .inner
+}
+
+/// A multi-line text field with a label above it; returns true when the text changed.
+pub fn labelled_multiline(
+    ui: &mut Ui,
+    label: &str,
+    text: &mut String,
+    rows: usize,
+    code: bool,
+    tooltip: &str,
+) -> bool {
+    let label = ui.label(label);
+    let mut edit = egui::TextEdit::multiline(text)
+        .desired_rows(rows)
+        .desired_width(f32::INFINITY);
+    if code {
+        edit = edit.code_editor();
+    }
+    ui.add(edit)
+        .labelled_by(label.id)
+        .on_hover_text(tooltip)
+        .changed()
+}
+
+/// Parses JSON text, describing a syntax error by line and column.
+pub fn parse_json(text: &str) -> Result<serde_json::Value, String> {
+    serde_json::from_str(text)
+        .map_err(|e| crate::core::error::PromptError::from_serde("", &e).to_string())
+}
+
+/// Shows an error line in the error colour.
+pub fn error_line(ui: &mut Ui, text: &str) {
+    ui.label(RichText::new(text).color(ui.visuals().error_fg_color));
+}
+
+/// Shows a muted explanatory line.
+pub fn note_line(ui: &mut Ui, text: &str) {
+    ui.label(
+        RichText::new(text)
+            .color(ui.visuals().weak_text_color())
+            .small(),
+    );
+}
+
+/// The colour used to mark lines that differ from the column to the left.
+pub fn diff_background(ui: &Ui) -> Color32 {
+    if ui.visuals().dark_mode {
+        Color32::from_rgb(70, 60, 20)
+    } else {
+        Color32::from_rgb(255, 240, 170)
+    }
+}
+
+/// The colour used to mark search matches.
+pub fn match_background(ui: &Ui) -> Color32 {
+    ui.visuals().selection.bg_fill
+}
+
+/// A picker for a [`Setting`]: "model default", "not sent", or one of `values` (or the
+/// current custom value). Returns the new setting when the user picked another one.
+pub fn setting_picker(
+    ui: &mut Ui,
+    label: &str,
+    id: &str,
+    current: &Setting<String>,
+    values: &[&str],
+    tooltip: &str,
+) -> Option<Setting<String>> {
+    let shown = match current {
+        Setting::Default => "model default".to_string(),
+        Setting::Omit => "not sent".to_string(),
+        Setting::Value(v) => v.clone(),
+    };
+    let mut picked = None;
+    ui.horizontal(|ui| {
+        let label = ui.label(label);
+        egui::ComboBox::from_id_salt(id)
+            .selected_text(shown)
+            .show_ui(ui, |ui| {
+                if ui
+                    .selectable_label(current.is_default(), "model default")
+                    .clicked()
+                {
+                    picked = Some(Setting::Default);
+                }
+                if ui
+                    .selectable_label(*current == Setting::Omit, "not sent")
+                    .clicked()
+                {
+                    picked = Some(Setting::Omit);
+                }
+                for v in values {
+                    let selected = current.value().is_some_and(|c| c == v);
+                    if ui.selectable_label(selected, *v).clicked() {
+                        picked = Some(Setting::Value((*v).to_string()));
+                    }
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text(tooltip);
+    });
+    picked.filter(|p| p != current)
+}
