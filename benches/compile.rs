@@ -55,27 +55,36 @@ fn compile_six(c: &mut Criterion) {
     eprintln!("prompt: {} items, {size} bytes", prompt.input.len());
     let catalog = ModelCatalog::bundled();
     let model = catalog.lookup(&prompt.model);
-    let providers: Vec<Provider> = ProviderKind::ALL.into_iter().map(Provider::preset).collect();
+    let providers: Vec<Provider> = ProviderKind::ALL
+        .into_iter()
+        .map(Provider::preset)
+        .collect();
     let views: Vec<(&Provider, Dialect)> = [Dialect::Standard, Dialect::Lite]
         .into_iter()
         .flat_map(|d| providers.iter().map(move |p| (p, d)))
         .collect();
     for rules in [CompileRules::codex_0_169(), CompileRules::seed()] {
-        c.bench_function(&format!("compile_views_six_1MiB_500_items/{}", rules.name), |b| {
-            b.iter(|| {
-                let compiled = compile_views(&prompt, &model, &rules, &views).expect("compile");
-                compiled.iter().map(|c| c.body_json.len()).sum::<usize>()
-            })
-        });
-        c.bench_function(&format!("compile_six_separately_1MiB_500_items/{}", rules.name), |b| {
-            b.iter(|| {
-                views
-                    .iter()
-                    .map(|(p, d)| compile(&prompt, &model, p, *d, &rules).expect("compile"))
-                    .map(|c| c.body_json.len())
-                    .sum::<usize>()
-            })
-        });
+        c.bench_function(
+            &format!("compile_views_six_1MiB_500_items/{}", rules.name),
+            |b| {
+                b.iter(|| {
+                    let compiled = compile_views(&prompt, &model, &rules, &views).expect("compile");
+                    compiled.iter().map(|c| c.body_json.len()).sum::<usize>()
+                })
+            },
+        );
+        c.bench_function(
+            &format!("compile_six_separately_1MiB_500_items/{}", rules.name),
+            |b| {
+                b.iter(|| {
+                    views
+                        .iter()
+                        .map(|(p, d)| compile(&prompt, &model, p, *d, &rules).expect("compile"))
+                        .map(|c| c.body_json.len())
+                        .sum::<usize>()
+                })
+            },
+        );
     }
 }
 

@@ -57,16 +57,33 @@ fn compile_prints_the_exact_body_bytes() {
     let out = run(&["compile", &example("hello.json")], None);
     assert_eq!(out.status.code(), Some(0));
     let expected = r#"{"model":"gpt-5.5","stream":true,"input":[{"type":"message","id":"msg_d315eb5c-080c-557a-9edb-293a53b0a4a0","role":"developer","content":[{"type":"input_text","text":"You are a careful coding assistant. Answer briefly."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"What does `git rebase --onto` do?"}]}],"tools":[],"tool_choice":"auto","parallel_tool_calls":true,"reasoning":{"effort":"medium"},"store":false,"include":["reasoning.encrypted_content"],"prompt_cache_key":"0196a2c1-7b2e-7c11-9d40-5e1f0a3b8c77","text":{"verbosity":"low"}}"#;
-    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{expected}\n"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{expected}\n")
+    );
 }
 
 #[test]
 fn compile_flags_override_what_the_prompt_records() {
     let out = run(
-        &["compile", &example("hello.json"), "--rules", "seed", "--dialect", "lite", "--provider", "azure"],
+        &[
+            "compile",
+            &example("hello.json"),
+            "--rules",
+            "seed",
+            "--dialect",
+            "lite",
+            "--provider",
+            "azure",
+        ],
         None,
     );
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let body: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(
         body,
@@ -125,17 +142,35 @@ fn compile_ws_frame_and_stdin() {
         .collect();
     assert_eq!(
         keys,
-        ["type", "model", "stream", "input", "tools", "tool_choice", "parallel_tool_calls",
-         "reasoning", "store", "include", "prompt_cache_key", "text"]
+        [
+            "type",
+            "model",
+            "stream",
+            "input",
+            "tools",
+            "tool_choice",
+            "parallel_tool_calls",
+            "reasoning",
+            "store",
+            "include",
+            "prompt_cache_key",
+            "text"
+        ]
     );
     assert_eq!(frame["type"], "response.create");
 }
 
 #[test]
 fn import_body_then_compile_round_trips_through_files() {
-    let body_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bodies/seed-azure-standard.json");
+    let body_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bodies/seed-azure-standard.json");
     let out = run(&["import-body", &body_path.display().to_string()], None);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
     let prompt_path = scratch("imported-azure.json", &out.stdout);
     let out = run(&["compile", &prompt_path.display().to_string()], None);
@@ -214,7 +249,9 @@ fn fifty_megabyte_body_is_refused_clearly() {
     let p = path.display().to_string();
     assert_user_error(
         &run(&["import-body", &p], None),
-        &format!("promptwire: {p} is 50.0 MiB, larger than the limit of 32.0 MiB (raise it with --max-bytes)"),
+        &format!(
+            "promptwire: {p} is 50.0 MiB, larger than the limit of 32.0 MiB (raise it with --max-bytes)"
+        ),
     );
     assert_user_error(
         &run(&["import-body", "-"], Some(&body)),
@@ -226,10 +263,17 @@ fn fifty_megabyte_body_is_refused_clearly() {
     let size = std::fs::metadata(&hello).expect("stat").len();
     assert_user_error(
         &run(&["compile", &hello, "--max-bytes", "100"], None),
-        &format!("promptwire: {hello} is {size} bytes, larger than the limit of 100 bytes (raise it with --max-bytes)"),
+        &format!(
+            "promptwire: {hello} is {size} bytes, larger than the limit of 100 bytes (raise it with --max-bytes)"
+        ),
     );
     let limit = size.to_string();
-    assert_eq!(run(&["compile", &hello, "--max-bytes", &limit], None).status.code(), Some(0));
+    assert_eq!(
+        run(&["compile", &hello, "--max-bytes", &limit], None)
+            .status
+            .code(),
+        Some(0)
+    );
 }
 
 #[test]

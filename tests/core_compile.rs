@@ -21,10 +21,15 @@ fn example(name: &str) -> Prompt {
 }
 
 fn all_examples() -> Vec<Prompt> {
-    ["hello.json", "tools-session.json", "lite-image.json", "structured-output.json"]
-        .into_iter()
-        .map(example)
-        .collect()
+    [
+        "hello.json",
+        "tools-session.json",
+        "lite-image.json",
+        "structured-output.json",
+    ]
+    .into_iter()
+    .map(example)
+    .collect()
 }
 
 fn views(providers: &[Provider]) -> Vec<(&Provider, Dialect)> {
@@ -37,7 +42,10 @@ fn views(providers: &[Provider]) -> Vec<(&Provider, Dialect)> {
 #[test]
 fn batch_of_views_equals_separate_compiles_and_bytes_equal_serde() {
     let catalog = ModelCatalog::bundled();
-    let providers: Vec<Provider> = ProviderKind::ALL.into_iter().map(Provider::preset).collect();
+    let providers: Vec<Provider> = ProviderKind::ALL
+        .into_iter()
+        .map(Provider::preset)
+        .collect();
     for prompt in all_examples() {
         let model = catalog.lookup(&prompt.model);
         for rules in [CompileRules::seed(), CompileRules::codex_0_169()] {
@@ -72,7 +80,10 @@ fn zstd_body_decompresses_to_the_exact_json_and_is_smaller() {
     )
     .expect("compile");
     let compressed = compiled.compressed_body.as_deref().expect("zstd applies");
-    assert_eq!(zstd::decode_all(compressed).expect("zstd"), compiled.body_json);
+    assert_eq!(
+        zstd::decode_all(compressed).expect("zstd"),
+        compiled.body_json
+    );
     assert!(compressed.len() < compiled.body_json.len());
     let encoding: Vec<&str> = compiled
         .headers
@@ -100,7 +111,10 @@ fn compile_example(name: &str, dialect: Dialect, kind: ProviderKind) -> Compiled
 fn hello_example_compiles_to_the_exact_codex_0169_body() {
     let compiled = compile_example("hello.json", Dialect::Auto, ProviderKind::Openai);
     let expected = r#"{"model":"gpt-5.5","stream":true,"input":[{"type":"message","id":"msg_d315eb5c-080c-557a-9edb-293a53b0a4a0","role":"developer","content":[{"type":"input_text","text":"You are a careful coding assistant. Answer briefly."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"What does `git rebase --onto` do?"}]}],"tools":[],"tool_choice":"auto","parallel_tool_calls":true,"reasoning":{"effort":"medium"},"store":false,"include":["reasoning.encrypted_content"],"prompt_cache_key":"0196a2c1-7b2e-7c11-9d40-5e1f0a3b8c77","text":{"verbosity":"low"}}"#;
-    assert_eq!(String::from_utf8(compiled.body_json).expect("utf-8"), expected);
+    assert_eq!(
+        String::from_utf8(compiled.body_json).expect("utf-8"),
+        expected
+    );
 }
 
 #[test]

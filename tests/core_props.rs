@@ -3,13 +3,13 @@
 //! WIRE_SPEC §6 says (prefix items, no top-level instructions/tools, image detail stripped,
 //! `parallel_tool_calls:false`, `reasoning.context`, the Lite header).
 
-use proptest::prelude::*;
 use promptwire::core::compile::compile;
 use promptwire::core::json::JsonMap;
 use promptwire::core::models::ModelCatalog;
 use promptwire::core::prompt::{Dialect, Prompt, Setting};
 use promptwire::core::provider::{Provider, ProviderKind};
 use promptwire::core::rules::{CompileRules, InstructionsPlacement};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 fn text() -> impl Strategy<Value = String> {
@@ -21,14 +21,17 @@ fn text() -> impl Strategy<Value = String> {
 }
 
 fn detail() -> impl Strategy<Value = Option<&'static str>> {
-    prop::option::of(prop::sample::select(vec!["auto", "low", "high", "original"]))
+    prop::option::of(prop::sample::select(vec![
+        "auto", "low", "high", "original",
+    ]))
 }
 
 fn content_part() -> impl Strategy<Value = Value> {
     prop_oneof![
         text().prop_map(|t| json!({"type":"input_text","text":t})),
         (text(), detail()).prop_map(|(u, d)| {
-            let mut part = json!({"type":"input_image","image_url":format!("https://e.x/{}.png", u.len())});
+            let mut part =
+                json!({"type":"input_image","image_url":format!("https://e.x/{}.png", u.len())});
             if let Some(d) = d {
                 part["detail"] = json!(d);
             }
@@ -38,7 +41,12 @@ fn content_part() -> impl Strategy<Value = Value> {
 }
 
 fn item() -> impl Strategy<Value = Value> {
-    let id = prop::option::of(prop::sample::select(vec!["msg_1", "fc_2", "uuid-only", "x_"]));
+    let id = prop::option::of(prop::sample::select(vec![
+        "msg_1",
+        "fc_2",
+        "uuid-only",
+        "x_",
+    ]));
     prop_oneof![
         (
             prop::sample::select(vec!["user", "assistant", "developer", "system"]),
@@ -80,7 +88,13 @@ fn tool() -> impl Strategy<Value = Value> {
 
 fn prompt() -> impl Strategy<Value = Prompt> {
     (
-        prop::sample::select(vec!["gpt-5.5", "gpt-6-sol", "gpt-5.4-mini", "someone/gpt-5.2", "local-llm"]),
+        prop::sample::select(vec![
+            "gpt-5.5",
+            "gpt-6-sol",
+            "gpt-5.4-mini",
+            "someone/gpt-5.2",
+            "local-llm",
+        ]),
         text(),
         prop::collection::vec(item(), 0..8),
         prop::collection::vec(tool(), 0..5),
@@ -89,24 +103,27 @@ fn prompt() -> impl Strategy<Value = Prompt> {
         prop::option::of(prop::sample::select(vec!["auto", "detailed", "none"])),
         prop::option::of("[a-z0-9-]{1,12}"),
     )
-        .prop_map(|(model, instructions, input, tools, parallel, effort, summary, key)| {
-            let value = json!({
-                "model": model,
-                "base_instructions": instructions,
-                "input": input,
-                "tools": tools,
-                "prompt_cache_key": key,
-            });
-            let mut p = Prompt::from_json_str(&value.to_string()).expect("generated prompt parses");
-            p.parallel_tool_calls = parallel;
-            if let Some(e) = effort {
-                p.reasoning.effort = Setting::Value(e.to_string());
-            }
-            if let Some(s) = summary {
-                p.reasoning.summary = Setting::Value(s.to_string());
-            }
-            p
-        })
+        .prop_map(
+            |(model, instructions, input, tools, parallel, effort, summary, key)| {
+                let value = json!({
+                    "model": model,
+                    "base_instructions": instructions,
+                    "input": input,
+                    "tools": tools,
+                    "prompt_cache_key": key,
+                });
+                let mut p =
+                    Prompt::from_json_str(&value.to_string()).expect("generated prompt parses");
+                p.parallel_tool_calls = parallel;
+                if let Some(e) = effort {
+                    p.reasoning.effort = Setting::Value(e.to_string());
+                }
+                if let Some(s) = summary {
+                    p.reasoning.summary = Setting::Value(s.to_string());
+                }
+                p
+            },
+        )
 }
 
 /// Removes `detail` from images in message content and tool-output arrays (§6.1).
@@ -131,7 +148,9 @@ fn unfold(tools: &[Value], fold: Option<&str>) -> Vec<Value> {
     let mut out = Vec::new();
     for t in tools {
         match (fold, t.get("name").and_then(Value::as_str)) {
-            (Some(ns), Some(name)) if t["type"] == "namespace" && name == ns && t["description"] == "" => {
+            (Some(ns), Some(name))
+                if t["type"] == "namespace" && name == ns && t["description"] == "" =>
+            {
                 out.extend(t["tools"].as_array().cloned().unwrap_or_default());
             }
             _ => out.push(t.clone()),

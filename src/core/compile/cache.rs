@@ -84,7 +84,9 @@ fn has_image(item: &ResponseItem) -> bool {
     };
     match item {
         ResponseItem::Message(m) => image(&m.content),
-        ResponseItem::FunctionCallOutput(o) => matches!(&o.output, ToolOutput::Items(p) if image(p)),
+        ResponseItem::FunctionCallOutput(o) => {
+            matches!(&o.output, ToolOutput::Items(p) if image(p))
+        }
         ResponseItem::CustomToolCallOutput(o) => {
             matches!(&o.output, ToolOutput::Items(p) if image(p))
         }

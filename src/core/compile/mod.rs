@@ -152,7 +152,9 @@ pub fn compile_views(
     let mut cache = cache::ItemCache::new(prompt.input.len());
     views
         .iter()
-        .map(|(provider, dialect)| compile_with(prompt, model, provider, *dialect, rules, &mut cache))
+        .map(|(provider, dialect)| {
+            compile_with(prompt, model, provider, *dialect, rules, &mut cache)
+        })
         .collect()
 }
 
@@ -187,14 +189,14 @@ fn compile_with(
         body_bytes(&built)
     };
     let compress = headers::uses_zstd(prompt, provider, rules);
-    let compressed_body = if compress {
-        Some(
-            zstd::encode_all(body_json.as_slice(), 3)
-                .map_err(|e| PromptError::invalid("body", format!("zstd compression failed: {e}")))?,
-        )
-    } else {
-        None
-    };
+    let compressed_body =
+        if compress {
+            Some(zstd::encode_all(body_json.as_slice(), 3).map_err(|e| {
+                PromptError::invalid("body", format!("zstd compression failed: {e}"))
+            })?)
+        } else {
+            None
+        };
     let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
     Ok(CompiledRequest {
         dialect: if lite {
@@ -234,7 +236,10 @@ fn body_bytes(built: &body::BuiltBody) -> Vec<u8> {
                     if j > 0 {
                         out.push(b',');
                     }
-                    match j.checked_sub(built.prefix_len).and_then(|k| built.items.get(k)) {
+                    match j
+                        .checked_sub(built.prefix_len)
+                        .and_then(|k| built.items.get(k))
+                    {
                         Some(wire) => out.extend_from_slice(&wire.bytes),
                         None => {
                             let _ = serde_json::to_writer(&mut out, item);
