@@ -387,6 +387,12 @@ impl AppState {
             .collect()
     }
 
+    /// True when the worker has been asked for the current prompt and settings.
+    pub fn requested_revision_is_current(&self) -> bool {
+        self.requested_revision == Some(self.revision)
+            && self.requested_settings == Some(self.settings_generation)
+    }
+
     /// Drains worker results and, when the prompt or settings changed, queues a compile.
     pub fn poll_worker(&mut self, ctx: &egui::Context) {
         while let Some(event) = self.worker.try_recv() {

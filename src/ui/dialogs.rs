@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use egui::Context;
 
-use super::widgets::{error_line, labelled_line, labelled_multiline};
+use super::widgets::{error_line, labelled_multiline};
 use crate::app::state::ExportKind;
 use crate::app::{AppCommand, AppState};
 
@@ -65,22 +65,25 @@ fn file_dialog(ctx: &Context, state: &mut AppState, commands: &mut Vec<AppComman
         .open(&mut open)
         .default_width(460.0)
         .show(ctx, |ui| {
-            labelled_line(
-                ui,
-                "Path",
-                &mut dialog.path,
-                "/path/to/file.json",
-                "Type a path, or Browse… for the system dialog",
-            );
+            ui.horizontal(|ui| {
+                let label = ui.label("Path");
+                ui.add(
+                    egui::TextEdit::singleline(&mut dialog.path)
+                        .hint_text("/path/to/file.json")
+                        .desired_width(380.0),
+                )
+                .labelled_by(label.id)
+                .on_hover_text("Type a path, or Browse… for the system dialog");
+            });
             ui.horizontal(|ui| {
                 browse = ui
                     .button("Browse…")
                     .on_hover_text("Use the system file dialog (if one is available)")
                     .clicked();
                 let action = if dialog.kind.is_some() {
-                    "Save"
+                    "Write file"
                 } else {
-                    "Open"
+                    "Open file"
                 };
                 if ui
                     .button(action)

@@ -42,10 +42,10 @@ pub fn items_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         ui.separator();
         ui.horizontal(|ui| {
             ui.strong(format!("Item {i}"));
-            if ui.button("↑").on_hover_text("Move up").clicked() {
+            if ui.button("Up").on_hover_text("Move up").clicked() {
                 commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveItem(i, -1))));
             }
-            if ui.button("↓").on_hover_text("Move down").clicked() {
+            if ui.button("Down").on_hover_text("Move down").clicked() {
                 commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveItem(i, 1))));
             }
             if ui
