@@ -253,12 +253,18 @@ fn run(slot: &(Mutex<Slot>, Condvar), tx: &SyncSender<WorkerEvent>, repaint: &Re
         let Some(views) = views_for_tokens else {
             continue;
         };
-        let mut tokens = Vec::with_capacity(views.len());
-        for (view, kind) in views.iter().zip(kinds) {
+        let mut tokens: Vec<usize> = Vec::with_capacity(views.len());
+        for (k, (view, kind)) in views.iter().zip(&kinds).enumerate() {
             if has_waiting_job(slot) {
                 break;
             }
-            tokens.push(count_tokens(view, kind));
+            // Columns that show the same bytes (e.g. OpenAI vs compatible bodies) share a count.
+            let same = (0..k).find(|&j| kinds[j] == *kind && views[j].text == view.text);
+            let count = match same.and_then(|j| tokens.get(j)) {
+                Some(&n) => n,
+                None => count_tokens(view, *kind),
+            };
+            tokens.push(count);
         }
         if tokens.len() == views.len()
             && !send(

@@ -10,20 +10,21 @@ use crate::app::{AppCommand, AppState, PromptEdit};
 use crate::core::items::{ContentItem, ResponseItem, ToolOutput};
 use crate::core::json::JsonMap;
 
-/// Height of one row of the item list.
-const ROW_HEIGHT: f32 = 18.0;
-
 /// Draws the item list and the selected item's editor.
 pub fn items_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
     add_buttons(ui, commands);
     let count = state.prompt.input.len();
     let selected = state.items_form.selected.filter(|&i| i < count);
     let rows = count.clamp(1, 14) as f32;
+    let row_height =
+        ui.text_style_height(&egui::TextStyle::Monospace) + 2.0 * ui.spacing().button_padding.y;
     egui::ScrollArea::vertical()
         .id_salt("items_list")
-        .max_height(rows * (ROW_HEIGHT + ui.spacing().item_spacing.y))
+        .max_height(rows * (row_height + ui.spacing().item_spacing.y))
         .auto_shrink([false, true])
-        .show_rows(ui, ROW_HEIGHT, count, |ui, range| {
+        .show_rows(ui, row_height, count, |ui, range| {
+            // One line per item: rows must keep their height for the list to stay virtual.
+            ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
             for i in range {
                 let Some(item) = state.prompt.input.get(i) else {
                     continue;

@@ -13,12 +13,14 @@ use crate::app::{AppCommand, AppState};
 use crate::core::provider::ProviderKind;
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
-const MAX_LINE_CHARS: usize = 2_000;
+const MAX_LINE_CHARS: usize = 400;
 /// Children shown per JSON array/object in the tree before a "… more" line.
 const MAX_TREE_CHILDREN: usize = 200;
 
 /// Draws the column chooser and the columns.
 pub fn views_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+    // Fill the panel even before the first compile, so it keeps its width.
+    ui.set_min_width(ui.available_width());
     columns_toolbar(ui, state, commands);
     if state.search.open {
         search_bar(ui, state);

@@ -31,10 +31,10 @@ pub fn workbench_ui(ui: &mut Ui, state: &mut AppState) {
         .resizable(true)
         .default_size(190.0)
         .show(ui, |ui| sidebar::sidebar_ui(ui, state, &mut commands));
-    let half = (ui.available_width() * 0.55).max(420.0);
     egui::Panel::right("compiled_views")
         .resizable(true)
-        .default_size(half)
+        // A fixed first width: the first frame's size is not yet the window's.
+        .default_size(680.0)
         .show(ui, |ui| json_views::views_ui(ui, state, &mut commands));
     egui::CentralPanel::default().show(ui, |ui| form_panel::form_ui(ui, state, &mut commands));
     dialogs::dialogs_ui(ui.ctx(), state, &mut commands);
