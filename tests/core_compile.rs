@@ -92,6 +92,19 @@ fn zstd_body_decompresses_to_the_exact_json_and_is_smaller() {
         .map(|h| h.value.as_str())
         .collect();
     assert_eq!(encoding, ["zstd"]);
+    let note = compiled
+        .notes
+        .iter()
+        .find(|n| n.path == "body")
+        .expect("zstd note");
+    assert_eq!(
+        note.message,
+        format!(
+            "sent zstd-compressed (Content-Encoding: zstd): {} bytes on the wire for {} bytes of JSON",
+            compressed.len(),
+            compiled.body_json.len()
+        )
+    );
 }
 
 fn compile_example(name: &str, dialect: Dialect, kind: ProviderKind) -> CompiledRequest {

@@ -197,6 +197,16 @@ fn compile_with(
         } else {
             None
         };
+    if let Some(compressed) = &compressed_body {
+        notes.push(CompileNote::new(
+            "body",
+            format!(
+                "sent zstd-compressed (Content-Encoding: zstd): {} bytes on the wire for {} bytes of JSON",
+                compressed.len(),
+                body_json.len()
+            ),
+        ));
+    }
     let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
     Ok(CompiledRequest {
         dialect: if lite {
