@@ -13,4 +13,5 @@ pub mod prompt;
 pub mod provider;
 pub mod redact;
 pub mod rules;
+pub mod stream;
 pub mod tools;

@@ -1,0 +1,140 @@
+//! Streaming, the half of the wire that comes back (WIRE_SPEC §13–§14), over bytes and without
+//! I/O: SSE decoding ([`sse`]), event mapping ([`events`]), error classification ([`errors`],
+//! [`http_error`]) and turn accumulation ([`outcome`]).
+//!
+//! [`StreamReader`] ties them together the way a client reads a turn: push bytes as they arrive,
+//! get one [`TimelineEntry`] per raw event, and a [`TurnOutcome`] that applies the termination
+//! rules — `response.completed` ends the turn at once; `response.failed`/`response.incomplete`
+//! errors are deferred to end of stream and a later completion wins; end of stream without a
+//! completion is an error; a transport error or idle timeout ends the turn immediately.
+
+pub mod errors;
+pub mod events;
+pub mod http_error;
+pub mod outcome;
+pub mod sse;
+
+use std::time::Duration;
+
+pub use errors::StreamError;
+pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};
+pub use http_error::HttpError;
+pub use outcome::{TurnOutcome, TurnState};
+pub use sse::{RawEvent, SseDecoder};
+
+/// Reads one turn's SSE stream: decoding, mapping, termination rules and accumulation.
+#[derive(Debug, Default)]
+pub struct StreamReader {
+    decoder: SseDecoder,
+    mapper: EventMapper,
+    outcome: TurnOutcome,
+    deferred: Option<StreamError>,
+    ignored_after_completion: u64,
+}
+
+impl StreamReader {
+    /// A reader at the start of a stream.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Decodes and maps the next chunk, received at `at`. Returns one entry per raw event, up to
+    /// and including `response.completed`; after the turn has ended, nothing more is read.
+    pub fn push(&mut self, bytes: &[u8], at: Duration) -> Vec<TimelineEntry> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        let raws = self.decoder.push(bytes, at);
+        self.process(raws)
+    }
+
+    /// End of stream at `at`: maps the last buffered events, then, if no completion came, fails
+    /// the turn with the deferred error or `stream closed before response.completed`.
+    pub fn finish(&mut self, at: Duration) -> Vec<TimelineEntry> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        let raws = self.decoder.finish(at);
+        let entries = self.process(raws);
+        if !self.is_done() {
+            let error = self
+                .deferred
+                .take()
+                .unwrap_or_else(|| StreamError::stream(errors::CLOSED_BEFORE_COMPLETED));
+            self.outcome.fail(error, at);
+        }
+        entries
+    }
+
+    /// Ends the turn now with `error` (a transport error or idle timeout), unless it already
+    /// ended. A deferred `response.failed` error is superseded, as in the client.
+    pub fn fail(&mut self, error: StreamError, at: Duration) {
+        self.outcome.fail(error, at);
+    }
+
+    /// Accounts for events derived from the HTTP response headers ([`events::header_events`]).
+    pub fn apply_header_events(&mut self, events: &[MappedEvent], at: Duration) {
+        for event in events {
+            self.outcome.apply_event(event, at);
+        }
+    }
+
+    /// True once the turn completed or failed.
+    pub fn is_done(&self) -> bool {
+        self.outcome.is_terminal()
+    }
+
+    /// The error that will end the turn at end of stream unless a completion comes first.
+    pub fn deferred_error(&self) -> Option<&StreamError> {
+        self.deferred.as_ref()
+    }
+
+    /// Raw events decoded in the same chunk after `response.completed`, which a client never
+    /// sees.
+    pub fn ignored_after_completion(&self) -> u64 {
+        self.ignored_after_completion
+    }
+
+    /// The outcome so far (partial until [`StreamReader::is_done`]).
+    pub fn outcome(&self) -> &TurnOutcome {
+        &self.outcome
+    }
+
+    /// The outcome, consuming the reader.
+    pub fn into_outcome(self) -> TurnOutcome {
+        self.outcome
+    }
+
+    /// The SSE decoder (bytes still buffered, events decoded).
+    pub fn decoder(&self) -> &SseDecoder {
+        &self.decoder
+    }
+
+    fn process(&mut self, raws: Vec<RawEvent>) -> Vec<TimelineEntry> {
+        let mut entries = Vec::with_capacity(raws.len());
+        for raw in raws {
+            if self.is_done() {
+                self.ignored_after_completion += 1;
+                continue;
+            }
+            let entry = self.mapper.map(raw);
+            if let Some(error) = &entry.error {
+                self.deferred = Some(error.clone());
+            }
+            self.outcome.apply(&entry);
+            if self.is_done() {
+                self.deferred = None;
+            }
+            entries.push(entry);
+        }
+        entries
+    }
+}
+
+/// Decodes and maps a whole recorded stream in one go (every event received at `at`).
+pub fn read_all(bytes: &[u8], at: Duration) -> (Vec<TimelineEntry>, TurnOutcome) {
+    let mut reader = StreamReader::new();
+    let mut entries = reader.push(bytes, at);
+    entries.extend(reader.finish(at));
+    (entries, reader.into_outcome())
+}

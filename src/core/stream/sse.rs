@@ -1,0 +1,255 @@
+//! SSE framing: [`SseDecoder`] turns bytes, pushed as they arrive, into [`RawEvent`]s.
+//!
+//! The framing itself is done by the `eventsource-stream` crate, driven over an in-memory byte
+//! stream that this module feeds and polls with a no-op waker (no runtime, no I/O). This module
+//! only decides *how much* to hand over at a time:
+//!
+//! - Bytes after the last line terminator (`\n` or `\r`) are held back until the line is complete,
+//!   so a long line (a 10 MB `data:`) is handed over once instead of being re-scanned per chunk.
+//! - Complete lines are handed over in batches of about [`FEED_BATCH_BYTES`]: `eventsource-stream`
+//!   copies its remaining buffer once per line, so large batches would cost O(n²).
+//! - Each batch is UTF-8 decoded the way the SSE standard says (invalid sequences become U+FFFD)
+//!   before it is handed over; a batch always ends at an ASCII terminator, so no character is split.
+//!
+//! - A leading UTF-8 BOM is skipped here (the crate's own BOM handling panics on it).
+//!
+//! Everything else — CRLF/CR/LF line ends, comments and keep-alives, multi-line `data:`, events
+//! without data — follows `eventsource-stream`.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use bytes::Bytes;
+use eventsource_stream::{Event, EventStream};
+use futures_util::Stream;
+
+/// Size of the batches of complete lines handed to `eventsource-stream`.
+pub const FEED_BATCH_BYTES: usize = 1024;
+
+/// One decoded SSE event, before any interpretation of its data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawEvent {
+    /// Position in the stream, from 0.
+    pub seq: u64,
+    /// When the chunk that completed this event arrived, measured from the start of the request
+    /// (or of the file). Passed in by the caller: the core reads no clock.
+    pub received_at: Duration,
+    /// The SSE `event:` name. `None` when the event had no name (SSE's default type `message`,
+    /// which is also how an explicit `event: message` is reported).
+    pub event: Option<String>,
+    /// The `data:` lines joined with `\n`.
+    pub data: String,
+}
+
+/// What the in-memory stream hands to `eventsource-stream` next.
+#[derive(Debug, Default)]
+struct Feed {
+    chunk: Option<Bytes>,
+    closed: bool,
+}
+
+/// The byte stream `eventsource-stream` reads: one pushed chunk at a time, `Pending` in between.
+#[derive(Debug)]
+struct FeedStream(Arc<Mutex<Feed>>);
+
+impl Stream for FeedStream {
+    type Item = Result<Bytes, std::convert::Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let mut feed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match feed.chunk.take() {
+            Some(chunk) => Poll::Ready(Some(Ok(chunk))),
+            None if feed.closed => Poll::Ready(None),
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// The UTF-8 byte order mark, skipped at the start of a stream.
+const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
+
+fn is_line_end(byte: &u8) -> bool {
+    *byte == b'\n' || *byte == b'\r'
+}
+
+/// Incremental SSE decoder: `push` bytes as they arrive, `finish` at end of stream.
+///
+/// Any split of the same bytes into chunks gives the same events.
+pub struct SseDecoder {
+    /// Bytes of an unfinished line (never contains a line terminator between pushes).
+    pending: Vec<u8>,
+    /// The last byte handed over (a trailing `\r` may still be waiting for a `\n`); `None`
+    /// before the first batch.
+    last_fed: Option<u8>,
+    feed: Arc<Mutex<Feed>>,
+    events: EventStream<FeedStream>,
+    next_seq: u64,
+    finished: bool,
+    error: Option<String>,
+}
+
+impl std::fmt::Debug for SseDecoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SseDecoder")
+            .field("pending_bytes", &self.pending.len())
+            .field("next_seq", &self.next_seq)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for SseDecoder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SseDecoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> Self {
+        let feed = Arc::new(Mutex::new(Feed::default()));
+        Self {
+            pending: Vec::new(),
+            last_fed: None,
+            events: EventStream::new(FeedStream(Arc::clone(&feed))),
+            feed,
+            next_seq: 0,
+            finished: false,
+            error: None,
+        }
+    }
+
+    /// Decodes `bytes` (the next chunk of the stream, received at `received_at`) and returns the
+    /// events it completed, in order. Bytes pushed after [`SseDecoder::finish`] are ignored.
+    pub fn push(&mut self, bytes: &[u8], received_at: Duration) -> Vec<RawEvent> {
+        let mut out = Vec::new();
+        if self.finished || bytes.is_empty() {
+            return out;
+        }
+        // `pending` holds no terminator, so only the new bytes can complete a line.
+        let Some(last_end) = bytes.iter().rposition(is_line_end) else {
+            self.pending.extend_from_slice(bytes);
+            return out;
+        };
+        let (complete, rest) = bytes.split_at(last_end + 1);
+        let mut lines = std::mem::take(&mut self.pending);
+        lines.extend_from_slice(complete);
+        self.feed_lines(lines, received_at, &mut out);
+        self.pending.extend_from_slice(rest);
+        out
+    }
+
+    /// Ends the stream: decodes what is still buffered and returns the last events. An event not
+    /// terminated by a blank line is discarded, as the SSE standard says.
+    pub fn finish(&mut self, received_at: Duration) -> Vec<RawEvent> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        // An unfinished last line, or a `\r` still waiting to see whether `\n` follows: end the
+        // line so `eventsource-stream` settles it (`\r\n` is the same single line end as `\r`).
+        if !self.pending.is_empty() || self.last_fed == Some(b'\r') {
+            let mut tail = std::mem::take(&mut self.pending);
+            tail.push(b'\n');
+            self.feed_lines(tail, received_at, &mut out);
+        }
+        self.feed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .closed = true;
+        self.drain(received_at, &mut out);
+        self.finished = true;
+        out
+    }
+
+    /// Number of events decoded so far.
+    pub fn events_decoded(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Bytes of an unfinished line waiting for its terminator.
+    pub fn pending_bytes(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// A framing error reported by `eventsource-stream`. Its line grammar accepts any input and
+    /// batches are valid UTF-8, so this stays `None`; it is kept rather than dropped if it ever
+    /// happens.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Hands complete lines over in batches that end at a line terminator.
+    fn feed_lines(&mut self, lines: Vec<u8>, received_at: Duration, out: &mut Vec<RawEvent>) {
+        let lines = Bytes::from(lines);
+        let mut start = 0;
+        while start < lines.len() {
+            let window_end = (start + FEED_BATCH_BYTES).min(lines.len());
+            let window = &lines[start..window_end];
+            let cut = match window.iter().rposition(is_line_end) {
+                Some(p) => start + p + 1,
+                // One line longer than a batch: hand it over whole.
+                None => match lines[window_end..].iter().position(is_line_end) {
+                    Some(p) => window_end + p + 1,
+                    None => lines.len(),
+                },
+            };
+            self.feed_batch(lines.slice(start..cut), received_at, out);
+            start = cut;
+        }
+    }
+
+    fn feed_batch(&mut self, mut batch: Bytes, received_at: Duration, out: &mut Vec<RawEvent>) {
+        if self.last_fed.is_none() {
+            // The stream's first bytes. `eventsource-stream` 0.2.3 strips a leading BOM by
+            // slicing one *byte* off a 3-byte character, which panics; so the BOM is skipped here
+            // and a neutral empty line goes first, so the crate never sees a BOM at its start.
+            if batch.starts_with(UTF8_BOM) {
+                batch = batch.slice(UTF8_BOM.len()..);
+            }
+            self.feed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .chunk = Some(Bytes::from_static(b"\n"));
+            self.drain(received_at, out);
+        }
+        self.last_fed = batch.last().copied().or(Some(b'\n'));
+        let text = match std::str::from_utf8(&batch) {
+            Ok(_) => batch,
+            Err(_) => Bytes::from(String::from_utf8_lossy(&batch).into_owned()),
+        };
+        self.feed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .chunk = Some(text);
+        self.drain(received_at, out);
+    }
+
+    /// Polls `eventsource-stream` until it needs more input.
+    fn drain(&mut self, received_at: Duration, out: &mut Vec<RawEvent>) {
+        let mut cx = Context::from_waker(Waker::noop());
+        loop {
+            match Pin::new(&mut self.events).poll_next(&mut cx) {
+                Poll::Ready(Some(Ok(event))) => out.push(self.raw(event, received_at)),
+                Poll::Ready(Some(Err(err))) => {
+                    self.error = Some(err.to_string());
+                    return;
+                }
+                Poll::Ready(None) | Poll::Pending => return,
+            }
+        }
+    }
+
+    fn raw(&mut self, event: Event, received_at: Duration) -> RawEvent {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        RawEvent {
+            seq,
+            received_at,
+            event: (event.event != "message").then_some(event.event),
+            data: event.data,
+        }
+    }
+}
