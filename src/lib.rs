@@ -8,4 +8,5 @@
 pub mod app;
 pub mod cli;
 pub mod core;
+pub mod transport;
 pub mod ui;

@@ -5,6 +5,8 @@
 mod compile;
 mod import;
 mod input;
+mod send;
+mod stream;
 
 use std::ffi::OsString;
 use std::process::ExitCode;
@@ -31,6 +33,10 @@ enum Command {
     Compile(compile::CompileArgs),
     /// Print the Prompt that compiles back to a captured request body.
     ImportBody(import::ImportArgs),
+    /// Decode and map a recorded SSE stream: one line per raw event, then the outcome.
+    Stream(stream::StreamArgs),
+    /// Send a Prompt live and print the streamed timeline and outcome.
+    Send(send::SendArgs),
 }
 
 /// Parses `args` and runs the subcommand; returns the process exit code.
@@ -50,6 +56,8 @@ where
     let result = match cli.command {
         Some(Command::Compile(args)) => compile::run(&args),
         Some(Command::ImportBody(args)) => import::run(&args),
+        Some(Command::Stream(args)) => stream::run(&args),
+        Some(Command::Send(args)) => send::run(&args),
         None => {
             use clap::CommandFactory as _;
             let _ = Cli::command().print_help();

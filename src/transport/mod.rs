@@ -1,0 +1,12 @@
+//! Transport: the only code that awaits. Sends compiled requests over the network and feeds the
+//! bytes that come back into the pure core ([`crate::core::stream`]).
+//!
+//! - [`http`]: live HTTP SSE send with reqwest — retries by error class, connect and idle
+//!   timeouts, cancellation that keeps the partial outcome.
+
+pub mod http;
+
+pub use http::{
+    Attempt, CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
+    resolve_headers,
+};
