@@ -9,6 +9,7 @@ pub mod import;
 pub mod items;
 pub mod json;
 pub mod models;
+pub mod prefix;
 pub mod prompt;
 pub mod provider;
 pub mod redact;
