@@ -3,6 +3,7 @@
 //! exit status 1; never a panic.
 
 mod compile;
+mod diff;
 mod import;
 mod input;
 mod send;
@@ -33,6 +34,8 @@ enum Command {
     Compile(compile::CompileArgs),
     /// Print the Prompt that compiles back to a captured request body.
     ImportBody(import::ImportArgs),
+    /// Cache-prefix analysis across request bodies: where the prefix broke, why, what it cost.
+    Diff(diff::DiffArgs),
     /// Decode and map a recorded SSE stream: one line per raw event, then the outcome.
     Stream(stream::StreamArgs),
     /// Send a Prompt live and print the streamed timeline and outcome.
@@ -56,6 +59,7 @@ where
     let result = match cli.command {
         Some(Command::Compile(args)) => compile::run(&args),
         Some(Command::ImportBody(args)) => import::run(&args),
+        Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Stream(args)) => stream::run(&args),
         Some(Command::Send(args)) => send::run(&args),
         None => {

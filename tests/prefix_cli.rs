@@ -1,0 +1,333 @@
+//! `promptwire diff` as a user runs it: the whole `--json` report and the human lines for a
+//! hand-made session (tests/data/prefix), the real Codex CLI 0.169 captures when `../shared` is
+//! present, and user errors (exit 1, one line on stderr).
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pretty_assertions::assert_eq;
+use serde_json::{Value, json};
+
+fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn promptwire");
+    if let Some(input) = stdin {
+        let _ = child.stdin.take().expect("stdin").write_all(input);
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().expect("wait")
+}
+
+fn data(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/prefix")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn shared(dir: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/fixtures/codex-cli-0.169")
+        .join(dir);
+    if path.is_dir() {
+        Some(path)
+    } else {
+        eprintln!("skipped: {} is absent", path.display());
+        None
+    }
+}
+
+fn json_out(out: &Output) -> Value {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+}
+
+/// Asserts a user error: exit 1, empty stdout, exactly one stderr line equal to `expected`.
+fn assert_user_error(out: &Output, expected: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "");
+    assert_eq!(stderr.lines().collect::<Vec<_>>(), vec![expected]);
+}
+
+/// The hand-made session: 0 → 1 appends a turn (client_metadata in another key order), 1 → 2
+/// edits an earlier tool output and changes the cache key, 2 → 3 switches to a Lite model.
+fn session_args() -> Vec<String> {
+    let mut args = vec!["diff".to_string()];
+    args.extend((0..4).map(|i| data(&format!("req_{i}.json"))));
+    for usage in ["resp_0.sse", "resp_1.sse", "resp_2.json", "resp_3.json"] {
+        args.push("--usage".to_string());
+        args.push(data(usage));
+    }
+    args
+}
+
+#[test]
+fn json_report_of_a_hand_made_session() {
+    let mut args = session_args();
+    args.push("--json".to_string());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(
+        json_out(&run(&args, None)),
+        json!({
+            "pairs": [
+                {
+                    "from": 0, "to": 1, "prefix_kept": true, "break": null,
+                    "causes": [], "warnings": [],
+                    "reusable_bytes": 808, "reusable_tokens": 206, "reported_cached_tokens": 1152
+                },
+                {
+                    "from": 1, "to": 2, "prefix_kept": false,
+                    "break": {"at": "input", "index": 2, "path": "/input/2/output"},
+                    "causes": ["input_item_edited"], "warnings": ["prompt_cache_key_changed"],
+                    "reusable_bytes": 715, "reusable_tokens": 181, "reported_cached_tokens": 0
+                },
+                {
+                    "from": 2, "to": 3, "prefix_kept": false,
+                    "break": {"at": "model", "index": null, "path": "/model"},
+                    "causes": ["model_changed", "reasoning_changed", "dialect_changed"],
+                    "warnings": ["client_metadata_changed"],
+                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null
+                }
+            ],
+            "summary": {
+                "requests": 4, "breaks": 2, "input_tokens": 1145, "reusable_tokens": 387,
+                "reported_cached_tokens": 1152
+            }
+        })
+    );
+}
+
+#[test]
+fn human_report_is_one_line_per_pair_and_a_summary() {
+    let args = session_args();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = run(&args, None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "0 -> 1: kept; reusable 206 of 206 tokens (808 bytes); server cached 1152\n\
+         1 -> 2: BROKEN at input[2] /input/2/output (input_item_edited); reusable 181 of 258 \
+         tokens (715 bytes); server cached 0; warnings: prompt_cache_key_changed\n\
+         2 -> 3: BROKEN at model /model (model_changed, reasoning_changed, dialect_changed); \
+         reusable 0 of 302 tokens (0 bytes); warnings: client_metadata_changed\n\
+         session: 4 requests, 2 breaks, 1145 input tokens, 387 reusable, 1152 reported cached; \
+         misses: 0 tokens, $0.0000\n"
+    );
+}
+
+#[test]
+fn chosen_pairs_and_timestamps() {
+    let (r0, r1, r3) = (data("req_0.json"), data("req_1.json"), data("req_3.json"));
+    let out = run(
+        &[
+            "diff",
+            &r0,
+            &r1,
+            &r3,
+            "--pair",
+            "0:2",
+            "--pair",
+            "1:1",
+            "--sent-at-ms",
+            "1000,2000,902000",
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        json_out(&out),
+        json!({
+            "pairs": [
+                {
+                    "from": 0, "to": 2, "prefix_kept": false,
+                    "break": {"at": "model", "index": null, "path": "/model"},
+                    "causes": ["model_changed", "reasoning_changed", "dialect_changed", "input_item_edited"],
+                    "warnings": ["prompt_cache_key_changed", "client_metadata_changed"],
+                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null
+                },
+                {
+                    "from": 1, "to": 1, "prefix_kept": true, "break": null,
+                    "causes": [], "warnings": [],
+                    "reusable_bytes": 1011, "reusable_tokens": 258, "reported_cached_tokens": null
+                }
+            ],
+            "summary": {
+                "requests": 3, "breaks": 1, "input_tokens": 843, "reusable_tokens": 206,
+                "reported_cached_tokens": null
+            }
+        })
+    );
+    // The consecutive pairs: 15 minutes between requests 1 and 2 is an idle gap.
+    let out = run(
+        &[r0.as_str(), &r1, &r3].iter().fold(
+            vec!["diff", "--sent-at-ms", "1000,2000,902000"],
+            |mut v, a| {
+                v.push(a);
+                v
+            },
+        ),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        text.lines().nth(1),
+        Some(
+            "1 -> 2: BROKEN at model /model (model_changed, reasoning_changed, dialect_changed, \
+             input_item_edited); reusable 0 of 258 tokens (0 bytes); warnings: \
+             prompt_cache_key_changed, client_metadata_changed, idle_gap (gap 900 s)"
+        )
+    );
+}
+
+#[test]
+fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
+    let Some(dir) = shared("two-requests-local-provider") else {
+        return;
+    };
+    let (a, b) = (dir.join("req_0.json"), dir.join("req_1.json"));
+    // The premise: the two client_metadata maps list their keys in another order.
+    let keys = |p: &Path| -> Vec<String> {
+        let v: Value = serde_json::from_slice(&std::fs::read(p).expect("read")).expect("json");
+        v["client_metadata"]
+            .as_object()
+            .expect("client_metadata")
+            .keys()
+            .cloned()
+            .collect()
+    };
+    assert_ne!(keys(&a), keys(&b));
+    let out = run(
+        &[
+            "diff",
+            &a.display().to_string(),
+            &b.display().to_string(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        json_out(&out),
+        json!({
+            "pairs": [{
+                "from": 0, "to": 1, "prefix_kept": true, "break": null,
+                "causes": [], "warnings": [],
+                "reusable_bytes": 9515, "reusable_tokens": 2165, "reported_cached_tokens": null
+            }],
+            "summary": {
+                "requests": 2, "breaks": 0, "input_tokens": 4414, "reusable_tokens": 2165,
+                "reported_cached_tokens": null
+            }
+        })
+    );
+}
+
+#[test]
+fn real_tools_session_with_reported_cached_tokens() {
+    let Some(dir) = shared("two-turns-tools-session") else {
+        return;
+    };
+    let mut args = vec!["diff".to_string(), "--json".to_string()];
+    for i in 0..6 {
+        args.push(dir.join(format!("req_0{i}.json")).display().to_string());
+    }
+    for i in 0..6 {
+        args.push("--usage".to_string());
+        args.push(dir.join(format!("resp_0{i}.sse")).display().to_string());
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let kept = |from: usize, bytes: u64, tokens: u64, cached: u64, warnings: Value| {
+        json!({
+            "from": from, "to": from + 1, "prefix_kept": true, "break": null,
+            "causes": [], "warnings": warnings,
+            "reusable_bytes": bytes, "reusable_tokens": tokens, "reported_cached_tokens": cached
+        })
+    };
+    assert_eq!(
+        json_out(&run(&args, None)),
+        json!({
+            "pairs": [
+                kept(0, 7070, 1701, 6912, json!([])),
+                kept(1, 7548, 1877, 7040, json!([])),
+                // A new turn: turn_id in client_metadata changes; the prefix holds.
+                kept(2, 8130, 2091, 7232, json!(["client_metadata_changed"])),
+                kept(3, 8646, 2273, 7360, json!([])),
+                kept(4, 9124, 2453, 7488, json!([])),
+            ],
+            "summary": {
+                "requests": 6, "breaks": 0, "input_tokens": 13035, "reusable_tokens": 10395,
+                "reported_cached_tokens": 36032
+            }
+        })
+    );
+}
+
+#[test]
+fn a_body_from_standard_input() {
+    let body = std::fs::read(data("req_1.json")).expect("read");
+    let out = run(&["diff", &data("req_0.json"), "-", "--json"], Some(&body));
+    assert_eq!(json_out(&out)["pairs"][0]["prefix_kept"], json!(true));
+}
+
+#[test]
+fn user_errors_are_one_line() {
+    let r0 = data("req_0.json");
+    let bad = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefix_cli_bad.json");
+    std::fs::write(&bad, "{\n  \"model\": \"x\",\n  oops\n}").expect("write");
+    let bad = bad.display().to_string();
+    assert_user_error(
+        &run(&["diff", &bad], None),
+        &format!("promptwire: {bad}: invalid JSON at line 3, column 3: key must be a string"),
+    );
+    assert_user_error(
+        &run(&["diff", &r0, "-"], Some(b"{\"model\": 1}")),
+        "promptwire: stdin: model: model must be a string, got a number",
+    );
+    assert_user_error(
+        &run(&["diff", &r0, "-"], Some(b"[]")),
+        "promptwire: stdin: $: a request body must be a JSON object, got an array",
+    );
+    assert_user_error(
+        &run(&["diff", &r0, "--usage", &r0], None),
+        &format!("promptwire: {r0}: the response has no `usage`"),
+    );
+    assert_user_error(
+        &run(&["diff", &r0, &r0, "--usage", &data("resp_0.sse")], None),
+        "promptwire: expected one --usage file per body (2), got 1",
+    );
+    assert_user_error(
+        &run(&["diff", &r0, "--pair", "0:1"], None),
+        "promptwire: --pair 0:1: the session has 1 request (0 to 0)",
+    );
+    assert_user_error(
+        &run(&["diff", &r0, "--sent-at-ms", "1,2"], None),
+        "promptwire: expected one --sent-at-ms value per body (1), got 2",
+    );
+    assert_user_error(
+        &run(&["diff", "-", "-"], Some(b"{}")),
+        "promptwire: standard input (`-`) can be read only once",
+    );
+    let missing = data("missing.json");
+    let out = run(&["diff", &missing], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    // A malformed option value is a usage error (clap), exit 1.
+    assert_eq!(
+        run(&["diff", &r0, "--pair", "01"], None).status.code(),
+        Some(1)
+    );
+}
