@@ -2,7 +2,7 @@
 //!
 //! The framing itself is done by the `eventsource-stream` crate, driven over an in-memory byte
 //! stream that this module feeds and polls with a no-op waker (no runtime, no I/O). This module
-//! only decides *how much* to hand over at a time:
+//! decides what to hand over, and when:
 //!
 //! - Bytes after the last line terminator (`\n` or `\r`) are held back until the line is complete,
 //!   so a long line (a 10 MB `data:`) is handed over once instead of being re-scanned per chunk.
@@ -10,8 +10,7 @@
 //!   copies its remaining buffer once per line, so large batches would cost O(n²).
 //! - Each batch is UTF-8 decoded the way the SSE standard says (invalid sequences become U+FFFD)
 //!   before it is handed over; a batch always ends at an ASCII terminator, so no character is split.
-//!
-//! - A leading UTF-8 BOM is skipped here (the crate's own BOM handling panics on it).
+//! - A leading UTF-8 BOM is skipped here: the crate's own BOM handling panics on it.
 //!
 //! Everything else — CRLF/CR/LF line ends, comments and keep-alives, multi-line `data:`, events
 //! without data — follows `eventsource-stream`.
