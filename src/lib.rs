@@ -8,5 +8,6 @@
 pub mod app;
 pub mod cli;
 pub mod core;
+pub mod store;
 pub mod transport;
 pub mod ui;

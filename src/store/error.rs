@@ -1,0 +1,83 @@
+//! Errors of the session store: one enum, each message a single line that names what failed and
+//! (last) the path involved.
+
+use std::path::PathBuf;
+
+/// Everything that can go wrong opening, reading or writing a session database.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file exists but is not an SQLite database (or is damaged).
+    #[error("not a promptwire database (not SQLite or damaged): {path}")]
+    NotADatabase {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An SQLite database that was not made by promptwire.
+    #[error("an SQLite database, but not a promptwire one: {path}")]
+    Foreign {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The schema is newer than this build understands.
+    #[error(
+        "database schema version {found} is newer than this promptwire supports ({supported}); use a newer promptwire: {path}"
+    )]
+    TooNew {
+        /// Version in the file.
+        found: i64,
+        /// Newest version this build knows.
+        supported: i64,
+        /// The file.
+        path: PathBuf,
+    },
+    /// A write was attempted on a database opened read-only.
+    #[error("database is read-only (browsing only): {path}")]
+    ReadOnly {
+        /// The file.
+        path: PathBuf,
+    },
+    /// No session with this id.
+    #[error("no session {0}")]
+    NoSession(i64),
+    /// No request with this id.
+    #[error("no request {0}")]
+    NoRequest(i64),
+    /// Stored data that does not decode (a damaged row).
+    #[error("damaged record: {0}")]
+    Damaged(String),
+    /// A file to import that cannot be understood.
+    #[error("{message}: {path}")]
+    BadImport {
+        /// What is wrong.
+        message: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The live recorder's thread stopped.
+    #[error("the recorder stopped: {0}")]
+    RecorderStopped(String),
+    /// SQLite reported an error.
+    #[error("database error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// A file could not be read or written.
+    #[error("{source}: {path}")]
+    Io {
+        /// The I/O error.
+        source: std::io::Error,
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+impl StoreError {
+    /// An I/O error about `path`.
+    pub fn io(source: std::io::Error, path: impl Into<PathBuf>) -> Self {
+        Self::Io {
+            source,
+            path: path.into(),
+        }
+    }
+}
+
+/// Result of store operations.
+pub type StoreResult<T> = Result<T, StoreError>;

@@ -1,0 +1,478 @@
+//! Import and export of sessions: HAR 1.2 (request with body, response with the SSE text,
+//! timings, promptwire's fields under `_promptwire`), a directory of bodies (`0000.json`, …, each
+//! the exact body), and JSON Lines (one request per line). Exports redact secrets in headers and
+//! bodies unless asked not to, and are written owner-readable only (0600).
+
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::Store;
+use super::error::{StoreError, StoreResult};
+use super::types::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source};
+use crate::core::export::{HarEntry, HarResponse, har_log};
+use crate::core::redact::{redact_header, redact_text};
+use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::{RawEvent, SseDecoder, StreamReader};
+
+/// Formats Unix microseconds as RFC 3339 (UTC, milliseconds).
+pub fn rfc3339(us: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(us)
+        .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))
+        .unwrap_or_default()
+}
+
+fn parse_rfc3339(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.timestamp_micros())
+}
+
+/// The SSE text of recorded events (`event:` line when named, one `data:` line per data line).
+pub fn sse_text(events: &[RawEvent]) -> String {
+    let mut out = String::new();
+    for event in events {
+        if let Some(name) = &event.event {
+            out.push_str("event: ");
+            out.push_str(name);
+            out.push('\n');
+        }
+        for line in event.data.split('\n') {
+            out.push_str("data: ");
+            out.push_str(line);
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn ms(us: Option<i64>) -> f64 {
+    us.map_or(-1.0, |us| us as f64 / 1000.0)
+}
+
+/// Writes `bytes` to `path`, readable and writable by its owner only.
+pub fn write_private(path: &Path, bytes: &[u8]) -> StoreResult<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path).map_err(|e| StoreError::io(e, path))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
+            .map_err(|e| StoreError::io(e, path))?;
+    }
+    file.write_all(bytes).map_err(|e| StoreError::io(e, path))?;
+    file.sync_all().map_err(|e| StoreError::io(e, path))
+}
+
+impl Store {
+    /// The HAR 1.2 log of a session. With `redact`, secrets in headers and bodies are replaced.
+    pub fn export_har(&self, session_id: i64, redact: bool) -> StoreResult<Value> {
+        let session = self.session(session_id)?;
+        let mut entries = Vec::new();
+        for summary in self.requests(session_id, Page::ALL)? {
+            let record = self.request(summary.id)?;
+            let body = self.body(summary.id)?;
+            let events = self.events(summary.id, Page::ALL)?;
+            let outcome = self.outcome(summary.id)?;
+            let response = summary.status.map(|status| {
+                let text = match &record.response_body {
+                    Some(text) if events.is_empty() => text.clone(),
+                    _ => sse_text(&events),
+                };
+                let wait = ms(summary.wait_us);
+                let total = ms(summary.total_us);
+                HarResponse {
+                    status,
+                    headers: record.response_headers.clone(),
+                    body: text,
+                    wait_ms: wait.max(0.0),
+                    receive_ms: (total - wait).max(0.0),
+                }
+            });
+            let mut extra = match record.extra.clone() {
+                Some(Value::Object(map)) => map,
+                _ => serde_json::Map::new(),
+            };
+            extra.insert("position".to_string(), json!(summary.position));
+            extra.insert("dialect".to_string(), json!(summary.dialect));
+            extra.insert("rules".to_string(), json!(summary.rules));
+            extra.insert("provider".to_string(), json!(summary.provider));
+            extra.insert(
+                "session".to_string(),
+                json!({
+                    "name": session.name,
+                    "source": session.source,
+                    "provider": session.provider,
+                    "model": session.model,
+                    "created_at": rfc3339(session.created_us),
+                }),
+            );
+            extra.insert(
+                "event_times_us".to_string(),
+                Value::Array(
+                    events
+                        .iter()
+                        .map(|e| {
+                            json!(u64::try_from(e.received_at.as_micros()).unwrap_or(u64::MAX))
+                        })
+                        .collect(),
+                ),
+            );
+            if let Some(outcome) = &outcome {
+                let mut value = serde_json::to_value(outcome).unwrap_or(Value::Null);
+                if redact && let Some(text) = value.get_mut("text") {
+                    *text = Value::String(redact_text(text.as_str().unwrap_or_default()));
+                }
+                extra.insert("outcome".to_string(), value);
+            }
+            entries.push(HarEntry {
+                started_at: rfc3339(summary.started_us.unwrap_or(session.created_us)),
+                method: summary.method.clone(),
+                url: if redact {
+                    redact_text(&summary.url)
+                } else {
+                    summary.url.clone()
+                },
+                request_headers: record.headers.clone(),
+                request_body: String::from_utf8_lossy(&body.bytes).into_owned(),
+                response,
+                extra: Value::Object(extra),
+            });
+        }
+        Ok(har_log(&entries, redact))
+    }
+
+    /// Writes each request body of a session to `dir` as `0000.json`, `0001.json`, … in session
+    /// order, each the exact body (secrets redacted when `redact`). Returns the number written.
+    pub fn export_bodies(&self, session_id: i64, dir: &Path, redact: bool) -> StoreResult<usize> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(e, dir))?;
+        let requests = self.requests(session_id, Page::ALL)?;
+        for (index, summary) in requests.iter().enumerate() {
+            let body = self.body(summary.id)?;
+            let path = dir.join(format!("{index:04}.json"));
+            if redact {
+                let text = String::from_utf8_lossy(&body.bytes);
+                write_private(&path, redact_text(&text).as_bytes())?;
+            } else {
+                write_private(&path, &body.bytes)?;
+            }
+        }
+        Ok(requests.len())
+    }
+
+    /// JSON Lines of a session: one object per request with its body, events and outcome.
+    pub fn export_jsonl(&self, session_id: i64, redact: bool) -> StoreResult<String> {
+        let session = self.session(session_id)?;
+        let mut out = String::new();
+        for summary in self.requests(session_id, Page::ALL)? {
+            let record = self.request(summary.id)?;
+            let body = self.body(summary.id)?;
+            let events: Vec<Value> = self
+                .events(summary.id, Page::ALL)?
+                .into_iter()
+                .map(|e| {
+                    json!({
+                        "seq": e.seq,
+                        "received_us": u64::try_from(e.received_at.as_micros()).unwrap_or(u64::MAX),
+                        "event": e.event,
+                        "data": e.data,
+                    })
+                })
+                .collect();
+            let headers: Vec<Value> = record
+                .headers
+                .iter()
+                .map(|(n, v)| {
+                    let v = if redact {
+                        redact_header(n, v)
+                    } else {
+                        v.clone()
+                    };
+                    json!([n, v])
+                })
+                .collect();
+            let line = json!({
+                "session": session.id,
+                "session_name": session.name,
+                "position": summary.position,
+                "started_at": summary.started_us.map(rfc3339),
+                "method": summary.method,
+                "url": summary.url,
+                "dialect": summary.dialect,
+                "rules": summary.rules,
+                "provider": summary.provider,
+                "headers": headers,
+                "body": body.value.clone().unwrap_or_else(|| Value::String(String::from_utf8_lossy(&body.bytes).into_owned())),
+                "status": summary.status,
+                "wait_us": summary.wait_us,
+                "total_us": summary.total_us,
+                "response_body": record.response_body,
+                "events": events,
+                "outcome": self.outcome(summary.id)?,
+            })
+            .to_string();
+            out.push_str(&if redact { redact_text(&line) } else { line });
+            out.push('\n');
+        }
+        Ok(out)
+    }
+
+    /// Imports a HAR file's text as a new session; returns (session id, requests imported).
+    /// `name` is used when the file carries no session name.
+    pub fn import_har(&mut self, text: &str, name: &str, path: &Path) -> StoreResult<(i64, usize)> {
+        let bad = |message: String| StoreError::BadImport {
+            message,
+            path: path.to_path_buf(),
+        };
+        let har: Value = serde_json::from_str(text)
+            .map_err(|e| bad(format!("not a HAR file (invalid JSON: {e})")))?;
+        let entries = har
+            .pointer("/log/entries")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("not a HAR file (no log.entries)".to_string()))?;
+        let first_extra = entries.first().and_then(|e| e.get("_promptwire"));
+        let session_info = first_extra.and_then(|x| x.get("session"));
+        let info_str = |key: &str| {
+            session_info
+                .and_then(|s| s.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let first_started = entries
+            .first()
+            .and_then(|e| e.get("startedDateTime"))
+            .and_then(Value::as_str)
+            .and_then(parse_rfc3339);
+        let created_us = info_str("created_at")
+            .as_deref()
+            .and_then(parse_rfc3339)
+            .or(first_started)
+            .unwrap_or(0);
+        let first_model = entries.first().and_then(|e| {
+            let text = e.pointer("/request/postData/text")?.as_str()?;
+            let body: Value = serde_json::from_str(text).ok()?;
+            body.get("model")?.as_str().map(str::to_string)
+        });
+        let session = NewSession {
+            name: info_str("name").unwrap_or_else(|| name.to_string()),
+            source: Source::Import,
+            provider: info_str("provider"),
+            model: info_str("model").or(first_model),
+            created_us,
+        };
+        // Parse every entry before writing anything.
+        let parsed = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| parse_entry(e).map_err(|m| bad(format!("entry {i}: {m}"))))
+            .collect::<Result<Vec<_>, _>>()?;
+        let session_id = self.create_session(&session)?;
+        let written = self.import_entries(session_id, &parsed);
+        if let Err(e) = written {
+            // Leave nothing half-imported behind.
+            let _ = self.delete_session(session_id);
+            return Err(e);
+        }
+        Ok((session_id, parsed.len()))
+    }
+}
+
+impl Store {
+    fn import_entries(&mut self, session_id: i64, parsed: &[ParsedEntry]) -> StoreResult<()> {
+        for entry in parsed {
+            let id = self.add_request(
+                session_id,
+                &NewRequest {
+                    dialect: entry.dialect.clone(),
+                    rules: entry.rules.clone(),
+                    provider: entry.provider.clone(),
+                    method: entry.method.clone(),
+                    url: entry.url.clone(),
+                    body: entry.body.as_bytes(),
+                    headers: &entry.headers,
+                    extra: entry.extra.clone(),
+                    started_us: entry.started_us,
+                },
+            )?;
+            if let Some(response) = &entry.response {
+                self.set_response(id, response)?;
+            }
+            self.add_events(id, &entry.events)?;
+            if let Some(outcome) = &entry.outcome {
+                self.set_outcome(id, outcome)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+struct ParsedEntry {
+    method: String,
+    url: String,
+    headers: Vec<(String, String)>,
+    body: String,
+    started_us: Option<i64>,
+    dialect: Option<String>,
+    rules: Option<String>,
+    provider: Option<String>,
+    extra: Option<Value>,
+    response: Option<ResponseMeta>,
+    events: Vec<RawEvent>,
+    outcome: Option<OutcomeRecord>,
+}
+
+fn har_headers(value: Option<&Value>) -> Vec<(String, String)> {
+    value
+        .and_then(Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter_map(|h| {
+                    Some((
+                        h.get("name")?.as_str()?.to_string(),
+                        h.get("value")?.as_str()?.to_string(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
+    let request = entry.get("request").ok_or("no request")?;
+    let url = request
+        .get("url")
+        .and_then(Value::as_str)
+        .ok_or("request has no url")?
+        .to_string();
+    let method = request
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or("POST")
+        .to_string();
+    let body = request
+        .pointer("/postData/text")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let started_us = entry
+        .get("startedDateTime")
+        .and_then(Value::as_str)
+        .and_then(parse_rfc3339);
+    let mut extra = match entry.get("_promptwire") {
+        Some(Value::Object(map)) => map.clone(),
+        _ => serde_json::Map::new(),
+    };
+    let take_str = |extra: &mut serde_json::Map<String, Value>, key: &str| {
+        extra
+            .remove(key)
+            .and_then(|v| v.as_str().map(str::to_string))
+    };
+    let dialect = take_str(&mut extra, "dialect");
+    let rules = take_str(&mut extra, "rules");
+    let provider = take_str(&mut extra, "provider");
+    extra.remove("session");
+    extra.remove("position");
+    let times: Vec<u64> = extra
+        .remove("event_times_us")
+        .and_then(|v| serde_json::from_value(v).ok())
+        .unwrap_or_default();
+    let stored_outcome: Option<OutcomeRecord> = extra
+        .remove("outcome")
+        .and_then(|v| serde_json::from_value(v).ok());
+    let timing = |key: &str| {
+        entry
+            .pointer(&format!("/timings/{key}"))
+            .and_then(Value::as_f64)
+            .filter(|v| *v >= 0.0)
+            .map(|ms| (ms * 1000.0).round() as i64)
+    };
+    let status = entry
+        .pointer("/response/status")
+        .and_then(Value::as_u64)
+        .and_then(|s| u16::try_from(s).ok())
+        .filter(|s| *s != 0);
+    let mut events = Vec::new();
+    let mut response = None;
+    let mut outcome = stored_outcome;
+    if let Some(status) = status {
+        let response_value = entry.get("response");
+        let headers = har_headers(response_value.and_then(|r| r.get("headers")));
+        let text = response_value
+            .and_then(|r| r.pointer("/content/text"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let wait_us = timing("wait");
+        let total_us = match (wait_us, timing("receive")) {
+            (Some(w), Some(r)) => Some(w + r),
+            (w, _) => w,
+        };
+        let at = Duration::from_micros(u64::try_from(wait_us.unwrap_or(0)).unwrap_or(0));
+        let mut response_body = None;
+        if (200..300).contains(&status) {
+            let mut decoder = SseDecoder::new();
+            events = decoder.push(text.as_bytes(), at);
+            events.extend(decoder.finish(at));
+            if times.len() == events.len() {
+                for (event, us) in events.iter_mut().zip(&times) {
+                    event.received_at = Duration::from_micros(*us);
+                }
+            }
+            if outcome.is_none() {
+                let mut reader = StreamReader::new();
+                for event in &events {
+                    let chunk = sse_text(std::slice::from_ref(event));
+                    reader.push(chunk.as_bytes(), event.received_at);
+                }
+                let end = events.last().map_or(at, |e| e.received_at);
+                reader.finish(end);
+                outcome = Some(OutcomeRecord::from_turn(reader.outcome()));
+            }
+        } else {
+            if outcome.is_none() {
+                let error = classify_http_error(status, &headers, &text, &url);
+                outcome = Some(OutcomeRecord {
+                    state: "failed".to_string(),
+                    error_class: Some(error.class().to_string()),
+                    error_message: Some(error.to_string()),
+                    ..OutcomeRecord::default()
+                });
+            }
+            response_body = Some(text);
+        }
+        response = Some(ResponseMeta {
+            status: Some(status),
+            headers,
+            body: response_body,
+            wait_us,
+            total_us,
+        });
+    }
+    Ok(ParsedEntry {
+        method,
+        url,
+        headers: har_headers(request.get("headers")),
+        body,
+        started_us,
+        dialect,
+        rules,
+        provider,
+        extra: if extra.is_empty() {
+            None
+        } else {
+            Some(Value::Object(extra))
+        },
+        response,
+        events,
+        outcome,
+    })
+}

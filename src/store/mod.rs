@@ -1,0 +1,167 @@
+//! The session store: every request, raw event and outcome of a session in one SQLite file (WAL
+//! mode, schema versioned with `PRAGMA user_version`, forward migrations).
+//!
+//! Input items are content-addressed (hash → item JSON, stored once) and a request is kept as its
+//! non-input fields plus the ordered list of its items, so a session grows with its new items,
+//! not with the square of its turns; [`Store::body`] rebuilds any stored body as the same JSON
+//! value, keys in the same order, and the same bytes. Secret headers are never written.
+//!
+//! - [`Store`]: open (refusing foreign, damaged or newer files without touching them; read-only
+//!   files browse), write, page through and search sessions, delete.
+//! - [`Recorder`]: the live writer, committing raw events in batches at most ~100 ms behind.
+//! - [`har`]: HAR 1.2 import/export, a directory of bodies, JSON Lines.
+//! - [`seed`]: the embedded default database, seeded from `sessions/samples/*.har`.
+
+mod body;
+mod error;
+pub mod har;
+mod read;
+mod recorder;
+mod schema;
+pub mod seed;
+mod types;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+
+pub use body::{ContentHash, content_hash};
+pub use error::{StoreError, StoreResult};
+pub use recorder::{Recorder, RecorderOptions};
+pub use schema::SCHEMA_VERSION;
+pub use types::{
+    NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
+    SessionSummary, Source, StoredBody,
+};
+
+/// How long a writer waits for another connection's lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// An open session database.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+    read_only: bool,
+}
+
+impl Store {
+    /// Opens the database at `path`, creating it (and the schema) when the file does not exist.
+    /// A file without write permission is opened read-only: it browses, writes fail with
+    /// [`StoreError::ReadOnly`]. A file that is not SQLite, a foreign SQLite database, or one with
+    /// a newer schema is refused and left untouched.
+    pub fn open(path: impl AsRef<Path>) -> StoreResult<Self> {
+        let path = path.as_ref().to_path_buf();
+        let existing = match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_dir() => {
+                return Err(StoreError::NotADatabase { path });
+            }
+            Ok(meta) => Some(meta),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(StoreError::io(e, path)),
+        };
+        let read_only = existing
+            .as_ref()
+            .is_some_and(|meta| meta.permissions().readonly());
+        if read_only {
+            return Self::open_read_only(path);
+        }
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if existing.is_none() {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        }
+        let mut conn =
+            Connection::open_with_flags(&path, flags).map_err(|e| schema::classify(e, &path))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
+        let version = schema::check(&conn, &path)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(|e| schema::classify(e, &path))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(StoreError::Damaged(format!(
+                "could not switch to WAL mode (got {mode})"
+            )));
+        }
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn, version)?;
+        Ok(Self {
+            conn,
+            path,
+            read_only: false,
+        })
+    }
+
+    /// Opens `path` read-only, whatever its permissions. The schema must be current.
+    pub fn open_read_only(path: impl AsRef<Path>) -> StoreResult<Self> {
+        let path = path.as_ref().to_path_buf();
+        if !path.exists() {
+            return Err(StoreError::io(
+                std::io::Error::from(std::io::ErrorKind::NotFound),
+                path,
+            ));
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn =
+            Connection::open_with_flags(&path, flags).map_err(|e| schema::classify(e, &path))?;
+        let conn = match schema::check(&conn, &path) {
+            Ok(_) => conn,
+            // A WAL database whose -shm cannot be created (read-only directory): open it as
+            // immutable instead.
+            Err(StoreError::Sqlite(e))
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) =>
+            {
+                drop(conn);
+                let uri = format!("file:{}?immutable=1", path.display());
+                Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
+                    .map_err(|e| schema::classify(e, &path))?
+            }
+            Err(e) => return Err(e),
+        };
+        let version = schema::check(&conn, &path)?;
+        if version != SCHEMA_VERSION {
+            return Err(StoreError::Damaged(format!(
+                "schema version {version} needs upgrading, which a read-only file does not allow: {}",
+                path.display()
+            )));
+        }
+        Ok(Self {
+            conn,
+            path,
+            read_only: true,
+        })
+    }
+
+    /// An in-memory database (for tests and previews).
+    pub fn open_in_memory() -> StoreResult<Self> {
+        let mut conn = Connection::open_in_memory()?;
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        schema::migrate(&mut conn, 0)?;
+        Ok(Self {
+            conn,
+            path: PathBuf::from(":memory:"),
+            read_only: false,
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when opened read-only.
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
+    }
+
+    fn writable(&mut self) -> StoreResult<&mut Connection> {
+        if self.read_only {
+            return Err(StoreError::ReadOnly {
+                path: self.path.clone(),
+            });
+        }
+        Ok(&mut self.conn)
+    }
+}

@@ -1,0 +1,154 @@
+//! The schema, its version (`PRAGMA user_version`) and forward migrations, and the checks made
+//! before anything is written: a file that is not SQLite, a foreign SQLite database or a newer
+//! schema is refused without being touched.
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::error::{StoreError, StoreResult};
+
+/// The schema version this build writes. Migrations take any older version up to it.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Migrations in order: `MIGRATIONS[n]` takes version `n` to `n + 1`.
+const MIGRATIONS: &[&str] = &[r#"
+CREATE TABLE sessions (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    source      TEXT NOT NULL,          -- form / send / proxy / import
+    provider    TEXT,
+    model       TEXT,
+    created_us  INTEGER NOT NULL        -- Unix time, microseconds
+);
+CREATE INDEX sessions_by_created ON sessions(created_us DESC, id DESC);
+
+-- Input items, content-addressed: each distinct item JSON stored once.
+CREATE TABLE items (
+    id    INTEGER PRIMARY KEY,
+    hash  BLOB NOT NULL UNIQUE,
+    json  TEXT NOT NULL
+);
+
+-- Non-input body fields (an ordered JSON object), content-addressed like items.
+CREATE TABLE fields (
+    id    INTEGER PRIMARY KEY,
+    hash  BLOB NOT NULL UNIQUE,
+    json  TEXT NOT NULL
+);
+
+CREATE TABLE requests (
+    id               INTEGER PRIMARY KEY,
+    session_id       INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    position         INTEGER NOT NULL,
+    dialect          TEXT,
+    rules            TEXT,
+    provider         TEXT,
+    model            TEXT,
+    method           TEXT NOT NULL,
+    url              TEXT NOT NULL,
+    fields_id        INTEGER REFERENCES fields(id),
+    input_at         INTEGER,           -- index of `input` among the body keys
+    input_items      BLOB NOT NULL,     -- item ids, LEB128 varints, in order
+    body_verbatim    BLOB,              -- exact bytes when the rebuilt value would differ
+    body_bytes       INTEGER NOT NULL,
+    headers          TEXT NOT NULL,     -- JSON [[name, value]], secret headers dropped
+    extra            TEXT,              -- JSON object: anything else worth keeping
+    started_us       INTEGER,           -- Unix time, microseconds
+    status           INTEGER,
+    response_headers TEXT,              -- JSON [[name, value]]
+    response_body    TEXT,              -- a non-SSE (error) response body
+    wait_us          INTEGER,           -- to the response headers
+    total_us         INTEGER,           -- to the end of the response
+    UNIQUE (session_id, position)
+);
+
+-- Which items a session uses (for search and for collecting unused items on delete).
+CREATE TABLE session_items (
+    session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    item_id     INTEGER NOT NULL,
+    PRIMARY KEY (session_id, item_id)
+) WITHOUT ROWID;
+CREATE INDEX session_items_by_item ON session_items(item_id);
+
+CREATE TABLE events (
+    request_id   INTEGER NOT NULL REFERENCES requests(id) ON DELETE CASCADE,
+    seq          INTEGER NOT NULL,
+    received_us  INTEGER NOT NULL,     -- from the start of the request
+    event        TEXT,                 -- SSE `event:` name
+    data         TEXT NOT NULL
+);
+CREATE UNIQUE INDEX events_by_request ON events(request_id, seq);
+
+CREATE TABLE outcomes (
+    request_id      INTEGER PRIMARY KEY REFERENCES requests(id) ON DELETE CASCADE,
+    state           TEXT NOT NULL,     -- completed / failed / open
+    response_id     TEXT,
+    error_class     TEXT,
+    error_message   TEXT,
+    usage           TEXT,              -- JSON
+    text            TEXT,
+    server_model    TEXT,
+    events          INTEGER NOT NULL,
+    first_event_us  INTEGER,
+    first_text_us   INTEGER,
+    total_us        INTEGER
+);
+"#];
+
+/// Reads the schema version, refusing files that are not promptwire databases.
+pub fn check(conn: &Connection, path: &Path) -> StoreResult<i64> {
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(|e| classify(e, path))?;
+    if version > SCHEMA_VERSION {
+        return Err(StoreError::TooNew {
+            found: version,
+            supported: SCHEMA_VERSION,
+            path: path.to_path_buf(),
+        });
+    }
+    if version == 0 {
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |row| row.get(0),
+            )
+            .map_err(|e| classify(e, path))?;
+        if tables > 0 {
+            return Err(StoreError::Foreign {
+                path: path.to_path_buf(),
+            });
+        }
+    }
+    Ok(version)
+}
+
+/// Applies the migrations from `version` up to [`SCHEMA_VERSION`], each in one transaction.
+pub fn migrate(conn: &mut Connection, mut version: i64) -> StoreResult<()> {
+    while version < SCHEMA_VERSION {
+        let index = usize::try_from(version).unwrap_or(usize::MAX);
+        let Some(sql) = MIGRATIONS.get(index) else {
+            break;
+        };
+        let tx = conn.transaction()?;
+        tx.execute_batch(sql)?;
+        version += 1;
+        tx.pragma_update(None, "user_version", version)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Turns SQLite's "not a database" into a clear error about `path`.
+pub fn classify(err: rusqlite::Error, path: &Path) -> StoreError {
+    match err.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt) => {
+            StoreError::NotADatabase {
+                path: path.to_path_buf(),
+            }
+        }
+        _ => StoreError::Sqlite(err),
+    }
+}

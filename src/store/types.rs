@@ -1,0 +1,262 @@
+//! Plain data going in and out of the store.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::core::stream::{TurnOutcome, TurnState};
+
+/// Where a session came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Compiled from the Prompt form.
+    Form,
+    /// Sent live with `send`.
+    Send,
+    /// Captured by the recording proxy.
+    Proxy,
+    /// Imported from a file.
+    Import,
+}
+
+impl Source {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Form => "form",
+            Self::Send => "send",
+            Self::Proxy => "proxy",
+            Self::Import => "import",
+        }
+    }
+
+    /// Parses a stored name.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "form" => Some(Self::Form),
+            "send" => Some(Self::Send),
+            "proxy" => Some(Self::Proxy),
+            "import" => Some(Self::Import),
+            _ => None,
+        }
+    }
+}
+
+/// A session to create.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSession {
+    /// Display name.
+    pub name: String,
+    /// Where it came from.
+    pub source: Source,
+    /// Provider name, when known.
+    pub provider: Option<String>,
+    /// Model slug, when known.
+    pub model: Option<String>,
+    /// Creation time, Unix microseconds (passed in).
+    pub created_us: i64,
+}
+
+/// A request to store. Secret headers in `headers` are dropped, never written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewRequest<'a> {
+    /// `standard` / `lite`.
+    pub dialect: Option<String>,
+    /// Rules preset name.
+    pub rules: Option<String>,
+    /// Provider kind or name.
+    pub provider: Option<String>,
+    /// `POST`.
+    pub method: String,
+    /// Request URL.
+    pub url: String,
+    /// The exact body bytes (JSON).
+    pub body: &'a [u8],
+    /// Request headers as sent or shown.
+    pub headers: &'a [(String, String)],
+    /// Other fields worth keeping (a JSON object), exported under `_promptwire`.
+    pub extra: Option<Value>,
+    /// Start time, Unix microseconds.
+    pub started_us: Option<i64>,
+}
+
+/// The response half of a stored request.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ResponseMeta {
+    /// HTTP status.
+    pub status: Option<u16>,
+    /// Response headers (secret ones dropped).
+    pub headers: Vec<(String, String)>,
+    /// A non-SSE body (an HTTP error's).
+    pub body: Option<String>,
+    /// Microseconds to the response headers.
+    pub wait_us: Option<i64>,
+    /// Microseconds to the end of the response.
+    pub total_us: Option<i64>,
+}
+
+/// How a stored turn ended.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct OutcomeRecord {
+    /// `completed`, `failed` or `open`.
+    pub state: String,
+    /// Response id of a completed turn.
+    pub response_id: Option<String>,
+    /// Error class of a failed turn.
+    pub error_class: Option<String>,
+    /// Error message of a failed turn.
+    pub error_message: Option<String>,
+    /// Token usage (JSON).
+    pub usage: Option<Value>,
+    /// Streamed output text.
+    pub text: String,
+    /// Model the server reported.
+    pub server_model: Option<String>,
+    /// Raw events seen.
+    pub events: u64,
+    /// Microseconds to the first event.
+    pub first_event_us: Option<i64>,
+    /// Microseconds to the first text.
+    pub first_text_us: Option<i64>,
+    /// Microseconds to the end of the turn.
+    pub total_us: Option<i64>,
+}
+
+fn micros(d: std::time::Duration) -> i64 {
+    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
+}
+
+impl OutcomeRecord {
+    /// The record of a turn outcome.
+    pub fn from_turn(outcome: &TurnOutcome) -> Self {
+        let (state, response_id, error_class, error_message) = match &outcome.state {
+            TurnState::Open => ("open", None, None, None),
+            TurnState::Completed { response_id, .. } => {
+                ("completed", Some(response_id.clone()), None, None)
+            }
+            TurnState::Failed(e) => (
+                "failed",
+                None,
+                Some(e.class().to_string()),
+                Some(e.to_string()),
+            ),
+        };
+        Self {
+            state: state.to_string(),
+            response_id,
+            error_class,
+            error_message,
+            usage: outcome
+                .usage
+                .as_ref()
+                .and_then(|u| serde_json::to_value(u).ok()),
+            text: outcome.text.clone(),
+            server_model: outcome.server_model.clone(),
+            events: outcome.events,
+            first_event_us: outcome.timings.first_event.map(micros),
+            first_text_us: outcome.timings.first_text.map(micros),
+            total_us: outcome.timings.total.map(micros),
+        }
+    }
+}
+
+/// A page of a list: rows `offset..offset + limit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Page {
+    /// Rows to skip.
+    pub offset: u64,
+    /// Rows to return at most.
+    pub limit: u64,
+}
+
+impl Page {
+    /// Everything.
+    pub const ALL: Self = Self {
+        offset: 0,
+        limit: i64::MAX as u64,
+    };
+
+    /// The first `limit` rows.
+    pub fn first(limit: u64) -> Self {
+        Self { offset: 0, limit }
+    }
+}
+
+/// One row of the session list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionSummary {
+    /// Session id.
+    pub id: i64,
+    /// Display name.
+    pub name: String,
+    /// `form` / `send` / `proxy` / `import`.
+    pub source: String,
+    /// Provider, when known.
+    pub provider: Option<String>,
+    /// Model slug, when known.
+    pub model: Option<String>,
+    /// Number of requests.
+    pub requests: i64,
+    /// Creation time, Unix microseconds.
+    pub created_us: i64,
+}
+
+/// One row of a session's request list.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestSummary {
+    /// Request id.
+    pub id: i64,
+    /// Session id.
+    pub session_id: i64,
+    /// Position in the session, from 0.
+    pub position: i64,
+    /// Model slug (the body's `model`).
+    pub model: Option<String>,
+    /// `standard` / `lite`.
+    pub dialect: Option<String>,
+    /// Rules preset name.
+    pub rules: Option<String>,
+    /// Provider.
+    pub provider: Option<String>,
+    /// HTTP method.
+    pub method: String,
+    /// URL.
+    pub url: String,
+    /// Body size in bytes.
+    pub body_bytes: i64,
+    /// HTTP status.
+    pub status: Option<u16>,
+    /// Start time, Unix microseconds.
+    pub started_us: Option<i64>,
+    /// Microseconds to the response headers.
+    pub wait_us: Option<i64>,
+    /// Microseconds to the end of the response.
+    pub total_us: Option<i64>,
+    /// Outcome state, when recorded.
+    pub state: Option<String>,
+}
+
+/// A request with everything but its body and events.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestRecord {
+    /// The list row.
+    pub summary: RequestSummary,
+    /// Request headers (secret ones were never stored).
+    pub headers: Vec<(String, String)>,
+    /// Extra fields (JSON object).
+    pub extra: Option<Value>,
+    /// Response headers.
+    pub response_headers: Vec<(String, String)>,
+    /// A non-SSE response body.
+    pub response_body: Option<String>,
+}
+
+/// A rebuilt request body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredBody {
+    /// The exact bytes that were stored.
+    pub bytes: Vec<u8>,
+    /// The JSON value (`None` when the body was not JSON).
+    pub value: Option<Value>,
+}

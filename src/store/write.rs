@@ -1,0 +1,223 @@
+//! Writes: sessions, requests (bodies split into content-addressed parts), responses, raw events,
+//! outcomes, and deleting a session together with the items no other session uses.
+
+use rusqlite::{Connection, OptionalExtension as _, Transaction, params};
+use serde_json::Value;
+
+use super::body::{self, content_hash};
+use super::error::StoreResult;
+use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
+use super::{Store, StoreError};
+use crate::core::redact::{is_secret_header, redact_text};
+use crate::core::stream::RawEvent;
+
+/// Headers as stored: secret ones dropped, keys and tokens in the rest redacted.
+pub(super) fn storable_headers(headers: &[(String, String)]) -> String {
+    let kept: Vec<(&str, String)> = headers
+        .iter()
+        .filter(|(name, _)| !is_secret_header(name))
+        .map(|(name, value)| (name.as_str(), redact_text(value)))
+        .collect();
+    serde_json::to_string(&kept).unwrap_or_else(|_| "[]".to_string())
+}
+
+/// Inserts `json` into the content-addressed table `table` (`items` or `fields`) unless present;
+/// returns its id.
+fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResult<i64> {
+    let hash = content_hash(json);
+    let mut find = tx.prepare_cached(&format!("SELECT id FROM {table} WHERE hash = ?1"))?;
+    if let Some(id) = find
+        .query_row([&hash[..]], |row| row.get::<_, i64>(0))
+        .optional()?
+    {
+        return Ok(id);
+    }
+    let mut insert =
+        tx.prepare_cached(&format!("INSERT INTO {table} (hash, json) VALUES (?1, ?2)"))?;
+    insert.execute(params![&hash[..], json])?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Inserts raw events of one request inside a transaction.
+pub(super) fn insert_events(
+    conn: &Connection,
+    request_id: i64,
+    events: &[RawEvent],
+) -> StoreResult<()> {
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR REPLACE INTO events (request_id, seq, received_us, event, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?;
+    for event in events {
+        stmt.execute(params![
+            request_id,
+            i64::try_from(event.seq).unwrap_or(i64::MAX),
+            i64::try_from(event.received_at.as_micros()).unwrap_or(i64::MAX),
+            event.event,
+            event.data,
+        ])?;
+    }
+    Ok(())
+}
+
+/// Inserts or replaces the outcome of a request.
+pub(super) fn upsert_outcome(
+    conn: &Connection,
+    request_id: i64,
+    o: &OutcomeRecord,
+) -> StoreResult<()> {
+    conn.prepare_cached(
+        "INSERT OR REPLACE INTO outcomes (request_id, state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+    )?
+    .execute(params![
+        request_id,
+        o.state,
+        o.response_id,
+        o.error_class,
+        o.error_message,
+        o.usage.as_ref().map(Value::to_string),
+        o.text,
+        o.server_model,
+        i64::try_from(o.events).unwrap_or(i64::MAX),
+        o.first_event_us,
+        o.first_text_us,
+        o.total_us,
+    ])?;
+    Ok(())
+}
+
+impl Store {
+    /// Creates a session; returns its id.
+    pub fn create_session(&mut self, session: &NewSession) -> StoreResult<i64> {
+        let conn = self.writable()?;
+        conn.execute(
+            "INSERT INTO sessions (name, source, provider, model, created_us) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                session.name,
+                session.source.as_str(),
+                session.provider,
+                session.model,
+                session.created_us
+            ],
+        )?;
+        Ok(conn.last_insert_rowid())
+    }
+
+    /// Appends a request to a session (next position); returns its id. The body is stored as its
+    /// non-input fields plus content-addressed input items; secret headers are dropped.
+    pub fn add_request(&mut self, session_id: i64, request: &NewRequest<'_>) -> StoreResult<i64> {
+        let conn = self.writable()?;
+        let tx = conn.transaction()?;
+        let exists: Option<i64> = tx
+            .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if exists.is_none() {
+            return Err(StoreError::NoSession(session_id));
+        }
+        let position: i64 = tx.query_row(
+            "SELECT coalesce(max(position) + 1, 0) FROM requests WHERE session_id = ?1",
+            [session_id],
+            |r| r.get(0),
+        )?;
+        let split = body::split(request.body);
+        let model = split.fields_json.as_deref().and_then(|json| {
+            serde_json::from_str::<Value>(json)
+                .ok()
+                .and_then(|v| v.get("model").and_then(Value::as_str).map(str::to_string))
+        });
+        let fields_id = match &split.fields_json {
+            Some(json) => Some(intern(&tx, "fields", json)?),
+            None => None,
+        };
+        let mut list = Vec::with_capacity(split.items.len() * 2);
+        {
+            let mut link = tx.prepare_cached(
+                "INSERT OR IGNORE INTO session_items (session_id, item_id) VALUES (?1, ?2)",
+            )?;
+            for item in &split.items {
+                let id = intern(&tx, "items", item)?;
+                link.execute(params![session_id, id])?;
+                body::push_varint(&mut list, u64::try_from(id).unwrap_or(0));
+            }
+        }
+        tx.execute(
+            "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, fields_id, input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            params![
+                session_id,
+                position,
+                request.dialect,
+                request.rules,
+                request.provider,
+                model,
+                request.method,
+                request.url,
+                fields_id,
+                split.input_at.map(|i| i64::try_from(i).unwrap_or(i64::MAX)),
+                list,
+                split.verbatim,
+                i64::try_from(request.body.len()).unwrap_or(i64::MAX),
+                storable_headers(request.headers),
+                request.extra.as_ref().map(Value::to_string),
+                request.started_us,
+            ],
+        )?;
+        let id = tx.last_insert_rowid();
+        tx.commit()?;
+        Ok(id)
+    }
+
+    /// Records the response half of a request.
+    pub fn set_response(&mut self, request_id: i64, response: &ResponseMeta) -> StoreResult<()> {
+        let conn = self.writable()?;
+        let changed = conn.execute(
+            "UPDATE requests SET status = ?2, response_headers = ?3, response_body = ?4, wait_us = ?5, total_us = ?6 WHERE id = ?1",
+            params![
+                request_id,
+                response.status,
+                storable_headers(&response.headers),
+                response.body,
+                response.wait_us,
+                response.total_us,
+            ],
+        )?;
+        if changed == 0 {
+            return Err(StoreError::NoRequest(request_id));
+        }
+        Ok(())
+    }
+
+    /// Records raw events of a request, in one transaction.
+    pub fn add_events(&mut self, request_id: i64, events: &[RawEvent]) -> StoreResult<()> {
+        let conn = self.writable()?;
+        let tx = conn.transaction()?;
+        insert_events(&tx, request_id, events)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Records (or replaces) the outcome of a request.
+    pub fn set_outcome(&mut self, request_id: i64, outcome: &OutcomeRecord) -> StoreResult<()> {
+        let conn = self.writable()?;
+        upsert_outcome(conn, request_id, outcome)
+    }
+
+    /// Deletes a session with its requests, events and outcomes, and the items and field sets
+    /// no other request uses.
+    pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
+        let conn = self.writable()?;
+        let tx = conn.transaction()?;
+        let changed = tx.execute("DELETE FROM sessions WHERE id = ?1", [session_id])?;
+        if changed == 0 {
+            return Err(StoreError::NoSession(session_id));
+        }
+        tx.execute_batch(
+            "DELETE FROM items WHERE id NOT IN (SELECT item_id FROM session_items);
+             DELETE FROM fields WHERE id NOT IN (SELECT fields_id FROM requests WHERE fields_id IS NOT NULL);",
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+}
