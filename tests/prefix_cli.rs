@@ -305,6 +305,14 @@ fn user_errors_are_one_line() {
         &run(&["diff", &r0, "--usage", &r0], None),
         &format!("promptwire: {r0}: the response has no `usage`"),
     );
+    let cut = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefix_cli_cut.sse");
+    let created = "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"r\"}}\n\n";
+    std::fs::write(&cut, created).expect("write");
+    let cut = cut.display().to_string();
+    assert_user_error(
+        &run(&["diff", &r0, "--usage", &cut], None),
+        &format!("promptwire: {cut}: the stream has no `response.completed` event with usage"),
+    );
     assert_user_error(
         &run(&["diff", &r0, &r0, "--usage", &data("resp_0.sse")], None),
         "promptwire: expected one --usage file per body (2), got 1",

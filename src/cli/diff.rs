@@ -3,6 +3,7 @@
 //! report.
 
 use std::io::Write as _;
+use std::time::Duration;
 
 use anyhow::{Context as _, bail};
 use clap::Args;
@@ -10,6 +11,7 @@ use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
 use crate::core::prefix::{PairReport, PriceTable, RequestMeta, Session, SessionSummary};
+use crate::core::stream::StreamReader;
 
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
@@ -235,56 +237,28 @@ fn summary_line(report: &crate::core::prefix::SessionReport) -> String {
     line
 }
 
-/// `usage.input_tokens_details.cached_tokens` of a response: the last `response.completed`
-/// event of an SSE stream, or the `usage` of a JSON response. `Ok(None)` when the usage has no
-/// cached-token detail; an error when there is no usage at all.
+/// `usage.input_tokens_details.cached_tokens` of a response: the usage of a recorded SSE stream
+/// as the stream reader maps it (0 when the usage has no details), or the `usage` of a JSON
+/// response (`None` when it has no details). An error when there is no usage at all.
 fn reported_cached_tokens(text: &str) -> anyhow::Result<Option<u64>> {
-    let cached = |usage: &Value| {
-        usage
-            .get("input_tokens_details")
-            .and_then(|d| d.get("cached_tokens"))
-            .and_then(Value::as_u64)
-    };
     if text.trim_start().starts_with('{') {
         let value: Value = serde_json::from_str(text).context("not a JSON response")?;
         let usage = value
             .get("usage")
             .or_else(|| value.get("response").and_then(|r| r.get("usage")))
             .context("the response has no `usage`")?;
-        return Ok(cached(usage));
+        return Ok(usage
+            .get("input_tokens_details")
+            .and_then(|d| d.get("cached_tokens"))
+            .and_then(Value::as_u64));
     }
-    let mut found = None;
-    for data in sse_data(text) {
-        let Ok(event) = serde_json::from_str::<Value>(&data) else {
-            continue;
-        };
-        if event.get("type").and_then(Value::as_str) == Some("response.completed")
-            && let Some(usage) = event.get("response").and_then(|r| r.get("usage"))
-        {
-            found = Some(cached(usage));
-        }
-    }
-    found.context("the stream has no `response.completed` event with usage")
-}
-
-/// The `data` of each event of an SSE stream (data lines joined by `\n`).
-fn sse_data(text: &str) -> Vec<String> {
-    let mut events = Vec::new();
-    let mut data: Option<String> = None;
-    for line in text.lines() {
-        if line.is_empty() {
-            events.extend(data.take());
-        } else if let Some(rest) = line.strip_prefix("data:") {
-            let rest = rest.strip_prefix(' ').unwrap_or(rest);
-            match &mut data {
-                Some(d) => {
-                    d.push('\n');
-                    d.push_str(rest);
-                }
-                None => data = Some(rest.to_string()),
-            }
-        }
-    }
-    events.extend(data);
-    events
+    let mut reader = StreamReader::new();
+    reader.push(text.as_bytes(), Duration::ZERO);
+    reader.finish(Duration::ZERO);
+    let usage = reader
+        .outcome()
+        .usage
+        .as_ref()
+        .context("the stream has no `response.completed` event with usage")?;
+    Ok(u64::try_from(usage.cached_input_tokens).ok())
 }
