@@ -7,6 +7,7 @@ mod diff;
 mod import;
 mod input;
 mod send;
+mod sessions;
 mod stream;
 
 use std::ffi::OsString;
@@ -40,6 +41,8 @@ enum Command {
     Stream(stream::StreamArgs),
     /// Send a Prompt live and print the streamed timeline and outcome.
     Send(send::SendArgs),
+    /// Browse, export, import and delete recorded sessions.
+    Sessions(sessions::SessionsArgs),
 }
 
 /// Parses `args` and runs the subcommand; returns the process exit code.
@@ -62,6 +65,7 @@ where
         Some(Command::Diff(args)) => diff::run(&args),
         Some(Command::Stream(args)) => stream::run(&args),
         Some(Command::Send(args)) => send::run(&args),
+        Some(Command::Sessions(args)) => sessions::run(&args),
         None => {
             use clap::CommandFactory as _;
             let _ = Cli::command().print_help();

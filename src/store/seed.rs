@@ -8,7 +8,24 @@ use super::error::{StoreError, StoreResult};
 use super::{Page, Store};
 
 /// The bundled sample recordings: (file name, HAR text).
-pub const SAMPLES: &[(&str, &str)] = &[];
+pub const SAMPLES: &[(&str, &str)] = &[
+    (
+        "tool-calls.har",
+        include_str!("../../sessions/samples/tool-calls.har"),
+    ),
+    (
+        "lite-image.har",
+        include_str!("../../sessions/samples/lite-image.har"),
+    ),
+    (
+        "failing-stream.har",
+        include_str!("../../sessions/samples/failing-stream.har"),
+    ),
+    (
+        "cache-prefix-break.har",
+        include_str!("../../sessions/samples/cache-prefix-break.har"),
+    ),
+];
 
 /// Where the default database lives.
 pub fn default_path() -> PathBuf {

@@ -221,3 +221,46 @@ impl Store {
         Ok(())
     }
 }
+
+/// A JSON value's string form (`"standard"` → `standard`), for enums serialized as strings.
+fn enum_name<T: serde::Serialize>(value: &T) -> Option<String> {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => Some(s),
+        _ => None,
+    }
+}
+
+impl Store {
+    /// Appends a compiled request to a session (its URL, headers — secret ones dropped —, exact
+    /// body, dialect, rules and provider); returns its id.
+    pub fn add_compiled(
+        &mut self,
+        session_id: i64,
+        request: &crate::core::compile::CompiledRequest,
+        started_us: Option<i64>,
+    ) -> StoreResult<i64> {
+        let headers: Vec<(String, String)> = request
+            .headers
+            .iter()
+            .map(|h| (h.name.clone(), h.value.clone()))
+            .collect();
+        let extra = request
+            .compressed_body
+            .as_ref()
+            .map(|c| serde_json::json!({"content_encoding": "zstd", "wire_body_bytes": c.len()}));
+        self.add_request(
+            session_id,
+            &NewRequest {
+                dialect: enum_name(&request.dialect),
+                rules: Some(request.rules.clone()),
+                provider: enum_name(&request.provider_kind),
+                method: "POST".to_string(),
+                url: request.url.clone(),
+                body: &request.body_json,
+                headers: &headers,
+                extra,
+                started_us,
+            },
+        )
+    }
+}

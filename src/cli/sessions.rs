@@ -1,0 +1,266 @@
+//! `promptwire sessions list|show ID|export ID|import FILE|delete ID [--db PATH] [--json]`: the
+//! session store from the command line.
+//!
+//! Contract for scripts: `list --json` prints a JSON array of
+//! `{"id","name","source","model","requests","created_at"}`; `import FILE --json` prints
+//! `{"session":ID,"requests":N}`; `export ID --bodies DIR` writes `0000.json`, `0001.json`, … in
+//! session order, each the exact body. Exports redact secrets unless `--no-redact`, and are
+//! written owner-readable only.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use clap::{Args, Subcommand};
+use serde_json::{Value, json};
+
+use crate::store::har::{rfc3339, write_private};
+use crate::store::{Page, SessionSummary, Store, seed};
+
+/// Arguments of `sessions`.
+#[derive(Debug, Args)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    command: SessionsCommand,
+    /// Database file (default: the embedded database, created and seeded on first run).
+    #[arg(long, global = true)]
+    db: Option<PathBuf>,
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionsCommand {
+    /// List sessions, newest first.
+    List {
+        /// Only sessions whose name, model, input or output text contains this.
+        #[arg(long)]
+        search: Option<String>,
+        /// At most this many sessions.
+        #[arg(long, default_value_t = 1000)]
+        limit: u64,
+        /// Skip this many sessions first.
+        #[arg(long, default_value_t = 0)]
+        offset: u64,
+    },
+    /// Show a session and its requests.
+    Show {
+        /// Session id.
+        id: i64,
+    },
+    /// Export a session as HAR 1.2, a directory of bodies, or JSON Lines.
+    Export(ExportArgs),
+    /// Import a HAR file as a new session.
+    Import {
+        /// HAR file.
+        file: PathBuf,
+        /// Session name when the file has none (default: the file name).
+        #[arg(long)]
+        name: Option<String>,
+    },
+    /// Delete a session.
+    Delete {
+        /// Session id.
+        id: i64,
+    },
+}
+
+/// Arguments of `sessions export`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("format").required(true).args(["har", "bodies", "jsonl"])))]
+struct ExportArgs {
+    /// Session id.
+    id: i64,
+    /// Write a HAR 1.2 file.
+    #[arg(long)]
+    har: Option<PathBuf>,
+    /// Write one file per request body (`0000.json`, …) into this directory.
+    #[arg(long)]
+    bodies: Option<PathBuf>,
+    /// Write JSON Lines (one request per line).
+    #[arg(long)]
+    jsonl: Option<PathBuf>,
+    /// Keep secrets (keys, tokens) in the export instead of redacting them.
+    #[arg(long)]
+    no_redact: bool,
+}
+
+/// Largest HAR file accepted by `import`.
+const MAX_IMPORT_BYTES: u64 = 1024 * 1024 * 1024;
+
+fn open(db: Option<&Path>) -> anyhow::Result<Store> {
+    Ok(match db {
+        Some(path) => Store::open(path)?,
+        None => seed::open_seeded(&seed::default_path())?,
+    })
+}
+
+fn session_json(s: &SessionSummary) -> Value {
+    json!({
+        "id": s.id,
+        "name": s.name,
+        "source": s.source,
+        "model": s.model,
+        "requests": s.requests,
+        "created_at": rfc3339(s.created_us),
+    })
+}
+
+fn print(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}").context("writing to standard output")?;
+    out.flush().context("writing to standard output")
+}
+
+/// Runs `sessions`.
+pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
+    let db = args.db.as_deref();
+    match &args.command {
+        SessionsCommand::List {
+            search,
+            limit,
+            offset,
+        } => {
+            let store = open(db)?;
+            let page = Page {
+                offset: *offset,
+                limit: *limit,
+            };
+            let sessions = match search {
+                Some(text) => store.search_sessions(text, page)?,
+                None => store.list_sessions(page)?,
+            };
+            if args.json {
+                let list: Vec<Value> = sessions.iter().map(session_json).collect();
+                return print(&Value::Array(list).to_string());
+            }
+            let mut text = String::new();
+            for s in &sessions {
+                text.push_str(&format!(
+                    "{:>5}  {:<24}  {:<6}  {:<16}  {:>4} req  {}\n",
+                    s.id,
+                    s.name,
+                    s.source,
+                    s.model.as_deref().unwrap_or("-"),
+                    s.requests,
+                    rfc3339(s.created_us)
+                ));
+            }
+            print(text.trim_end())
+        }
+        SessionsCommand::Show { id } => {
+            let store = open(db)?;
+            let session = store.session(*id)?;
+            let requests = store.requests(*id, Page::ALL)?;
+            let mut rows = Vec::with_capacity(requests.len());
+            for r in &requests {
+                rows.push(json!({
+                    "id": r.id,
+                    "position": r.position,
+                    "model": r.model,
+                    "dialect": r.dialect,
+                    "provider": r.provider,
+                    "url": r.url,
+                    "body_bytes": r.body_bytes,
+                    "status": r.status,
+                    "state": r.state,
+                    "events": store.event_count(r.id)?,
+                    "started_at": r.started_us.map(rfc3339),
+                    "total_us": r.total_us,
+                }));
+            }
+            if args.json {
+                let out = json!({"session": session_json(&session), "requests": rows});
+                return print(&out.to_string());
+            }
+            let mut text = format!(
+                "session {}  {}  ({}, {}, created {})\n",
+                session.id,
+                session.name,
+                session.source,
+                session.model.as_deref().unwrap_or("-"),
+                rfc3339(session.created_us)
+            );
+            for row in &rows {
+                let get = |k: &str| match row.get(k) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Null) | None => "-".to_string(),
+                    Some(other) => other.to_string(),
+                };
+                text.push_str(&format!(
+                    "  #{:<4} {:<16} {:<8} HTTP {:<4} {:<9} {:>5} events {:>9} B\n",
+                    get("position"),
+                    get("model"),
+                    get("dialect"),
+                    get("status"),
+                    get("state"),
+                    get("events"),
+                    get("body_bytes"),
+                ));
+            }
+            print(text.trim_end())
+        }
+        SessionsCommand::Export(export) => {
+            let store = open(db)?;
+            let redact = !export.no_redact;
+            let (path, count) = if let Some(path) = &export.har {
+                let har = store.export_har(export.id, redact)?;
+                let text = serde_json::to_string_pretty(&har).context("rendering the HAR")?;
+                write_private(path, text.as_bytes())?;
+                (path, store.session(export.id)?.requests)
+            } else if let Some(dir) = &export.bodies {
+                let n = store.export_bodies(export.id, dir, redact)?;
+                (dir, i64::try_from(n).unwrap_or(i64::MAX))
+            } else if let Some(path) = &export.jsonl {
+                let text = store.export_jsonl(export.id, redact)?;
+                write_private(path, text.as_bytes())?;
+                (path, store.session(export.id)?.requests)
+            } else {
+                anyhow::bail!("export needs --har FILE, --bodies DIR or --jsonl FILE");
+            };
+            if args.json {
+                print(&json!({"session": export.id, "requests": count, "path": path}).to_string())
+            } else {
+                print(&format!(
+                    "exported {count} requests of session {} to {}",
+                    export.id,
+                    path.display()
+                ))
+            }
+        }
+        SessionsCommand::Import { file, name } => {
+            let meta = std::fs::metadata(file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            if meta.len() > MAX_IMPORT_BYTES {
+                anyhow::bail!(
+                    "file is larger than {MAX_IMPORT_BYTES} bytes: {}",
+                    file.display()
+                );
+            }
+            let text = std::fs::read_to_string(file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            let default_name = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "import".to_string());
+            let mut store = open(db)?;
+            let (session, requests) =
+                store.import_har(&text, name.as_deref().unwrap_or(&default_name), file)?;
+            if args.json {
+                print(&json!({"session": session, "requests": requests}).to_string())
+            } else {
+                print(&format!("imported session {session} ({requests} requests)"))
+            }
+        }
+        SessionsCommand::Delete { id } => {
+            let mut store = open(db)?;
+            store.delete_session(*id)?;
+            if args.json {
+                print(&json!({"deleted": id}).to_string())
+            } else {
+                print(&format!("deleted session {id}"))
+            }
+        }
+    }
+}
