@@ -11,8 +11,9 @@ use super::prompt::SECRET_HEADERS;
 pub const REDACTED: &str = "<redacted>";
 
 static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    // OpenAI-style keys (sk-…, sk-proj-…) and bearer tokens.
-    Regex::new(r"(?P<sk>\bsk-[A-Za-z0-9_\-]{8,})|(?P<bearer>\b[Bb]earer\s+)(?P<token>[A-Za-z0-9._~+/=\-]{8,})").ok()
+    // OpenAI-style keys (sk-…, sk-proj-…), bearer tokens, and Azure `api-key` values written as
+    // `api-key: …`, `"api-key":"…"` or `api_key=…`.
+    Regex::new(r#"(?P<sk>\bsk-[A-Za-z0-9_\-]{8,})|(?P<bearer>\b[Bb]earer\s+)(?P<token>[A-Za-z0-9._~+/=\-]{8,})|(?P<akey>(?i:\bapi[-_]?key)["']?\s*[:=]\s*["']?)(?P<akval>[A-Za-z0-9._~+/=\-]{8,})"#).ok()
 });
 
 /// True for header names whose values are secrets (case-insensitive).
@@ -44,6 +45,8 @@ pub fn redact_text(text: &str) -> String {
     re.replace_all(text, |caps: &regex::Captures<'_>| {
         if caps.name("sk").is_some() {
             format!("sk-{REDACTED}")
+        } else if let Some(key) = caps.name("akey") {
+            format!("{}{REDACTED}", key.as_str())
         } else {
             let prefix = caps.name("bearer").map_or("Bearer ", |m| m.as_str());
             format!("{prefix}{REDACTED}")
@@ -63,6 +66,10 @@ mod tests {
             r#"{"key":"sk-<redacted>","auth":"Bearer <redacted>"}"#
         );
         assert_eq!(redact_text("no secrets, sk-short"), "no secrets, sk-short");
+        assert_eq!(
+            redact_text(r#"{"api-key":"0123456789abcdef"} api_key=AZ0123456789"#),
+            r#"{"api-key":"<redacted>"} api_key=<redacted>"#
+        );
         assert_eq!(
             redact_header("Authorization", "Bearer abc"),
             "Bearer <redacted>"

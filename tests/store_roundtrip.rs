@@ -1,0 +1,369 @@
+//! The session store on a real SQLite file: bodies come back as the same JSON value (keys in
+//! order) and the same bytes, items are stored once, HAR export → import keeps bodies, events and
+//! timings, exports redact and are private, secrets never reach the database file, delete cleans
+//! up, and search finds sessions by name, model and text.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use promptwire::core::stream::RawEvent;
+use promptwire::store::{
+    NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source, Store, seed,
+};
+use serde_json::Value;
+
+fn scratch_db(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_roundtrip");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(format!("{name}.sqlite"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
+}
+
+fn new_session(store: &mut Store, name: &str, model: &str) -> i64 {
+    store
+        .create_session(&NewSession {
+            name: name.to_string(),
+            source: Source::Send,
+            provider: Some("openai".to_string()),
+            model: Some(model.to_string()),
+            created_us: 1_795_000_000_000_000,
+        })
+        .expect("create session")
+}
+
+fn request<'a>(body: &'a [u8], headers: &'a [(String, String)]) -> NewRequest<'a> {
+    NewRequest {
+        dialect: Some("standard".to_string()),
+        rules: Some("codex-0.169".to_string()),
+        provider: Some("openai".to_string()),
+        method: "POST".to_string(),
+        url: "https://api.openai.com/v1/responses".to_string(),
+        body,
+        headers,
+        extra: None,
+        started_us: Some(1_795_000_000_000_000),
+    }
+}
+
+fn fixture_bodies() -> Vec<Vec<u8>> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bodies");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("bodies dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .map(|p| std::fs::read(p).expect("read body"))
+        .collect()
+}
+
+#[test]
+fn every_body_comes_back_as_the_same_value_keys_and_bytes() {
+    let path = scratch_db("exact");
+    let mut store = Store::open(&path).expect("open");
+    let session = new_session(&mut store, "exact", "gpt-5.5");
+    let mut bodies = fixture_bodies();
+    // Compact renderings of the fixtures (the usual case: stored as parts, no verbatim copy).
+    let compact: Vec<Vec<u8>> = bodies
+        .iter()
+        .map(|b| {
+            let v: Value = serde_json::from_slice(b).expect("fixture is JSON");
+            serde_json::to_vec(&v).expect("render")
+        })
+        .collect();
+    bodies.extend(compact);
+    // Key order that differs from any canonical order, and `input` not first nor last.
+    bodies.push(br#"{"z":1,"input":[{"type":"message","role":"user","content":"hi"}],"a":{"y":2,"b":[1.5,null,"x"]}}"#.to_vec());
+    bodies.push(b"{\"input\": \"a string input\"}".to_vec());
+    bodies.push(b"not json at all".to_vec());
+    let ids: Vec<i64> = bodies
+        .iter()
+        .map(|b| store.add_request(session, &request(b, &[])).expect("add"))
+        .collect();
+    drop(store);
+    let store = Store::open(&path).expect("reopen");
+    for (id, original) in ids.iter().zip(&bodies) {
+        let stored = store.body(*id).expect("body");
+        assert_eq!(
+            String::from_utf8_lossy(&stored.bytes),
+            String::from_utf8_lossy(original)
+        );
+        if let Ok(value) = serde_json::from_slice::<Value>(original) {
+            let back = stored.value.expect("value");
+            assert_eq!(back, value);
+            let keys = |v: &Value| -> Vec<String> {
+                v.as_object()
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default()
+            };
+            assert_eq!(keys(&back), keys(&value));
+        }
+    }
+}
+
+#[test]
+fn a_growing_session_stores_each_item_once() {
+    let path = scratch_db("dedup");
+    let mut store = Store::open(&path).expect("open");
+    let session = new_session(&mut store, "growing", "gpt-5.5");
+    let mut input = Vec::new();
+    let mut last = Vec::new();
+    for turn in 0..30 {
+        input.push(serde_json::json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": format!("turn {turn} {}", "x".repeat(2000))}]}));
+        let body = serde_json::json!({"model": "gpt-5.5", "instructions": "long instructions ".repeat(200), "input": input, "tools": [], "stream": true});
+        last = serde_json::to_vec(&body).expect("render");
+        store
+            .add_request(session, &request(&last, &[]))
+            .expect("add");
+    }
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("raw open");
+    let items: i64 = conn
+        .query_row("SELECT count(*) FROM items", [], |r| r.get(0))
+        .expect("count");
+    let fields: i64 = conn
+        .query_row("SELECT count(*) FROM fields", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!((items, fields), (30, 1));
+    drop(conn);
+    let size = std::fs::metadata(&path).expect("size").len();
+    assert!(
+        size < 3 * last.len() as u64,
+        "database {size} B for a last body of {} B",
+        last.len()
+    );
+}
+
+fn sample_events() -> Vec<RawEvent> {
+    (0..5u64)
+        .map(|seq| RawEvent {
+            seq,
+            received_at: Duration::from_micros(400_000 + seq * 1234),
+            event: Some("response.output_text.delta".to_string()),
+            data: format!(
+                r#"{{"type":"response.output_text.delta","sequence_number":{seq},"delta":"w{seq}"}}"#
+            ),
+        })
+        .collect()
+}
+
+#[test]
+fn har_export_then_import_keeps_bodies_events_timings_and_outcome() {
+    let path = scratch_db("har");
+    let mut store = Store::open(&path).expect("open");
+    let session = new_session(&mut store, "har trip", "gpt-5.5");
+    let body = br#"{"model":"gpt-5.5","instructions":"be brief","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}],"stream":true}"#;
+    let headers = vec![("content-type".to_string(), "application/json".to_string())];
+    let id = store
+        .add_request(session, &request(body, &headers))
+        .expect("add");
+    store
+        .set_response(
+            id,
+            &ResponseMeta {
+                status: Some(200),
+                headers: vec![("x-request-id".to_string(), "req_1".to_string())],
+                body: None,
+                wait_us: Some(400_000),
+                total_us: Some(406_000),
+            },
+        )
+        .expect("response");
+    store.add_events(id, &sample_events()).expect("events");
+    let outcome = OutcomeRecord {
+        state: "completed".to_string(),
+        response_id: Some("resp_1".to_string()),
+        text: "w0w1w2w3w4".to_string(),
+        events: 5,
+        ..OutcomeRecord::default()
+    };
+    store.set_outcome(id, &outcome).expect("outcome");
+    let har = store.export_har(session, true).expect("export");
+    assert_eq!(har.pointer("/log/version"), Some(&Value::from("1.2")));
+    let text = serde_json::to_string(&har).expect("render");
+    let (copy, n) = store
+        .import_har(&text, "ignored", Path::new("x.har"))
+        .expect("import");
+    assert_eq!(n, 1);
+    let copied = store.requests(copy, Page::ALL).expect("requests");
+    assert_eq!(store.session(copy).expect("session").name, "har trip");
+    let new_id = copied[0].id;
+    assert_eq!(store.body(new_id).expect("body").bytes, body.to_vec());
+    assert_eq!(
+        store.events(new_id, Page::ALL).expect("events"),
+        sample_events()
+    );
+    assert_eq!(store.outcome(new_id).expect("outcome"), Some(outcome));
+    assert_eq!(copied[0].wait_us, Some(400_000));
+    assert_eq!(copied[0].total_us, Some(406_000));
+    assert_eq!(copied[0].dialect.as_deref(), Some("standard"));
+    // Paged events.
+    let page = store
+        .events(
+            new_id,
+            Page {
+                offset: 2,
+                limit: 2,
+            },
+        )
+        .expect("page");
+    assert_eq!(page.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);
+}
+
+#[test]
+fn the_authorization_value_never_reaches_the_database_file() {
+    let path = scratch_db("secrets");
+    let secret = "sk-proj-SECRETVALUE0123456789abcdef";
+    let mut store = Store::open(&path).expect("open");
+    let session = new_session(&mut store, "secrets", "gpt-5.5");
+    let headers = vec![
+        ("Authorization".to_string(), format!("Bearer {secret}")),
+        ("api-key".to_string(), "AZUREKEY0123456789".to_string()),
+        ("x-trace".to_string(), format!("token Bearer {secret}")),
+        ("content-type".to_string(), "application/json".to_string()),
+    ];
+    let body = br#"{"model":"gpt-5.5","input":[]}"#;
+    let id = store
+        .add_request(session, &request(body, &headers))
+        .expect("add");
+    store
+        .set_response(
+            id,
+            &ResponseMeta {
+                status: Some(401),
+                headers: vec![("authorization".to_string(), format!("Bearer {secret}"))],
+                body: Some("{}".to_string()),
+                wait_us: None,
+                total_us: None,
+            },
+        )
+        .expect("response");
+    let kept = store.request(id).expect("request").headers;
+    assert_eq!(
+        kept,
+        vec![
+            ("x-trace".to_string(), "token Bearer <redacted>".to_string()),
+            ("content-type".to_string(), "application/json".to_string()),
+        ]
+    );
+    drop(store);
+    let mut bytes = Vec::new();
+    for suffix in ["", "-wal", "-shm"] {
+        if let Ok(b) = std::fs::read(format!("{}{suffix}", path.display())) {
+            bytes.extend(b);
+        }
+    }
+    assert!(!bytes.is_empty());
+    for needle in [secret.as_bytes(), b"SECRETVALUE", b"AZUREKEY0123456789"] {
+        assert!(
+            !bytes.windows(needle.len()).any(|w| w == needle),
+            "{} found in the database file",
+            String::from_utf8_lossy(needle)
+        );
+    }
+}
+
+#[test]
+fn exports_redact_by_default_and_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let path = scratch_db("redact");
+    let mut store = Store::open(&path).expect("open");
+    let session = new_session(&mut store, "redact", "gpt-5.5");
+    let body = br#"{"model":"gpt-5.5","input":[{"type":"message","role":"user","content":"my key is sk-abcdefghijklmnop and api-key: AZ0123456789xyz"}]}"#;
+    store
+        .add_request(session, &request(body, &[]))
+        .expect("add");
+    let dir = path.with_extension("bodies");
+    let _ = std::fs::remove_dir_all(&dir);
+    store.export_bodies(session, &dir, true).expect("bodies");
+    let file = dir.join("0000.json");
+    let text = std::fs::read_to_string(&file).expect("read");
+    assert!(!text.contains("sk-abcdefghijklmnop"), "{text}");
+    assert!(!text.contains("AZ0123456789xyz"), "{text}");
+    let mode = std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+    store.export_bodies(session, &dir, false).expect("bodies");
+    assert_eq!(std::fs::read(&file).expect("read"), body.to_vec());
+    let har = serde_json::to_string(&store.export_har(session, true).expect("har")).expect("json");
+    assert!(!har.contains("sk-abcdefghijklmnop"));
+    let jsonl = store.export_jsonl(session, true).expect("jsonl");
+    assert!(!jsonl.contains("sk-abcdefghijklmnop"));
+    assert_eq!(jsonl.lines().count(), 1);
+}
+
+#[test]
+fn delete_removes_the_session_and_items_no_one_else_uses() {
+    let path = scratch_db("delete");
+    let mut store = Store::open(&path).expect("open");
+    let shared = br#"{"model":"m","input":[{"type":"message","role":"user","content":"shared"}]}"#;
+    let own = br#"{"model":"m","input":[{"type":"message","role":"user","content":"shared"},{"type":"message","role":"user","content":"own"}]}"#;
+    let a = new_session(&mut store, "a", "m");
+    let b = new_session(&mut store, "b", "m");
+    store.add_request(a, &request(shared, &[])).expect("add");
+    let kept = store.add_request(b, &request(shared, &[])).expect("add");
+    store.add_request(a, &request(own, &[])).expect("add");
+    store.delete_session(a).expect("delete");
+    assert!(store.session(a).is_err());
+    assert_eq!(store.body(kept).expect("body").bytes, shared.to_vec());
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).expect("raw");
+    let items: i64 = conn
+        .query_row("SELECT count(*) FROM items", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(items, 1);
+}
+
+#[test]
+fn search_finds_by_name_model_and_text_and_lists_page() {
+    let path = scratch_db("search");
+    let mut store = Store::open(&path).expect("open");
+    seed::seed(&mut store).expect("seed");
+    let names = |list: Vec<promptwire::store::SessionSummary>| -> Vec<String> {
+        list.into_iter().map(|s| s.name).collect()
+    };
+    assert_eq!(
+        names(store.search_sessions("lite", Page::ALL).expect("search")),
+        vec!["lite-image"]
+    );
+    assert_eq!(
+        names(
+            store
+                .search_sessions("gpt-6-sol", Page::ALL)
+                .expect("search")
+        ),
+        vec!["lite-image"]
+    );
+    // Text of an input item, and of an answer.
+    assert_eq!(
+        names(
+            store
+                .search_sessions("footer overlapping", Page::ALL)
+                .expect("search")
+        ),
+        vec!["lite-image"]
+    );
+    assert_eq!(
+        names(
+            store
+                .search_sessions("main.rs is the largest", Page::ALL)
+                .expect("search")
+        ),
+        vec!["cache-prefix-break"]
+    );
+    let all = names(store.list_sessions(Page::ALL).expect("list"));
+    assert_eq!(all.len(), 4);
+    let second = names(
+        store
+            .list_sessions(Page {
+                offset: 1,
+                limit: 2,
+            })
+            .expect("page"),
+    );
+    assert_eq!(second, all[1..3].to_vec());
+}
