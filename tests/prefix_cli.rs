@@ -277,6 +277,127 @@ fn real_tools_session_with_reported_cached_tokens() {
 }
 
 #[test]
+fn stored_session_with_recorded_usage_and_timing() {
+    use promptwire::store::{NewRequest, NewSession, OutcomeRecord, Source, Store};
+    let db = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefix_cli_store.sqlite");
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let id = {
+        let mut store = Store::open(&db).expect("create database");
+        let id = store
+            .create_session(&NewSession {
+                name: "prefix demo".to_string(),
+                source: Source::Import,
+                provider: None,
+                model: Some("gpt-5.5".to_string()),
+                created_us: 0,
+            })
+            .expect("session");
+        // Request 3 comes 15 minutes after request 2: an idle gap.
+        let started_us = [1_000_000, 2_000_000, 3_000_000, 903_000_000];
+        for (i, started) in started_us.into_iter().enumerate() {
+            let body = std::fs::read(data(&format!("req_{i}.json"))).expect("read body");
+            let request = store
+                .add_request(
+                    id,
+                    &NewRequest {
+                        dialect: None,
+                        rules: None,
+                        provider: None,
+                        method: "POST".to_string(),
+                        url: "http://127.0.0.1/v1/responses".to_string(),
+                        body: &body,
+                        headers: &[],
+                        extra: None,
+                        started_us: Some(started),
+                    },
+                )
+                .expect("request");
+            if i == 1 {
+                let outcome = OutcomeRecord {
+                    state: "completed".to_string(),
+                    usage: Some(json!({"input_tokens": 1302, "cached_input_tokens": 1152})),
+                    ..OutcomeRecord::default()
+                };
+                store.set_outcome(request, &outcome).expect("outcome");
+            }
+        }
+        id
+    };
+    let out = run(
+        &[
+            "diff",
+            "--session",
+            &id.to_string(),
+            "--db",
+            &db.display().to_string(),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        json_out(&out),
+        json!({
+            "pairs": [
+                {
+                    "from": 0, "to": 1, "prefix_kept": true, "break": null,
+                    "causes": [], "warnings": [],
+                    "reusable_bytes": 808, "reusable_tokens": 206, "reported_cached_tokens": 1152
+                },
+                {
+                    "from": 1, "to": 2, "prefix_kept": false,
+                    "break": {"at": "input", "index": 2, "path": "/input/2/output"},
+                    "causes": ["input_item_edited"], "warnings": ["prompt_cache_key_changed"],
+                    "reusable_bytes": 715, "reusable_tokens": 181, "reported_cached_tokens": null
+                },
+                {
+                    "from": 2, "to": 3, "prefix_kept": false,
+                    "break": {"at": "model", "index": null, "path": "/model"},
+                    "causes": ["model_changed", "reasoning_changed", "dialect_changed"],
+                    "warnings": ["client_metadata_changed", "idle_gap"],
+                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null
+                }
+            ],
+            "summary": {
+                "requests": 4, "breaks": 2, "input_tokens": 1145, "reusable_tokens": 387,
+                "reported_cached_tokens": 1152
+            }
+        })
+    );
+    assert_user_error(
+        &run(
+            &[
+                "diff",
+                "--session",
+                "999",
+                "--db",
+                &db.display().to_string(),
+            ],
+            None,
+        ),
+        &format!(
+            "promptwire: {}",
+            promptwire::store::StoreError::NoSession(999)
+        ),
+    );
+    let missing = Path::new(env!("CARGO_TARGET_TMPDIR")).join("no-such.sqlite");
+    assert_user_error(
+        &run(
+            &[
+                "diff",
+                "--session",
+                "1",
+                "--db",
+                &missing.display().to_string(),
+            ],
+            None,
+        ),
+        &format!("promptwire: no database at {}", missing.display()),
+    );
+}
+
+#[test]
 fn a_body_from_standard_input() {
     let body = std::fs::read(data("req_1.json")).expect("read");
     let out = run(&["diff", &data("req_0.json"), "-", "--json"], Some(&body));

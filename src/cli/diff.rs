@@ -1,8 +1,10 @@
-//! `promptwire diff`: cache-prefix analysis across captured request bodies — one line per pair
+//! `promptwire diff (BODY.json… | --session ID [--db PATH]) [--json]`: cache-prefix analysis
+//! across the requests of a session — captured bodies or a stored session — one line per pair
 //! (kept or where it broke and why), a session summary, and with `--json` the machine-readable
 //! report.
 
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context as _, bail};
@@ -12,13 +14,24 @@ use serde_json::{Value, json};
 use super::input::{display_name, parse_json, read_text};
 use crate::core::prefix::{PairReport, PriceTable, RequestMeta, Session, SessionSummary};
 use crate::core::stream::StreamReader;
+use crate::store::{Page, Store, seed};
 
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// Request bodies in the order they were sent (`-` reads one from standard input).
-    #[arg(required = true, value_name = "BODY.json")]
+    #[arg(
+        value_name = "BODY.json",
+        required_unless_present = "session",
+        conflicts_with = "session"
+    )]
     bodies: Vec<String>,
+    /// Analyze a stored session instead of body files.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["usage", "sent_at_ms"])]
+    session: Option<i64>,
+    /// Database file for --session (default: the embedded database).
+    #[arg(long, value_name = "PATH", requires = "session")]
+    db: Option<PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -60,33 +73,6 @@ fn parse_pair(text: &str) -> Result<(usize, usize), String> {
 
 /// Runs `diff`.
 pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
-    let n = args.bodies.len();
-    if args.bodies.iter().filter(|b| *b == "-").count() > 1 {
-        bail!("standard input (`-`) can be read only once");
-    }
-    if !args.usage.is_empty() && args.usage.len() != n {
-        bail!(
-            "expected one --usage file per body ({n}), got {}",
-            args.usage.len()
-        );
-    }
-    if !args.sent_at_ms.is_empty() && args.sent_at_ms.len() != n {
-        bail!(
-            "expected one --sent-at-ms value per body ({n}), got {}",
-            args.sent_at_ms.len()
-        );
-    }
-    if let Some(&(from, to)) = args.pairs.iter().find(|(f, t)| *f >= n || *t >= n) {
-        let count = if n == 1 {
-            "1 request".to_string()
-        } else {
-            format!("{n} requests")
-        };
-        bail!(
-            "--pair {from}:{to}: the session has {count} (0 to {})",
-            n - 1
-        );
-    }
     let prices = match &args.prices {
         None => PriceTable::bundled(),
         Some(path) => {
@@ -94,32 +80,24 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
             PriceTable::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
         }
     };
-
     let mut session = Session::default();
     if let Some(secs) = args.idle_gap_secs {
         session = session.with_idle_gap_secs(secs);
     }
-    for (i, arg) in args.bodies.iter().enumerate() {
-        let reported_cached_tokens = match args.usage.get(i) {
-            Some(path) => {
-                let text = read_text(path, args.max_bytes)?;
-                reported_cached_tokens(&text)
-                    .map_err(|e| anyhow::anyhow!("{}: {e:#}", display_name(path)))?
-            }
-            None => None,
+    match args.session {
+        Some(id) => load_stored(&mut session, id, args.db.as_deref())?,
+        None => load_bodies(&mut session, args)?,
+    }
+    let n = session.len();
+    if let Some(&(from, to)) = args.pairs.iter().find(|(f, t)| *f >= n || *t >= n) {
+        let count = match n {
+            1 => "1 request".to_string(),
+            n => format!("{n} requests"),
         };
-        let meta = RequestMeta {
-            reported_cached_tokens,
-            sent_at_ms: args.sent_at_ms.get(i).copied(),
-            finished_at_ms: None,
-        };
-        // One body in memory at a time: the session keeps only its distinct elements.
-        let text = read_text(arg, args.max_bytes)?;
-        let body = parse_json(arg, &text)?;
-        drop(text);
-        session
-            .push_body(&body, meta)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(arg)))?;
+        bail!(
+            "--pair {from}:{to}: the session has {count} (0 to {})",
+            n.saturating_sub(1)
+        );
     }
 
     let report = session.report(&prices);
@@ -147,6 +125,89 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         writeln!(out, "{}", summary_line(&report))?;
     }
     Ok(())
+}
+
+/// Pushes the body files, each with its usage file and timestamp when given.
+fn load_bodies(session: &mut Session, args: &DiffArgs) -> anyhow::Result<()> {
+    let n = args.bodies.len();
+    if args.bodies.iter().filter(|b| *b == "-").count() > 1 {
+        bail!("standard input (`-`) can be read only once");
+    }
+    if !args.usage.is_empty() && args.usage.len() != n {
+        bail!(
+            "expected one --usage file per body ({n}), got {}",
+            args.usage.len()
+        );
+    }
+    if !args.sent_at_ms.is_empty() && args.sent_at_ms.len() != n {
+        bail!(
+            "expected one --sent-at-ms value per body ({n}), got {}",
+            args.sent_at_ms.len()
+        );
+    }
+    for (i, arg) in args.bodies.iter().enumerate() {
+        let reported_cached_tokens = match args.usage.get(i) {
+            Some(path) => {
+                let text = read_text(path, args.max_bytes)?;
+                reported_cached_tokens(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e:#}", display_name(path)))?
+            }
+            None => None,
+        };
+        let meta = RequestMeta {
+            reported_cached_tokens,
+            sent_at_ms: args.sent_at_ms.get(i).copied(),
+            finished_at_ms: None,
+        };
+        // One body in memory at a time: the session keeps only its distinct elements.
+        let text = read_text(arg, args.max_bytes)?;
+        let body = parse_json(arg, &text)?;
+        drop(text);
+        session
+            .push_body(&body, meta)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(arg)))?;
+    }
+    Ok(())
+}
+
+/// Pushes the requests of stored session `id`, with their recorded usage and timing.
+fn load_stored(session: &mut Session, id: i64, db: Option<&Path>) -> anyhow::Result<()> {
+    let store = match db {
+        Some(path) if !path.exists() => bail!("no database at {}", path.display()),
+        Some(path) => Store::open(path)?,
+        None => seed::open_seeded(&seed::default_path())?,
+    };
+    let requests = store.requests(id, Page::ALL)?;
+    if requests.is_empty() {
+        bail!("session {id} has no requests");
+    }
+    for (position, request) in requests.iter().enumerate() {
+        let stored = store.body(request.id)?;
+        let Some(body) = stored.value else {
+            bail!("session {id}, request {position}: the stored body is not JSON");
+        };
+        let usage = store.outcome(request.id)?.and_then(|o| o.usage);
+        let sent_at_ms = request.started_us.map(|us| us / 1000);
+        let meta = RequestMeta {
+            reported_cached_tokens: usage.as_ref().and_then(stored_cached_tokens),
+            sent_at_ms,
+            finished_at_ms: sent_at_ms
+                .zip(request.total_us)
+                .map(|(ms, total)| ms + total / 1000),
+        };
+        session
+            .push_body(&body, meta)
+            .map_err(|e| anyhow::anyhow!("session {id}, request {position}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Cached tokens of a stored usage: the stream reader's `TokenUsage` or the API's own shape.
+fn stored_cached_tokens(usage: &Value) -> Option<u64> {
+    usage
+        .get("cached_input_tokens")
+        .or_else(|| usage.get("input_tokens_details")?.get("cached_tokens"))
+        .and_then(Value::as_u64)
 }
 
 /// The `--json` view of a pair (the documented shape, nothing more).
