@@ -1,0 +1,121 @@
+//! The live recorder: events become visible to other connections without an explicit flush,
+//! within about one batch delay; `flush` and `finish` commit everything including outcomes; a
+//! read-only database refuses to record.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use pretty_assertions::assert_eq;
+use promptwire::core::stream::RawEvent;
+use promptwire::store::{
+    NewRequest, NewSession, OutcomeRecord, Page, Recorder, RecorderOptions, Source, Store,
+};
+
+fn setup(name: &str) -> (PathBuf, i64) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_recorder");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(format!("{name}.sqlite"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    let mut store = Store::open(&path).expect("open");
+    let session = store
+        .create_session(&NewSession {
+            name: name.to_string(),
+            source: Source::Send,
+            provider: None,
+            model: None,
+            created_us: 0,
+        })
+        .expect("session");
+    let request = store
+        .add_request(
+            session,
+            &NewRequest {
+                dialect: None,
+                rules: None,
+                provider: None,
+                method: "POST".to_string(),
+                url: "http://127.0.0.1/v1/responses".to_string(),
+                body: b"{}",
+                headers: &[],
+                extra: None,
+                started_us: None,
+            },
+        )
+        .expect("request");
+    (path, request)
+}
+
+fn event(seq: u64) -> RawEvent {
+    RawEvent {
+        seq,
+        received_at: Duration::from_millis(seq),
+        event: None,
+        data: format!("{{\"n\":{seq}}}"),
+    }
+}
+
+#[test]
+fn events_are_committed_within_the_batch_delay_without_a_flush() {
+    let (path, request) = setup("delay");
+    let recorder = Recorder::start(&path, RecorderOptions::default()).expect("recorder");
+    let reader = Store::open(&path).expect("reader");
+    let sent = Instant::now();
+    for seq in 0..10 {
+        recorder.event(request, event(seq)).expect("event");
+    }
+    let mut seen = 0;
+    while sent.elapsed() < Duration::from_secs(2) {
+        seen = reader.event_count(request).expect("count");
+        if seen == 10 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let delay = sent.elapsed();
+    assert_eq!(seen, 10);
+    // 100 ms batch delay; generous margin for a loaded machine.
+    assert!(
+        delay < Duration::from_millis(600),
+        "committed after {delay:?}"
+    );
+    recorder.finish().expect("finish");
+}
+
+#[test]
+fn flush_and_finish_commit_events_and_outcomes() {
+    let (path, request) = setup("flush");
+    let options = RecorderOptions {
+        max_delay: Duration::from_secs(60),
+        ..RecorderOptions::default()
+    };
+    let recorder = Recorder::start(&path, options).expect("recorder");
+    for seq in 0..3 {
+        recorder.event(request, event(seq)).expect("event");
+    }
+    recorder.flush().expect("flush");
+    assert_eq!(recorder.committed_events(), 3);
+    let reader = Store::open(&path).expect("reader");
+    assert_eq!(reader.event_count(request).expect("count"), 3);
+    recorder.event(request, event(3)).expect("event");
+    let outcome = OutcomeRecord {
+        state: "completed".to_string(),
+        events: 4,
+        ..OutcomeRecord::default()
+    };
+    recorder.outcome(request, outcome.clone()).expect("outcome");
+    recorder.finish().expect("finish");
+    let events = reader.events(request, Page::ALL).expect("events");
+    assert_eq!(events, (0..4).map(event).collect::<Vec<_>>());
+    assert_eq!(reader.outcome(request).expect("outcome"), Some(outcome));
+}
+
+#[test]
+fn a_read_only_database_cannot_record() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (path, _) = setup("readonly");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+    let err = Recorder::start(&path, RecorderOptions::default()).expect_err("read-only");
+    assert!(err.to_string().contains("read-only"), "{err}");
+}
