@@ -4,7 +4,7 @@
 //! edit made while compiling replaces the waiting job.
 
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -13,6 +13,7 @@ use serde_json::Value;
 use super::state::ViewKind;
 use crate::core::compile::{CompiledRequest, compile_views};
 use crate::core::models::ModelInfo;
+use crate::core::prefix::Tokenizer;
 use crate::core::prompt::{Dialect, Prompt};
 use crate::core::provider::Provider;
 use crate::core::rules::CompileRules;
@@ -362,10 +363,6 @@ fn changed_lines(old: &str, new: &str, new_lines: usize) -> Vec<bool> {
 
 /// o200k_base token count of what the view sends (compact JSON, or the header lines).
 pub fn count_tokens(view: &ViewResult, kind: ViewKind) -> usize {
-    static BPE: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
-    let Some(bpe) = BPE.get_or_init(|| tiktoken_rs::o200k_base().ok()) else {
-        return 0;
-    };
     let text: std::borrow::Cow<'_, str> = match kind {
         ViewKind::Body => String::from_utf8_lossy(&view.compiled.body_json),
         ViewKind::WsFrame => serde_json::to_string(&*view.value)
@@ -373,5 +370,5 @@ pub fn count_tokens(view: &ViewResult, kind: ViewKind) -> usize {
             .into(),
         ViewKind::Headers => std::borrow::Cow::Borrowed(&*view.text),
     };
-    bpe.encode_ordinary(&text).len()
+    usize::try_from(Tokenizer::o200k().count(&text)).unwrap_or(usize::MAX)
 }
