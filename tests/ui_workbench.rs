@@ -228,3 +228,67 @@ fn export_writes_the_file_the_user_chose() {
     assert!(harness.state().file_dialog.is_none());
     assert!(harness.state().status.text.starts_with("Wrote "));
 }
+
+#[test]
+fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui_sessions");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let db = dir.join(format!("ui-{}.sqlite", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1500.0, 950.0))
+        .build_ui_state(
+            workbench_ui,
+            AppState::with_store(Settings::default(), Some(db.clone())),
+        );
+    // The first frame lists the (freshly seeded) sessions on a reader thread.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while harness.state().sessions.sessions.is_empty() {
+        assert!(Instant::now() < deadline, "sessions were not listed");
+        harness.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let session = harness.state().sessions.sessions[0].clone();
+    harness
+        .get_by_label_contains(&format!("#{} {}", session.id, session.name))
+        .click();
+    harness.run_steps(2);
+    while harness.state().sessions.requests.is_empty() {
+        assert!(Instant::now() < deadline, "requests were not listed");
+        harness.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let request = harness.state().sessions.requests[0].clone();
+    harness.get_by_label_contains("turn 0 ·").click();
+    harness.run_steps(2);
+    while !harness.state().status.text.contains("stored request") {
+        assert!(
+            Instant::now() < deadline,
+            "body was not loaded: {:?}",
+            harness.state().status
+        );
+        harness.step();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    wait_for_compile(&mut harness);
+    // The form now holds the prompt that compiles back to the stored body.
+    let store = promptwire::store::Store::open_read_only(&db).expect("open db");
+    let stored = store
+        .body(request.id)
+        .expect("body")
+        .value
+        .expect("json body");
+    let state = harness.state();
+    let prompt = &state.prompt;
+    let compiled = promptwire::core::compile::compile(
+        prompt,
+        &state.catalog.lookup(&prompt.model),
+        &promptwire::core::provider::Provider::preset(prompt.compile.provider),
+        prompt.compile.dialect,
+        &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
+    )
+    .expect("compile");
+    assert_eq!(Value::Object(compiled.body), stored);
+}

@@ -128,8 +128,14 @@ pub const EXAMPLES: [(&str, &str); 4] = [
 ];
 
 impl AppState {
-    /// A workbench on the embedded default prompt with `settings`.
+    /// A workbench on the embedded default prompt with `settings`, without a session store.
     pub fn new(settings: Settings) -> Self {
+        Self::with_store(settings, None)
+    }
+
+    /// A workbench whose sidebar browses the session database at `db` (created and seeded on
+    /// first use).
+    pub fn with_store(settings: Settings, db: Option<PathBuf>) -> Self {
         let prompt = EXAMPLES
             .first()
             .and_then(|(_, text)| Prompt::from_json_str(text).ok())
@@ -155,6 +161,7 @@ impl AppState {
             import_dialog: None,
             file_dialog: None,
             search: Default::default(),
+            sessions: super::sessions::SessionsBrowser::new(db),
             worker: CompileWorker::start(),
             requested_revision: None,
             settings_generation: 1,
@@ -448,6 +455,16 @@ impl AppState {
             );
             self.requested_revision = Some(self.revision);
             self.requested_settings = Some(self.settings_generation);
+        }
+        if let Some((request, body)) = self.sessions.poll() {
+            match body {
+                Ok(value) => {
+                    files::import_body_value(self, &value, &format!("stored request {request}"))
+                }
+                Err(e) => {
+                    self.set_status(format!("Cannot load stored request {request}: {e}"), true)
+                }
+            }
         }
         if let Some(rx) = &self.pending_dialog
             && let Ok(choice) = rx.try_recv()

@@ -2,7 +2,6 @@
 //! opened by mistake), save, export (JSON, HAR) owner-readable only, import a pasted body, and
 //! import providers from a Codex `config.toml`.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::state::{AppState, ExportKind, ProviderPreset};
@@ -14,25 +13,6 @@ use crate::core::prompt::Prompt;
 
 /// Largest file the workbench opens.
 pub const MAX_OPEN_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Writes `bytes` to `path`, readable and writable by the owner only (0600 on Unix).
-pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt as _;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(bytes)?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(())
-}
 
 /// Opens a Prompt file; a file that is a captured request body instead is imported.
 pub fn open(state: &mut AppState, path: PathBuf) {
@@ -82,10 +62,22 @@ fn remember(state: &mut AppState, path: PathBuf) {
 
 /// Imports a pasted captured body into the form; errors stay in the dialog.
 pub fn import_body_text(state: &mut AppState, text: &str) {
-    let result = serde_json::from_str::<serde_json::Value>(text)
-        .map_err(|e| PromptError::from_serde("", &e))
-        .and_then(|value| import_body(&value, &state.catalog));
-    match result {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) => import_body_value(state, &value, "body"),
+        Err(e) => import_failed(state, &PromptError::from_serde("", &e).to_string()),
+    }
+}
+
+fn import_failed(state: &mut AppState, message: &str) {
+    if let Some(dialog) = state.import_dialog.as_mut() {
+        dialog.error = Some(message.to_string());
+    }
+    state.set_status(format!("Import failed: {message}"), true);
+}
+
+/// Imports a captured body (a JSON value) into the form; `what` names it in the status line.
+pub fn import_body_value(state: &mut AppState, value: &serde_json::Value, what: &str) {
+    match import_body(value, &state.catalog) {
         Ok(outcome) => {
             let note = if outcome.overridden.is_empty() {
                 String::new()
@@ -97,7 +89,7 @@ pub fn import_body_text(state: &mut AppState, text: &str) {
             };
             let target = &outcome.prompt.compile;
             let summary = format!(
-                "Imported a {} body ({} rules, {} provider){note}",
+                "Imported a {} {what} ({} rules, {} provider){note}",
                 target.dialect.id(),
                 target.rules,
                 target.provider.id()
@@ -107,13 +99,7 @@ pub fn import_body_text(state: &mut AppState, text: &str) {
             state.import_dialog = None;
             state.set_status(summary, false);
         }
-        Err(e) => {
-            let message = e.to_string();
-            if let Some(dialog) = state.import_dialog.as_mut() {
-                dialog.error = Some(message.clone());
-            }
-            state.set_status(format!("Import failed: {message}"), true);
-        }
+        Err(e) => import_failed(state, &e.to_string()),
     }
 }
 
@@ -138,7 +124,7 @@ pub fn write(state: &mut AppState, kind: ExportKind, column: usize, path: &Path)
             }
         }
     };
-    match write_private(path, &bytes) {
+    match crate::store::har::write_private(path, &bytes) {
         Ok(()) => {
             if kind == ExportKind::Prompt {
                 state.prompt_path = Some(path.to_path_buf());

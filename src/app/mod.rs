@@ -4,6 +4,7 @@
 
 pub mod command;
 pub mod files;
+pub mod sessions;
 pub mod state;
 pub mod worker;
 
@@ -27,8 +28,9 @@ impl PromptwireApp {
             .storage
             .and_then(|s| eframe::get_value(s, SETTINGS_KEY))
             .unwrap_or_default();
+        let db = crate::store::seed::default_path();
         Self {
-            state: AppState::new(settings),
+            state: AppState::with_store(settings, Some(db)),
         }
     }
 

@@ -338,6 +338,8 @@ pub struct AppState {
     pub file_dialog: Option<FileDialog>,
     /// Search state.
     pub search: SearchState,
+    /// Recorded sessions in the sidebar.
+    pub sessions: super::sessions::SessionsBrowser,
     /// The background compiler.
     pub(crate) worker: CompileWorker,
     /// Revision last sent to the worker.

@@ -12,7 +12,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppComma
         .id_salt("sidebar_scroll")
         .show(ui, |ui| {
             ui.heading("Sessions");
-            super::widgets::note_line(ui, "No recorded sessions yet.");
+            sessions_ui(ui, state);
             ui.separator();
             ui.heading("Examples");
             for (name, _) in EXAMPLES {
@@ -89,5 +89,77 @@ fn expand_home(path: &str) -> std::path::PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
         _ => std::path::PathBuf::from(path),
+    }
+}
+
+/// The recorded sessions and, for the expanded one, its requests; clicking a request loads its
+/// exact body into the form.
+fn sessions_ui(ui: &mut Ui, state: &mut AppState) {
+    let ctx = ui.ctx().clone();
+    let browser = &mut state.sessions;
+    if browser.db_path.is_none() {
+        super::widgets::note_line(ui, "No session database.");
+        return;
+    }
+    if !browser.listed {
+        browser.refresh(&ctx);
+    }
+    ui.horizontal(|ui| {
+        if ui
+            .small_button("Refresh")
+            .on_hover_text("Read the session list again")
+            .clicked()
+        {
+            browser.refresh(&ctx);
+        }
+        if browser.loading {
+            ui.spinner();
+        }
+    });
+    if let Some(e) = &browser.error {
+        super::widgets::error_line(ui, e);
+    }
+    if browser.sessions.is_empty() && !browser.loading {
+        super::widgets::note_line(ui, "No recorded sessions yet.");
+    }
+    let mut open = None;
+    let mut load = None;
+    for session in &browser.sessions {
+        let expanded = browser.open_session == Some(session.id);
+        let text = format!("#{} {} ({})", session.id, session.name, session.requests);
+        if ui
+            .selectable_label(expanded, text)
+            .on_hover_text(format!(
+                "{} · {} · {} requests",
+                session.source,
+                session.model.as_deref().unwrap_or("?"),
+                session.requests
+            ))
+            .clicked()
+        {
+            open = Some(session.id);
+        }
+        if expanded {
+            for request in &browser.requests {
+                let status = request.status.map_or(String::new(), |s| format!(" · {s}"));
+                let text = format!(
+                    "   turn {} · {} B{status}",
+                    request.position, request.body_bytes
+                );
+                if ui
+                    .selectable_label(false, text)
+                    .on_hover_text("Load this request's exact body into the form")
+                    .clicked()
+                {
+                    load = Some(request.id);
+                }
+            }
+        }
+    }
+    if let Some(id) = open {
+        browser.open(&ctx, id);
+    }
+    if let Some(id) = load {
+        browser.load_body(&ctx, id);
     }
 }
