@@ -119,3 +119,44 @@ fn a_read_only_database_cannot_record() {
     let err = Recorder::start(&path, RecorderOptions::default()).expect_err("read-only");
     assert!(err.to_string().contains("read-only"), "{err}");
 }
+
+#[test]
+fn requests_can_be_added_while_the_recorder_commits() {
+    let (path, request) = setup("concurrent");
+    let options = RecorderOptions {
+        max_delay: Duration::from_millis(1),
+        max_batch: 8,
+        ..RecorderOptions::default()
+    };
+    let recorder = Recorder::start(&path, options).expect("recorder");
+    let mut store = Store::open(&path).expect("writer");
+    let session = store.list_sessions(Page::ALL).expect("list")[0].id;
+    for seq in 0..2000 {
+        recorder.event(request, event(seq)).expect("event");
+        if seq % 50 == 0 {
+            let body = format!(r#"{{"model":"m","input":[{{"n":{seq}}}]}}"#);
+            store
+                .add_request(
+                    session,
+                    &NewRequest {
+                        dialect: None,
+                        rules: None,
+                        provider: None,
+                        method: "POST".to_string(),
+                        url: "http://127.0.0.1/v1/responses".to_string(),
+                        body: body.as_bytes(),
+                        headers: &[],
+                        extra: None,
+                        started_us: None,
+                    },
+                )
+                .expect("a request written while the recorder commits");
+        }
+    }
+    recorder.finish().expect("finish");
+    assert_eq!(store.event_count(request).expect("count"), 2000);
+    assert_eq!(
+        store.requests(session, Page::ALL).expect("requests").len(),
+        41
+    );
+}

@@ -141,7 +141,7 @@ fn commit(store: &mut Store, batch: &mut Batch, committed: &AtomicU64) -> StoreR
         return Ok(());
     }
     let conn = store.writable()?;
-    let tx = conn.transaction()?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     let mut start = 0;
     while start < batch.events.len() {
         let request = batch.events[start].0;

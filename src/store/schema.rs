@@ -132,7 +132,13 @@ pub fn migrate(conn: &mut Connection, mut version: i64) -> StoreResult<()> {
         let Some(sql) = MIGRATIONS.get(index) else {
             break;
         };
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        // Another process may have migrated between our check and our lock.
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if current != version {
+            version = current;
+            continue;
+        }
         tx.execute_batch(sql)?;
         version += 1;
         tx.pragma_update(None, "user_version", version)?;

@@ -107,7 +107,7 @@ impl Store {
     /// non-input fields plus content-addressed input items; secret headers are dropped.
     pub fn add_request(&mut self, session_id: i64, request: &NewRequest<'_>) -> StoreResult<i64> {
         let conn = self.writable()?;
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let exists: Option<i64> = tx
             .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
                 r.get(0)
@@ -192,7 +192,7 @@ impl Store {
     /// Records raw events of a request, in one transaction.
     pub fn add_events(&mut self, request_id: i64, events: &[RawEvent]) -> StoreResult<()> {
         let conn = self.writable()?;
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         insert_events(&tx, request_id, events)?;
         tx.commit()?;
         Ok(())
@@ -208,7 +208,7 @@ impl Store {
     /// no other request uses.
     pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
         let conn = self.writable()?;
-        let tx = conn.transaction()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let changed = tx.execute("DELETE FROM sessions WHERE id = ?1", [session_id])?;
         if changed == 0 {
             return Err(StoreError::NoSession(session_id));
