@@ -54,6 +54,12 @@ pub struct SendArgs {
     /// Largest accepted Prompt file, in bytes.
     #[arg(long, default_value_t = super::DEFAULT_MAX_BYTES)]
     max_bytes: u64,
+    /// Database to record the send into (default: the embedded database).
+    #[arg(long)]
+    db: Option<std::path::PathBuf>,
+    /// Do not record the send in the session store.
+    #[arg(long)]
+    no_record: bool,
 }
 
 fn duration(name: &str, secs: f64) -> anyhow::Result<std::time::Duration> {
@@ -100,8 +106,21 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
 
     let mut printer = Printer::new(std::io::stdout(), args.json);
     printer.note(&format!("POST {}", compiled.url));
+    // Recording into the session store: kept apart from the send (see `sessions::SendRecording`).
+    let mut recording = match args.no_record {
+        true => None,
+        false => Some(super::sessions::SendRecording::start(
+            args.db.as_deref(),
+            display_name(&args.prompt),
+            &prompt.model,
+            &compiled,
+        )?),
+    };
     let cancel = CancelToken::new();
     let result = runtime.block_on(sender.send(&compiled, &headers, &cancel, |event| {
+        if let Some(recording) = recording.as_mut() {
+            recording.on_event(&event);
+        }
         report(&mut printer, event);
     }));
     let outcome = result
@@ -114,6 +133,12 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         retry_after: e.retry_after(),
     });
     printer.outcome(&outcome, failure);
+    if let Some(recording) = recording {
+        match recording.finish(&result) {
+            Ok(session) => printer.note(&format!("recorded as session {session}")),
+            Err(e) => eprintln!("promptwire: recording failed: {e:#}"),
+        }
+    }
     printer.flush();
     printer.check()
 }
