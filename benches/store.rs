@@ -286,8 +286,8 @@ fn bench_open_and_list(bytes: u64, runs: usize) {
 }
 
 fn main() {
-    // `cargo test --benches` runs benches with `--test`-like flags; skip the heavy work then.
-    if std::env::args().any(|a| a == "--test" || a == "--list") {
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: skip the heavy work then.
+    if !std::env::args().any(|a| a == "--bench") {
         return;
     }
     let quick = std::env::var_os("PROMPTWIRE_BENCH_QUICK").is_some();

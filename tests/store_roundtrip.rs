@@ -367,3 +367,62 @@ fn search_finds_by_name_model_and_text_and_lists_page() {
     );
     assert_eq!(second, all[1..3].to_vec());
 }
+
+#[test]
+fn first_run_seeds_the_samples_once_even_when_racing() {
+    let path = scratch_db("seeded");
+    let threads: Vec<_> = (0..4)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || seed::open_seeded(&path).map(|_| ()))
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("thread").expect("open seeded");
+    }
+    let store = seed::open_seeded(&path).expect("open again");
+    let mut names: Vec<String> = store
+        .list_sessions(Page::ALL)
+        .expect("list")
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        vec![
+            "cache-prefix-break",
+            "failing-stream",
+            "lite-image",
+            "tool-calls"
+        ]
+    );
+    // The samples are what the issue asks for: tools, Lite, a failure, a prefix break.
+    let requests = |name: &str| {
+        let id = store
+            .search_sessions(name, Page::ALL)
+            .expect("search")
+            .into_iter()
+            .find(|s| s.name == name)
+            .expect("session")
+            .id;
+        store.requests(id, Page::ALL).expect("requests")
+    };
+    assert!(
+        requests("lite-image")
+            .iter()
+            .all(|r| r.dialect.as_deref() == Some("lite"))
+    );
+    assert!(
+        requests("failing-stream")
+            .iter()
+            .all(|r| r.state.as_deref() == Some("failed"))
+    );
+    assert_eq!(requests("tool-calls").len(), 3);
+    let leftovers: Vec<_> = std::fs::read_dir(path.parent().expect("dir"))
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("seeding"))
+        .collect();
+    assert!(leftovers.is_empty());
+}

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use super::Store;
 use super::error::{StoreError, StoreResult};
-use super::{Page, Store};
 
 /// The bundled sample recordings: (file name, HAR text).
 pub const SAMPLES: &[(&str, &str)] = &[
@@ -41,17 +41,42 @@ pub fn default_path() -> PathBuf {
 }
 
 /// Opens the database at `path`; when the file does not exist yet, creates it and imports the
-/// bundled samples.
+/// bundled samples. The seeded file is built beside `path` and linked into place only if `path`
+/// still does not exist, so concurrent first runs never seed twice.
 pub fn open_seeded(path: &Path) -> StoreResult<Store> {
-    let fresh = !path.exists();
-    if fresh && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+    if !path.exists() {
+        let dir = path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io(e, dir))?;
+        let building = dir.join(format!(
+            ".{}.seeding-{}",
+            path.file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            unique_suffix()
+        ));
+        let seeded = Store::open(&building).and_then(|mut store| seed(&mut store));
+        // Closing the last connection checkpoints the WAL into the file.
+        let linked = seeded.and_then(|()| match std::fs::hard_link(&building, path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(StoreError::io(e, path)),
+        });
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", building.display()));
+        }
+        linked?;
     }
-    let mut store = Store::open(path)?;
-    if fresh && store.list_sessions(Page::first(1))?.is_empty() {
-        seed(&mut store)?;
-    }
-    Ok(store)
+    Store::open(path)
+}
+
+/// Process id and a per-process counter: distinct across concurrent first runs.
+fn unique_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
 }
 
 /// Imports the bundled samples into `store`.
