@@ -204,3 +204,36 @@ fn every_field_left_out_by_gating_is_explained() {
     assert_eq!(compiled.body["reasoning"], Value::Null);
     assert_eq!(compiled.body["include"], json!([]));
 }
+
+#[test]
+fn identical_item_notes_are_gathered_into_one() {
+    let prompt = example("tools-session.json");
+    let compiled = compile(
+        &prompt,
+        &ModelCatalog::bundled().lookup(&prompt.model),
+        &Provider::preset(ProviderKind::Openai),
+        Dialect::Standard,
+        &CompileRules::seed(),
+    )
+    .expect("compile");
+    let notes: Vec<(String, String)> = compiled
+        .notes
+        .into_iter()
+        .map(|n| (n.path, n.message))
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            (
+                "input[*].id".to_string(),
+                "dropped: ids are only sent when `store` is true (6 items, the first is input[0])"
+                    .to_string()
+            ),
+            (
+                "input[*].status".to_string(),
+                "dropped: these rules drop fields the item type does not model (2 items, the first is input[2])"
+                    .to_string()
+            ),
+        ]
+    );
+}

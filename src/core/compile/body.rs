@@ -174,7 +174,8 @@ fn tools_and_input(
         Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
     };
     let prefix_len = input.len();
-    let mut wires = Vec::with_capacity(prompt.input.len());
+    let mut wires: Vec<Rc<ItemWire>> = Vec::with_capacity(prompt.input.len());
+    let mut groups: Vec<NoteGroup> = Vec::new();
     for (i, item) in prompt.input.iter().enumerate() {
         if matches!(item, ResponseItem::ConfigurationUpdate(_))
             && !(ctx.is_openai && rules.configuration_updates_for_openai)
@@ -186,18 +187,49 @@ fn tools_and_input(
             continue;
         }
         let wire = cache.get(i, item, ctx);
-        if !wire.notes.is_empty() {
+        for note in &wire.notes {
             let at = input.len();
-            notes.extend(
-                wire.notes
-                    .iter()
-                    .map(|n| CompileNote::new(format!("input[{at}]{}", n.path), n.message.clone())),
-            );
+            match groups
+                .iter_mut()
+                .find(|g| g.suffix == note.path && g.message == note.message)
+            {
+                Some(group) => group.count += 1,
+                None => groups.push(NoteGroup {
+                    suffix: note.path.clone(),
+                    message: note.message.clone(),
+                    first: at,
+                    count: 1,
+                }),
+            }
         }
         input.push(wire.value.clone());
         wires.push(wire);
     }
+    // One note per kind of change, not one per item: a 500-item history would otherwise
+    // explain the same dropped id 500 times.
+    for g in groups {
+        let (path, message) = if g.count == 1 {
+            (format!("input[{}]{}", g.first, g.suffix), g.message)
+        } else {
+            (
+                format!("input[*]{}", g.suffix),
+                format!(
+                    "{} ({} items, the first is input[{}])",
+                    g.message, g.count, g.first
+                ),
+            )
+        };
+        notes.push(CompileNote::new(path, message));
+    }
     (tools, input, prefix_len, wires)
+}
+
+/// Identical per-item notes, gathered.
+struct NoteGroup {
+    suffix: String,
+    message: String,
+    first: usize,
+    count: usize,
 }
 
 /// The developer message carrying the base instructions, with its pinned or derived id.
