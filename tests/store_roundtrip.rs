@@ -426,3 +426,70 @@ fn first_run_seeds_the_samples_once_even_when_racing() {
         .collect();
     assert!(leftovers.is_empty());
 }
+
+#[test]
+fn a_foreign_har_imports_with_outcomes_read_from_its_sse_and_no_key() {
+    let sse = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sse/failed-rate-limit.sse"),
+    )
+    .expect("sse");
+    let body = r#"{"model":"gpt-5.5","input":[{"type":"message","role":"user","content":"hi"}],"stream":true}"#;
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "browser", "version": "1"}, "entries": [
+        {"startedDateTime": "2026-11-21T08:00:00.250+01:00", "time": 900,
+         "request": {"method": "POST", "url": "https://api.openai.com/v1/responses", "headers": [
+             {"name": "Authorization", "value": "Bearer sk-live-FOREIGNKEY123456789"},
+             {"name": "Content-Type", "value": "application/json"}],
+           "postData": {"mimeType": "application/json", "text": body}},
+         "response": {"status": 200, "headers": [], "content": {"mimeType": "text/event-stream", "text": sse}},
+         "timings": {"send": 1, "wait": 300, "receive": 600}},
+        {"startedDateTime": "2026-11-21T08:01:00Z", "time": 50,
+         "request": {"method": "POST", "url": "https://api.openai.com/v1/responses", "headers": [],
+           "postData": {"mimeType": "application/json", "text": body}},
+         "response": {"status": 429, "headers": [{"name": "retry-after", "value": "2"}], "content": {"mimeType": "application/json", "text": "{\"error\":{\"message\":\"slow down\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}"}},
+         "timings": {"send": 0, "wait": 50, "receive": 0}}
+    ]}});
+    let path = scratch_db("foreign");
+    let mut store = Store::open(&path).expect("open");
+    let text = serde_json::to_string(&har).expect("render");
+    let (session, n) = store
+        .import_har(&text, "browser-capture", Path::new("capture.har"))
+        .expect("import");
+    assert_eq!(n, 2);
+    let summary = store.session(session).expect("session");
+    assert_eq!(summary.name, "browser-capture");
+    assert_eq!(summary.model.as_deref(), Some("gpt-5.5"));
+    assert_eq!(summary.created_us, 1_795_244_400_250_000);
+    let requests = store.requests(session, Page::ALL).expect("requests");
+    assert_eq!(requests[0].wait_us, Some(300_000));
+    assert_eq!(requests[0].total_us, Some(900_000));
+    let first = store
+        .outcome(requests[0].id)
+        .expect("outcome")
+        .expect("some");
+    assert_eq!(first.state, "failed");
+    assert_eq!(first.error_class.as_deref(), Some("retryable"));
+    assert_eq!(store.event_count(requests[0].id).expect("count"), 3);
+    let second = store
+        .outcome(requests[1].id)
+        .expect("outcome")
+        .expect("some");
+    assert_eq!(second.state, "failed");
+    assert!(
+        second
+            .error_message
+            .as_deref()
+            .unwrap_or_default()
+            .contains("429"),
+        "{second:?}"
+    );
+    assert_eq!(
+        store.body(requests[1].id).expect("body").bytes,
+        body.as_bytes()
+    );
+    drop(store);
+    let bytes = std::fs::read(&path).expect("read");
+    let wal = std::fs::read(format!("{}-wal", path.display())).unwrap_or_default();
+    for file in [&bytes, &wal] {
+        assert!(!file.windows(10).any(|w| w == b"FOREIGNKEY"));
+    }
+}
