@@ -253,3 +253,13 @@ fn a_read_only_database_browses_but_refuses_writes() {
     );
     assert_eq!(std::fs::read(&db_path).expect("read"), before);
 }
+
+#[test]
+fn a_database_in_a_missing_directory_is_a_clear_error() {
+    let dir = scratch("missing");
+    let db = dir.join("no/such/dir/x.sqlite").display().to_string();
+    assert_user_error(
+        &run(&["sessions", "list", "--db", &db]),
+        "cannot open or create the database",
+    );
+}

@@ -12,6 +12,12 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// The file cannot be opened or created (missing directory, no permission).
+    #[error("cannot open or create the database: {path}")]
+    CannotOpen {
+        /// The file.
+        path: PathBuf,
+    },
     /// An SQLite database that was not made by promptwire.
     #[error("an SQLite database, but not a promptwire one: {path}")]
     Foreign {

@@ -110,9 +110,7 @@ impl Store {
             Ok(_) => conn,
             // A WAL database whose -shm cannot be created (read-only directory): open it as
             // immutable instead.
-            Err(StoreError::Sqlite(e))
-                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::CannotOpen) =>
-            {
+            Err(StoreError::CannotOpen { .. }) => {
                 drop(conn);
                 let uri = format!("file:{}?immutable=1", path.display());
                 Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)

@@ -155,6 +155,9 @@ pub fn classify(err: rusqlite::Error, path: &Path) -> StoreError {
                 path: path.to_path_buf(),
             }
         }
+        Some(rusqlite::ErrorCode::CannotOpen) => StoreError::CannotOpen {
+            path: path.to_path_buf(),
+        },
         _ => StoreError::Sqlite(err),
     }
 }
