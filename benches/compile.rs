@@ -2,6 +2,10 @@
 //! × OpenAI, Azure, compatible). Target: ≤ 10 ms for all six.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+
+// The same allocator as the promptwire binary.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use promptwire::core::compile::{compile, compile_views};
 use promptwire::core::models::ModelCatalog;
 use promptwire::core::prompt::{Dialect, Prompt};

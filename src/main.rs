@@ -1,6 +1,11 @@
 //! The `promptwire` binary: with no arguments it opens the desktop workbench; with a subcommand
 //! it is the command-line twin ([`promptwire::cli`]).
 
+// Compiling, rendering and recording megabytes of JSON is allocation-heavy; mimalloc serves
+// small allocations far faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     if std::env::args_os().len() > 1 {
         return promptwire::cli::run(std::env::args_os());

@@ -169,7 +169,7 @@ fn lite_ws_frame_puts_previous_response_id_before_input_and_flags_lite_in_metada
     });
     assert_eq!(frame, serde_json::to_string(&expected).expect("json"));
     // The HTTP body has neither the continuation id nor the WS-only metadata key.
-    let body = Value::Object(compiled.body);
+    let body = Value::Object((*compiled.body).clone());
     assert_eq!(body.get("previous_response_id"), None);
     assert_eq!(body.get("client_metadata"), None);
 }

@@ -56,7 +56,7 @@ fn round_trip(path: &Path) -> promptwire::core::import::ImportOutcome {
     let body = read_json(path);
     let outcome = import_body(&body, &ModelCatalog::bundled()).expect("import");
     let compiled = compile_recorded(&outcome.prompt);
-    let back = Value::Object(compiled.body.clone());
+    let back = Value::Object((*compiled.body).clone());
     assert_eq!(back, body, "{}", path.display());
     // The exact bytes parse to the same value too.
     let from_bytes: Value = serde_json::from_slice(&compiled.body_json).expect("body bytes");
@@ -85,7 +85,7 @@ fn own_codex_shaped_bodies_round_trip_exactly_with_key_order() {
         assert_eq!(outcome.overridden, Vec::<String>::new(), "{name}");
         let compiled = compile_recorded(&outcome.prompt);
         assert_eq!(
-            keys(&Value::Object(compiled.body)),
+            keys(&Value::Object((*compiled.body).clone())),
             keys(&read_json(&path)),
             "{name}: key order"
         );
@@ -157,7 +157,7 @@ fn lite_prefix_is_lifted_into_tools_and_instructions() {
     standard.compile.dialect = Dialect::Standard;
     let compiled = compile_recorded(&standard);
     assert_eq!(compiled.dialect, ResolvedDialect::Standard);
-    let body = Value::Object(compiled.body);
+    let body = Value::Object((*compiled.body).clone());
     assert_eq!(body["tools"].as_array().map(Vec::len), Some(3));
     assert_eq!(body["input"][0]["role"], "developer");
     assert_eq!(
@@ -258,7 +258,7 @@ fn shared_codex_cli_captures_round_trip_exactly() {
         assert_eq!(outcome.prompt.compile.rules, "codex-0.169");
         let compiled = compile_recorded(&outcome.prompt);
         assert_eq!(
-            keys(&Value::Object(compiled.body)),
+            keys(&Value::Object((*compiled.body).clone())),
             keys(&read_json(&path)),
             "{}: key order",
             path.display()

@@ -1421,7 +1421,7 @@ fn vector_30_openai_keeps_turn_metadata_across_turns_seed() {
     assert_eq!(&two_input[..one_input.len()], one_input.as_slice());
     // Everything but the input is identical between the two turns.
     let strip_input = |req: &CompiledRequest| {
-        let mut b = req.body.clone();
+        let mut b = (*req.body).clone();
         b.shift_remove("input");
         Value::Object(b)
     };

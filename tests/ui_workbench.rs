@@ -41,7 +41,7 @@ fn wait_for_compile(harness: &mut Harness<'static, AppState>) {
 }
 
 fn body(harness: &Harness<'static, AppState>, column: usize) -> Value {
-    Value::Object(harness.state().views[column].compiled.body.clone())
+    Value::Object((*harness.state().views[column].compiled.body).clone())
 }
 
 fn replace_text(harness: &mut Harness<'static, AppState>, label: &str, text: &str) {
@@ -196,7 +196,7 @@ fn importing_a_captured_body_fills_the_form() {
         &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
     )
     .expect("compile");
-    assert_eq!(Value::Object(compiled.body), captured);
+    assert_eq!(Value::Object((*compiled.body).clone()), captured);
 }
 
 #[test]
@@ -290,5 +290,5 @@ fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
         &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
     )
     .expect("compile");
-    assert_eq!(Value::Object(compiled.body), stored);
+    assert_eq!(Value::Object((*compiled.body).clone()), stored);
 }

@@ -296,7 +296,7 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
     for (column, compiled) in job.columns.iter().zip(compiled) {
         let (value, text, bytes) = match column.view {
             ViewKind::Body => (
-                Value::Object(compiled.body.clone()),
+                Value::Object((*compiled.body).clone()),
                 serde_json::to_string_pretty(&compiled.body).unwrap_or_default(),
                 compiled.wire_body().len(),
             ),

@@ -24,12 +24,38 @@ pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
 
 /// A built body and the cached wire forms of its prompt items (for assembling its bytes).
 pub struct BuiltBody {
-    /// The body object in wire order.
+    /// The body object in wire order; prompt items in `input` are `null` placeholders (see
+    /// [`BuiltBody::materialize`]) unless `input` was overridden.
     pub body: JsonMap,
     /// Number of synthesized items before the prompt's items in `input`.
     pub prefix_len: usize,
     /// Wire forms of the prompt items that follow the prefix, in order.
     pub items: Vec<Rc<ItemWire>>,
+}
+
+impl BuiltBody {
+    /// The body with the prompt items' values in place of their placeholders.
+    pub fn materialize(&self, input_overridden: bool) -> JsonMap {
+        let mut body = self.body.clone();
+        if !input_overridden && let Some(Value::Array(items)) = body.get_mut("input") {
+            for (slot, wire) in items.iter_mut().skip(self.prefix_len).zip(&self.items) {
+                *slot = wire.value.clone();
+            }
+        }
+        body
+    }
+
+    /// True when `other` would materialize to the same body (same fields, same cached items).
+    pub fn same_as(&self, other: &BuiltBody) -> bool {
+        self.prefix_len == other.prefix_len
+            && self.items.len() == other.items.len()
+            && self
+                .items
+                .iter()
+                .zip(&other.items)
+                .all(|(a, b)| Rc::ptr_eq(a, b))
+            && self.body == other.body
+    }
 }
 
 /// Builds the body object in wire order.
@@ -202,7 +228,9 @@ fn tools_and_input(
                 }),
             }
         }
-        input.push(wire.value.clone());
+        // A placeholder: the item's value is filled in (once per distinct body) by the caller,
+        // its bytes come from the cache.
+        input.push(Value::Null);
         wires.push(wire);
     }
     // One note per kind of change, not one per item: a 500-item history would otherwise

@@ -8,6 +8,8 @@ mod headers;
 pub mod items;
 pub mod lite;
 
+use std::sync::Arc;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -62,8 +64,8 @@ pub struct CompiledRequest {
     pub url: String,
     /// Headers in the order they are added; secret values redacted.
     pub headers: Vec<Header>,
-    /// The body as a JSON object, keys in wire order.
-    pub body: JsonMap,
+    /// The body as a JSON object, keys in wire order (shared between identical views).
+    pub body: Arc<JsonMap>,
     /// The body's exact JSON bytes (what `Content-Length` counts before compression).
     pub body_json: Vec<u8>,
     /// The zstd-compressed body, when `Content-Encoding: zstd` applies.
@@ -90,7 +92,7 @@ impl CompiledRequest {
         );
         let lite = self.dialect == ResolvedDialect::Lite;
         let mut saw_metadata = false;
-        for (key, value) in &self.body {
+        for (key, value) in self.body.iter() {
             if key == "input"
                 && let Some(prev) = &self.previous_response_id
             {
@@ -138,7 +140,15 @@ pub fn compile(
     rules: &CompileRules,
 ) -> Result<CompiledRequest, PromptError> {
     let mut cache = cache::ItemCache::new(prompt.input.len());
-    compile_with(prompt, model, provider, dialect, rules, &mut cache)
+    compile_with(
+        prompt,
+        model,
+        provider,
+        dialect,
+        rules,
+        &mut cache,
+        &mut Vec::new(),
+    )
 }
 
 /// Compiles one prompt for several (provider, dialect) views, serializing each input item once
@@ -150,10 +160,19 @@ pub fn compile_views(
     views: &[(&Provider, Dialect)],
 ) -> Result<Vec<CompiledRequest>, PromptError> {
     let mut cache = cache::ItemCache::new(prompt.input.len());
+    let mut bodies = Vec::new();
     views
         .iter()
         .map(|(provider, dialect)| {
-            compile_with(prompt, model, provider, *dialect, rules, &mut cache)
+            compile_with(
+                prompt,
+                model,
+                provider,
+                *dialect,
+                rules,
+                &mut cache,
+                &mut bodies,
+            )
         })
         .collect()
 }
@@ -165,6 +184,7 @@ fn compile_with(
     dialect: Dialect,
     rules: &CompileRules,
     cache: &mut cache::ItemCache,
+    bodies: &mut Vec<(body::BuiltBody, Arc<JsonMap>)>,
 ) -> Result<CompiledRequest, PromptError> {
     let lite = match dialect {
         Dialect::Auto => model.use_responses_lite,
@@ -208,6 +228,15 @@ fn compile_with(
         ));
     }
     let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
+    // Views whose bodies are the same share one materialized object.
+    let body = match bodies.iter().find(|(other, _)| other.same_as(&built)) {
+        Some((_, shared)) => Arc::clone(shared),
+        None => {
+            let body = Arc::new(built.materialize(input_overridden));
+            bodies.push((built, Arc::clone(&body)));
+            body
+        }
+    };
     Ok(CompiledRequest {
         dialect: if lite {
             ResolvedDialect::Lite
@@ -218,7 +247,7 @@ fn compile_with(
         rules: rules.name.clone(),
         url: provider.responses_url(),
         headers,
-        body: built.body,
+        body,
         body_json,
         compressed_body,
         notes,
