@@ -826,6 +826,7 @@ fn send_command_prints_json_lines_as_events_arrive() {
     let output = Command::new(env!("CARGO_BIN_EXE_promptwire"))
         .args([
             "send",
+            "--no-record",
             &hello_prompt(),
             "--provider",
             "compatible",
@@ -878,6 +879,7 @@ fn send_command_failed_outcome_and_readable_timeline() {
     let run = |json: bool| {
         let mut args = vec![
             "send".to_string(),
+            "--no-record".to_string(),
             hello_prompt(),
             "--provider".to_string(),
             "compatible".to_string(),
@@ -917,6 +919,7 @@ fn send_command_failed_outcome_and_readable_timeline() {
     let output = Command::new(env!("CARGO_BIN_EXE_promptwire"))
         .args([
             "send",
+            "--no-record",
             &hello_prompt(),
             "--provider",
             "compatible",
@@ -962,6 +965,7 @@ fn send_command_reads_the_key_from_the_environment_and_never_prints_it() {
     let output = Command::new(env!("CARGO_BIN_EXE_promptwire"))
         .args([
             "send",
+            "--no-record",
             &hello_prompt(),
             "--provider",
             "openai",
@@ -984,6 +988,7 @@ fn send_command_reads_the_key_from_the_environment_and_never_prints_it() {
     let output = Command::new(env!("CARGO_BIN_EXE_promptwire"))
         .args([
             "send",
+            "--no-record",
             &hello_prompt(),
             "--provider",
             "openai",
@@ -1005,7 +1010,7 @@ fn send_command_reads_the_key_from_the_environment_and_never_prints_it() {
 #[test]
 fn send_command_usage_errors() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
-        .args(["send", "-", "--provider", "compatible"])
+        .args(["send", "--no-record", "-", "--provider", "compatible"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1024,7 +1029,7 @@ fn send_command_usage_errors() {
         "{output:?}"
     );
     let output = Command::new(env!("CARGO_BIN_EXE_promptwire"))
-        .args(["send", &hello_prompt()])
+        .args(["send", "--no-record", &hello_prompt()])
         .output()
         .expect("run");
     assert_eq!(output.status.code(), Some(1));
