@@ -44,6 +44,20 @@ fn body(harness: &Harness<'static, AppState>, column: usize) -> Value {
     Value::Object((*harness.state().views[column].compiled.body).clone())
 }
 
+/// The form's prompt compiled with the rules, provider and dialect it records.
+fn compile_as_recorded(state: &AppState) -> Value {
+    let prompt = &state.prompt;
+    let compiled = promptwire::core::compile::compile(
+        prompt,
+        &state.catalog.lookup(&prompt.model),
+        &promptwire::core::provider::Provider::preset(prompt.compile.provider),
+        prompt.compile.dialect,
+        &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
+    )
+    .expect("compile");
+    Value::Object((*compiled.body).clone())
+}
+
 fn replace_text(harness: &mut Harness<'static, AppState>, label: &str, text: &str) {
     harness.get_by_label(label).focus();
     harness.run_steps(1);
@@ -187,16 +201,7 @@ fn importing_a_captured_body_fills_the_form() {
         "Imported a standard body (seed rules, compatible provider)"
     );
     // The imported prompt compiles back to the captured body under the rules it recorded.
-    let prompt = &state.prompt;
-    let compiled = promptwire::core::compile::compile(
-        prompt,
-        &state.catalog.lookup(&prompt.model),
-        &promptwire::core::provider::Provider::preset(prompt.compile.provider),
-        prompt.compile.dialect,
-        &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
-    )
-    .expect("compile");
-    assert_eq!(Value::Object((*compiled.body).clone()), captured);
+    assert_eq!(compile_as_recorded(state), captured);
 }
 
 #[test]
@@ -281,14 +286,5 @@ fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
         .value
         .expect("json body");
     let state = harness.state();
-    let prompt = &state.prompt;
-    let compiled = promptwire::core::compile::compile(
-        prompt,
-        &state.catalog.lookup(&prompt.model),
-        &promptwire::core::provider::Provider::preset(prompt.compile.provider),
-        prompt.compile.dialect,
-        &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
-    )
-    .expect("compile");
-    assert_eq!(Value::Object((*compiled.body).clone()), stored);
+    assert_eq!(compile_as_recorded(state), stored);
 }

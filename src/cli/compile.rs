@@ -6,7 +6,7 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::input::{display_name, read_text};
-use crate::core::compile::compile;
+use crate::core::compile::{CompiledRequest, compile};
 use crate::core::models::ModelCatalog;
 use crate::core::prompt::{AuthMode, Dialect, Prompt};
 use crate::core::provider::{Provider, ProviderKind};
@@ -52,30 +52,51 @@ pub struct CompileArgs {
     max_bytes: u64,
 }
 
-/// Runs `compile`.
-pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
-    let text = read_text(&args.prompt, args.max_bytes)?;
-    let prompt = Prompt::from_json_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.prompt)))?;
-    let catalog = load_catalog(args.catalog.as_deref())?;
+/// How to compile a Prompt file: each choice overrides what the file records.
+#[derive(Debug, Default)]
+pub struct TargetChoice<'a> {
+    /// `standard`, `lite` or `auto`.
+    pub dialect: Option<&'a str>,
+    /// `openai`, `azure` or `compatible`.
+    pub provider: Option<&'a str>,
+    /// Rules preset name.
+    pub rules: Option<&'a str>,
+    /// Base URL of the provider.
+    pub base_url: Option<&'a str>,
+    /// `api-key` or `chatgpt`.
+    pub auth: Option<&'a str>,
+    /// Model catalog file.
+    pub catalog: Option<&'a str>,
+}
+
+/// Reads the Prompt file `path` (or `-`) and compiles it as `choice` says — the one path that
+/// `compile` and `send` share.
+pub fn load_and_compile(
+    path: &str,
+    max_bytes: u64,
+    choice: &TargetChoice<'_>,
+) -> anyhow::Result<(Prompt, CompiledRequest)> {
+    let text = read_text(path, max_bytes)?;
+    let mut prompt =
+        Prompt::from_json_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+    let catalog = load_catalog(choice.catalog)?;
     let target = &prompt.compile;
-    let dialect = match &args.dialect {
-        Some(d) => Dialect::parse(d).unwrap_or_default(),
-        None => target.dialect,
-    };
-    let kind = match &args.provider {
-        Some(p) => ProviderKind::parse(p).unwrap_or(ProviderKind::Openai),
-        None => target.provider,
-    };
-    let rules_name = args.rules.as_deref().unwrap_or(&target.rules);
+    let dialect = choice
+        .dialect
+        .and_then(Dialect::parse)
+        .unwrap_or(target.dialect);
+    let kind = choice
+        .provider
+        .and_then(ProviderKind::parse)
+        .unwrap_or(target.provider);
+    let rules_name = choice.rules.unwrap_or(&target.rules);
     let rules = CompileRules::preset(rules_name)
         .with_context(|| format!("unknown rules preset `{rules_name}`"))?;
     let mut provider = Provider::preset(kind);
-    if let Some(url) = args.base_url.as_ref().or(target.base_url.as_ref()) {
-        provider.base_url = url.clone();
+    if let Some(url) = choice.base_url.or(target.base_url.as_deref()) {
+        provider.base_url = url.to_string();
     }
-    let mut prompt = prompt;
-    if let Some(auth) = &args.auth {
+    if let Some(auth) = choice.auth {
         prompt.compile.auth = if auth == "chatgpt" {
             AuthMode::Chatgpt
         } else {
@@ -84,7 +105,24 @@ pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
     }
     let model = catalog.lookup(&prompt.model);
     let compiled = compile(&prompt, &model, &provider, dialect, &rules)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.prompt)))?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+    Ok((prompt, compiled))
+}
+
+/// Runs `compile`.
+pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
+    let (_, compiled) = load_and_compile(
+        &args.prompt,
+        args.max_bytes,
+        &TargetChoice {
+            dialect: args.dialect.as_deref(),
+            provider: args.provider.as_deref(),
+            rules: args.rules.as_deref(),
+            base_url: args.base_url.as_deref(),
+            auth: args.auth.as_deref(),
+            catalog: args.catalog.as_deref(),
+        },
+    )?;
     if args.explain {
         for note in &compiled.notes {
             eprintln!("note: {}: {}", note.path, note.message);

@@ -9,12 +9,9 @@
 use anyhow::Context as _;
 use clap::Args;
 
-use super::compile::load_catalog;
-use super::input::{display_name, read_text};
+use super::compile::{TargetChoice, load_and_compile};
+use super::input::display_name;
 use super::stream::{Failure, Printer, describe_event, secs};
-use crate::core::compile::compile;
-use crate::core::prompt::{Dialect, Prompt};
-use crate::core::provider::{Provider, ProviderKind};
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
 use crate::transport::{CancelToken, HttpSender, SendEvent, SendOptions, resolve_headers};
@@ -71,26 +68,18 @@ fn duration(name: &str, secs: f64) -> anyhow::Result<std::time::Duration> {
 
 /// Runs `send`.
 pub fn run(args: &SendArgs) -> anyhow::Result<()> {
-    let text = read_text(&args.prompt, args.max_bytes)?;
-    let prompt = Prompt::from_json_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.prompt)))?;
-    let catalog = load_catalog(args.catalog.as_deref())?;
-    let target = &prompt.compile;
-    let dialect = match &args.dialect {
-        Some(d) => Dialect::parse(d).unwrap_or_default(),
-        None => target.dialect,
-    };
-    let kind = ProviderKind::parse(&args.provider).unwrap_or(ProviderKind::Openai);
-    let rules_name = args.rules.as_deref().unwrap_or(&target.rules);
-    let rules = CompileRules::preset(rules_name)
-        .with_context(|| format!("unknown rules preset `{rules_name}`"))?;
-    let mut provider = Provider::preset(kind);
-    if let Some(url) = args.base_url.as_ref().or(target.base_url.as_ref()) {
-        provider.base_url = url.clone();
-    }
-    let model = catalog.lookup(&prompt.model);
-    let compiled = compile(&prompt, &model, &provider, dialect, &rules)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.prompt)))?;
+    let (prompt, compiled) = load_and_compile(
+        &args.prompt,
+        args.max_bytes,
+        &TargetChoice {
+            dialect: args.dialect.as_deref(),
+            provider: Some(&args.provider),
+            rules: args.rules.as_deref(),
+            base_url: args.base_url.as_deref(),
+            auth: None,
+            catalog: args.catalog.as_deref(),
+        },
+    )?;
     let options = SendOptions {
         connect_timeout: duration("connect-timeout-secs", args.connect_timeout_secs)?,
         idle_timeout: duration("idle-timeout-secs", args.idle_timeout_secs)?,

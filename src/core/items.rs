@@ -24,6 +24,24 @@ pub fn unwrap_verbatim(map: &JsonMap) -> Option<JsonMap> {
     }
 }
 
+/// How a value with a verbatim fallback variant is written in a Prompt file: as on the wire,
+/// except that a verbatim object which would parse back as something else is wrapped in
+/// `{"$verbatim": …}` (shared by items and tools).
+pub fn file_value<T: Serialize + PartialEq>(
+    value: &T,
+    parse: impl Fn(Value) -> Option<T>,
+    verbatim: impl Fn(&T) -> Option<&JsonMap>,
+) -> Value {
+    match verbatim(value) {
+        Some(map) if parse(Value::Object(map.clone())).as_ref() != Some(value) => {
+            let mut wrapper = JsonMap::new();
+            wrapper.insert(VERBATIM_KEY.to_string(), Value::Object(map.clone()));
+            Value::Object(wrapper)
+        }
+        _ => serde_json::to_value(value).unwrap_or(Value::Null),
+    }
+}
+
 /// Key of the passthrough metadata object that ends most items (§5.1).
 pub const PASSTHROUGH_KEY: &str = "internal_chat_message_metadata_passthrough";
 
@@ -574,16 +592,14 @@ impl ResponseItem {
     /// How this item is written in a Prompt file: as on the wire, except that an `Other` which
     /// would parse back as a typed item is wrapped in `{"$verbatim": …}`.
     pub fn to_file_value(&self) -> Value {
-        match self {
-            Self::Other(map)
-                if Self::from_value(Value::Object(map.clone())).ok().as_ref() != Some(self) =>
-            {
-                let mut wrapper = JsonMap::new();
-                wrapper.insert(VERBATIM_KEY.to_string(), Value::Object(map.clone()));
-                Value::Object(wrapper)
-            }
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
-        }
+        file_value(
+            self,
+            |v| Self::from_value(v).ok(),
+            |item| match item {
+                Self::Other(map) => Some(map),
+                _ => None,
+            },
+        )
     }
 
     /// The wire `type` of this item (for `Other`, its `type` field if it is a string).

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use super::items::{VERBATIM_KEY, unwrap_verbatim};
+use super::items::{file_value, unwrap_verbatim};
 use super::json::{JsonMap, from_value_with_path, kind_of, split_tag, with_tag_first};
 
 /// One tool offered to the model.
@@ -174,16 +174,14 @@ impl ToolSpec {
 
     /// How this tool is written in a Prompt file (see [`crate::core::items::VERBATIM_KEY`]).
     pub fn to_file_value(&self) -> Value {
-        match self {
-            Self::Other(map)
-                if Self::from_value(Value::Object(map.clone())).ok().as_ref() != Some(self) =>
-            {
-                let mut wrapper = JsonMap::new();
-                wrapper.insert(VERBATIM_KEY.to_string(), Value::Object(map.clone()));
-                Value::Object(wrapper)
-            }
-            other => serde_json::to_value(other).unwrap_or(Value::Null),
-        }
+        file_value(
+            self,
+            |v| Self::from_value(v).ok(),
+            |tool| match tool {
+                Self::Other(map) => Some(map),
+                _ => None,
+            },
+        )
     }
 
     /// The wire `type` of this tool.
