@@ -124,13 +124,16 @@ fn sessions_ui(ui: &mut Ui, state: &mut AppState) {
     }
     let mut open = None;
     let mut load = None;
+    // One line per session and turn; the full name is in the tooltip.
+    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     for session in &browser.sessions {
         let expanded = browser.open_session == Some(session.id);
         let text = format!("#{} {} ({})", session.id, session.name, session.requests);
         if ui
             .selectable_label(expanded, text)
             .on_hover_text(format!(
-                "{} · {} · {} requests",
+                "{} — {} · {} · {} requests",
+                session.name,
                 session.source,
                 session.model.as_deref().unwrap_or("?"),
                 session.requests
