@@ -288,3 +288,45 @@ fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
     let state = harness.state();
     assert_eq!(compile_as_recorded(state), stored);
 }
+
+#[test]
+fn row_buttons_reorder_duplicate_and_remove_items() {
+    let mut harness = harness();
+    let before: Vec<String> = harness
+        .state()
+        .prompt
+        .input
+        .iter()
+        .map(|i| serde_json::to_string(i).expect("json"))
+        .collect();
+    harness
+        .get_by_label_contains("message user: How many Rust files")
+        .click();
+    harness.run_steps(4);
+    harness.get_by_label("Down").click();
+    harness.run_steps(4);
+    let after: Vec<String> = harness
+        .state()
+        .prompt
+        .input
+        .iter()
+        .map(|i| serde_json::to_string(i).expect("json"))
+        .collect();
+    let mut expected = before.clone();
+    expected.swap(0, 1);
+    assert_eq!(after, expected);
+    assert_eq!(harness.state().items_form.selected, Some(1));
+    harness.get_by_label("Duplicate").click();
+    harness.run_steps(4);
+    assert_eq!(harness.state().prompt.input.len(), before.len() + 1);
+    harness.get_by_label("Remove").click();
+    harness.run_steps(4);
+    let after_remove: Vec<String> = harness
+        .state()
+        .prompt
+        .input
+        .iter()
+        .map(|i| serde_json::to_string(i).expect("json"))
+        .collect();
+    assert_eq!(after_remove, expected);
+}

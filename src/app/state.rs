@@ -211,30 +211,36 @@ pub struct Status {
     pub is_error: bool,
 }
 
-/// Editing state of the item list and the selected item's editors.
+/// Editing state of a list (input items or tools) and its selected entry's raw JSON editor.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ItemsForm {
-    /// Selected item index.
+pub struct ListForm {
+    /// Selected entry index.
     pub selected: Option<usize>,
-    /// Raw JSON buffer of the selected item.
+    /// Raw JSON buffer of the selected entry.
     pub raw: String,
-    /// The item the buffer belongs to (and the prompt revision it was filled from).
+    /// The entry the buffer belongs to (and the prompt revision it was filled from).
     pub raw_for: Option<(usize, u64)>,
     /// Parse error of the buffer (line, column, message).
     pub raw_error: Option<String>,
 }
 
-/// Editing state of the tools list.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct ToolsForm {
-    /// Selected tool index.
-    pub selected: Option<usize>,
-    /// Raw JSON buffer of the selected tool.
-    pub raw: String,
-    /// The tool the buffer belongs to (and the prompt revision).
-    pub raw_for: Option<(usize, u64)>,
-    /// Parse error of the buffer.
-    pub raw_error: Option<String>,
+impl ListForm {
+    /// Refills the raw buffer with `file_value` (the entry as in a Prompt file) when another
+    /// entry was selected, or when the prompt changed elsewhere and the buffer has no pending
+    /// error the user is still fixing.
+    pub fn refill_raw(
+        &mut self,
+        index: usize,
+        revision: u64,
+        file_value: impl FnOnce() -> serde_json::Value,
+    ) {
+        let other_entry = self.raw_for.map(|(j, _)| j) != Some(index);
+        if other_entry || (self.raw_for != Some((index, revision)) && self.raw_error.is_none()) {
+            self.raw = serde_json::to_string_pretty(&file_value()).unwrap_or_default();
+            self.raw_for = Some((index, revision));
+            self.raw_error = None;
+        }
+    }
 }
 
 /// Buffers of the free-text settings (so invalid JSON can be shown without being applied).
@@ -327,9 +333,9 @@ pub struct AppState {
     /// Status bar message.
     pub status: Status,
     /// Item list editing.
-    pub items_form: ItemsForm,
+    pub items_form: ListForm,
     /// Tools editing.
-    pub tools_form: ToolsForm,
+    pub tools_form: ListForm,
     /// Settings text buffers.
     pub settings_form: SettingsForm,
     /// Import-body dialog, when open.

@@ -5,7 +5,9 @@
 use egui::{RichText, Ui};
 use serde_json::Value;
 
-use super::widgets::{error_line, labelled_line, labelled_multiline, note_line, parse_json};
+use super::widgets::{
+    RowAction, error_line, labelled_line, labelled_multiline, note_line, parse_json, row_actions_ui,
+};
 use crate::app::{AppCommand, AppState, PromptEdit};
 use crate::core::items::{ContentItem, ResponseItem, ToolOutput};
 use crate::core::json::JsonMap;
@@ -41,29 +43,16 @@ pub fn items_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         });
     if let Some(i) = selected {
         ui.separator();
-        ui.horizontal(|ui| {
-            ui.strong(format!("Item {i}"));
-            if ui.button("Up").on_hover_text("Move up").clicked() {
-                commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveItem(i, -1))));
-            }
-            if ui.button("Down").on_hover_text("Move down").clicked() {
-                commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveItem(i, 1))));
-            }
-            if ui
-                .button("Duplicate")
-                .on_hover_text("Insert a copy after this item")
-                .clicked()
-            {
-                commands.push(AppCommand::Edit(Box::new(PromptEdit::DuplicateItem(i))));
-            }
-            if ui
-                .button("Remove")
-                .on_hover_text("Delete this item")
-                .clicked()
-            {
-                commands.push(AppCommand::Edit(Box::new(PromptEdit::RemoveItem(i))));
-            }
-        });
+        let edit = match row_actions_ui(ui, &format!("Item {i}"), "item") {
+            Some(RowAction::Up) => Some(PromptEdit::MoveItem(i, -1)),
+            Some(RowAction::Down) => Some(PromptEdit::MoveItem(i, 1)),
+            Some(RowAction::Duplicate) => Some(PromptEdit::DuplicateItem(i)),
+            Some(RowAction::Remove) => Some(PromptEdit::RemoveItem(i)),
+            None => None,
+        };
+        if let Some(edit) = edit {
+            commands.push(AppCommand::Edit(Box::new(edit)));
+        }
         item_editor(ui, state, i, commands);
     }
 }
@@ -142,12 +131,7 @@ fn item_editor(ui: &mut Ui, state: &mut AppState, i: usize, commands: &mut Vec<A
         commands.push(AppCommand::Edit(Box::new(PromptEdit::SetItem(i, item))));
     }
     let form = &mut state.items_form;
-    let other_item = form.raw_for.map(|(j, _)| j) != Some(i);
-    if other_item || (form.raw_for != Some((i, state.revision)) && form.raw_error.is_none()) {
-        form.raw = serde_json::to_string_pretty(&original.to_file_value()).unwrap_or_default();
-        form.raw_for = Some((i, state.revision));
-        form.raw_error = None;
-    }
+    form.refill_raw(i, state.revision, || original.to_file_value());
     egui::CollapsingHeader::new("Raw JSON")
         .id_salt("item_raw")
         .default_open(matches!(original, ResponseItem::Other(_)))

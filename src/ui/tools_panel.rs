@@ -5,7 +5,9 @@
 use egui::{RichText, Ui};
 use serde_json::json;
 
-use super::widgets::{error_line, labelled_line, labelled_multiline, parse_json};
+use super::widgets::{
+    RowAction, error_line, labelled_line, labelled_multiline, parse_json, row_actions_ui,
+};
 use crate::app::{AppCommand, AppState, PromptEdit};
 use crate::core::tools::ToolSpec;
 
@@ -43,29 +45,16 @@ pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         return;
     };
     ui.separator();
-    ui.horizontal(|ui| {
-        ui.strong(format!("Tool {i}"));
-        if ui.button("Up").on_hover_text("Move up").clicked() {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveTool(i, -1))));
-        }
-        if ui.button("Down").on_hover_text("Move down").clicked() {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::MoveTool(i, 1))));
-        }
-        if ui
-            .button("Duplicate")
-            .on_hover_text("Insert a copy after this tool")
-            .clicked()
-        {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::DuplicateTool(i))));
-        }
-        if ui
-            .button("Remove")
-            .on_hover_text("Delete this tool")
-            .clicked()
-        {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::RemoveTool(i))));
-        }
-    });
+    let edit = match row_actions_ui(ui, &format!("Tool {i}"), "tool") {
+        Some(RowAction::Up) => Some(PromptEdit::MoveTool(i, -1)),
+        Some(RowAction::Down) => Some(PromptEdit::MoveTool(i, 1)),
+        Some(RowAction::Duplicate) => Some(PromptEdit::DuplicateTool(i)),
+        Some(RowAction::Remove) => Some(PromptEdit::RemoveTool(i)),
+        None => None,
+    };
+    if let Some(edit) = edit {
+        commands.push(AppCommand::Edit(Box::new(edit)));
+    }
     let Some(original) = state.prompt.tools.get(i).cloned() else {
         return;
     };
@@ -121,12 +110,7 @@ pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         commands.push(AppCommand::Edit(Box::new(PromptEdit::SetTool(i, tool))));
     }
     let form = &mut state.tools_form;
-    let other_tool = form.raw_for.map(|(j, _)| j) != Some(i);
-    if other_tool || (form.raw_for != Some((i, state.revision)) && form.raw_error.is_none()) {
-        form.raw = serde_json::to_string_pretty(&original.to_file_value()).unwrap_or_default();
-        form.raw_for = Some((i, state.revision));
-        form.raw_error = None;
-    }
+    form.refill_raw(i, state.revision, || original.to_file_value());
     if labelled_multiline(
         ui,
         "Tool JSON (parameters schema, grammar, members)",

@@ -130,3 +130,42 @@ pub fn setting_picker(
     });
     picked.filter(|p| p != current)
 }
+
+/// What the row of buttons above a selected list entry asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowAction {
+    /// Move up one place.
+    Up,
+    /// Move down one place.
+    Down,
+    /// Insert a copy after it.
+    Duplicate,
+    /// Delete it.
+    Remove,
+}
+
+/// The title and Up / Down / Duplicate / Remove buttons of a selected list entry (`noun` names
+/// the entry in tooltips).
+pub fn row_actions_ui(ui: &mut Ui, title: &str, noun: &str) -> Option<RowAction> {
+    ui.horizontal(|ui| {
+        ui.strong(title);
+        let buttons = [
+            (RowAction::Up, "Up", "Move up".to_string()),
+            (RowAction::Down, "Down", "Move down".to_string()),
+            (
+                RowAction::Duplicate,
+                "Duplicate",
+                format!("Insert a copy after this {noun}"),
+            ),
+            (RowAction::Remove, "Remove", format!("Delete this {noun}")),
+        ];
+        let mut picked = None;
+        for (action, text, tip) in buttons {
+            if ui.button(text).on_hover_text(tip).clicked() {
+                picked = Some(action);
+            }
+        }
+        picked
+    })
+    .inner
+}
