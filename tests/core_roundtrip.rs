@@ -3,6 +3,9 @@
 //! Prompt that compiles back to the same JSON value — and, for Codex bodies, the same key order
 //! with no overrides.
 
+#[path = "support/shared.rs"]
+mod shared;
+
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
@@ -17,10 +20,6 @@ use serde_json::Value;
 
 fn data_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bodies")
-}
-
-fn shared_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/fixtures/codex-cli-0.169")
 }
 
 fn read_json(path: &Path) -> Value {
@@ -222,26 +221,10 @@ fn non_codex_body_keeps_every_field_as_overrides() {
 
 #[test]
 fn shared_codex_cli_captures_round_trip_exactly() {
-    let dir = shared_dir();
-    if !dir.exists() {
-        eprintln!("skipping: {} not present", dir.display());
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.169") else {
         return;
-    }
-    let mut bodies: Vec<PathBuf> = Vec::new();
-    for case in std::fs::read_dir(&dir).expect("read shared fixtures") {
-        let case = case.expect("entry").path();
-        if !case.is_dir() {
-            continue;
-        }
-        for file in std::fs::read_dir(&case).expect("read case") {
-            let file = file.expect("entry").path();
-            let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if name.starts_with("req_") && name.ends_with(".json") && !name.contains("headers") {
-                bodies.push(file);
-            }
-        }
-    }
-    bodies.sort();
+    };
+    let bodies = shared::request_bodies(&dir);
     assert_eq!(
         bodies.len(),
         11,

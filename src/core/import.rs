@@ -6,6 +6,8 @@
 //! the one whose compile reproduces the body with the fewest top-level overrides wins. Whatever
 //! no preset reproduces is kept in `body_overrides` / `body_omit`, so nothing is lost.
 
+mod detect;
+
 use serde_json::Value;
 
 use super::compile::compile;
@@ -61,7 +63,7 @@ pub fn import_body(body: &Value, catalog: &ModelCatalog) -> Result<ImportOutcome
         if first.get("type").and_then(Value::as_str) == Some("additional_tools"));
 
     let mut best: Option<ImportOutcome> = None;
-    for (rules, kind) in candidates(body, input) {
+    for (rules, kind) in candidates(body, input, None) {
         let provider = Provider::preset(kind);
         let prompt = build_prompt(body, input, lite, &model_name, &model, &rules, &provider)?;
         let outcome = reconcile(prompt, body, &model, &provider, &rules)?;
@@ -81,12 +83,17 @@ pub fn import_body(body: &Value, catalog: &ModelCatalog) -> Result<ImportOutcome
 }
 
 /// (rules, provider) pairs to try, most likely first.
-fn candidates(body: &JsonMap, input: &[Value]) -> Vec<(CompileRules, ProviderKind)> {
+fn candidates(
+    body: &JsonMap,
+    input: &[Value],
+    user_agent: Option<&str>,
+) -> Vec<(CompileRules, ProviderKind)> {
     let stream_second = body.keys().nth(1).map(String::as_str) == Some("stream");
+    let [codex, other_codex] = detect::codex_presets(body, user_agent);
     let rules_order = if stream_second || !body.contains_key("instructions") {
-        [CompileRules::codex_0_169(), CompileRules::seed()]
+        [codex, other_codex, CompileRules::seed()]
     } else {
-        [CompileRules::seed(), CompileRules::codex_0_169()]
+        [CompileRules::seed(), codex, other_codex]
     };
     let has_passthrough = input.iter().any(|item| {
         item.as_object().is_some_and(|m| {

@@ -153,6 +153,6 @@ mod tests {
     #[test]
     fn bundled_catalog_parses() {
         let catalog = ModelCatalog::from_json(BUNDLED_CATALOG_JSON).expect("bundled catalog");
-        assert_eq!(catalog.models.len(), 16);
+        assert_eq!(catalog.models.len(), 18);
     }
 }

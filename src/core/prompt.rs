@@ -358,8 +358,9 @@ impl Prompt {
             return Err(PromptError::invalid(
                 "compile.rules",
                 format!(
-                    "unknown rules preset `{}` (known: seed, codex-0.169)",
-                    self.compile.rules
+                    "unknown rules preset `{}` (known: {})",
+                    self.compile.rules,
+                    super::rules::CompileRules::PRESETS.join(", ")
                 ),
             ));
         }

@@ -1,6 +1,7 @@
 //! `CompileRules`: the version-dependent choices of the Codex client as data (DESIGN.md), with
-//! two presets — `seed` (WIRE_SPEC §1–§17, snapshot A with its documented defaults) and
-//! `codex-0.169` (what Codex CLI 0.169 was observed to send, §18).
+//! three presets — `seed` (the seed chapters' text, chapter 5.6 where it speaks, else WIRE_SPEC
+//! §1–§17), `codex-0.169` (what Codex CLI 0.169 was observed to send, §18) and `codex-0.171`
+//! (Codex CLI 0.171: the 0.169 body, plus `accept-encoding` in the headers).
 
 use serde::{Deserialize, Serialize};
 
@@ -101,8 +102,12 @@ pub enum InstructionsPlacement {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReasoningGate {
-    /// Only for models with `supports_reasoning_summaries`; otherwise `null` (A).
+    /// Only for models with `supports_reasoning_summaries`; otherwise `null` (A). No preset uses
+    /// it any more; kept so a rules file can still describe snapshot A.
     SummariesFlag,
+    /// Always (seed chapter 5.6: effort is the explicit value or the model's default); only
+    /// `summary` is gated, by `supports_reasoning_summaries`.
+    SummaryByFlag,
     /// Always (B, 07-10 onward); `summary` gated by `supports_reasoning_summary_parameter`.
     Always,
 }
@@ -185,14 +190,46 @@ pub struct CompileRules {
     pub stream_options: bool,
     /// Client version shown in `User-Agent`.
     pub client_version: String,
+    /// How the headers look (names, order, value shapes): `seed` (WIRE_SPEC §4 as written) or
+    /// the observed Codex CLI (`codex`).
+    #[serde(default)]
+    pub header_style: HeaderStyle,
+    /// `originator` (and the `User-Agent` prefix) when the Prompt sets none.
+    #[serde(default = "default_originator")]
+    pub default_originator: String,
+    /// `x-codex-beta-features` when the Prompt sets none (None: not sent).
+    #[serde(default)]
+    pub beta_features: Option<String>,
+    /// `accept-encoding` the client asks for (0.171: `zstd,gzip`); None: not sent.
+    #[serde(default)]
+    pub accept_encoding: Option<String>,
+}
+
+/// The shape of the request headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeaderStyle {
+    /// WIRE_SPEC §4 as written: ids, accept, content type, auth, `originator`, `<originator>/<version>`.
+    #[default]
+    Seed,
+    /// Codex CLI 0.169/0.171 as captured: beta features, window id, turn metadata, Lite, ids,
+    /// accept, content type, auth, originator, the full user agent (platform, terminal, suffix).
+    Codex,
+}
+
+fn default_originator() -> String {
+    "codex_cli_rs".to_string()
 }
 
 impl CompileRules {
     /// Names of the presets.
-    pub const PRESETS: [&'static str; 2] = ["seed", "codex-0.169"];
+    pub const PRESETS: [&'static str; 3] = ["seed", "codex-0.169", "codex-0.171"];
 
-    /// WIRE_SPEC §1–§17 as written for snapshot A: top-level instructions, reasoning gated by
-    /// `supports_reasoning_summaries`, ids cleared unless stored, Azure stores.
+    /// The seed chapters (chapter 5.6, "机制怎样工作" and its pseudocode) where they speak, else
+    /// WIRE_SPEC §1–§17: top-level instructions; `include` always
+    /// `["reasoning.encrypted_content"]`; reasoning always sent with only the summary gated on
+    /// the model's support; ids dropped only when they lack a server prefix; encrypted function
+    /// arguments and internal metadata dropped only for non-OpenAI providers; Azure stores.
     pub fn seed() -> Self {
         Self {
             name: "seed".to_string(),
@@ -212,6 +249,10 @@ impl CompileRules {
             request_compression: true,
             stream_options: false,
             client_version: "0.0.0".to_string(),
+            header_style: HeaderStyle::Seed,
+            default_originator: default_originator(),
+            beta_features: None,
+            accept_encoding: None,
         }
     }
 
@@ -252,6 +293,22 @@ impl CompileRules {
             request_compression: true,
             stream_options: false,
             client_version: "0.169.0".to_string(),
+            header_style: HeaderStyle::Codex,
+            default_originator: "codex_exec".to_string(),
+            beta_features: Some("remote_compaction_v2".to_string()),
+            accept_encoding: None,
+        }
+    }
+
+    /// Codex CLI 0.171 as observed: the 0.169 body rules (key order, `client_metadata`, input
+    /// prefix, Lite prefix and compaction request are unchanged), and `accept-encoding:
+    /// zstd,gzip` after `user-agent`.
+    pub fn codex_0_171() -> Self {
+        Self {
+            name: "codex-0.171".to_string(),
+            client_version: "0.171.0".to_string(),
+            accept_encoding: Some("zstd,gzip".to_string()),
+            ..Self::codex_0_169()
         }
     }
 
@@ -260,6 +317,7 @@ impl CompileRules {
         match name {
             "seed" => Some(Self::seed()),
             "codex-0.169" | "codex_0_169" | "0.169" => Some(Self::codex_0_169()),
+            "codex-0.171" | "codex_0_171" | "0.171" => Some(Self::codex_0_171()),
             _ => None,
         }
     }

@@ -323,14 +323,17 @@ fn reasoning_value(
     if summary.as_deref() == Some("none") {
         summary = None;
     }
+    let summary_gate = match rules.reasoning_gate {
+        ReasoningGate::Always => (!model.supports_reasoning_summary_parameter)
+            .then_some("omitted: the model does not take a summary parameter"),
+        ReasoningGate::SummaryByFlag => (!model.supports_reasoning_summaries)
+            .then_some("omitted: the model does not support reasoning summaries"),
+        ReasoningGate::SummariesFlag => None,
+    };
     if summary.is_some()
-        && rules.reasoning_gate == ReasoningGate::Always
-        && !model.supports_reasoning_summary_parameter
+        && let Some(why) = summary_gate
     {
-        notes.push(CompileNote::new(
-            "reasoning.summary",
-            "omitted: the model does not take a summary parameter",
-        ));
+        notes.push(CompileNote::new("reasoning.summary", why));
         summary = None;
     }
     let mut obj = JsonMap::new();

@@ -1,0 +1,160 @@
+//! Codex CLI 0.171: the `codex-0.171` preset, import detecting it, the bundled catalog's 0.171
+//! models (auto picks Lite), and exact round trips (import → compile, same bytes) of the shared
+//! 0.171 captures (`../shared/fixtures/codex-cli-0.171/`) and of our own captures of the real
+//! CLI (`tests/data/codex-0.171/`).
+
+#[path = "support/shared.rs"]
+mod shared;
+
+use std::path::Path;
+
+use pretty_assertions::assert_eq;
+use promptwire::core::compile::{CompiledRequest, ResolvedDialect, compile};
+use promptwire::core::import::import_body;
+use promptwire::core::items::ResponseItem;
+use promptwire::core::models::ModelCatalog;
+use promptwire::core::prompt::{Dialect, Prompt};
+use promptwire::core::provider::{Provider, ProviderKind};
+use promptwire::core::rules::CompileRules;
+use serde_json::{Value, json};
+
+fn read_bytes(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The exact bytes the client sent: the file itself when it is compact, else (a capture saved
+/// pretty-printed) its value written compactly, keys in file order.
+fn wire_bytes(path: &Path) -> Vec<u8> {
+    let raw = read_bytes(path);
+    let value: Value = serde_json::from_slice(&raw).expect("fixture is JSON");
+    let compact = serde_json::to_vec(&value).expect("serialize");
+    if compact == raw { raw } else { compact }
+}
+
+/// Compiles a prompt with the target it records, after a save → load of its file.
+fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
+    let reloaded = Prompt::from_json_str(&prompt.to_json_pretty()).expect("saved prompt reloads");
+    assert_eq!(&reloaded, prompt, "Prompt file format round trip");
+    let rules = CompileRules::preset(&prompt.compile.rules).expect("preset");
+    let provider = Provider::preset(prompt.compile.provider);
+    let model = ModelCatalog::bundled().lookup(&prompt.model);
+    compile(prompt, &model, &provider, prompt.compile.dialect, &rules).expect("compile")
+}
+
+/// Imports a captured body and checks that it compiles back to the same bytes with the
+/// `codex-0.171` preset, nothing kept as an override and every item typed.
+fn assert_round_trip(path: &Path) -> Prompt {
+    let bytes = wire_bytes(path);
+    let body: Value = serde_json::from_slice(&bytes).expect("JSON");
+    let outcome = import_body(&body, &ModelCatalog::bundled()).expect("import");
+    let name = path.display().to_string();
+    assert_eq!(outcome.overridden, Vec::<String>::new(), "{name}");
+    assert_eq!(outcome.prompt.compile.rules, "codex-0.171", "{name}");
+    let typed = outcome
+        .prompt
+        .input
+        .iter()
+        .filter(|i| !matches!(i, ResponseItem::Other(_)))
+        .count();
+    assert_eq!(typed, outcome.prompt.input.len(), "{name}: verbatim items");
+    let compiled = compile_recorded(&outcome.prompt);
+    assert_eq!(
+        String::from_utf8_lossy(&compiled.body_json),
+        String::from_utf8_lossy(&bytes),
+        "{name}"
+    );
+    // The symptom: with `auto` the 0.171 Lite model must compile the same way.
+    let mut auto = outcome.prompt.clone();
+    auto.compile.dialect = Dialect::Auto;
+    assert_eq!(compile_recorded(&auto).body_json, bytes, "{name}: auto");
+    outcome.prompt
+}
+
+#[test]
+fn shared_0171_captures_round_trip_exactly() {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
+        return;
+    };
+    let bodies = shared::request_bodies(&dir);
+    assert_eq!(
+        bodies.len(),
+        4,
+        "the shared 0.171 fixtures hold 4 request bodies"
+    );
+    for path in &bodies {
+        let prompt = assert_round_trip(path);
+        let expected = if path.to_string_lossy().contains("lite-") {
+            Dialect::Lite
+        } else {
+            Dialect::Standard
+        };
+        assert_eq!(prompt.compile.dialect, expected, "{}", path.display());
+    }
+}
+
+#[test]
+fn preset_is_listed_and_parsed() {
+    assert_eq!(
+        CompileRules::PRESETS,
+        ["seed", "codex-0.169", "codex-0.171"]
+    );
+    let rules = CompileRules::preset("codex-0.171").expect("preset");
+    assert_eq!(rules.name, "codex-0.171");
+    assert_eq!(rules.client_version, "0.171.0");
+    assert_eq!(rules.accept_encoding.as_deref(), Some("zstd,gzip"));
+    // Body rules are 0.169's.
+    let base = CompileRules::codex_0_169();
+    assert_eq!(
+        (rules.field_order.clone(), rules.instructions, rules.ids),
+        (base.field_order, base.instructions, base.ids)
+    );
+}
+
+#[test]
+fn auto_picks_lite_for_the_new_0171_models() {
+    let catalog = ModelCatalog::bundled();
+    for slug in ["gpt-6.2-sol", "gpt-6.2-astra"] {
+        let model = catalog.lookup(slug);
+        assert_eq!(model.source.as_deref(), Some("codex-cli-0.171"), "{slug}");
+        let prompt = Prompt::from_json_str(
+            &json!({
+                "model": slug,
+                "input": [{"type": "message", "role": "user",
+                           "content": [{"type": "input_text", "text": "hi"}]}],
+                "thread_id": "t1",
+            })
+            .to_string(),
+        )
+        .expect("prompt");
+        let compiled = compile(
+            &prompt,
+            &model,
+            &Provider::preset(ProviderKind::Compatible),
+            Dialect::Auto,
+            &CompileRules::codex_0_171(),
+        )
+        .expect("compile");
+        assert_eq!(compiled.dialect, ResolvedDialect::Lite, "{slug}");
+        let at_id = promptwire::core::compile::lite::additional_tools_id("t1", b"[]");
+        assert_eq!(
+            Value::Object((*compiled.body).clone()),
+            json!({
+                "model": slug,
+                "stream": true,
+                "input": [
+                    {"type": "additional_tools", "id": at_id, "role": "developer", "tools": []},
+                    {"type": "message", "role": "user",
+                     "content": [{"type": "input_text", "text": "hi"}]}
+                ],
+                "tool_choice": "auto",
+                "parallel_tool_calls": false,
+                "reasoning": {"effort": "low", "context": "all_turns"},
+                "store": false,
+                "include": ["reasoning.encrypted_content"],
+                "prompt_cache_key": "t1",
+                "text": {"verbosity": "low"}
+            }),
+            "{slug}"
+        );
+    }
+}
