@@ -1,6 +1,9 @@
 //! The `compile` and `import-body` commands as a user runs them: exact output on success, and on
 //! bad input exit status 1 with one line on stderr that names where the problem is — never a panic.
 
+#[path = "support/shared.rs"]
+mod shared;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -285,5 +288,69 @@ fn usage_errors_exit_1() {
     assert_user_error(
         &out,
         "promptwire: cannot read /nonexistent/prompt.json: No such file or directory (os error 2)",
+    );
+}
+
+#[test]
+fn catalog_printed_by_codex_debug_models_is_accepted() {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
+        return;
+    };
+    let catalog = dir.join("codex-debug-models.json").display().to_string();
+    let prompt = scratch(
+        "sol62.json",
+        br#"{"model":"gpt-6.2-sol","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"compile":{"dialect":"auto","rules":"codex-0.171","provider":"compatible"}}"#,
+    );
+    let out = run(
+        &[
+            "compile",
+            &prompt.display().to_string(),
+            "--catalog",
+            &catalog,
+        ],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let body: Value = serde_json::from_slice(&out.stdout).expect("JSON body");
+    assert_eq!(
+        body,
+        json!({
+            "model": "gpt-6.2-sol",
+            "stream": true,
+            "input": [
+                {"type": "additional_tools", "role": "developer", "tools": []},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+            ],
+            "tool_choice": "auto",
+            "parallel_tool_calls": false,
+            "reasoning": {"effort": "low", "context": "all_turns"},
+            "store": false,
+            "include": ["reasoning.encrypted_content"],
+            "text": {"verbosity": "low"}
+        })
+    );
+}
+
+#[test]
+fn unreadable_catalog_is_refused_with_its_json_path() {
+    let catalog = scratch(
+        "bad-catalog.json",
+        br#"{"models":[{"slug":"gpt-6.2-sol","service_tiers":[{"name":"Fast"}]}]}"#,
+    );
+    let path = catalog.display().to_string();
+    let out = run(
+        &["compile", &example("hello.json"), "--catalog", &path],
+        None,
+    );
+    assert_user_error(
+        &out,
+        &format!(
+            "promptwire: {path}: model catalog: models[0].service_tiers[0]: missing field `id`"
+        ),
     );
 }

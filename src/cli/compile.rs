@@ -79,7 +79,7 @@ pub fn load_and_compile(
     let text = read_text(path, max_bytes)?;
     let mut prompt =
         Prompt::from_json_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
-    let catalog = load_catalog(choice.catalog)?;
+    let catalog = load_catalog(choice.catalog, max_bytes)?;
     let target = &prompt.compile;
     let dialect = choice
         .dialect
@@ -143,14 +143,15 @@ pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The bundled catalog, or the one in `path`.
-pub fn load_catalog(path: Option<&str>) -> anyhow::Result<ModelCatalog> {
+/// The bundled catalog, or the one in `path` (ours, `codex debug models` output, or Codex's
+/// `models_cache.json`), read with at most `max_bytes`.
+pub fn load_catalog(path: Option<&str>, max_bytes: u64) -> anyhow::Result<ModelCatalog> {
     match path {
         None => Ok(ModelCatalog::bundled()),
         Some(path) => {
-            let text =
-                std::fs::read_to_string(path).with_context(|| format!("cannot read {path}"))?;
-            ModelCatalog::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))
+            let text = read_text(path, max_bytes)?;
+            ModelCatalog::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))
         }
     }
 }

@@ -25,7 +25,7 @@ pub struct ImportArgs {
 pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
     let text = read_text(&args.body, args.max_bytes)?;
     let body = parse_json(&args.body, &text)?;
-    let catalog = load_catalog(args.catalog.as_deref())?;
+    let catalog = load_catalog(args.catalog.as_deref(), args.max_bytes)?;
     let outcome = import_body(&body, &catalog)
         .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.body)))?;
     if !outcome.overridden.is_empty() {

@@ -1,8 +1,17 @@
 //! `ModelInfo` and the model catalog: the capabilities that change what a compiled request
 //! contains (Lite, verbosity, summaries, parallel tools, default effort, service tiers), with
-//! Codex's longest-prefix slug lookup and unknown-slug fallback (WIRE_SPEC §7).
+//! Codex's longest-prefix slug lookup and unknown-slug fallback (WIRE_SPEC §7). A catalog file is
+//! ours (`assets/models.json`), what `codex debug models` prints, or Codex's cache
+//! ([`CODEX_CACHE_FILE`] in `$CODEX_HOME`); unknown fields are ignored, and catalogs merge
+//! ([`ModelCatalog::merge`]) reporting the models added or changed.
+
+mod shape;
 
 use serde::{Deserialize, Serialize};
+
+/// Codex's cached catalog, in `$CODEX_HOME` (`{"fetched_at", "etag", "client_version",
+/// "models": […]}`: the same model entries as `codex debug models` prints).
+pub const CODEX_CACHE_FILE: &str = "models_cache.json";
 
 /// The catalog bundled with promptwire (`assets/models.json`).
 pub const BUNDLED_CATALOG_JSON: &str = include_str!("../../assets/models.json");
@@ -40,11 +49,17 @@ pub struct ModelInfo {
     /// Summary used when the prompt sets none (`none` omits it); absent means `auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default_reasoning_summary: Option<String>,
-    /// Efforts the model accepts.
-    #[serde(default)]
+    /// Efforts the model accepts (Codex's catalogs: `supported_reasoning_levels`, objects with
+    /// an `effort`).
+    #[serde(
+        default,
+        alias = "supported_reasoning_levels",
+        deserialize_with = "shape::effort_ids"
+    )]
     pub supported_reasoning_efforts: Vec<String>,
-    /// Default for `parallel_tool_calls`.
-    #[serde(default)]
+    /// Default for `parallel_tool_calls`. Absent means true: Codex's own catalogs (0.169 on) no
+    /// longer carry the field, and their clients ask for parallel calls.
+    #[serde(default = "yes")]
     pub supports_parallel_tool_calls: bool,
     /// Context window in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,8 +67,13 @@ pub struct ModelInfo {
     /// Largest context window in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_context_window: Option<u64>,
-    /// Service tier ids the model accepts (`priority`, `flex`).
-    #[serde(default, alias = "service_tier_ids")]
+    /// Service tier ids the model accepts (`priority`, `flex`); Codex's catalogs list objects
+    /// (`{"id": "priority", "name": "Fast", …}`).
+    #[serde(
+        default,
+        alias = "service_tier_ids",
+        deserialize_with = "shape::service_tier_ids"
+    )]
     pub service_tiers: Vec<String>,
     /// Tier the client would pick by default (informational; not sent unless chosen).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -90,6 +110,23 @@ impl ModelInfo {
     pub fn is_fallback(&self) -> bool {
         self.source.as_deref() == Some("fallback")
     }
+
+    /// True when every field but `source` is equal.
+    fn same_capabilities(&self, other: &ModelInfo) -> bool {
+        let mut other = other.clone();
+        other.source.clone_from(&self.source);
+        *self == other
+    }
+}
+
+/// What [`ModelCatalog::merge`] did: slugs of the models it added and of those it changed, in
+/// the incoming catalog's order.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+pub struct CatalogMerge {
+    /// Slugs that were not in the catalog.
+    pub added: Vec<String>,
+    /// Slugs that were there with different capabilities (now replaced).
+    pub changed: Vec<String>,
 }
 
 /// Error loading a catalog file.
@@ -111,7 +148,9 @@ impl ModelCatalog {
         Self::from_json(BUNDLED_CATALOG_JSON).unwrap_or(Self { models: Vec::new() })
     }
 
-    /// Parses a catalog file (`{"models":[…]}`).
+    /// Parses a catalog file: `{"models":[…]}` in our shape, as `codex debug models` prints it,
+    /// or Codex's cache file; unknown fields are ignored. An error names the JSON path of the
+    /// problem (`models[0].service_tiers[0]: …`).
     pub fn from_json(text: &str) -> Result<Self, CatalogError> {
         crate::core::json::from_value_with_path::<Self>(
             serde_json::from_str(text).map_err(|e| CatalogError(e.to_string()))?,
@@ -136,6 +175,31 @@ impl ModelCatalog {
             }
         }
         ModelInfo::fallback(requested)
+    }
+
+    /// Merges `incoming` into this catalog: a model with a new slug is appended; one whose slug
+    /// is already here replaces the entry when any capability differs (`source` is not
+    /// compared). Entries without a `source` are given `source`. Returns what was added and
+    /// changed.
+    pub fn merge(&mut self, incoming: ModelCatalog, source: &str) -> CatalogMerge {
+        let mut report = CatalogMerge::default();
+        for mut model in incoming.models {
+            if model.source.is_none() {
+                model.source = Some(source.to_string());
+            }
+            match self.models.iter_mut().find(|m| m.slug == model.slug) {
+                Some(existing) if existing.same_capabilities(&model) => {}
+                Some(existing) => {
+                    report.changed.push(model.slug.clone());
+                    *existing = model;
+                }
+                None => {
+                    report.added.push(model.slug.clone());
+                    self.models.push(model);
+                }
+            }
+        }
+        report
     }
 
     fn longest_prefix(&self, requested: &str) -> Option<&ModelInfo> {

@@ -3,6 +3,9 @@
 //! skipped with a message — except under `CI=true`, where it fails loudly: a CI run must never
 //! pass without having read the real captures.
 
+// Each test binary that includes this module uses only some of it.
+#![allow(dead_code)]
+
 use std::path::{Path, PathBuf};
 
 /// `../shared/fixtures/<sub>`, or None (after saying so) when it is absent outside CI.
@@ -48,7 +51,6 @@ pub fn request_bodies(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The captured headers file beside a body (`req_N.headers.json` or `req_N.headers`), if any.
-#[allow(dead_code)] // not every test binary that includes this module reads headers
 pub fn headers_beside(body: &Path) -> Option<PathBuf> {
     let stem = body.file_stem()?.to_str()?;
     let dir = body.parent()?;
