@@ -176,7 +176,8 @@ fn lite_ws_frame_puts_previous_response_id_before_input_and_flags_lite_in_metada
 
 #[test]
 fn every_field_left_out_by_gating_is_explained() {
-    // An unknown slug under A rules: verbosity and reasoning are gated off; the tier is unknown.
+    // An unknown slug under seed rules: verbosity is gated off, the tier is unknown; reasoning
+    // still carries the explicit effort (seed chapter 5.6 gates only the summary).
     let mut prompt = example("structured-output.json");
     prompt.model = "my-local-model".to_string();
     let compiled = compile(
@@ -196,13 +197,15 @@ fn every_field_left_out_by_gating_is_explained() {
         notes,
         vec![
             ("model".to_string(), "`my-local-model` is not in the catalog: fallback capabilities (no verbosity, no parallel tools, no reasoning summaries under A-era rules)".to_string()),
-            ("reasoning".to_string(), "null: the model does not support reasoning summaries (A-era gate)".to_string()),
             ("text.verbosity".to_string(), "`low` omitted: the model does not support verbosity".to_string()),
             ("service_tier".to_string(), "`flex` omitted: the model does not offer this tier".to_string()),
         ]
     );
-    assert_eq!(compiled.body["reasoning"], Value::Null);
-    assert_eq!(compiled.body["include"], json!([]));
+    assert_eq!(compiled.body["reasoning"], json!({"effort": "low"}));
+    assert_eq!(
+        compiled.body["include"],
+        json!(["reasoning.encrypted_content"])
+    );
 }
 
 #[test]
@@ -223,12 +226,8 @@ fn identical_item_notes_are_gathered_into_one() {
         .collect();
     assert_eq!(
         notes,
+        // The history's ids are all prefixed (`msg_…`, `fc_…`), so seed rules keep them.
         vec![
-            (
-                "input[*].id".to_string(),
-                "dropped: ids are only sent when `store` is true (6 items, the first is input[0])"
-                    .to_string()
-            ),
             (
                 "input[*].status".to_string(),
                 "dropped: these rules drop fields the item type does not model (2 items, the first is input[2])"

@@ -4,7 +4,7 @@
 //! Stream vectors (5–13, 34, 36, 37) live with the stream mapping tests. Every request vector is
 //! reproduced through `compile()`; bodies, frames and items are compared as whole JSON values
 //! *and* key order (pretty-printed strings, so a reordered key fails with a readable diff).
-//! Vectors from snapshot A ([T]) use `CompileRules::seed()`; where Codex CLI 0.169 behaves
+//! Vectors from snapshot A ([T]) use `snapshot_a()`; where Codex CLI 0.169 behaves
 //! differently a `codex-0.169` counterpart pins that too.
 
 use pretty_assertions::assert_eq;
@@ -14,7 +14,7 @@ use promptwire::core::json::JsonMap;
 use promptwire::core::models::{ModelCatalog, ModelInfo};
 use promptwire::core::prompt::{AuthMode, Dialect, Prompt, Setting};
 use promptwire::core::provider::{Provider, ProviderKind};
-use promptwire::core::rules::{CompileRules, IdPolicy, IncludePolicy};
+use promptwire::core::rules::{CompileRules, IdPolicy, IncludePolicy, ReasoningGate};
 use promptwire::core::tools::ToolSpec;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -59,6 +59,20 @@ fn lookup(slug: &str) -> ModelInfo {
     let model = ModelCatalog::bundled().lookup(slug);
     assert!(!model.is_fallback(), "{slug} is in the bundled catalog");
     model
+}
+
+/// Snapshot A of codex-rs as WIRE_SPEC §1–§17 describe it: `reasoning` gated whole by
+/// `supports_reasoning_summaries` (else `null`), `include` only with reasoning, ids cleared
+/// unless stored, encrypted function arguments unknown (never sent). The `seed` preset differs
+/// where the seed chapters speak; these vectors pin the code they were taken from.
+fn snapshot_a() -> CompileRules {
+    CompileRules {
+        reasoning_gate: ReasoningGate::SummariesFlag,
+        include: IncludePolicy::WhenReasoning,
+        ids: IdPolicy::StripUnlessStored,
+        encrypted_function_args_for_openai: false,
+        ..CompileRules::seed()
+    }
 }
 
 fn openai() -> Provider {
@@ -131,9 +145,9 @@ fn synthesized_id(prefix: &str, thread_id: &str, payload: &[u8]) -> String {
 
 /// Vector 1 is a codex-api struct serialised directly: `reasoning: None`, `include: []`, the id
 /// `msg_1` kept. Through `compile()`: the unknown slug `gpt-test` gets the fallback metadata, so
-/// the seed (A) reasoning gate gives `"reasoning":null` and `"include":[]`, no verbosity (no
-/// `text`) and `parallel_tool_calls:false`. The codex-api layer never strips ids, and seed rules
-/// with `store:false` would clear `msg_1`; seed rules with the C id policy (`KeepPrefixed`)
+/// the snapshot A reasoning gate gives `"reasoning":null` and `"include":[]`, no verbosity (no
+/// `text`) and `parallel_tool_calls:false`. The codex-api layer never strips ids, and snapshot-A rules
+/// with `store:false` would clear `msg_1`; snapshot-A rules with the C id policy (`KeepPrefixed`)
 /// keep it while leaving every other field exactly as A orders it.
 #[test]
 fn vector_01_request_preserves_item_ids_exact_bytes() {
@@ -145,7 +159,7 @@ fn vector_01_request_preserves_item_ids_exact_bytes() {
     }))];
     let rules = CompileRules {
         ids: IdPolicy::KeepPrefixed,
-        ..CompileRules::seed()
+        ..snapshot_a()
     };
     let model = ModelCatalog::bundled().lookup("gpt-test");
     assert!(model.is_fallback());
@@ -163,14 +177,8 @@ fn vector_01_request_preserves_item_ids_exact_bytes() {
     expected_headers.extend(api_key_tail("0.0.0"));
     assert_json_exact(&req.headers, &Value::Array(expected_headers));
 
-    // Plain seed rules (A core, `item_ids` off, store false) clear the id; nothing else changes.
-    let stripped = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Auto,
-        &CompileRules::seed(),
-    );
+    // Plain snapshot-A rules (A core, `item_ids` off, store false) clear the id; nothing else changes.
+    let stripped = build(&prompt, &model, &openai(), Dialect::Auto, &snapshot_a());
     assert_eq!(
         String::from_utf8(stripped.body_json.clone()).expect("utf-8"),
         expected.replace(r#""id":"msg_1","#, "")
@@ -229,7 +237,7 @@ fn vector_01_counterpart_codex_0_169() {
 /// `previous_response_id`. Reproduced through `compile()` as follows:
 /// - `gpt-test` is unknown: fallback metadata (reasoning `null`, no `text`), with `priority`
 ///   added to its service tiers so the tier is sent;
-/// - seed rules with `include` always on (B's policy) give `["reasoning.encrypted_content"]`
+/// - snapshot-A rules with `include` always on (B's policy) give `["reasoning.encrypted_content"]`
 ///   next to `reasoning:null`;
 /// - the only core path that keeps an unprefixed id is A's `store:true` (Azure), so the prompt is
 ///   compiled for an Azure endpoint and `store:false` pinned back with `body_overrides`
@@ -263,7 +271,7 @@ fn vector_04_websocket_frame_payload_and_key_order() {
     };
     let rules = CompileRules {
         include: IncludePolicy::Always,
-        ..CompileRules::seed()
+        ..snapshot_a()
     };
     let mut azure = Provider::preset(ProviderKind::Azure);
     azure.base_url = "http://127.0.0.1:4010/openai".to_string();
@@ -335,7 +343,7 @@ fn vector_04_lite_frame_adds_ws_header_metadata_key() {
         &lookup("gpt-5.6-sol"),
         &openai(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_json_exact(
         &req.ws_frame(),
@@ -527,7 +535,7 @@ fn vector_21_function_call_and_outputs() {
     );
 }
 
-/// Vectors 14–21 as request input: the compiler keeps every null-vs-omitted rule (seed rules,
+/// Vectors 14–21 as request input: the compiler keeps every null-vs-omitted rule (snapshot-A rules,
 /// OpenAI provider, store false, so only the ids go).
 #[test]
 fn vectors_14_to_21_items_survive_compilation() {
@@ -558,7 +566,7 @@ fn vectors_14_to_21_items_survive_compilation() {
         &lookup("gpt-5.4"),
         &openai(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_json_exact(
         &req.body,
@@ -598,9 +606,9 @@ fn lookup_tool() -> Value {
     })
 }
 
-/// Vector 22 under seed (A): no ids, the prefix exactly as the test asserts.
+/// Vector 22 under snapshot A: no ids, the prefix exactly as the test asserts.
 #[test]
-fn vector_22_lite_prefix_items_seed() {
+fn vector_22_lite_prefix_items_snapshot_a() {
     let mut prompt = Prompt::new("gpt-5.6-sol");
     prompt.base_instructions = "test instructions".to_string();
     prompt.tools = vec![tool(lookup_tool())];
@@ -611,7 +619,7 @@ fn vector_22_lite_prefix_items_seed() {
         &lookup("gpt-5.6-sol"),
         &openai(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_json_exact(
         &req.body,
@@ -691,13 +699,7 @@ fn vector_23_lite_all_turns_and_no_parallel_tool_calls() {
     prompt.parallel_tool_calls = Some(true);
     prompt.reasoning.summary = Setting::Value("auto".to_string());
     prompt.input = vec![user_text("hi")];
-    let req = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Auto,
-        &CompileRules::seed(),
-    );
+    let req = build(&prompt, &model, &openai(), Dialect::Auto, &snapshot_a());
     assert_json_exact(
         &req.body,
         &json!({
@@ -717,13 +719,7 @@ fn vector_23_lite_all_turns_and_no_parallel_tool_calls() {
     );
 
     // The same prompt as standard: parallel calls on, no `context`.
-    let standard = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Standard,
-        &CompileRules::seed(),
-    );
+    let standard = build(&prompt, &model, &openai(), Dialect::Standard, &snapshot_a());
     assert_json_exact(
         &standard.body,
         &json!({
@@ -771,13 +767,7 @@ fn vector_24_lite_strips_image_detail_on_the_copy_only() {
     let before = prompt.clone();
     let model = lookup("gpt-5.6-sol");
 
-    let lite = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Lite,
-        &CompileRules::seed(),
-    );
+    let lite = build(&prompt, &model, &openai(), Dialect::Lite, &snapshot_a());
     assert_eq!(prompt, before);
     assert_json_exact(
         &lite.body["input"],
@@ -796,13 +786,7 @@ fn vector_24_lite_strips_image_detail_on_the_copy_only() {
         ]),
     );
 
-    let standard = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Standard,
-        &CompileRules::seed(),
-    );
+    let standard = build(&prompt, &model, &openai(), Dialect::Standard, &snapshot_a());
     let original: Vec<Value> = image_detail_items()
         .iter()
         .map(|i| serde_json::to_value(i).expect("item serializes"))
@@ -843,13 +827,7 @@ fn vector_25_lite_hosted_tools_and_header() {
     prompt.thread_id = Some("thread-1".to_string());
     let model = lookup("gpt-5.6-sol");
 
-    let lite = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Auto,
-        &CompileRules::seed(),
-    );
+    let lite = build(&prompt, &model, &openai(), Dialect::Auto, &snapshot_a());
     assert_json_exact(
         &lite.body,
         &json!({
@@ -901,13 +879,7 @@ fn vector_25_lite_hosted_tools_and_header() {
     expected_lite.extend(api_key_tail("0.0.0"));
     assert_json_exact(&headers(&lite), &Value::Array(expected_lite));
 
-    let standard = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Standard,
-        &CompileRules::seed(),
-    );
+    let standard = build(&prompt, &model, &openai(), Dialect::Standard, &snapshot_a());
     assert_json_exact(
         &standard.body,
         &json!({
@@ -966,7 +938,7 @@ fn vector_27_session_thread_and_turn_metadata_headers() {
         &lookup("gpt-5.4"),
         &openai(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_eq!(req.url, "https://api.openai.com/v1/responses");
     let mut expected = vec![
@@ -1036,7 +1008,7 @@ fn vector_28_chatgpt_auth_request() {
         &lookup("gpt-5.4"),
         &provider,
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_eq!(req.url, "http://127.0.0.1:4010/api/codex/responses");
     assert_json_exact(
@@ -1087,11 +1059,11 @@ fn zstd_needs_chatgpt_auth_openai_and_the_feature() {
     let model = lookup("gpt-5.4");
     let no_feature = CompileRules {
         request_compression: false,
-        ..CompileRules::seed()
+        ..snapshot_a()
     };
     let cases = [
-        (Provider::preset(ProviderKind::Azure), CompileRules::seed()),
-        (test_responses_provider(), CompileRules::seed()),
+        (Provider::preset(ProviderKind::Azure), snapshot_a()),
+        (test_responses_provider(), snapshot_a()),
         (openai(), no_feature),
     ];
     for (provider, rules) in cases {
@@ -1114,7 +1086,7 @@ fn builtin_openai_provider_sends_version_header() {
         &lookup("gpt-5.4"),
         &openai(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     let mut expected = vec![openai_version("0.0.0")];
     expected.extend(api_key_tail("0.0.0"));
@@ -1163,9 +1135,9 @@ fn azure_provider() -> Provider {
     }
 }
 
-/// Vector 29 under seed (A): Azure ⇒ `store:true`, and every id and call id is kept.
+/// Vector 29 under snapshot A: Azure ⇒ `store:true`, and every id and call id is kept.
 #[test]
-fn vector_29_azure_store_keeps_ids_seed() {
+fn vector_29_azure_store_keeps_ids_snapshot_a() {
     let mut prompt = Prompt::new("gpt-5.4");
     prompt.input = azure_history();
     let provider = azure_provider();
@@ -1175,7 +1147,7 @@ fn vector_29_azure_store_keeps_ids_seed() {
         &lookup("gpt-5.4"),
         &provider,
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_eq!(req.url, "http://127.0.0.1:4010/openai/responses");
     assert_eq!(req.provider_kind, ProviderKind::Azure);
@@ -1252,9 +1224,9 @@ fn vector_29_azure_codex_0_169_store_false_and_prefixed_ids_only() {
 }
 
 /// §5.4 C: an id survives iff it splits at its first `_` into two non-empty parts, whatever the
-/// item type; under seed rules with `store:false` every id goes.
+/// item type; under snapshot-A rules with `store:false` every id goes.
 #[test]
-fn prefixed_id_rule_codex_0_169_vs_seed() {
+fn prefixed_id_rule_codex_0_169_vs_snapshot_a() {
     let ids = [
         "msg_1",
         "rs_0123",
@@ -1302,13 +1274,7 @@ fn prefixed_id_rule_codex_0_169_vs_seed() {
                 msg(None, "noprefix"),
             ]),
         );
-        let a = build(
-            &prompt,
-            &model,
-            &provider,
-            Dialect::Auto,
-            &CompileRules::seed(),
-        );
+        let a = build(&prompt, &model, &provider, Dialect::Auto, &snapshot_a());
         let stripped: Vec<Value> = ids.iter().map(|id| msg(None, id)).collect();
         assert_json_exact(&a.body["input"], &Value::Array(stripped));
     }
@@ -1367,26 +1333,14 @@ fn two_turn_prompts() -> (Prompt, Prompt) {
     (first, second)
 }
 
-/// Vector 30, OpenAI provider (seed, store false): passthrough metadata kept on every item, ids
+/// Vector 30, OpenAI provider (snapshot A, store false): passthrough metadata kept on every item, ids
 /// cleared, `encrypted_function_args` unknown to A; turn 2's input begins with turn 1's.
 #[test]
-fn vector_30_openai_keeps_turn_metadata_across_turns_seed() {
+fn vector_30_openai_keeps_turn_metadata_across_turns_snapshot_a() {
     let (first, second) = two_turn_prompts();
     let model = lookup("gpt-5.4");
-    let one = build(
-        &first,
-        &model,
-        &openai(),
-        Dialect::Auto,
-        &CompileRules::seed(),
-    );
-    let two = build(
-        &second,
-        &model,
-        &openai(),
-        Dialect::Auto,
-        &CompileRules::seed(),
-    );
+    let one = build(&first, &model, &openai(), Dialect::Auto, &snapshot_a());
+    let two = build(&second, &model, &openai(), Dialect::Auto, &snapshot_a());
     let turn_one = json!([
         {"type":"message","role":"user","content":[{"type":"input_text","text":"first"}],"internal_chat_message_metadata_passthrough":{"turn_id":"turn-1"}}
     ]);
@@ -1428,16 +1382,16 @@ fn vector_30_openai_keeps_turn_metadata_across_turns_seed() {
     assert_json_exact(&strip_input(&two), &strip_input(&one));
 }
 
-/// Vector 30, provider `Test Responses` (seed): no item has passthrough metadata or an id.
+/// Vector 30, provider `Test Responses` (snapshot A): no item has passthrough metadata or an id.
 #[test]
-fn vector_30_non_openai_omits_passthrough_and_ids_seed() {
+fn vector_30_non_openai_omits_passthrough_and_ids_snapshot_a() {
     let (_, second) = two_turn_prompts();
     let req = build(
         &second,
         &lookup("gpt-5.4"),
         &test_responses_provider(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_eq!(req.url, "http://127.0.0.1:4010/v1/responses");
     assert_json_exact(
@@ -1527,20 +1481,14 @@ fn vector_30_passthrough_and_encrypted_args_codex_0_169() {
 /// §18: fields a known item type does not model (`status` on an echoed function call) are
 /// dropped by A's serde, and kept right after `type` in the server's order by 0.169.
 #[test]
-fn echoed_item_unknown_fields_seed_vs_codex_0_169() {
+fn echoed_item_unknown_fields_snapshot_a_vs_codex_0_169() {
     let mut prompt = Prompt::new("gpt-5.4");
     prompt.input = vec![item(json!({
         "type":"function_call","status":"completed","id":"fc_9","name":"shell",
         "arguments":"{}","call_id":"call-9"
     }))];
     let model = lookup("gpt-5.4");
-    let seed = build(
-        &prompt,
-        &model,
-        &openai(),
-        Dialect::Auto,
-        &CompileRules::seed(),
-    );
+    let seed = build(&prompt, &model, &openai(), Dialect::Auto, &snapshot_a());
     assert_json_exact(
         &seed.body["input"],
         &json!([{"type":"function_call","name":"shell","arguments":"{}","call_id":"call-9"}]),
@@ -1612,11 +1560,11 @@ fn gpt_5_4_body(reasoning: Value, text: Option<Value>, service_tier: Option<&str
 
 /// Vector 31: the catalog default effort, and `ultra` sent as `max` (A).
 #[test]
-fn vector_31_reasoning_effort_seed() {
+fn vector_31_reasoning_effort_snapshot_a() {
     let model = lookup("gpt-5.4");
     let mut prompt = Prompt::new("gpt-5.4");
     prompt.input = vec![user_text("hi")];
-    let rules = CompileRules::seed();
+    let rules = snapshot_a();
     let req = build(&prompt, &model, &openai(), Dialect::Auto, &rules);
     assert_json_exact(
         &req.body,
@@ -1671,7 +1619,7 @@ fn vector_31_reasoning_effort_codex_0_169() {
     );
 }
 
-/// An unknown slug under seed (A): fallback metadata, so `reasoning` is null, `include` empty,
+/// An unknown slug under snapshot A: fallback metadata, so `reasoning` is null, `include` empty,
 /// no verbosity and no parallel tool calls; only the schema can make a `text` object.
 fn fallback_body(text: Option<Value>) -> Value {
     let mut body = map(json!({
@@ -1695,7 +1643,7 @@ fn fallback_body(text: Option<Value>) -> Value {
 /// flex service tier.
 #[test]
 fn vector_32_text_controls_and_service_tier() {
-    let rules = CompileRules::seed();
+    let rules = snapshot_a();
 
     // Verbosity Low on a model whose default is medium.
     let mini = lookup("gpt-5.4-mini");
@@ -1902,7 +1850,7 @@ fn vector_33_tools_in_a_standard_body() {
         &lookup("gpt-5.4"),
         &openai(),
         Dialect::Auto,
-        &CompileRules::seed(),
+        &snapshot_a(),
     );
     assert_json_exact(
         &req.body["tools"],
