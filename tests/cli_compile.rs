@@ -118,6 +118,9 @@ fn compile_headers_are_redacted_json() {
         headers,
         json!({
             "version": "0.169.0",
+            "x-codex-beta-features": "remote_compaction_v2",
+            "x-codex-window-id": "0196a2c3-0000-7000-8000-0000000000ee:0",
+            "x-codex-turn-metadata": "{\"session_id\":\"0196a2c3-0000-7000-8000-0000000000ee\",\"thread_id\":\"0196a2c3-0000-7000-8000-0000000000ee\",\"window_id\":\"0196a2c3-0000-7000-8000-0000000000ee:0\",\"window_number\":0,\"request_kind\":\"turn\",\"model\":\"gpt-6-sol\",\"reasoning_effort\":\"medium\"}",
             "x-openai-internal-codex-responses-lite": "true",
             "x-client-request-id": "0196a2c3-0000-7000-8000-0000000000ee",
             "session-id": "0196a2c3-0000-7000-8000-0000000000ee",
@@ -125,9 +128,34 @@ fn compile_headers_are_redacted_json() {
             "accept": "text/event-stream",
             "content-type": "application/json",
             "authorization": "Bearer <redacted>",
-            "originator": "codex_cli_rs",
-            "user-agent": "codex_cli_rs/0.169.0"
+            "originator": "codex_exec",
+            "user-agent": "codex_exec/0.169.0 (Debian 12.0.0; x86_64) xterm (codex_exec; 0.169.0)"
         })
+    );
+    // Names in the order the client adds them.
+    let names: Vec<&str> = headers
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "version",
+            "x-codex-beta-features",
+            "x-codex-window-id",
+            "x-codex-turn-metadata",
+            "x-openai-internal-codex-responses-lite",
+            "x-client-request-id",
+            "session-id",
+            "thread-id",
+            "accept",
+            "content-type",
+            "authorization",
+            "originator",
+            "user-agent"
+        ]
     );
 }
 
@@ -323,7 +351,9 @@ fn catalog_printed_by_codex_debug_models_is_accepted() {
             "model": "gpt-6.2-sol",
             "stream": true,
             "input": [
-                {"type": "additional_tools", "role": "developer", "tools": []},
+                {"type": "additional_tools",
+                 "id": promptwire::core::compile::lite::additional_tools_id("", b"[]"),
+                 "role": "developer", "tools": []},
                 {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
             ],
             "tool_choice": "auto",
@@ -352,5 +382,63 @@ fn unreadable_catalog_is_refused_with_its_json_path() {
         &format!(
             "promptwire: {path}: model catalog: models[0].service_tiers[0]: missing field `id`"
         ),
+    );
+}
+
+#[test]
+fn import_body_with_headers_then_compile_headers_reproduces_them() {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
+        return;
+    };
+    let case = dir.join("lite-gpt-6.2-sol");
+    let body = case.join("req_00.json").display().to_string();
+    let headers = case.join("req_00.headers.json").display().to_string();
+    let out = run(&["import-body", &body, "--headers", &headers], None);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let prompt = scratch("sol62-imported.json", &out.stdout);
+    let out = run(
+        &["compile", &prompt.display().to_string(), "--headers"],
+        None,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The captured headers, transport headers (host, content-length) aside, byte for byte:
+    // names, order and values, Authorization still redacted.
+    let captured: Value =
+        serde_json::from_str(&std::fs::read_to_string(&headers).expect("read")).expect("JSON");
+    let mut expected = captured["headers"].as_object().expect("headers").clone();
+    expected.shift_remove("host");
+    expected.shift_remove("content-length");
+    assert_eq!(expected["authorization"], json!("Bearer <redacted>"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim_end(),
+        serde_json::to_string(&expected).expect("json")
+    );
+}
+
+#[test]
+fn unreadable_headers_file_is_named() {
+    let body = scratch("hb.json", br#"{"model":"gpt-5.5","input":[]}"#);
+    let headers = scratch(
+        "hb.headers.json",
+        br#"{"path":"/v1/responses","headers":{"accept":1}}"#,
+    );
+    let h = headers.display().to_string();
+    let out = run(
+        &["import-body", &body.display().to_string(), "--headers", &h],
+        None,
+    );
+    assert_user_error(
+        &out,
+        &format!("promptwire: {h}: headers.accept: header values must be strings, got a number"),
     );
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use pretty_assertions::assert_eq;
 use promptwire::core::compile::{CompiledRequest, ResolvedDialect, compile};
-use promptwire::core::import::import_body;
+use promptwire::core::import::{CapturedHeaders, import_body, import_request};
 use promptwire::core::items::ResponseItem;
 use promptwire::core::models::ModelCatalog;
 use promptwire::core::prompt::{Dialect, Prompt};
@@ -36,7 +36,10 @@ fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
     let reloaded = Prompt::from_json_str(&prompt.to_json_pretty()).expect("saved prompt reloads");
     assert_eq!(&reloaded, prompt, "Prompt file format round trip");
     let rules = CompileRules::preset(&prompt.compile.rules).expect("preset");
-    let provider = Provider::preset(prompt.compile.provider);
+    let mut provider = Provider::preset(prompt.compile.provider);
+    if let Some(env) = &prompt.compile.api_key_env {
+        provider.env_key = Some(env.clone());
+    }
     let model = ModelCatalog::bundled().lookup(&prompt.model);
     compile(prompt, &model, &provider, prompt.compile.dialect, &rules).expect("compile")
 }
@@ -89,6 +92,50 @@ fn shared_0171_captures_round_trip_exactly() {
             Dialect::Standard
         };
         assert_eq!(prompt.compile.dialect, expected, "{}", path.display());
+    }
+}
+
+/// Imports a body with the headers captured beside it and checks that the compiled headers are
+/// the captured ones (names, order, values; transport headers aside), with nothing kept as an
+/// explicit header: every value comes from the Prompt's ids, client identity and preset.
+fn assert_header_round_trip(path: &Path, preset: &str) {
+    let name = path.display().to_string();
+    let headers_path = shared::headers_beside(path).unwrap_or_else(|| panic!("{name}: headers"));
+    let text = std::fs::read_to_string(&headers_path).expect("read headers");
+    let captured = CapturedHeaders::parse(&text).expect("headers parse");
+    let body: Value = serde_json::from_slice(&wire_bytes(path)).expect("JSON");
+    let outcome = import_request(&body, Some(&captured), &ModelCatalog::bundled()).expect("import");
+    assert_eq!(outcome.prompt.compile.rules, preset, "{name}");
+    assert_eq!(outcome.overridden, Vec::<String>::new(), "{name}");
+    assert_eq!(
+        outcome.prompt.headers,
+        serde_json::Map::new(),
+        "{name}: explicit headers"
+    );
+    let compiled = compile_recorded(&outcome.prompt);
+    let actual: Vec<(String, String)> = compiled
+        .headers
+        .iter()
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    assert_eq!(actual, captured.comparable(), "{name}");
+    assert_eq!(compiled.body_json, wire_bytes(path), "{name}: body");
+}
+
+#[test]
+fn shared_captures_headers_round_trip() {
+    for (dir, preset, count) in [
+        ("codex-cli-0.171", "codex-0.171", 4),
+        ("codex-cli-0.169", "codex-0.169", 11),
+    ] {
+        let Some(dir) = shared::shared_fixtures(dir) else {
+            return;
+        };
+        let bodies = shared::request_bodies(&dir);
+        assert_eq!(bodies.len(), count);
+        for path in &bodies {
+            assert_header_round_trip(path, preset);
+        }
     }
 }
 

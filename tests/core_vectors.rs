@@ -223,9 +223,19 @@ fn vector_01_counterpart_codex_0_169() {
             "include": ["reasoning.encrypted_content"]
         }),
     );
-    let mut expected_headers = vec![openai_version("0.169.0")];
-    expected_headers.extend(api_key_tail("0.169.0"));
-    assert_json_exact(&req.headers, &Value::Array(expected_headers));
+    // Codex CLI 0.169's header style (no thread id: no window, turn metadata or id headers).
+    assert_json_exact(
+        &req.headers,
+        &json!([
+            {"name":"version","value":"0.169.0"},
+            {"name":"x-codex-beta-features","value":"remote_compaction_v2"},
+            {"name":"accept","value":"text/event-stream"},
+            {"name":"content-type","value":"application/json"},
+            {"name":"authorization","value":"Bearer <redacted>","secret_env":"OPENAI_API_KEY"},
+            {"name":"originator","value":"codex_exec"},
+            {"name":"user-agent","value":"codex_exec/0.169.0 (Debian 12.0.0; x86_64) xterm (codex_exec; 0.169.0)"}
+        ]),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

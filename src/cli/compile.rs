@@ -96,6 +96,9 @@ pub fn load_and_compile(
     if let Some(url) = choice.base_url.or(target.base_url.as_deref()) {
         provider.base_url = url.to_string();
     }
+    if let Some(env) = &target.api_key_env {
+        provider.env_key = Some(env.clone());
+    }
     if let Some(auth) = choice.auth {
         prompt.compile.auth = if auth == "chatgpt" {
             AuthMode::Chatgpt

@@ -6,13 +6,17 @@ use clap::Args;
 
 use super::compile::load_catalog;
 use super::input::{display_name, parse_json, read_text};
-use crate::core::import::import_body;
+use crate::core::import::{CapturedHeaders, import_request};
 
 /// Arguments of `import-body`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
     /// Captured body (JSON), or `-` for standard input.
     body: String,
+    /// The headers captured with the body (`{"path","headers":{…}}`, a JSON object, or
+    /// `name: value` lines): the Prompt then compiles to the same headers.
+    #[arg(long, value_name = "HEADERS")]
+    headers: Option<String>,
     /// Model catalog file to use instead of the bundled one.
     #[arg(long)]
     catalog: Option<String>,
@@ -26,7 +30,20 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
     let text = read_text(&args.body, args.max_bytes)?;
     let body = parse_json(&args.body, &text)?;
     let catalog = load_catalog(args.catalog.as_deref(), args.max_bytes)?;
-    let outcome = import_body(&body, &catalog)
+    if args.body == "-" && args.headers.as_deref() == Some("-") {
+        anyhow::bail!("the body and the headers cannot both be read from standard input");
+    }
+    let headers = match &args.headers {
+        Some(path) => {
+            let text = read_text(path, args.max_bytes)?;
+            Some(
+                CapturedHeaders::parse(&text)
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?,
+            )
+        }
+        None => None,
+    };
+    let outcome = import_request(&body, headers.as_ref(), &catalog)
         .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(&args.body)))?;
     if !outcome.overridden.is_empty() {
         eprintln!(

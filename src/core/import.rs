@@ -7,6 +7,9 @@
 //! no preset reproduces is kept in `body_overrides` / `body_omit`, so nothing is lost.
 
 mod detect;
+mod headers;
+
+pub use headers::{CAPTURED_KEY_ENV, CapturedHeaders, TRANSPORT_HEADERS};
 
 use serde_json::Value;
 
@@ -33,6 +36,33 @@ pub struct ImportOutcome {
 
 /// Imports a captured body.
 pub fn import_body(body: &Value, catalog: &ModelCatalog) -> Result<ImportOutcome, PromptError> {
+    import_request(body, None, catalog)
+}
+
+/// Imports a captured body and, when given, the headers captured with it: the client version
+/// in their `user-agent` picks the Codex preset, and the Prompt records what makes its compiled
+/// headers equal the captured ones (see [`CapturedHeaders`]).
+pub fn import_request(
+    body: &Value,
+    headers: Option<&CapturedHeaders>,
+    catalog: &ModelCatalog,
+) -> Result<ImportOutcome, PromptError> {
+    let mut outcome = import_body_with(body, headers.and_then(|h| h.get("user-agent")), catalog)?;
+    if let Some(captured) = headers {
+        let prompt = &mut outcome.prompt;
+        let rules = CompileRules::preset(&prompt.compile.rules)
+            .ok_or_else(|| PromptError::invalid("compile.rules", "unknown rules preset"))?;
+        let model = catalog.lookup(&prompt.model);
+        headers::apply_captured(prompt, captured, &model, &rules)?;
+    }
+    Ok(outcome)
+}
+
+fn import_body_with(
+    body: &Value,
+    user_agent: Option<&str>,
+    catalog: &ModelCatalog,
+) -> Result<ImportOutcome, PromptError> {
     let Value::Object(body) = body else {
         return Err(PromptError::invalid(
             "$",
@@ -63,7 +93,7 @@ pub fn import_body(body: &Value, catalog: &ModelCatalog) -> Result<ImportOutcome
         if first.get("type").and_then(Value::as_str) == Some("additional_tools"));
 
     let mut best: Option<ImportOutcome> = None;
-    for (rules, kind) in candidates(body, input, None) {
+    for (rules, kind) in candidates(body, input, user_agent) {
         let provider = Provider::preset(kind);
         let prompt = build_prompt(body, input, lite, &model_name, &model, &rules, &provider)?;
         let outcome = reconcile(prompt, body, &model, &provider, &rules)?;

@@ -1,8 +1,12 @@
 //! `Prompt`: what the form edits and the JSON file format users save (documented in the README,
 //! examples in `assets/prompts/`), with parsing that names the JSON path of any problem.
 
+mod client;
+
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+
+pub use client::ClientIdentity;
 
 use super::error::PromptError;
 use super::items::ResponseItem;
@@ -137,6 +141,11 @@ pub struct CompileTarget {
     /// Authentication mode.
     #[serde(default, skip_serializing_if = "is_api_key")]
     pub auth: AuthMode,
+    /// Environment variable whose value is sent as `Authorization: Bearer …` (read at send
+    /// time, never stored), replacing the provider preset's. Import sets it when a captured
+    /// request carried an Authorization header the preset would not send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
 }
 
 fn is_api_key(mode: &AuthMode) -> bool {
@@ -159,6 +168,7 @@ impl Default for CompileTarget {
             provider: default_provider(),
             base_url: None,
             auth: AuthMode::ApiKey,
+            api_key_env: None,
         }
     }
 }
@@ -244,9 +254,13 @@ pub struct Prompt {
     /// Ids for synthesized items.
     #[serde(default, skip_serializing_if = "PinnedIds::is_empty")]
     pub pinned_ids: PinnedIds,
-    /// Extra HTTP headers (for example `x-codex-turn-metadata`); secrets are refused.
+    /// Extra HTTP headers (for example `x-openai-subagent`), or replacements of compiled ones;
+    /// secrets are refused.
     #[serde(default, skip_serializing_if = "JsonMap::is_empty")]
     pub headers: JsonMap,
+    /// How the client names itself in headers (originator, user agent, beta features).
+    #[serde(default, skip_serializing_if = "ClientIdentity::is_default")]
+    pub client: ClientIdentity,
     /// How to compile when the command line does not say.
     #[serde(default)]
     pub compile: CompileTarget,
@@ -287,6 +301,7 @@ impl Prompt {
             previous_response_id: None,
             pinned_ids: PinnedIds::default(),
             headers: JsonMap::new(),
+            client: ClientIdentity::default(),
             compile: CompileTarget::default(),
             body_overrides: JsonMap::new(),
             body_omit: Vec::new(),

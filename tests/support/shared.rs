@@ -1,5 +1,5 @@
 //! The shared fixtures beside the repository (`../shared/fixtures/…`, relative to
-//! `CARGO_MANIFEST_DIR`), for the tests that read them. When the directory is missing a test is
+//! `CARGO_MANIFEST_DIR`, or under `$PROMPTWIRE_SHARED_DIR`), for the tests that read them. When the directory is missing a test is
 //! skipped with a message — except under `CI=true`, where it fails loudly: a CI run must never
 //! pass without having read the real captures.
 
@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 /// # Panics
 /// When the directory is absent and the environment variable `CI` is `true`.
 pub fn shared_fixtures(sub: &str) -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures")
-        .join(sub);
+    // A checkout that does not sit beside `shared` (a git worktree elsewhere) can point at it.
+    let root = std::env::var_os("PROMPTWIRE_SHARED_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    let dir = root.join("fixtures").join(sub);
     if dir.is_dir() {
         return Some(dir);
     }

@@ -1,12 +1,18 @@
-//! HTTP request headers (§4) in the order Codex adds them, with secret values always redacted, and
-//! the zstd eligibility rule.
+//! HTTP request headers (§4) in the order the client adds them, with secret values always
+//! redacted, and the zstd eligibility rule. Two styles, chosen by the rules: `seed` (WIRE_SPEC §4
+//! as written) and `codex` (what Codex CLI 0.169/0.171 were captured sending: beta features,
+//! window id, turn metadata, the Lite header, ids, accept, content type, auth, originator, the
+//! full user agent, and 0.171's `accept-encoding`).
 
 use serde::Serialize;
+use serde_json::Value;
 
+use super::client;
 use crate::core::error::PromptError;
+use crate::core::json::JsonMap;
 use crate::core::prompt::{AuthMode, Prompt};
 use crate::core::provider::Provider;
-use crate::core::rules::CompileRules;
+use crate::core::rules::{CompileRules, HeaderStyle};
 
 /// What a secret header shows instead of its value.
 pub const REDACTED: &str = "<redacted>";
@@ -39,78 +45,130 @@ pub fn uses_zstd(prompt: &Prompt, provider: &Provider, rules: &CompileRules) -> 
     rules.request_compression && prompt.compile.auth == AuthMode::Chatgpt && provider.is_openai()
 }
 
+/// The facts about the compiled request that headers depend on.
+pub struct HeaderFacts<'a> {
+    /// Responses Lite.
+    pub lite: bool,
+    /// The body is zstd-compressed.
+    pub compress: bool,
+    /// The compiled body (turn metadata takes the effort from it).
+    pub body: &'a JsonMap,
+    /// The request is a compaction request (`request_kind: compaction`).
+    pub compaction: bool,
+    /// A unary request (`/responses/compact`), not a stream.
+    pub unary: bool,
+}
+
+/// Headers in insertion order; setting an existing name replaces its value in place.
+struct HeaderList(Vec<Header>);
+
+impl HeaderList {
+    fn set(&mut self, name: &str, value: impl Into<String>) {
+        let name = name.to_ascii_lowercase();
+        let value = value.into();
+        match self.0.iter_mut().find(|h| h.name == name) {
+            Some(existing) => existing.value = value,
+            None => self.0.push(Header::plain(&name, value)),
+        }
+    }
+
+    fn set_if_absent(&mut self, name: &str, value: impl Into<String>) {
+        if !self.has(name) {
+            self.0.push(Header::plain(name, value));
+        }
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.0.iter().any(|h| h.name == name)
+    }
+
+    fn secret(&mut self, name: &str, value: String, env: &str) {
+        let name = name.to_ascii_lowercase();
+        self.0.retain(|h| h.name != name);
+        self.0.push(Header {
+            name,
+            value,
+            secret_env: Some(env.to_string()),
+        });
+    }
+}
+
 /// Builds the header list.
 pub fn build_headers(
     prompt: &Prompt,
     provider: &Provider,
-    lite: bool,
     rules: &CompileRules,
-    compress: bool,
+    facts: &HeaderFacts<'_>,
 ) -> Result<Vec<Header>, PromptError> {
-    let mut headers: Vec<Header> = Vec::new();
-    let mut set = |name: &str, value: String| {
-        let name = name.to_ascii_lowercase();
-        match headers.iter_mut().find(|h| h.name == name) {
-            Some(existing) => existing.value = value,
-            None => headers.push(Header::plain(&name, value)),
-        }
-    };
+    let codex = rules.header_style == HeaderStyle::Codex;
+    let mut headers = HeaderList(Vec::new());
     if provider.is_openai() {
         // The built-in provider's static header carries the client version (§4).
-        set("version", rules.client_version.clone());
+        headers.set("version", rules.client_version.clone());
     }
     for (name, value) in &provider.headers {
-        set(name, value.clone());
+        headers.set(name, value.clone());
+    }
+    let thread = prompt.thread_id.as_deref();
+    if codex {
+        if let Some(features) = client::beta_features(prompt, rules) {
+            headers.set("x-codex-beta-features", features);
+        }
+        let window = client::window_id(prompt);
+        if let Some(window) = &window {
+            headers.set("x-codex-window-id", window.clone());
+        }
+        if let Some(meta) = client::turn_metadata(prompt, window.as_deref(), facts) {
+            headers.set("x-codex-turn-metadata", meta);
+        }
     }
     for (name, value) in &prompt.headers {
-        set(name, value.as_str().unwrap_or_default().to_string());
+        headers.set(name, value.as_str().unwrap_or_default());
     }
-    if lite {
-        set("x-openai-internal-codex-responses-lite", "true".to_string());
+    if facts.lite {
+        headers.set("x-openai-internal-codex-responses-lite", "true");
     }
-    if let Some(thread) = &prompt.thread_id {
-        set("x-client-request-id", thread.clone());
-        set("session-id", thread.clone());
-        set("thread-id", thread.clone());
+    if let Some(thread) = thread {
+        headers.set_if_absent("x-client-request-id", thread);
+        headers.set_if_absent("session-id", thread);
+        headers.set_if_absent("thread-id", thread);
     }
-    set("accept", "text/event-stream".to_string());
-    if !headers.iter().any(|h| h.name == "content-type") {
-        headers.push(Header::plain("content-type", "application/json"));
+    if !facts.unary {
+        headers.set_if_absent("accept", "text/event-stream");
     }
-    if compress {
-        if headers.iter().any(|h| h.name == "content-encoding") {
+    headers.set_if_absent("content-type", "application/json");
+    if facts.compress {
+        if headers.has("content-encoding") {
             return Err(PromptError::invalid(
                 "headers.content-encoding",
                 "a Content-Encoding is already set, but the request must be zstd-compressed",
             ));
         }
-        headers.push(Header::plain("content-encoding", "zstd"));
+        headers.0.push(Header::plain("content-encoding", "zstd"));
     }
     for (name, env) in &provider.env_headers {
-        let name = name.to_ascii_lowercase();
-        headers.retain(|h| h.name != name);
-        headers.push(Header {
-            name,
-            value: REDACTED.to_string(),
-            secret_env: Some(env.clone()),
-        });
+        headers.secret(name, REDACTED.to_string(), env);
     }
     if let Some(env) = &provider.env_key {
-        headers.push(Header {
-            name: "authorization".to_string(),
-            value: format!("Bearer {REDACTED}"),
-            secret_env: Some(env.clone()),
-        });
+        headers.secret("authorization", format!("Bearer {REDACTED}"), env);
     }
-    let originator = "codex_cli_rs";
-    if !headers.iter().any(|h| h.name == "originator") {
-        headers.push(Header::plain("originator", originator));
+    let originator = client::originator(prompt, rules);
+    headers.set_if_absent("originator", originator);
+    let user_agent = if codex {
+        client::user_agent(prompt, rules)
+    } else {
+        format!("{originator}/{}", rules.client_version)
+    };
+    headers.set_if_absent("user-agent", user_agent);
+    if let Some(encoding) = &rules.accept_encoding {
+        headers.set_if_absent("accept-encoding", encoding.clone());
     }
-    if !headers.iter().any(|h| h.name == "user-agent") {
-        headers.push(Header::plain(
-            "user-agent",
-            format!("{originator}/{}", rules.client_version),
-        ));
-    }
-    Ok(headers)
+    Ok(headers.0)
+}
+
+/// The effort the body sends (`reasoning.effort`), for the turn metadata.
+pub fn body_effort(body: &JsonMap) -> Option<&str> {
+    body.get("reasoning")
+        .and_then(|r| r.get("effort"))
+        .and_then(Value::as_str)
 }

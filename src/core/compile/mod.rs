@@ -4,6 +4,7 @@
 
 mod body;
 mod cache;
+pub mod client;
 mod headers;
 pub mod items;
 pub mod lite;
@@ -227,7 +228,18 @@ fn compile_with(
             ),
         ));
     }
-    let headers = headers::build_headers(prompt, provider, lite, rules, compress)?;
+    let headers = headers::build_headers(
+        prompt,
+        provider,
+        rules,
+        &headers::HeaderFacts {
+            lite,
+            compress,
+            body: &built.body,
+            compaction: false,
+            unary: false,
+        },
+    )?;
     // Views whose bodies are the same share one materialized object.
     let body = match bodies.iter().find(|(other, _)| other.same_as(&built)) {
         Some((_, shared)) => Arc::clone(shared),
