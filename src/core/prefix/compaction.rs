@@ -1,6 +1,6 @@
 //! Whether a request body is a compaction request rather than a turn of the conversation: the
 //! in-band form Codex sends before a model switch (`client_metadata.request_kind: "compaction"`,
-//! `tools: []`, a trailing context-checkpoint user message), remote compaction v2 (a trailing
+//! a trailing context-checkpoint user message, `tools: []` or, under Lite, no tools), remote compaction v2 (a trailing
 //! `compaction_trigger` item) and the unary `/responses/compact` body (WIRE_SPEC §11, §18).
 //!
 //! TODO(lead): on merge, switch the prefix analysis to the shared
@@ -28,8 +28,8 @@ pub(super) fn is_compaction_request(head: &JsonMap, last_item: Option<&Value>) -
     if last_type == Some("compaction_trigger") {
         return true;
     }
-    let no_tools = matches!(head.get("tools"), Some(Value::Array(tools)) if tools.is_empty());
-    if no_tools && last_item.is_some_and(is_checkpoint_message) {
+    // The handoff prompt closes the history (with `tools: []`, or no `tools` under Lite).
+    if last_item.is_some_and(is_checkpoint_message) {
         return true;
     }
     // `/responses/compact`: the turn fields a streamed request always has are absent.
