@@ -14,6 +14,12 @@ use promptwire::core::rollout::{Limits, parse};
 use promptwire::store::{DEFAULT_MAX_ROLLOUT_BYTES, FolderProgress, Page, Store};
 use serde_json::{Value, json};
 
+// Shared with benches/rollout.rs; the test uses the folder helpers only.
+#[allow(dead_code)]
+#[path = "../benches/support/rollout_folder.rs"]
+mod rollout_folder;
+use rollout_folder::{captures, make_folder};
+
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("rollout_store")
@@ -21,30 +27,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
     dir
-}
-
-/// The captured rollout files (tests/data/rollouts/*/rollout-*.jsonl), sorted.
-fn captures() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rollouts");
-    let mut out = Vec::new();
-    for dir in std::fs::read_dir(root)
-        .expect("data")
-        .filter_map(Result::ok)
-    {
-        for file in std::fs::read_dir(dir.path())
-            .into_iter()
-            .flatten()
-            .filter_map(Result::ok)
-        {
-            let name = file.file_name().to_string_lossy().into_owned();
-            if name.starts_with("rollout-") {
-                out.push(file.path());
-            }
-        }
-    }
-    out.sort();
-    assert_eq!(out.len(), 2);
-    out
 }
 
 /// Every file under `dir` with its bytes and modification time.
@@ -72,28 +54,6 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (Vec<u8>, std::time::SystemTime)> {
         }
     }
     out
-}
-
-/// `count` rollouts under `dir/2026/11/30/`, copies of the captures with fresh thread ids.
-fn make_folder(dir: &Path, count: usize) {
-    let day = dir.join("2026/11/30");
-    std::fs::create_dir_all(&day).expect("mkdir");
-    let sources: Vec<(String, String)> = captures()
-        .iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(p).expect("read");
-            let name = p.file_name().expect("name").to_string_lossy().into_owned();
-            let thread = name[name.len() - 6 - 36..name.len() - 6].to_string();
-            (text, thread)
-        })
-        .collect();
-    for i in 0..count {
-        let (text, thread) = &sources[i % sources.len()];
-        let new_thread = format!("00000000-0000-7000-8000-{i:012}");
-        let text = text.replace(thread.as_str(), &new_thread);
-        let name = format!("rollout-2026-11-30T16-00-{:02}-{new_thread}.jsonl", i % 60);
-        std::fs::write(day.join(name), text).expect("write");
-    }
 }
 
 #[test]
