@@ -358,3 +358,61 @@ fn cli_imports_a_rollout_or_a_folder() {
         )
     );
 }
+
+#[test]
+fn a_resume_in_a_linked_file_continues_the_same_session() {
+    let dir = scratch("linked");
+    let source = &captures()[1];
+    let text = std::fs::read_to_string(source).expect("read");
+    let lines: Vec<&str> = text.lines().collect();
+    // Split where the resumed turn starts (the second task_started); the linked file starts
+    // with the thread's session_meta again.
+    let cut = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("\"type\":\"task_started\""))
+        .nth(1)
+        .map(|(i, _)| i)
+        .expect("a resumed turn");
+    let day = dir.join("sessions/2026/11/30");
+    std::fs::create_dir_all(&day).expect("mkdir");
+    let thread = "01a22d30-89fc-70b3-b345-55a7c2d15602";
+    std::fs::write(
+        day.join(format!("rollout-2026-11-30T16-01-25-{thread}.jsonl")),
+        lines[..cut].join("\n") + "\n",
+    )
+    .expect("write");
+    std::fs::write(
+        day.join(format!("rollout-2026-11-30T16-05-00-{thread}.jsonl")),
+        [lines[0]]
+            .iter()
+            .chain(&lines[cut..])
+            .copied()
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n",
+    )
+    .expect("write");
+    let mut store = Store::open(dir.join("db.sqlite")).expect("db");
+    let never = AtomicBool::new(false);
+    let report = store
+        .import_rollout_dir(
+            &dir.join("sessions"),
+            DEFAULT_MAX_ROLLOUT_BYTES,
+            &Limits::default(),
+            &mut |_| {},
+            &never,
+        )
+        .expect("import");
+    assert_eq!(report.rollouts.len(), 1);
+    let id = report.rollouts[0].session_id.expect("session");
+    let whole = parse(text.as_bytes(), &Limits::default()).expect("parse");
+    let session = &whole.sessions[0];
+    let stored = store.requests(id, Page::ALL).expect("requests");
+    let bodies: Vec<Value> = stored
+        .iter()
+        .map(|r| store.body(r.id).expect("body").value.expect("json"))
+        .collect();
+    let expected: Vec<Value> = session.requests.iter().map(|r| session.body(r)).collect();
+    assert_eq!(bodies, expected);
+}

@@ -138,7 +138,8 @@ impl Store {
     }
 
     /// Imports every rollout (`rollout-*.jsonl`) under `dir`, in path order, skipping threads
-    /// imported before. Calls `progress` after each file; stops between files when `cancel` is
+    /// imported before; the files of one thread (a resume that started a linked file) become
+    /// one session. Calls `progress` after each thread; stops between threads when `cancel` is
     /// set. A file that cannot be imported is reported and the walk goes on.
     pub fn import_rollout_dir(
         &mut self,
@@ -158,25 +159,25 @@ impl Store {
             skipped: 0,
             failed: 0,
         };
-        for file in files {
+        for group in group_by_thread(files) {
             if cancel.load(Ordering::Relaxed) {
                 report.cancelled = true;
                 break;
             }
+            let first = group.paths[0].clone();
             // The thread id is in the file name: a known thread is skipped without reading.
-            let named = thread_of_file(&file).filter(|id| known.contains(*id));
-            let result = match named {
+            let result = match group.thread.filter(|id| known.contains(id)) {
                 Some(id) => Ok(vec![RolloutImport {
-                    path: file.clone(),
-                    thread_id: id.to_string(),
+                    path: first.clone(),
+                    thread_id: id,
                     session_id: None,
                     requests: 0,
                     skipped: true,
                     unknown_lines: 0,
                     truncated_line: None,
                 }]),
-                None => read_bounded(&file, max_bytes)
-                    .and_then(|bytes| self.import_rollout_bytes(&bytes, &file, limits, &known)),
+                None => read_group(&group.paths, max_bytes)
+                    .and_then(|bytes| self.import_rollout_bytes(&bytes, &first, limits, &known)),
             };
             match result {
                 Ok(imports) => {
@@ -193,10 +194,10 @@ impl Store {
                 Err(e @ (StoreError::ReadOnly { .. } | StoreError::Sqlite(_))) => return Err(e),
                 Err(e) => {
                     state.failed += 1;
-                    report.failed.push((file.clone(), e.to_string()));
+                    report.failed.push((first, e.to_string()));
                 }
             }
-            state.done += 1;
+            state.done += group.paths.len();
             progress(&state);
         }
         Ok(report)
@@ -379,6 +380,47 @@ fn thread_of_file(path: &Path) -> Option<&str> {
     let stem = path.file_name()?.to_str()?.strip_suffix(".jsonl")?;
     let id = stem.get(stem.len().checked_sub(36)?..)?;
     (id.len() == 36 && id.chars().filter(|c| *c == '-').count() == 4).then_some(id)
+}
+
+/// Rollout files of one thread: a resumed thread may continue in a linked file (same thread id,
+/// later timestamp), imported together as one session.
+struct ThreadFiles {
+    thread: Option<String>,
+    paths: Vec<PathBuf>,
+}
+
+/// Groups sorted paths by the thread id in their names, in order of each thread's first file.
+fn group_by_thread(files: Vec<PathBuf>) -> Vec<ThreadFiles> {
+    let mut groups: Vec<ThreadFiles> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for path in files {
+        let thread = thread_of_file(&path).map(str::to_string);
+        match thread.as_ref().and_then(|t| index.get(t)) {
+            Some(&i) => groups[i].paths.push(path),
+            None => {
+                if let Some(t) = &thread {
+                    index.insert(t.clone(), groups.len());
+                }
+                groups.push(ThreadFiles {
+                    thread,
+                    paths: vec![path],
+                });
+            }
+        }
+    }
+    groups
+}
+
+/// The files of one thread, one after the other (each bounded).
+fn read_group(paths: &[PathBuf], max_bytes: u64) -> StoreResult<Vec<u8>> {
+    let mut bytes = Vec::new();
+    for path in paths {
+        if !bytes.is_empty() && bytes.last() != Some(&b'\n') {
+            bytes.push(b'\n');
+        }
+        bytes.extend(read_bounded(path, max_bytes)?);
+    }
+    Ok(bytes)
 }
 
 /// Reads a file, refusing it past `max_bytes`.
