@@ -1,11 +1,13 @@
-//! Cache-prefix analysis on hand-made sessions: one pair per cause and per warning, a standard →
-//! Lite switch, a compaction that rewrites history, non-consecutive pairs and bad input. Every
-//! assertion compares the whole pair report.
+//! Cache-prefix analysis on hand-made sessions: one pair per cause and per warning, key order as
+//! sent (a tool schema with its keys reversed breaks), base instructions as the first input
+//! message, a standard → Lite switch, a compaction that rewrites history, a compaction request,
+//! non-consecutive pairs and bad input. Every assertion compares the whole pair report.
 
 use pretty_assertions::assert_eq;
 use promptwire::core::prefix::canon::canonical_json;
 use promptwire::core::prefix::{
-    Break, BreakAt, Cause, PairReport, PrefixError, RequestMeta, Session, Tokenizer, Warning,
+    Break, BreakAt, Cause, ChangeKind, PairReport, PrefixError, RequestMeta, Session, Tokenizer,
+    Warning,
 };
 use serde_json::{Value, json};
 
@@ -138,15 +140,12 @@ fn elements(body: &Value) -> Vec<Value> {
     out
 }
 
-/// (bytes, tokens) of elements: compact JSON length, o200k tokens of the canonical JSON.
+/// (bytes, tokens) of elements: compact JSON as sent, its length and o200k tokens.
 fn cost(elements: &[Value]) -> (u64, u64) {
     let tokenizer = Tokenizer::o200k();
     elements.iter().fold((0, 0), |(b, t), e| {
         let text = serde_json::to_string(e).expect("serialize");
-        (
-            b + text.len() as u64,
-            t + tokenizer.count(&canonical_json(e)),
-        )
+        (b + text.len() as u64, t + tokenizer.count(&text))
     })
 }
 
@@ -176,11 +175,18 @@ fn expected(
     }
 }
 
+/// A break where a value changed, with no derived field changed with it.
 fn brk(at: BreakAt, index: Option<usize>, path: &str) -> Option<Break> {
+    brk_kind(at, index, path, ChangeKind::Value)
+}
+
+fn brk_kind(at: BreakAt, index: Option<usize>, path: &str, change: ChangeKind) -> Option<Break> {
     Some(Break {
         at,
         index,
         path: Some(path.to_string()),
+        change,
+        also_changed: Vec::new(),
     })
 }
 
@@ -211,26 +217,120 @@ fn appended_items_keep_the_whole_prefix() {
 }
 
 #[test]
-fn key_order_and_fields_outside_the_rendering_never_break() {
+fn fields_outside_the_rendering_never_break() {
     let a = standard(&turn1());
-    // Same values, every map in another key order; stream/store/include changed.
-    let reordered: Value = {
-        let text = canonical_json(&standard(&turn2()));
-        serde_json::from_str(&text).expect("json")
-    };
+    // stream/store/include changed, client_metadata in another key order: not the prompt.
     let b = set(
         set(
-            set(reordered, "/stream", json!(false)),
-            "/store",
-            json!(true),
+            set(
+                set(standard(&turn2()), "/stream", json!(false)),
+                "/store",
+                json!(true),
+            ),
+            "/include",
+            json!([]),
         ),
-        "/include",
-        json!([]),
+        "/client_metadata",
+        json!({"turn_id": "t-1", "session_id": "s-7"}),
     );
     let n = elements(&a).len();
     assert_eq!(
         pair(&a, &b),
         expected((0, &a), (1, &b), n, None, vec![], vec![])
+    );
+}
+
+#[test]
+fn key_order_inside_the_prompt_breaks() {
+    let a = standard(&turn1());
+    // The same values, every map of the body in sorted key order: the server renders another
+    // prompt from the first element whose keys moved (`reasoning` and `text` have one key each
+    // and stay; the tool schemas do not).
+    let sorted: Value = serde_json::from_str(&canonical_json(&standard(&turn2()))).expect("json");
+    assert_eq!(
+        pair(&a, &sorted),
+        expected(
+            (0, &a),
+            (1, &sorted),
+            3,
+            brk_kind(
+                BreakAt::Tools,
+                None,
+                "/tools/0/description",
+                ChangeKind::KeyOrder
+            ),
+            vec![Cause::ToolsChanged, Cause::InputItemEdited],
+            vec![]
+        )
+    );
+}
+
+/// A tool with its keys in reverse order, nested schemas included.
+fn reversed_keys(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .rev()
+                .map(|(k, v)| (k.clone(), reversed_keys(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(reversed_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn tool_schema_key_order_reversed_breaks_at_that_tool() {
+    let a = standard(&turn1());
+    // The usual MCP trap: the server lists the same tool with its keys in another order.
+    let b = set(
+        standard(&turn2()),
+        "/tools/1",
+        reversed_keys(&tool("read_file", "Read a file.")),
+    );
+    assert_eq!(
+        b["tools"][1],
+        tool("read_file", "Read a file."),
+        "equal as maps"
+    );
+    assert_eq!(
+        pair(&a, &b),
+        expected(
+            (0, &a),
+            (1, &b),
+            3,
+            brk_kind(
+                BreakAt::Tools,
+                None,
+                "/tools/1/parameters",
+                ChangeKind::KeyOrder
+            ),
+            vec![Cause::ToolsChanged],
+            vec![]
+        )
+    );
+    // The same in a Lite tool namespace.
+    let c = lite(&turn1());
+    let d = set(
+        lite(&turn2()),
+        "/input/0/tools/0/tools/0",
+        reversed_keys(&tool("shell", "Run a command.")),
+    );
+    assert_eq!(
+        pair(&c, &d),
+        expected(
+            (0, &c),
+            (1, &d),
+            3,
+            brk_kind(
+                BreakAt::Tools,
+                None,
+                "/input/0/tools/0/tools/0/parameters",
+                ChangeKind::KeyOrder
+            ),
+            vec![Cause::ToolsChanged],
+            vec![]
+        )
     );
 }
 
@@ -291,7 +391,7 @@ fn text_changed_by_verbosity_or_another_rendered_setting() {
             (0, &a),
             (1, &c),
             3,
-            brk(BreakAt::Text, None, "/truncation"),
+            brk_kind(BreakAt::Text, None, "/truncation", ChangeKind::Added),
             vec![Cause::TextChanged],
             vec![]
         )
@@ -372,6 +472,114 @@ fn instructions_changed() {
             brk(BreakAt::Instructions, None, "/instructions"),
             vec![Cause::InstructionsChanged],
             vec![]
+        )
+    );
+}
+
+/// A body as Codex 0.169+ sends it for a standard model: no top-level `instructions`; the base
+/// instructions are `input[0]`, a developer message whose id is derived from its text.
+fn codex_standard(instructions: &str, id: &str, items: &[Value]) -> Value {
+    let mut body = standard(items);
+    let map = body.as_object_mut().expect("object");
+    map.shift_remove("instructions");
+    let mut input = vec![json!({
+        "type": "message",
+        "id": id,
+        "role": "developer",
+        "content": [{"type": "input_text", "text": instructions}]
+    })];
+    input.extend(items.iter().cloned());
+    map.insert("input".to_string(), Value::Array(input));
+    body
+}
+
+#[test]
+fn instructions_edited_in_the_first_input_message() {
+    let a = codex_standard(
+        INSTRUCTIONS,
+        "msg_5b1c0d3e-0000-5000-8000-000000000001",
+        &turn1(),
+    );
+    let b = codex_standard(
+        "You are a terse build assistant. Prefer large steps.",
+        "msg_5b1c0d3e-0000-5000-8000-000000000002",
+        &turn2(),
+    );
+    assert_eq!(
+        pair(&a, &b),
+        expected(
+            (0, &a),
+            (1, &b),
+            6,
+            Some(Break {
+                at: BreakAt::Instructions,
+                index: None,
+                path: Some("/input/0/content/0/text".to_string()),
+                change: ChangeKind::Value,
+                also_changed: vec!["/input/0/id".to_string()],
+            }),
+            vec![Cause::InstructionsChanged],
+            vec![]
+        )
+    );
+    // Only the id changed: that is where it broke.
+    let c = codex_standard(INSTRUCTIONS, "msg_other", &turn2());
+    assert_eq!(
+        pair(&a, &c),
+        expected(
+            (0, &a),
+            (1, &c),
+            6,
+            brk(BreakAt::Instructions, None, "/input/0/id"),
+            vec![Cause::InstructionsChanged],
+            vec![]
+        )
+    );
+    // A new sandbox policy appended as a developer message, as Codex does: nothing breaks.
+    let mut items = turn2();
+    items.push(msg(
+        "developer",
+        "<permissions instructions>workspace-write</permissions instructions>",
+    ));
+    let d = codex_standard(
+        INSTRUCTIONS,
+        "msg_5b1c0d3e-0000-5000-8000-000000000001",
+        &items,
+    );
+    let n = elements(&a).len();
+    assert_eq!(
+        pair(&a, &d),
+        expected((0, &a), (1, &d), n, None, vec![], vec![])
+    );
+}
+
+#[test]
+fn compaction_request_is_named() {
+    let a = standard(&turn2());
+    // Codex before a model switch: the same history, no tools, a handoff-summary prompt.
+    let mut items = turn2();
+    items.push(msg(
+        "user",
+        "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary.",
+    ));
+    let b = set(
+        set(
+            set(standard(&items), "/tools", json!([])),
+            "/parallel_tool_calls",
+            json!(false),
+        ),
+        "/client_metadata",
+        json!({"session_id": "s-7", "request_kind": "compaction"}),
+    );
+    assert_eq!(
+        pair(&a, &b),
+        expected(
+            (0, &a),
+            (1, &b),
+            3,
+            brk_kind(BreakAt::Tools, None, "/tools/0", ChangeKind::Removed),
+            vec![Cause::ToolsChanged, Cause::CompactionRequest],
+            vec![Warning::ClientMetadataChanged]
         )
     );
 }
@@ -473,7 +681,7 @@ fn standard_to_lite_switch() {
             (0, &a),
             (1, &b),
             3,
-            brk(BreakAt::Tools, None, "/tools"),
+            brk_kind(BreakAt::Tools, None, "/tools", ChangeKind::Removed),
             vec![Cause::DialectChanged],
             vec![]
         )
@@ -682,7 +890,7 @@ fn any_two_requests_can_be_compared() {
             (2, &c),
             (0, &a),
             7 + 3,
-            brk(BreakAt::Input, Some(3), "/input/3"),
+            brk_kind(BreakAt::Input, Some(3), "/input/3", ChangeKind::Removed),
             vec![Cause::InputItemsRemoved],
             vec![]
         )

@@ -7,7 +7,75 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 use pretty_assertions::assert_eq;
+use promptwire::core::prefix::{Cause, Warning};
 use serde_json::{Value, json};
+
+const CAUSES: &[Cause] = &[
+    Cause::ModelChanged,
+    Cause::ReasoningChanged,
+    Cause::TextChanged,
+    Cause::ToolsChanged,
+    Cause::ToolsReordered,
+    Cause::InstructionsChanged,
+    Cause::DialectChanged,
+    Cause::InputItemEdited,
+    Cause::InputItemsRemoved,
+    Cause::InputRewritten,
+    Cause::CompactionRequest,
+];
+const WARNINGS: &[Warning] = &[
+    Warning::PromptCacheKeyChanged,
+    Warning::ClientMetadataChanged,
+    Warning::IdleGap,
+];
+
+/// (explanation, fix) of a cause or warning code.
+fn vocabulary(code: &str) -> (&'static str, Option<&'static str>) {
+    let cause = CAUSES.iter().find(|c| c.as_str() == code);
+    let warning = WARNINGS.iter().find(|w| w.as_str() == code);
+    match (cause, warning) {
+        (Some(c), _) => (c.explanation(), c.fix()),
+        (None, Some(w)) => (w.explanation(), w.fix()),
+        (None, None) => panic!("unknown code {code}"),
+    }
+}
+
+/// An expected `--json` report written with codes only: each pair gets the `notes` of its
+/// causes and warnings, and each break without `change` a value change with no derived field.
+fn with_notes(mut report: Value) -> Value {
+    for pair in report["pairs"].as_array_mut().expect("pairs") {
+        if let Some(b) = pair["break"].as_object_mut() {
+            b.entry("change").or_insert(json!("value"));
+            b.entry("also_changed").or_insert(json!([]));
+        }
+        let codes: Vec<String> = ["causes", "warnings"]
+            .iter()
+            .flat_map(|k| pair[*k].as_array().cloned().unwrap_or_default())
+            .filter_map(|c| c.as_str().map(String::from))
+            .collect();
+        let notes: Vec<Value> = codes
+            .iter()
+            .map(|code| {
+                let (explanation, fix) = vocabulary(code);
+                json!({"code": code, "explanation": explanation, "fix": fix})
+            })
+            .collect();
+        pair["notes"] = Value::Array(notes);
+    }
+    report
+}
+
+/// The human note lines under a pair.
+fn note_lines(codes: &[&str]) -> String {
+    codes
+        .iter()
+        .map(|code| {
+            let (explanation, fix) = vocabulary(code);
+            let fix = fix.map(|f| format!(" Fix: {f}")).unwrap_or_default();
+            format!("    {code}: {explanation}{fix}\n")
+        })
+        .collect()
+}
 
 fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
@@ -82,18 +150,18 @@ fn json_report_of_a_hand_made_session() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     assert_eq!(
         json_out(&run(&args, None)),
-        json!({
+        with_notes(json!({
             "pairs": [
                 {
                     "from": 0, "to": 1, "prefix_kept": true, "break": null,
                     "causes": [], "warnings": [],
-                    "reusable_bytes": 808, "reusable_tokens": 206, "reported_cached_tokens": 1152
+                    "reusable_bytes": 808, "reusable_tokens": 205, "reported_cached_tokens": 1152
                 },
                 {
                     "from": 1, "to": 2, "prefix_kept": false,
                     "break": {"at": "input", "index": 2, "path": "/input/2/output"},
                     "causes": ["input_item_edited"], "warnings": ["prompt_cache_key_changed"],
-                    "reusable_bytes": 715, "reusable_tokens": 181, "reported_cached_tokens": 0
+                    "reusable_bytes": 715, "reusable_tokens": 180, "reported_cached_tokens": 0
                 },
                 {
                     "from": 2, "to": 3, "prefix_kept": false,
@@ -104,10 +172,10 @@ fn json_report_of_a_hand_made_session() {
                 }
             ],
             "summary": {
-                "requests": 4, "breaks": 2, "input_tokens": 1145, "reusable_tokens": 387,
+                "requests": 4, "breaks": 2, "input_tokens": 1146, "reusable_tokens": 385,
                 "reported_cached_tokens": 1152
             }
-        })
+        }))
     );
 }
 
@@ -119,13 +187,22 @@ fn human_report_is_one_line_per_pair_and_a_summary() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
-        "0 -> 1: kept; reusable 206 of 206 tokens (808 bytes); server cached 1152\n\
-         1 -> 2: BROKEN at input[2] /input/2/output (input_item_edited); reusable 181 of 258 \
-         tokens (715 bytes); server cached 0; warnings: prompt_cache_key_changed\n\
-         2 -> 3: BROKEN at model /model (model_changed, reasoning_changed, dialect_changed); \
-         reusable 0 of 302 tokens (0 bytes); warnings: client_metadata_changed\n\
-         session: 4 requests, 2 breaks, 1145 input tokens, 387 reusable, 1152 reported cached; \
-         misses: 0 tokens, $0.0000\n"
+        format!(
+            "0 -> 1: kept; reusable 205 of 205 tokens (808 bytes); server cached 1152\n\
+             1 -> 2: BROKEN at input[2] /input/2/output (input_item_edited); reusable 180 of 258 \
+             tokens (715 bytes); server cached 0; warnings: prompt_cache_key_changed\n{}\
+             2 -> 3: BROKEN at model /model (model_changed, reasoning_changed, dialect_changed); \
+             reusable 0 of 302 tokens (0 bytes); warnings: client_metadata_changed\n{}\
+             session: 4 requests, 2 breaks, 1146 input tokens, 385 reusable, 1152 reported cached; \
+             misses: 0 tokens, $0.0000\n",
+            note_lines(&["input_item_edited", "prompt_cache_key_changed"]),
+            note_lines(&[
+                "model_changed",
+                "reasoning_changed",
+                "dialect_changed",
+                "client_metadata_changed"
+            ]),
+        )
     );
 }
 
@@ -150,7 +227,7 @@ fn chosen_pairs_and_timestamps() {
     );
     assert_eq!(
         json_out(&out),
-        json!({
+        with_notes(json!({
             "pairs": [
                 {
                     "from": 0, "to": 2, "prefix_kept": false,
@@ -166,10 +243,10 @@ fn chosen_pairs_and_timestamps() {
                 }
             ],
             "summary": {
-                "requests": 3, "breaks": 1, "input_tokens": 843, "reusable_tokens": 206,
+                "requests": 3, "breaks": 1, "input_tokens": 844, "reusable_tokens": 205,
                 "reported_cached_tokens": null
             }
-        })
+        }))
     );
     // The consecutive pairs: 15 minutes between requests 1 and 2 is an idle gap.
     let out = run(
@@ -222,7 +299,7 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
     );
     assert_eq!(
         json_out(&out),
-        json!({
+        with_notes(json!({
             "pairs": [{
                 "from": 0, "to": 1, "prefix_kept": true, "break": null,
                 "causes": [], "warnings": [],
@@ -232,7 +309,7 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
                 "requests": 2, "breaks": 0, "input_tokens": 4414, "reusable_tokens": 2165,
                 "reported_cached_tokens": null
             }
-        })
+        }))
     );
 }
 
@@ -259,7 +336,7 @@ fn real_tools_session_with_reported_cached_tokens() {
     };
     assert_eq!(
         json_out(&run(&args, None)),
-        json!({
+        with_notes(json!({
             "pairs": [
                 kept(0, 7070, 1701, 6912, json!([])),
                 kept(1, 7548, 1877, 7040, json!([])),
@@ -272,7 +349,7 @@ fn real_tools_session_with_reported_cached_tokens() {
                 "requests": 6, "breaks": 0, "input_tokens": 13035, "reusable_tokens": 10395,
                 "reported_cached_tokens": 36032
             }
-        })
+        }))
     );
 }
 
@@ -338,18 +415,18 @@ fn stored_session_with_recorded_usage_and_timing() {
     );
     assert_eq!(
         json_out(&out),
-        json!({
+        with_notes(json!({
             "pairs": [
                 {
                     "from": 0, "to": 1, "prefix_kept": true, "break": null,
                     "causes": [], "warnings": [],
-                    "reusable_bytes": 808, "reusable_tokens": 206, "reported_cached_tokens": 1152
+                    "reusable_bytes": 808, "reusable_tokens": 205, "reported_cached_tokens": 1152
                 },
                 {
                     "from": 1, "to": 2, "prefix_kept": false,
                     "break": {"at": "input", "index": 2, "path": "/input/2/output"},
                     "causes": ["input_item_edited"], "warnings": ["prompt_cache_key_changed"],
-                    "reusable_bytes": 715, "reusable_tokens": 181, "reported_cached_tokens": null
+                    "reusable_bytes": 715, "reusable_tokens": 180, "reported_cached_tokens": null
                 },
                 {
                     "from": 2, "to": 3, "prefix_kept": false,
@@ -360,10 +437,10 @@ fn stored_session_with_recorded_usage_and_timing() {
                 }
             ],
             "summary": {
-                "requests": 4, "breaks": 2, "input_tokens": 1145, "reusable_tokens": 387,
+                "requests": 4, "breaks": 2, "input_tokens": 1146, "reusable_tokens": 385,
                 "reported_cached_tokens": 1152
             }
-        })
+        }))
     );
     assert_user_error(
         &run(

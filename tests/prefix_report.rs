@@ -2,7 +2,6 @@
 //! series (checked against bodies serialized independently), and the item-aligned pair diff.
 
 use pretty_assertions::assert_eq;
-use promptwire::core::prefix::canon::canonical_json;
 use promptwire::core::prefix::cost::cacheable_tokens;
 use promptwire::core::prefix::{
     BreakAt, CacheCost, DiffRow, GrowthPoint, LineChange, PairDiff, PriceTable, RequestMeta,
@@ -41,7 +40,11 @@ fn compact_len(value: &Value) -> u64 {
 
 fn tokens(values: &[&Value]) -> u64 {
     let t = Tokenizer::o200k();
-    values.iter().map(|v| t.count(&canonical_json(v))).sum()
+    // The rendering is the compact JSON as sent.
+    values
+        .iter()
+        .map(|v| t.count(&serde_json::to_string(v).expect("serialize")))
+        .sum()
 }
 
 /// A long user message (well over 1,024 tokens), so that caching applies.

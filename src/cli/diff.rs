@@ -12,7 +12,9 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
-use crate::core::prefix::{PairReport, PriceTable, RequestMeta, Session, SessionSummary};
+use crate::core::prefix::{
+    ChangeKind, PairReport, PriceTable, RequestMeta, Session, SessionSummary,
+};
 use crate::core::stream::StreamReader;
 use crate::store::{Page, Store, seed};
 
@@ -120,7 +122,7 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         writeln!(out)?;
     } else {
         for pair in &pairs {
-            writeln!(out, "{}", pair_line(pair))?;
+            writeln!(out, "{}", pair_lines(pair))?;
         }
         writeln!(out, "{}", summary_line(&report))?;
     }
@@ -220,9 +222,15 @@ fn pair_json(pair: &PairReport) -> Value {
             "at": b.at.as_str(),
             "index": b.index,
             "path": b.path,
+            "change": b.change,
+            "also_changed": b.also_changed,
         })),
         "causes": pair.causes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
         "warnings": pair.warnings.iter().map(|w| w.as_str()).collect::<Vec<_>>(),
+        "notes": notes(pair)
+            .into_iter()
+            .map(|(code, explanation, fix)| json!({"code": code, "explanation": explanation, "fix": fix}))
+            .collect::<Vec<_>>(),
         "reusable_bytes": pair.reusable_bytes,
         "reusable_tokens": pair.reusable_tokens,
         "reported_cached_tokens": pair.reported_cached_tokens,
@@ -239,7 +247,33 @@ fn summary_json(summary: &SessionSummary) -> Value {
     })
 }
 
-/// One human line for a pair.
+/// (code, explanation, fix) of every cause, then every warning, of a pair.
+fn notes(pair: &PairReport) -> Vec<(&'static str, &'static str, Option<&'static str>)> {
+    let causes = pair
+        .causes
+        .iter()
+        .map(|c| (c.as_str(), c.explanation(), c.fix()));
+    let warnings = pair
+        .warnings
+        .iter()
+        .map(|w| (w.as_str(), w.explanation(), w.fix()));
+    causes.chain(warnings).collect()
+}
+
+/// The human lines for a pair: the verdict, then one indented line per cause or warning with its
+/// explanation and fix.
+fn pair_lines(pair: &PairReport) -> String {
+    let mut text = pair_line(pair);
+    for (code, explanation, fix) in notes(pair) {
+        text.push_str(&format!("\n    {code}: {explanation}"));
+        if let Some(fix) = fix {
+            text.push_str(&format!(" Fix: {fix}"));
+        }
+    }
+    text
+}
+
+/// The verdict line for a pair.
 fn pair_line(pair: &PairReport) -> String {
     let mut line = format!("{} -> {}: ", pair.from, pair.to);
     match &pair.break_at {
@@ -252,6 +286,12 @@ fn pair_line(pair: &PairReport) -> String {
             }
             if let Some(path) = &b.path {
                 line.push_str(&format!(" {path}"));
+            }
+            if b.change == ChangeKind::KeyOrder {
+                line.push_str(" [key order]");
+            }
+            if !b.also_changed.is_empty() {
+                line.push_str(&format!(" (with {})", b.also_changed.join(", ")));
             }
             let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
             line.push_str(&format!(" ({})", causes.join(", ")));

@@ -1,9 +1,12 @@
-//! `promptwire sessions list|show ID|export ID|import FILE|delete ID [--db PATH] [--json]`: the
-//! session store from the command line.
+//! `promptwire sessions list|show ID|export ID|import FILE|DIR|delete ID [--db PATH] [--json]`:
+//! the session store from the command line.
 //!
 //! Contract for scripts: `list --json` prints a JSON array of
-//! `{"id","name","source","model","requests","created_at"}`; `import FILE --json` prints
-//! `{"session":ID,"requests":N}`; `export ID --bodies DIR` writes `0000.json`, `0001.json`, … in
+//! `{"id","name","source","model","requests","created_at"}`; `import FILE.har --json` prints
+//! `{"session":ID,"requests":N}`; `import ROLLOUT.jsonl|DIR --json` (Codex session logs, told
+//! apart from HAR by their content; a folder is walked for `rollout-*.jsonl` with progress on
+//! standard error) prints `{"rollouts":[{"path","thread_id","session","requests","skipped",
+//! "unknown_lines","truncated_line"}],"failed":[{"path","error"}]}`; `export ID --bodies DIR` writes `0000.json`, `0001.json`, … in
 //! session order, each the exact body. Exports redact secrets unless `--no-redact`, and are
 //! written owner-readable only.
 
@@ -12,6 +15,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
+
+mod rollouts;
 
 use crate::store::har::{rfc3339, write_private};
 use crate::store::{Page, SessionSummary, Store, seed};
@@ -50,9 +55,10 @@ enum SessionsCommand {
     },
     /// Export a session as HAR 1.2, a directory of bodies, or JSON Lines.
     Export(ExportArgs),
-    /// Import a HAR file as a new session.
+    /// Import a HAR file, a Codex rollout (`rollout-*.jsonl`), or every rollout under a folder
+    /// (e.g. ~/.codex/sessions), skipping Codex threads imported before.
     Import {
-        /// HAR file.
+        /// HAR file, rollout file, or folder of rollouts.
         file: PathBuf,
         /// Session name when the file has none (default: the file name).
         #[arg(long)]
@@ -232,14 +238,24 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
         SessionsCommand::Import { file, name } => {
             let meta = std::fs::metadata(file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
+            if meta.is_dir() {
+                let mut store = open(db)?;
+                return rollouts::import_dir(&mut store, file, args.json);
+            }
             if meta.len() > MAX_IMPORT_BYTES {
                 anyhow::bail!(
                     "file is larger than {MAX_IMPORT_BYTES} bytes: {}",
                     file.display()
                 );
             }
-            let text = std::fs::read_to_string(file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
+            let bytes =
+                std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+            if crate::core::rollout::looks_like_rollout(&bytes) {
+                let mut store = open(db)?;
+                return rollouts::import_file(&mut store, file, &bytes, args.json);
+            }
+            let text = String::from_utf8(bytes)
+                .with_context(|| format!("not UTF-8 text: {}", file.display()))?;
             let default_name = file
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())

@@ -13,6 +13,7 @@ pub mod prefix;
 pub mod prompt;
 pub mod provider;
 pub mod redact;
+pub mod rollout;
 pub mod rules;
 pub mod stream;
 pub mod tools;

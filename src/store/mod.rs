@@ -11,12 +11,15 @@
 //! - [`Recorder`]: the live writer, committing raw events in batches at most ~100 ms behind.
 //! - [`har`]: HAR 1.2 import/export, a directory of bodies, JSON Lines.
 //! - [`seed`]: the embedded default database, seeded from `sessions/samples/*.har`.
+//! - Codex rollouts (`$CODEX_HOME/sessions`): [`Store::import_rollout_file`],
+//!   [`Store::import_rollout_dir`] (progress and cancel for a worker).
 
 mod body;
 mod error;
 pub mod har;
 mod read;
 mod recorder;
+mod rollout;
 mod schema;
 pub mod seed;
 mod types;
@@ -30,6 +33,7 @@ use rusqlite::{Connection, OpenFlags};
 pub use body::{ContentHash, content_hash};
 pub use error::{StoreError, StoreResult};
 pub use recorder::{Recorder, RecorderOptions};
+pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, RolloutImport};
 pub use schema::SCHEMA_VERSION;
 pub use types::{
     NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,

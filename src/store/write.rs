@@ -23,7 +23,7 @@ pub(super) fn storable_headers(headers: &[(String, String)]) -> String {
 
 /// Inserts `json` into the content-addressed table `table` (`items` or `fields`) unless present;
 /// returns its id.
-fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResult<i64> {
+pub(super) fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResult<i64> {
     let hash = content_hash(json);
     let mut find = tx.prepare_cached(&format!("SELECT id FROM {table} WHERE hash = ?1"))?;
     if let Some(id) = find
@@ -36,6 +36,102 @@ fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResult<i64> {
         tx.prepare_cached(&format!("INSERT INTO {table} (hash, json) VALUES (?1, ?2)"))?;
     insert.execute(params![&hash[..], json])?;
     Ok(tx.last_insert_rowid())
+}
+
+/// Inserts a session row; returns its id.
+pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreResult<i64> {
+    conn.execute(
+        "INSERT INTO sessions (name, source, provider, model, created_us) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            session.name,
+            session.source.as_str(),
+            session.provider,
+            session.model,
+            session.created_us
+        ],
+    )?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A request body already taken apart, its items already interned and linked to the session.
+pub(super) struct RequestParts<'a> {
+    /// Compact JSON of the non-input fields.
+    pub fields_json: Option<&'a str>,
+    /// Index of `input` among the body keys.
+    pub input_at: Option<usize>,
+    /// Item ids, LEB128 varints, in order.
+    pub item_list: &'a [u8],
+    /// Exact bytes when rebuilding would not reproduce them.
+    pub verbatim: Option<&'a [u8]>,
+    /// Length of the whole body.
+    pub body_bytes: usize,
+}
+
+/// Inserts a request at the session's next position (inside the caller's transaction); the
+/// body comes from `parts`, not from `request.body`. Returns its id.
+pub(super) fn insert_request_parts(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    request: &NewRequest<'_>,
+    parts: &RequestParts<'_>,
+) -> StoreResult<i64> {
+    let position: i64 = tx.query_row(
+        "SELECT coalesce(max(position) + 1, 0) FROM requests WHERE session_id = ?1",
+        [session_id],
+        |r| r.get(0),
+    )?;
+    let model = parts.fields_json.and_then(|json| {
+        serde_json::from_str::<Value>(json)
+            .ok()
+            .and_then(|v| v.get("model").and_then(Value::as_str).map(str::to_string))
+    });
+    let fields_id = match parts.fields_json {
+        Some(json) => Some(intern(tx, "fields", json)?),
+        None => None,
+    };
+    tx.execute(
+        "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, fields_id, input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        params![
+            session_id,
+            position,
+            request.dialect,
+            request.rules,
+            request.provider,
+            model,
+            request.method,
+            request.url,
+            fields_id,
+            parts.input_at.map(|i| i64::try_from(i).unwrap_or(i64::MAX)),
+            parts.item_list,
+            parts.verbatim,
+            i64::try_from(parts.body_bytes).unwrap_or(i64::MAX),
+            storable_headers(request.headers),
+            request.extra.as_ref().map(Value::to_string),
+            request.started_us,
+        ],
+    )?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// Sets the response half of a request; false when there is no such request.
+pub(super) fn update_response(
+    conn: &Connection,
+    request_id: i64,
+    response: &ResponseMeta,
+) -> StoreResult<bool> {
+    let changed = conn.execute(
+        "UPDATE requests SET status = ?2, response_headers = ?3, response_body = ?4, wait_us = ?5, total_us = ?6 WHERE id = ?1",
+        params![
+            request_id,
+            response.status,
+            storable_headers(&response.headers),
+            response.body,
+            response.wait_us,
+            response.total_us,
+        ],
+    )?;
+    Ok(changed > 0)
 }
 
 /// Inserts raw events of one request inside a transaction.
@@ -90,17 +186,7 @@ impl Store {
     /// Creates a session; returns its id.
     pub fn create_session(&mut self, session: &NewSession) -> StoreResult<i64> {
         let conn = self.writable()?;
-        conn.execute(
-            "INSERT INTO sessions (name, source, provider, model, created_us) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![
-                session.name,
-                session.source.as_str(),
-                session.provider,
-                session.model,
-                session.created_us
-            ],
-        )?;
-        Ok(conn.last_insert_rowid())
+        insert_session(conn, session)
     }
 
     /// Appends a request to a session (next position); returns its id. The body is stored as its
@@ -116,21 +202,7 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSession(session_id));
         }
-        let position: i64 = tx.query_row(
-            "SELECT coalesce(max(position) + 1, 0) FROM requests WHERE session_id = ?1",
-            [session_id],
-            |r| r.get(0),
-        )?;
         let split = body::split(request.body);
-        let model = split.fields_json.as_deref().and_then(|json| {
-            serde_json::from_str::<Value>(json)
-                .ok()
-                .and_then(|v| v.get("model").and_then(Value::as_str).map(str::to_string))
-        });
-        let fields_id = match &split.fields_json {
-            Some(json) => Some(intern(&tx, "fields", json)?),
-            None => None,
-        };
         let mut list = Vec::with_capacity(split.items.len() * 2);
         {
             let mut link = tx.prepare_cached(
@@ -142,29 +214,14 @@ impl Store {
                 body::push_varint(&mut list, u64::try_from(id).unwrap_or(0));
             }
         }
-        tx.execute(
-            "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, fields_id, input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
-            params![
-                session_id,
-                position,
-                request.dialect,
-                request.rules,
-                request.provider,
-                model,
-                request.method,
-                request.url,
-                fields_id,
-                split.input_at.map(|i| i64::try_from(i).unwrap_or(i64::MAX)),
-                list,
-                split.verbatim,
-                i64::try_from(request.body.len()).unwrap_or(i64::MAX),
-                storable_headers(request.headers),
-                request.extra.as_ref().map(Value::to_string),
-                request.started_us,
-            ],
-        )?;
-        let id = tx.last_insert_rowid();
+        let parts = RequestParts {
+            fields_json: split.fields_json.as_deref(),
+            input_at: split.input_at,
+            item_list: &list,
+            verbatim: split.verbatim.as_deref(),
+            body_bytes: request.body.len(),
+        };
+        let id = insert_request_parts(&tx, session_id, request, &parts)?;
         tx.commit()?;
         Ok(id)
     }
@@ -172,18 +229,7 @@ impl Store {
     /// Records the response half of a request.
     pub fn set_response(&mut self, request_id: i64, response: &ResponseMeta) -> StoreResult<()> {
         let conn = self.writable()?;
-        let changed = conn.execute(
-            "UPDATE requests SET status = ?2, response_headers = ?3, response_body = ?4, wait_us = ?5, total_us = ?6 WHERE id = ?1",
-            params![
-                request_id,
-                response.status,
-                storable_headers(&response.headers),
-                response.body,
-                response.wait_us,
-                response.total_us,
-            ],
-        )?;
-        if changed == 0 {
+        if !update_response(conn, request_id, response)? {
             return Err(StoreError::NoRequest(request_id));
         }
         Ok(())

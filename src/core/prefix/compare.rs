@@ -1,12 +1,13 @@
 //! Comparing two requests in prompt order: whether the later prompt starts with the earlier one,
-//! where it first differs, every cause of difference from the fixed vocabulary, and the routing
-//! warnings.
+//! where it first differs (the first differing field that carries content, with the derived
+//! fields that changed with it), every cause of difference from the fixed vocabulary, and the
+//! routing warnings — each with a short explanation and, where Codex has one, the fix.
 
 use serde::Serialize;
 use serde_json::Value;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
-use super::canon::{Digest, digest, first_difference};
+use super::canon::{ChangeKind, Digest, differences, digest};
 use super::pool::{ElementId, ElementPool};
 use super::shape::{HeaderPart, RequestShape};
 
@@ -49,9 +50,39 @@ pub struct Break {
     pub at: BreakAt,
     /// For `input`: the index of the first differing item in the body's `input` array.
     pub index: Option<usize>,
-    /// JSON pointer, into the bodies, of the first difference (`/reasoning/effort`,
-    /// `/input/5/content/0/text`); it may name a location only one of the two bodies has.
+    /// JSON pointer, into the bodies, of the first difference that carries content
+    /// (`/reasoning/effort`, `/input/0/content/0/text`, not the `id` derived from that text);
+    /// it may name a location only one of the two bodies has.
     pub path: Option<String>,
+    /// How the bodies differ at `path` (`key_order`: the same keys sent in another order).
+    pub change: ChangeKind,
+    /// Pointers of derived fields (ids computed from the content) that changed with it.
+    pub also_changed: Vec<String>,
+}
+
+/// Fields derived from an item's content (Codex gives base-instruction and Lite prefix items
+/// deterministic ids from their text): never the place to point at when content changed too.
+const DERIVED_FIELDS: &[&str] = &["id"];
+
+/// Where `new` first differs from `old` (relative pointer), how, and the derived fields that
+/// changed with it; `None` when they serialize identically.
+fn locate(old: &Value, new: &Value) -> Option<(String, ChangeKind, Vec<String>)> {
+    let diffs = differences(old, new, 64);
+    let is_derived = |path: &str| {
+        path.rsplit('/')
+            .next()
+            .is_some_and(|last| DERIVED_FIELDS.contains(&last))
+    };
+    let primary = diffs
+        .iter()
+        .find(|d| !is_derived(&d.path))
+        .or(diffs.first())?;
+    let also_changed = diffs
+        .iter()
+        .filter(|d| is_derived(&d.path) && d.path != primary.path)
+        .map(|d| d.path.clone())
+        .collect();
+    Some((primary.path.clone(), primary.kind, also_changed))
 }
 
 /// Why a prefix broke (fixed vocabulary, serialized in snake_case).
@@ -78,6 +109,9 @@ pub enum Cause {
     InputItemsRemoved,
     /// A new history: a compaction item appeared, or most earlier items were replaced.
     InputRewritten,
+    /// One of the two is a compaction request (Codex's handoff-summary request before a model
+    /// switch, remote compaction, or `/responses/compact`): a side request, not a turn.
+    CompactionRequest,
 }
 
 impl Cause {
@@ -94,6 +128,75 @@ impl Cause {
             Self::InputItemEdited => "input_item_edited",
             Self::InputItemsRemoved => "input_items_removed",
             Self::InputRewritten => "input_rewritten",
+            Self::CompactionRequest => "compaction_request",
+        }
+    }
+
+    /// A short human explanation.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Self::ModelChanged => {
+                "Another model: each model has its own cache, so nothing of the earlier prompt is reused."
+            }
+            Self::ReasoningChanged => {
+                "The reasoning settings are rendered before tools and input: changing them re-reads the whole prompt."
+            }
+            Self::TextChanged => {
+                "Verbosity, output format or another rendered setting changed: it comes before tools and input."
+            }
+            Self::ToolsChanged => {
+                "The tool list is sent before the instructions and input, byte for byte: a tool added, removed or edited, or a schema whose keys arrive in another order, changes everything after it."
+            }
+            Self::ToolsReordered => {
+                "The same tools in another order: the rendering differs from the first moved tool on."
+            }
+            Self::InstructionsChanged => {
+                "The base instructions were edited: every item after them is re-read."
+            }
+            Self::DialectChanged => {
+                "Standard and Responses Lite place the tools and instructions differently (top-level fields vs the first input items)."
+            }
+            Self::InputItemEdited => {
+                "An earlier input item differs: the history was edited instead of appended to."
+            }
+            Self::InputItemsRemoved => {
+                "Earlier input items were dropped (pruning or truncation): everything after the first one is re-read."
+            }
+            Self::InputRewritten => {
+                "The history was replaced (compaction or a new conversation): nothing after the break is reused."
+            }
+            Self::CompactionRequest => {
+                "A compaction request (tools: [], a handoff-summary prompt) is a side request: it does not extend the conversation's prefix, and the history after it starts anew. One miss per compaction is expected."
+            }
+        }
+    }
+
+    /// What Codex itself does to avoid this miss, where it has a fix.
+    pub fn fix(self) -> Option<&'static str> {
+        match self {
+            Self::ModelChanged => Some(
+                "Keep one model per thread; Codex compacts before a switch so the new model starts from a short history.",
+            ),
+            Self::ToolsChanged => Some(
+                "Send the tool list identical every turn: the same schemas, keys in the same order (MCP servers may reorder them), as Codex does by building its tool list once per session.",
+            ),
+            Self::ToolsReordered => {
+                Some("Keep a stable tool order (Codex sorts MCP tools by their qualified name).")
+            }
+            Self::InstructionsChanged => Some(
+                "Append the new sandbox policy (or other changed context) as a new developer message instead of editing the first one, as Codex does.",
+            ),
+            Self::InputItemEdited => Some(
+                "Keep the history append-only: send changes as new items, as Codex does for sandbox, approval and environment changes.",
+            ),
+            Self::InputItemsRemoved => Some(
+                "Drop old items only when compacting, once, rather than pruning a little every turn.",
+            ),
+            Self::ReasoningChanged
+            | Self::TextChanged
+            | Self::DialectChanged
+            | Self::InputRewritten
+            | Self::CompactionRequest => None,
         }
     }
 }
@@ -117,6 +220,34 @@ impl Warning {
             Self::PromptCacheKeyChanged => "prompt_cache_key_changed",
             Self::ClientMetadataChanged => "client_metadata_changed",
             Self::IdleGap => "idle_gap",
+        }
+    }
+
+    /// A short human explanation.
+    pub fn explanation(self) -> &'static str {
+        match self {
+            Self::PromptCacheKeyChanged => {
+                "Another prompt_cache_key routes the request to other servers, where nothing is cached, even with the same prefix."
+            }
+            Self::ClientMetadataChanged => {
+                "client_metadata differs; it is not part of the prompt and costs no cache hits."
+            }
+            Self::IdleGap => {
+                "The pause before this request is longer than the cache retention: the prefix is likely gone even though nothing changed."
+            }
+        }
+    }
+
+    /// What Codex itself does to avoid this, where it has a fix.
+    pub fn fix(self) -> Option<&'static str> {
+        match self {
+            Self::PromptCacheKeyChanged => {
+                Some("Keep one prompt_cache_key per conversation (Codex uses the thread id).")
+            }
+            Self::ClientMetadataChanged => None,
+            Self::IdleGap => Some(
+                "Ask for longer retention (prompt_cache_retention: \"24h\") where the model supports it.",
+            ),
         }
     }
 }
@@ -193,15 +324,18 @@ pub fn compare(pool: &ElementPool, a: &RequestShape, b: &RequestShape) -> Prefix
         a.input[..n].iter().for_each(|id| add(*id));
         if n < a.input.len() {
             let index = a.input_offset + n;
-            let inside = b
+            let (inside, change, derived) = b
                 .input
                 .get(n)
-                .and_then(|y| first_difference(pool.value(a.input[n]), pool.value(*y)))
-                .unwrap_or_default();
+                .and_then(|y| locate(pool.value(a.input[n]), pool.value(*y)))
+                .unwrap_or((String::new(), ChangeKind::Removed, Vec::new()));
+            let pointer = |inner: &str| format!("/input/{index}{inner}");
             break_at = Some(Break {
                 at: BreakAt::Input,
                 index: Some(index),
-                path: Some(format!("/input/{index}{inside}")),
+                path: Some(pointer(&inside)),
+                change,
+                also_changed: derived.iter().map(|d| pointer(d)).collect(),
             });
         }
     }
@@ -234,22 +368,39 @@ fn header_break(
     y: Option<&HeaderPart>,
     b: &RequestShape,
 ) -> Break {
-    let (at, path) = match (x, y) {
-        (Some(x), Some(y)) if x.pointer == y.pointer => {
-            let inside = first_difference(pool.value(x.id), pool.value(y.id)).unwrap_or_default();
-            (x.at, format!("{}{inside}", x.pointer))
-        }
-        // Different fields at this place: report the one the other request lacks.
-        (Some(x), Some(y)) if b.header.iter().any(|p| p.pointer == x.pointer) => {
-            (y.at, y.pointer.to_string())
-        }
-        (Some(only), _) | (None, Some(only)) => (only.at, only.pointer.to_string()),
-        (None, None) => (BreakAt::Model, String::new()),
-    };
+    let (at, path, change, also_changed) =
+        match (x, y) {
+            (Some(x), Some(y)) if x.pointer == y.pointer => {
+                let (inside, change, derived) = locate(pool.value(x.id), pool.value(y.id))
+                    .unwrap_or((String::new(), ChangeKind::Value, Vec::new()));
+                let pointer = |inner: &str| format!("{}{inner}", x.pointer);
+                let derived = derived.iter().map(|d| pointer(d)).collect();
+                (x.at, pointer(&inside), change, derived)
+            }
+            // Different fields at this place: report the one the other request lacks.
+            (Some(x), Some(y)) if b.header.iter().any(|p| p.pointer == x.pointer) => {
+                (y.at, y.pointer.to_string(), ChangeKind::Added, Vec::new())
+            }
+            (Some(only), Some(_)) | (Some(only), None) => (
+                only.at,
+                only.pointer.to_string(),
+                ChangeKind::Removed,
+                Vec::new(),
+            ),
+            (None, Some(only)) => (
+                only.at,
+                only.pointer.to_string(),
+                ChangeKind::Added,
+                Vec::new(),
+            ),
+            (None, None) => (BreakAt::Model, String::new(), ChangeKind::Value, Vec::new()),
+        };
     Break {
         at,
         index: None,
         path: Some(path),
+        change,
+        also_changed,
     }
 }
 
@@ -292,6 +443,9 @@ fn causes(pool: &ElementPool, a: &RequestShape, b: &RequestShape) -> Vec<Cause> 
     let n = common_prefix(&a.input, &b.input);
     if n < a.input.len() {
         causes.extend(input_causes(pool, &a.input[n..], &b.input[n..]));
+    }
+    if a.is_compaction != b.is_compaction {
+        causes.push(Cause::CompactionRequest);
     }
     causes.sort();
     causes.dedup();

@@ -14,7 +14,8 @@
 //!    own element, by key name;
 //! 4. `tools` — the tool list (standard: top-level `tools`; Lite: the `additional_tools` item at
 //!    `input[0]`), then `parallel_tool_calls` and `tool_choice`;
-//! 5. `instructions` — standard: top-level `instructions`; Lite: the developer message at
+//! 5. `instructions` — standard: top-level `instructions`, or (Codex 0.169+, no top-level
+//!    `instructions`) the developer message at `input[0]`; Lite: the developer message at
 //!    `input[1]` that carries the base instructions;
 //! 6. `input[k]` — every other input item, one element each.
 //!
@@ -23,17 +24,23 @@
 //! `prompt_cache_options`, `service_tier`, `metadata`, `user`, `safety_identifier`,
 //! `stream_options`, `background`, `max_output_tokens`, `temperature`, `top_p`, `top_logprobs`.
 //!
-//! Elements are compared as JSON values — a map is a map, key order never counts — through a
-//! 128-bit canonical hash computed once per element ([`canon::digest`]). A session interns every
-//! distinct element once in an [`ElementPool`]; a request is then a short list of element ids, so
-//! comparing two requests compares integers and never re-serializes anything.
+//! Elements are compared as they are sent — key order inside an element counts, because the
+//! server renders what it receives in the order it receives it (a tool schema whose keys were
+//! reordered is another prompt) — through a 128-bit hash computed once per element
+//! ([`canon::digest`]). Only `client_metadata`, which is not part of the prompt, is compared as a
+//! map. A session interns every distinct element once in an [`ElementPool`]; a request is then a
+//! short list of element ids, so comparing two requests compares integers and never
+//! re-serializes anything.
+//!
+//! The break points at the first differing field that carries content (the instruction text,
+//! not the `id` derived from it) and lists the derived fields that changed with it. A compaction
+//! request is recognized and named as the `compaction_request` cause.
 //!
 //! # What is counted
 //!
-//! The *rendering* whose bytes and tokens are counted is the canonical JSON of each element
-//! (object keys sorted, no whitespace; the model slug and the instructions as JSON strings),
-//! tokenized with o200k_base ([`Tokenizer`]) one element at a time and summed. Its byte length is
-//! exactly the length of the element's compact JSON as sent, whatever its key order. It is an
+//! The *rendering* whose bytes and tokens are counted is the compact JSON of each element as sent
+//! (no whitespace; the model slug and the instructions as JSON strings), tokenized with
+//! o200k_base ([`Tokenizer`]) one element at a time and summed. It is an
 //! estimate of the server's own rendering (which wraps items in role markers and counts the
 //! system message its own way), good for comparing requests with each other; reported
 //! `cached_tokens` are shown beside it, never mixed into it.
@@ -45,9 +52,11 @@
 //! # Vocabulary
 //!
 //! Causes ([`Cause`]) and warnings ([`Warning`]) use a fixed vocabulary, serialized in
-//! `snake_case`: see their variants.
+//! `snake_case`: see their variants. Each has an `explanation()` and, where Codex has one, a
+//! `fix()`.
 
 pub mod canon;
+mod compaction;
 pub mod compare;
 pub mod cost;
 pub mod growth;
@@ -57,6 +66,7 @@ pub mod session;
 pub mod shape;
 pub mod tokens;
 
+pub use canon::ChangeKind;
 pub use compare::{Break, BreakAt, Cause, PairReport, Warning};
 pub use cost::{CacheCost, ModelPrice, PriceTable};
 pub use growth::GrowthPoint;

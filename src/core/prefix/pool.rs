@@ -1,11 +1,12 @@
 //! The element pool: every distinct JSON element of a session (a setting, a tool list, an input
-//! item) stored once, keyed by its canonical digest, with its byte and token counts computed once.
+//! item) stored once, keyed by its digest as sent (key order counts), with its byte and token
+//! counts computed once.
 
 use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::canon::{Digest, canonical_json, digest};
+use super::canon::{Digest, digest};
 use super::tokens::Tokenizer;
 
 /// Index of an element in an [`ElementPool`].
@@ -15,11 +16,11 @@ pub struct ElementId(pub u32);
 /// One distinct element.
 #[derive(Debug, Clone)]
 pub struct Element {
-    /// Canonical digest (key order ignored).
+    /// Digest as sent (key order counts).
     pub digest: Digest,
-    /// Bytes of its canonical (= compact) JSON.
+    /// Bytes of its compact JSON as sent.
     pub bytes: u64,
-    /// o200k_base tokens of its canonical JSON.
+    /// o200k_base tokens of its compact JSON as sent.
     pub tokens: u64,
     /// The value as first seen.
     pub value: Value,
@@ -62,7 +63,8 @@ impl ElementPool {
     }
 
     fn insert(&mut self, digest: Digest, value: Value) -> ElementId {
-        let text = canonical_json(&value);
+        // Serializing a `Value` into a String cannot fail (keys are strings, no I/O).
+        let text = serde_json::to_string(&value).unwrap_or_default();
         let id = ElementId(u32::try_from(self.elements.len()).unwrap_or(u32::MAX));
         self.elements.push(Element {
             digest,

@@ -125,8 +125,8 @@ impl Session {
         self.push_parts(head, &input, meta)
     }
 
-    /// Interns one input item (for callers that hold items content-addressed): equal items, in
-    /// any key order, get the same id.
+    /// Interns one input item (for callers that hold items content-addressed): items that
+    /// serialize identically (same keys in the same order) get the same id.
     pub fn intern_item(&mut self, item: &Value) -> ElementId {
         self.pool.intern(item)
     }

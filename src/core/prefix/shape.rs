@@ -1,12 +1,14 @@
 //! A request in prompt order: its body split into the elements the analysis compares (see the
 //! module docs of [`super`]), as element ids into the session's pool, plus the fields that only
-//! route (`prompt_cache_key`, `client_metadata`, cache retention).
+//! route (`prompt_cache_key`, `client_metadata`, cache retention) and whether it is a
+//! compaction request.
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::PrefixError;
-use super::canon::{Digest, digest, escape_pointer_segment};
+use super::canon::{Digest, digest_unordered, escape_pointer_segment};
+use super::compaction::is_compaction_request;
 use super::compare::BreakAt;
 use super::pool::{ElementId, ElementPool};
 use crate::core::json::{JsonMap, kind_of};
@@ -66,13 +68,16 @@ pub struct RequestShape {
     pub header: Vec<HeaderPart>,
     /// The input items after the Lite prefix, in order.
     pub input: Vec<ElementId>,
-    /// How many body input items the header took (Lite: 1 or 2; standard: 0), so that
+    /// How many body input items the header took (Lite: 1 or 2; standard: 1 when the base
+    /// instructions travel as the first input message, else 0), so that
     /// `input[k]` here is `input[k + input_offset]` in the body.
     pub input_offset: usize,
     /// `prompt_cache_key`, when sent.
     pub prompt_cache_key: Option<String>,
-    /// Digest of `client_metadata`, when sent.
+    /// Digest of `client_metadata` as a map (key order ignored), when sent.
     pub client_metadata: Option<Digest>,
+    /// Whether this is a compaction request (in-band or `/responses/compact`).
+    pub is_compaction: bool,
     /// Cache retention the request asked for (`prompt_cache_retention`, or
     /// `prompt_cache_options.ttl`), in seconds.
     pub cache_ttl_secs: Option<u64>,
@@ -114,7 +119,14 @@ impl RequestShape {
         };
         let lite = is_type(input.first(), "additional_tools", None);
         let lite_instructions = lite && is_type(input.get(1), "message", Some("developer"));
-        let input_offset = usize::from(lite) + usize::from(lite_instructions);
+        // Codex 0.169+ (standard): no top-level `instructions`; the base instructions are the
+        // first input item, a developer message.
+        let first_instructions = !lite
+            && !head.contains_key("instructions")
+            && is_type(input.first(), "message", Some("developer"));
+        let input_offset =
+            usize::from(lite) + usize::from(lite_instructions) + usize::from(first_instructions);
+        let is_compaction = is_compaction_request(head, input.last().map(|id| pool.value(*id)));
 
         let mut header = Vec::new();
         add_field(&mut header, head, pool, "model", BreakAt::Model);
@@ -158,6 +170,13 @@ impl RequestShape {
                 id: input[1],
             });
         }
+        if first_instructions {
+            header.push(HeaderPart {
+                at: BreakAt::Instructions,
+                pointer: "/input/0".into(),
+                id: input[0],
+            });
+        }
 
         let (body_bytes, head_bytes) = body_sizes(head, &header, input, pool);
         Ok(Self {
@@ -174,7 +193,8 @@ impl RequestShape {
                 .get("prompt_cache_key")
                 .and_then(Value::as_str)
                 .map(String::from),
-            client_metadata: head.get("client_metadata").map(digest),
+            client_metadata: head.get("client_metadata").map(digest_unordered),
+            is_compaction,
             cache_ttl_secs: cache_ttl_secs(head),
             body_bytes,
             head_bytes,

@@ -1,0 +1,218 @@
+//! Codex's own session logs ("rollouts", `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`)
+//! turned into the requests Codex sent: one request per model call, in order, with the server's
+//! usage for that call and the timestamps of the lines. Pure: it takes bytes or lines, never
+//! reads a file.
+//!
+//! A rollout line is `{"timestamp", "type", "payload"}`. What is read:
+//!
+//! - `session_meta`: thread id, CLI version, base instructions (for standard models they are not
+//!   recorded as an item; the first input message is reconstructed from them);
+//! - `turn_context`: the model and reasoning effort of the calls that follow;
+//! - `response_item`: the history, item by item, exactly as sent (Codex's
+//!   `internal_…` bookkeeping fields removed); an item the model produced (reasoning, a call, an
+//!   assistant message) marks the start of a call, whose input is the history before it;
+//! - `token_usage_record`: the end of a call, its `response_id` and its usage; files without
+//!   them fall back to `event_msg` `token_count` events, counting a repeated total once;
+//! - `compacted`: names the compaction call (`compaction_response_id`; the handoff prompt Codex
+//!   appends is reconstructed) and replaces the history with `replacement_history`.
+//!
+//! Lines of other types, and payload types this module does not know, are kept
+//! ([`UnknownLine`]); a last line that does not parse (a session still being written) is
+//! reported ([`TruncatedLine`]), not an error. What was reconstructed rather than recorded is
+//! listed per request ([`ReconstructedRequest::reconstructed_items`],
+//! [`ReconstructedRequest::reconstructed_fields`], [`ReconstructedRequest::not_recorded`]).
+
+mod build;
+mod lines;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::core::json::JsonMap;
+use crate::core::stream::TokenUsage;
+
+pub use lines::{RolloutParser, looks_like_rollout, parse};
+
+/// Default longest accepted line: a session_meta line carries the base instructions, a
+/// `compacted` line a whole history.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Bounds on what is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Longest line, in bytes (without its newline).
+    pub max_line_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// A rollout that cannot be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RolloutError {
+    /// A line longer than the limit.
+    #[error("line {line}: longer than {limit} bytes")]
+    LineTooLong {
+        /// 1-based line number.
+        line: usize,
+        /// The limit.
+        limit: usize,
+    },
+    /// A line before the last that is not JSON.
+    #[error("line {line}: not JSON ({message})")]
+    InvalidJson {
+        /// 1-based line number.
+        line: usize,
+        /// The parser's message.
+        message: String,
+    },
+    /// A line that is JSON but not a rollout line.
+    #[error("line {line}: {message}")]
+    InvalidLine {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// No `session_meta` line: not a Codex rollout.
+    #[error("not a Codex rollout: no session_meta line")]
+    NoSessionMeta,
+}
+
+/// Everything read from one rollout file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rollout {
+    /// The sessions it records (one, unless the file holds more than one `session_meta` id).
+    pub sessions: Vec<RolloutSession>,
+    /// Lines and payloads of types this version does not know, kept verbatim.
+    pub unknown: Vec<UnknownLine>,
+    /// The last line, when it did not parse (the file was still being written).
+    pub truncated_last_line: Option<TruncatedLine>,
+    /// Lines read (blank lines included).
+    pub lines: usize,
+}
+
+/// One Codex thread and its model calls.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RolloutSession {
+    /// The thread id (`session_meta.id`).
+    pub thread_id: String,
+    /// `session_meta.cli_version`.
+    pub cli_version: Option<String>,
+    /// `session_meta.timestamp` (or the line's), Unix milliseconds.
+    pub started_at_ms: Option<i64>,
+    /// The `session_meta` payload without its base instructions text.
+    pub meta: JsonMap,
+    /// Every input item the requests use, each once; requests index into it.
+    pub items: Vec<Value>,
+    /// The model calls, in order.
+    pub requests: Vec<ReconstructedRequest>,
+}
+
+/// What kind of model call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    /// A turn's call.
+    Turn,
+    /// The compaction call (handoff summary, or remote compaction).
+    Compaction,
+}
+
+/// Where a call's usage came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UsageSource {
+    /// Its `token_usage_record` line.
+    TokenUsageRecord,
+    /// The `last_token_usage` of a `token_count` event (older files).
+    TokenCount,
+}
+
+/// One model call as Codex sent it, as far as the rollout records it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReconstructedRequest {
+    /// Body fields other than `input`, in body order.
+    pub head: JsonMap,
+    /// Position of `input` among the body keys.
+    pub input_at: usize,
+    /// The input items, as indices into [`RolloutSession::items`].
+    pub input: Vec<u32>,
+    /// Turn call or compaction call.
+    pub kind: RequestKind,
+    /// The server's response id, when recorded.
+    pub response_id: Option<String>,
+    /// The Codex turn id, when recorded.
+    pub turn_id: Option<String>,
+    /// The server-reported usage of this call.
+    pub usage: Option<TokenUsage>,
+    /// Where `usage` came from.
+    pub usage_source: UsageSource,
+    /// When the request was sent (the time of the last line before its first output), Unix ms.
+    pub sent_at_ms: Option<i64>,
+    /// When its usage was recorded (the call finished), Unix ms.
+    pub finished_at_ms: Option<i64>,
+    /// 1-based line that closed the call.
+    pub line: usize,
+    /// Positions in `input` of items that were reconstructed, not recorded verbatim (the
+    /// standard base-instructions message, the compaction prompt).
+    pub reconstructed_items: Vec<usize>,
+    /// Body fields filled by rule or from `turn_context` rather than recorded as sent.
+    pub reconstructed_fields: Vec<&'static str>,
+    /// Parts of the request the rollout does not record at all.
+    pub not_recorded: Vec<&'static str>,
+}
+
+/// A line (or a payload) of a type this module does not know.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UnknownLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// The line's `type`.
+    pub line_type: String,
+    /// The payload's `type`, when it has one.
+    pub payload_type: Option<String>,
+    /// The whole line.
+    pub value: Value,
+}
+
+/// A last line that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TruncatedLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// Its length in bytes.
+    pub bytes: usize,
+    /// Why it does not parse.
+    pub message: String,
+}
+
+impl RolloutSession {
+    /// The whole body of one of this session's requests.
+    pub fn body(&self, request: &ReconstructedRequest) -> Value {
+        let input: Vec<Value> = request
+            .input
+            .iter()
+            .map(|i| self.items.get(*i as usize).cloned().unwrap_or(Value::Null))
+            .collect();
+        let mut body = JsonMap::with_capacity(request.head.len() + 1);
+        let mut input = Some(Value::Array(input));
+        for (index, (key, value)) in request.head.iter().enumerate() {
+            if index == request.input_at
+                && let Some(input) = input.take()
+            {
+                body.insert("input".to_string(), input);
+            }
+            body.insert(key.clone(), value.clone());
+        }
+        if let Some(input) = input {
+            body.insert("input".to_string(), input);
+        }
+        Value::Object(body)
+    }
+}

@@ -1,0 +1,294 @@
+//! Codex rollouts made with the real Codex CLI (0.169 and 0.171, `codex exec` then
+//! `codex exec resume --last`) against tools/standin-upstream.py, with the request bodies the
+//! stand-in received (tests/data/rollouts, see its README): each reconstructed request's `input`
+//! equals the captured body's item for item, ids included, wherever the rollout records the item;
+//! the usage of each request is what the stand-in reported; the model, the kind of call and the
+//! order match. Also: a truncated last line, unknown lines, the `token_count` fallback of older
+//! files, and bad input.
+
+use std::path::{Path, PathBuf};
+
+use pretty_assertions::assert_eq;
+use promptwire::core::rollout::{
+    Limits, RequestKind, RolloutError, UsageSource, looks_like_rollout, parse,
+};
+use promptwire::core::stream::TokenUsage;
+use serde_json::{Value, json};
+
+fn data_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rollouts");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .expect("tests/data/rollouts")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    assert_eq!(dirs.len(), 2, "the two captured sessions");
+    dirs
+}
+
+fn rollout_file(dir: &Path) -> PathBuf {
+    std::fs::read_dir(dir)
+        .expect("dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("rollout-"))
+        })
+        .expect("a rollout file")
+}
+
+/// What the stand-in answered: (request number, response id, usage), in order.
+fn standin_usage(dir: &Path) -> Vec<(usize, String, TokenUsage)> {
+    let text = std::fs::read_to_string(dir.join("usage.jsonl")).expect("usage.jsonl");
+    text.lines()
+        .map(|line| {
+            let v: Value = serde_json::from_str(line).expect("json");
+            let u = &v["usage"];
+            let n = |p: &str| u.pointer(p).and_then(Value::as_i64).unwrap_or(0);
+            (
+                v["request"].as_u64().expect("request") as usize,
+                v["response_id"].as_str().expect("response id").to_string(),
+                TokenUsage {
+                    input_tokens: n("/input_tokens"),
+                    cached_input_tokens: n("/input_tokens_details/cached_tokens"),
+                    cache_write_input_tokens: 0,
+                    output_tokens: n("/output_tokens"),
+                    reasoning_output_tokens: n("/output_tokens_details/reasoning_tokens"),
+                    total_tokens: n("/total_tokens"),
+                },
+            )
+        })
+        .collect()
+}
+
+fn captured_body(dir: &Path, n: usize) -> Value {
+    let bytes = std::fs::read(dir.join(format!("req_{n:02}.json"))).expect("body");
+    serde_json::from_slice(&bytes).expect("body json")
+}
+
+fn request_kind(body: &Value) -> RequestKind {
+    let meta = body["client_metadata"]["x-codex-turn-metadata"]
+        .as_str()
+        .and_then(|t| serde_json::from_str::<Value>(t).ok())
+        .unwrap_or_default();
+    match meta["request_kind"].as_str() {
+        Some("compaction") => RequestKind::Compaction,
+        _ => RequestKind::Turn,
+    }
+}
+
+#[test]
+fn reconstructed_inputs_equal_the_captured_bodies() {
+    for dir in data_dirs() {
+        let bytes = std::fs::read(rollout_file(&dir)).expect("rollout");
+        assert!(looks_like_rollout(&bytes));
+        let rollout = parse(&bytes, &Limits::default()).expect("parse");
+        assert_eq!(rollout.truncated_last_line, None);
+        assert_eq!(rollout.unknown, vec![], "{}", dir.display());
+        assert_eq!(rollout.sessions.len(), 1);
+        let session = &rollout.sessions[0];
+        let standin = standin_usage(&dir);
+        // Every call the stand-in answered, in order, and nothing else.
+        let ids: Vec<Option<String>> = session
+            .requests
+            .iter()
+            .map(|r| r.response_id.clone())
+            .collect();
+        let expected_ids: Vec<Option<String>> =
+            standin.iter().map(|(_, id, _)| Some(id.clone())).collect();
+        assert_eq!(ids, expected_ids, "{}", dir.display());
+        let mut reconstructed = 0;
+        for (request, (n, _, usage)) in session.requests.iter().zip(&standin) {
+            let captured = captured_body(&dir, *n);
+            let body = session.body(request);
+            let ours = body["input"].as_array().expect("input").clone();
+            // The captured input, with the items the rollout does not record taken from ours
+            // (checked separately below).
+            let mut expected = captured["input"].as_array().expect("input").clone();
+            assert_eq!(ours.len(), expected.len(), "{} request {n}", dir.display());
+            for &i in &request.reconstructed_items {
+                assert_eq!(
+                    (&ours[i]["type"], &ours[i]["role"]),
+                    (&expected[i]["type"], &expected[i]["role"]),
+                    "{} request {n} item {i}",
+                    dir.display()
+                );
+                expected[i] = ours[i].clone();
+                reconstructed += 1;
+            }
+            assert_eq!(ours, expected, "{} request {n}", dir.display());
+            assert_eq!(request.usage, Some(*usage), "{} request {n}", dir.display());
+            assert_eq!(request.usage_source, UsageSource::TokenUsageRecord);
+            assert_eq!(body["model"], captured["model"], "request {n}");
+            assert_eq!(request.kind, request_kind(&captured), "request {n}");
+            if request.kind == RequestKind::Compaction {
+                assert_eq!(body.get("tools"), captured.get("tools"));
+                assert_eq!(body["parallel_tool_calls"], json!(false));
+            }
+            assert_eq!(body["prompt_cache_key"], captured["prompt_cache_key"]);
+        }
+        assert!(
+            reconstructed > 0,
+            "the standard base instructions are reconstructed"
+        );
+    }
+}
+
+/// The rollout's lines, for building variants.
+fn lines_of(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(rollout_file(dir))
+        .expect("rollout")
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn first_dir() -> PathBuf {
+    data_dirs().remove(0)
+}
+
+#[test]
+fn a_truncated_last_line_imports_what_is_complete() {
+    let lines = lines_of(&first_dir());
+    let whole = parse(lines.join("\n").as_bytes(), &Limits::default()).expect("whole");
+    // Cut the file in the middle of the line that records the second call's usage.
+    let cut = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("\"type\":\"token_usage_record\""))
+        .nth(1)
+        .map(|(i, _)| i)
+        .expect("two calls");
+    let mut text = lines[..cut].join("\n");
+    text.push('\n');
+    text.push_str(&lines[cut][..lines[cut].len() / 2]);
+    let partial = parse(text.as_bytes(), &Limits::default()).expect("partial");
+    let truncated = partial.truncated_last_line.clone().expect("reported");
+    assert_eq!(
+        (truncated.line, truncated.bytes),
+        (cut + 1, lines[cut].len() / 2)
+    );
+    let session = &partial.sessions[0];
+    assert_eq!(session.requests.len(), 1);
+    assert_eq!(session.requests[0], whole.sessions[0].requests[0]);
+}
+
+#[test]
+fn unknown_lines_and_payloads_are_kept() {
+    let mut lines = lines_of(&first_dir());
+    let future_line = json!({"timestamp": "2026-11-30T16:01:25.600Z", "type": "future_thing", "payload": {"x": 1}});
+    let future_event = json!({"timestamp": "2026-11-30T16:01:25.601Z", "type": "event_msg", "payload": {"type": "hologram_started", "y": 2}});
+    let future_item = json!({"timestamp": "2026-11-30T16:01:25.602Z", "type": "response_item", "payload": {"type": "hologram", "z": 3}});
+    let original = parse(lines.join("\n").as_bytes(), &Limits::default()).expect("parse");
+    let items_before = lines[..3]
+        .iter()
+        .filter(|l| l.contains("\"type\":\"response_item\""))
+        .count();
+    lines.insert(3, future_line.to_string());
+    lines.insert(4, future_event.to_string());
+    lines.insert(5, future_item.to_string());
+    let rollout = parse(lines.join("\n").as_bytes(), &Limits::default()).expect("parse");
+    let kept: Vec<(usize, String, Option<String>, Value)> = rollout
+        .unknown
+        .iter()
+        .map(|u| {
+            (
+                u.line,
+                u.line_type.clone(),
+                u.payload_type.clone(),
+                u.value.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kept,
+        vec![
+            (4, "future_thing".to_string(), None, future_line),
+            (
+                5,
+                "event_msg".to_string(),
+                Some("hologram_started".to_string()),
+                future_event
+            ),
+            (
+                6,
+                "response_item".to_string(),
+                Some("hologram".to_string()),
+                future_item
+            ),
+        ]
+    );
+    // An unknown item is part of the history Codex sends: the first request carries it.
+    let session = &rollout.sessions[0];
+    let body = session.body(&session.requests[0]);
+    let before = &original.sessions[0];
+    let mut expected = before.body(&before.requests[0])["input"].clone();
+    expected
+        .as_array_mut()
+        .expect("input")
+        .insert(items_before, json!({"type": "hologram", "z": 3}));
+    assert_eq!(body["input"], expected);
+}
+
+#[test]
+fn older_files_without_usage_records_fall_back_to_token_count() {
+    let dir = first_dir();
+    let lines: Vec<String> = lines_of(&dir)
+        .into_iter()
+        .filter(|l| !l.contains("\"type\":\"token_usage_record\""))
+        .collect();
+    let rollout = parse(lines.join("\n").as_bytes(), &Limits::default()).expect("parse");
+    let with_records =
+        parse(lines_of(&dir).join("\n").as_bytes(), &Limits::default()).expect("parse");
+    let fallback = &rollout.sessions[0].requests;
+    let recorded = &with_records.sessions[0].requests;
+    // The same calls with the same inputs and usage; repeated totals counted once.
+    assert_eq!(fallback.len(), recorded.len());
+    for (a, b) in fallback.iter().zip(recorded) {
+        assert_eq!(
+            (&a.input, a.usage, a.kind, a.usage_source),
+            (&b.input, b.usage, b.kind, UsageSource::TokenCount)
+        );
+        assert_eq!(a.response_id, None);
+    }
+}
+
+#[test]
+fn bad_input_names_the_line() {
+    let lines = lines_of(&first_dir());
+    let limits = Limits {
+        max_line_bytes: 1000,
+    };
+    let long = lines
+        .iter()
+        .position(|l| l.len() > 1000)
+        .expect("a long line");
+    assert_eq!(
+        parse(lines.join("\n").as_bytes(), &limits),
+        Err(RolloutError::LineTooLong {
+            line: long + 1,
+            limit: 1000
+        })
+    );
+    let mut broken = lines.clone();
+    broken[2] = "{not json".to_string();
+    assert!(matches!(
+        parse(broken.join("\n").as_bytes(), &Limits::default()),
+        Err(RolloutError::InvalidJson { line: 3, .. })
+    ));
+    assert_eq!(
+        parse(b"[1,2]\n", &Limits::default()),
+        Err(RolloutError::InvalidLine {
+            line: 1,
+            message: "a rollout line must be a JSON object".to_string()
+        })
+    );
+    let no_meta = json!({"timestamp": "2026-11-30T16:01:25.600Z", "type": "event_msg", "payload": {"type": "task_started"}});
+    assert_eq!(
+        parse(format!("{no_meta}\n").as_bytes(), &Limits::default()),
+        Err(RolloutError::NoSessionMeta)
+    );
+    assert!(!looks_like_rollout(br#"{"log": {"entries": []}}"#));
+}
