@@ -15,6 +15,7 @@
 mod body;
 mod error;
 pub mod har;
+mod links;
 mod read;
 mod recorder;
 mod schema;
