@@ -7,6 +7,7 @@ mod diff;
 mod import;
 mod input;
 mod record;
+mod replay;
 mod send;
 mod sessions;
 mod stream;
@@ -46,6 +47,8 @@ enum Command {
     Sessions(sessions::SessionsArgs),
     /// Recording proxy: point a real client at it; every request and event is recorded.
     Record(record::RecordArgs),
+    /// Replay a recorded session: print its streams with their timing, or serve it (--listen).
+    Replay(replay::ReplayArgs),
 }
 
 /// Parses `args` and runs the subcommand; returns the process exit code.
@@ -70,6 +73,7 @@ where
         Some(Command::Send(args)) => send::run(&args),
         Some(Command::Sessions(args)) => sessions::run(&args),
         Some(Command::Record(args)) => record::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
         None => {
             use clap::CommandFactory as _;
             let _ = Cli::command().print_help();

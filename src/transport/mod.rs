@@ -5,9 +5,12 @@
 //!   timeouts, cancellation that keeps the partial outcome.
 //! - [`proxy`]: the recording proxy for real clients (HTTP and WebSocket), and the listening side
 //!   the replay endpoint shares.
+//! - [`replay`]: recordings loaded for replay, and replay timing.
 
 pub mod http;
 pub mod proxy;
+pub mod replay;
+pub mod replay_server;
 
 pub use http::{
     Attempt, CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
