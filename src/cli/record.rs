@@ -144,18 +144,30 @@ impl EventPrinter {
         out.flush().context("writing to standard output")
     }
 
-    /// Prints the first line: where it listens.
-    pub(super) fn listening(&self, handle: &ServerHandle, target: &str) -> anyhow::Result<()> {
+    /// Prints the first line: where it listens, and what it serves (`key`: `target`).
+    pub(super) fn listening(
+        &self,
+        handle: &ServerHandle,
+        key: &str,
+        target: serde_json::Value,
+    ) -> anyhow::Result<()> {
         if let Some(warning) = handle.warning() {
             eprintln!("promptwire: warning: {warning}");
         }
         if self.json {
-            self.line(
-                &json!({"listening": handle.local_addr().to_string(), "upstream": target})
-                    .to_string(),
-            )
+            let mut line = serde_json::Map::new();
+            line.insert(
+                "listening".to_string(),
+                json!(handle.local_addr().to_string()),
+            );
+            line.insert(key.to_string(), target);
+            self.line(&serde_json::Value::Object(line).to_string())
         } else {
-            self.line(&format!("listening on {} -> {target}", handle.base_url()))
+            let shown = match &target {
+                serde_json::Value::String(s) => s.clone(),
+                other => format!("{key} {other}"),
+            };
+            self.line(&format!("listening on {} -> {shown}", handle.base_url()))
         }
     }
 
@@ -251,7 +263,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();
         let printer = EventPrinter::new(args.json);
-        printer.listening(&handle, &args.upstream)?;
+        printer.listening(&handle, "upstream", json!(args.upstream))?;
         run_until_interrupted(handle, events, printer, interrupt).await
     })
 }

@@ -26,7 +26,7 @@ pub struct ReplayArgs {
     #[arg(long)]
     session: i64,
     /// Only this request (its position in the session, from 0); default: every request.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "listen")]
     request: Option<i64>,
     /// Pace of the events: original, instant, or a speed such as 4x.
     #[arg(long, default_value = "original", value_parser = parse_timing)]
@@ -135,6 +135,32 @@ fn print_request<W: std::io::Write>(
 }
 
 /// `replay --listen`: the replay endpoint, until interrupted.
-fn serve(_args: &ReplayArgs, _listen: &str) -> anyhow::Result<()> {
-    bail!("replay --listen is not available yet")
+fn serve(args: &ReplayArgs, listen: &str) -> anyhow::Result<()> {
+    use super::record::{EventPrinter, interrupted, run_until_interrupted, runtime};
+    use crate::transport::replay_server::{ReplayOptions, start_replay};
+    if !(0.0..=1.0).contains(&args.min_similarity) {
+        bail!(
+            "--min-similarity must be between 0 and 1, got {}",
+            args.min_similarity
+        );
+    }
+    let db = match &args.db {
+        Some(path) if !path.exists() => bail!("no database at {}", path.display()),
+        Some(path) => path.clone(),
+        None => {
+            let path = seed::default_path();
+            seed::open_seeded(&path)?;
+            path
+        }
+    };
+    runtime()?.block_on(async {
+        let mut options = ReplayOptions::new(listen, db, args.session);
+        options.timing = args.timing;
+        options.min_similarity = args.min_similarity;
+        let (handle, events) = start_replay(options).await?;
+        let interrupt = interrupted();
+        let printer = EventPrinter::new(args.json);
+        printer.listening(&handle, "replaying", serde_json::json!(args.session))?;
+        run_until_interrupted(handle, events, printer, interrupt).await
+    })
 }

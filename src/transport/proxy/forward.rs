@@ -29,7 +29,7 @@ use crate::core::redact::redact_url;
 use crate::store::NewRequest;
 
 /// Forwards requests to one upstream and records them into one sink.
-pub(super) struct Relay {
+pub(crate) struct Relay {
     pub(super) upstream: reqwest::Url,
     pub(super) client: reqwest::Client,
     pub(super) sink: Arc<Sink>,
@@ -115,7 +115,7 @@ impl Relay {
         req: Request<Incoming>,
         connection: u64,
     ) -> Response<Body> {
-        if hyper_tungstenite_like::is_upgrade(&req) {
+        if is_websocket_upgrade(&req) {
             return super::ws::relay(self, req, connection).await;
         }
         let (parts, body) = req.into_parts();
@@ -276,20 +276,15 @@ where
     http_body_util::BodyExt::boxed_unsync(http_body_util::StreamBody::new(stream))
 }
 
-/// Recognizing a WebSocket upgrade request.
-pub(super) mod hyper_tungstenite_like {
-    use hyper::Request;
-
-    /// True for `Connection: upgrade` + `Upgrade: websocket`.
-    pub fn is_upgrade<B>(req: &Request<B>) -> bool {
-        let has = |name: hyper::header::HeaderName, token: &str| {
-            req.headers()
-                .get_all(name)
-                .iter()
-                .filter_map(|v| v.to_str().ok())
-                .flat_map(|v| v.split(','))
-                .any(|t| t.trim().eq_ignore_ascii_case(token))
-        };
-        has(hyper::header::CONNECTION, "upgrade") && has(hyper::header::UPGRADE, "websocket")
-    }
+/// True for a WebSocket upgrade request (`Connection: upgrade` and `Upgrade: websocket`).
+pub(crate) fn is_websocket_upgrade<B>(req: &Request<B>) -> bool {
+    let has = |name: hyper::header::HeaderName, token: &str| {
+        req.headers()
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case(token))
+    };
+    has(hyper::header::CONNECTION, "upgrade") && has(hyper::header::UPGRADE, "websocket")
 }

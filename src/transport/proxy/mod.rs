@@ -12,7 +12,7 @@
 //! bounded channel of [`ProxyEvent`]s that never makes the proxy wait (a full channel drops
 //! events; the store keeps everything).
 
-mod forward;
+pub(crate) mod forward;
 pub mod listen;
 pub(crate) mod recording;
 pub mod wire;
