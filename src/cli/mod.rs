@@ -6,6 +6,8 @@ mod compile;
 mod diff;
 mod import;
 mod input;
+mod record;
+mod replay;
 mod send;
 mod sessions;
 mod stream;
@@ -43,6 +45,10 @@ enum Command {
     Send(send::SendArgs),
     /// Browse, export, import and delete recorded sessions.
     Sessions(sessions::SessionsArgs),
+    /// Recording proxy: point a real client at it; every request and event is recorded.
+    Record(record::RecordArgs),
+    /// Replay a recorded session: print its streams with their timing, or serve it (--listen).
+    Replay(replay::ReplayArgs),
 }
 
 /// Parses `args` and runs the subcommand; returns the process exit code.
@@ -66,6 +72,8 @@ where
         Some(Command::Stream(args)) => stream::run(&args),
         Some(Command::Send(args)) => send::run(&args),
         Some(Command::Sessions(args)) => sessions::run(&args),
+        Some(Command::Record(args)) => record::run(&args),
+        Some(Command::Replay(args)) => replay::run(&args),
         None => {
             use clap::CommandFactory as _;
             let _ = Cli::command().print_help();

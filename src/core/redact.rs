@@ -19,7 +19,55 @@ static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// True for header names whose values are secrets (case-insensitive).
 pub fn is_secret_header(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    SECRET_HEADERS.contains(&lower.as_str()) || lower.ends_with("-api-key") || lower == "cookie"
+    SECRET_HEADERS.contains(&lower.as_str())
+        || lower.ends_with("-api-key")
+        || lower == "cookie"
+        || lower == "set-cookie"
+}
+
+/// Query parameters whose values are credentials (compared case-insensitively).
+const SECRET_QUERY_PARAMS: [&str; 8] = [
+    "api-key",
+    "api_key",
+    "apikey",
+    "key",
+    "access_token",
+    "token",
+    "sig",
+    "code",
+];
+
+/// A URL (or a path with a query) with the values of credential query parameters (`api-key`,
+/// `key`, `access_token`, …) replaced by [`REDACTED`], and any embedded key or token redacted.
+pub fn redact_url(url: &str) -> String {
+    let (base, fragment) = match url.split_once('#') {
+        Some((b, f)) => (b, Some(f)),
+        None => (url, None),
+    };
+    let mut out = match base.split_once('?') {
+        None => base.to_string(),
+        Some((path, query)) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, _))
+                        if SECRET_QUERY_PARAMS
+                            .iter()
+                            .any(|s| s.eq_ignore_ascii_case(name)) =>
+                    {
+                        format!("{name}={REDACTED}")
+                    }
+                    _ => pair.to_string(),
+                })
+                .collect();
+            format!("{path}?{}", params.join("&"))
+        }
+    };
+    if let Some(fragment) = fragment {
+        out.push('#');
+        out.push_str(fragment);
+    }
+    redact_text(&out)
 }
 
 /// The value to write for a header: redacted entirely if the header is secret, else with any
@@ -76,5 +124,11 @@ mod tests {
         );
         assert_eq!(redact_header("api-key", "0123456789"), "<redacted>");
         assert_eq!(redact_header("x-trace", "t-1"), "t-1");
+        assert_eq!(redact_header("Set-Cookie", "s=1"), "<redacted>");
+        assert_eq!(
+            redact_url("http://h/v1/responses?api-version=2025&api-key=abc&key=k2#f"),
+            "http://h/v1/responses?api-version=2025&api-key=<redacted>&key=<redacted>#f"
+        );
+        assert_eq!(redact_url("/v1/responses"), "/v1/responses");
     }
 }

@@ -17,6 +17,7 @@
 mod body;
 mod error;
 pub mod har;
+mod links;
 mod read;
 mod recorder;
 mod rollout;

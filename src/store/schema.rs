@@ -9,10 +9,11 @@ use rusqlite::Connection;
 use super::error::{StoreError, StoreResult};
 
 /// The schema version this build writes. Migrations take any older version up to it.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Migrations in order: `MIGRATIONS[n]` takes version `n` to `n + 1`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE sessions (
     id          INTEGER PRIMARY KEY,
     name        TEXT NOT NULL,
@@ -94,7 +95,13 @@ CREATE TABLE outcomes (
     first_text_us   INTEGER,
     total_us        INTEGER
 );
-"#];
+"#,
+    // 1 → 2: a replay session points at the recording it was served from (issue 11).
+    r#"
+ALTER TABLE sessions ADD COLUMN replay_of INTEGER REFERENCES sessions(id) ON DELETE SET NULL;
+CREATE INDEX sessions_by_replay_of ON sessions(replay_of) WHERE replay_of IS NOT NULL;
+"#,
+];
 
 /// Reads the schema version, refusing files that are not promptwire databases.
 pub fn check(conn: &Connection, path: &Path) -> StoreResult<i64> {

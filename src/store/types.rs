@@ -17,6 +17,8 @@ pub enum Source {
     Proxy,
     /// Imported from a file.
     Import,
+    /// A client served from a recording by the replay endpoint.
+    Replay,
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             Self::Send => "send",
             Self::Proxy => "proxy",
             Self::Import => "import",
+            Self::Replay => "replay",
         }
     }
 
@@ -37,6 +40,7 @@ impl Source {
             "send" => Some(Self::Send),
             "proxy" => Some(Self::Proxy),
             "import" => Some(Self::Import),
+            "replay" => Some(Self::Replay),
             _ => None,
         }
     }

@@ -3,10 +3,17 @@
 //!
 //! - [`http`]: live HTTP SSE send with reqwest — retries by error class, connect and idle
 //!   timeouts, cancellation that keeps the partial outcome.
+//! - [`proxy`]: the recording proxy for real clients (HTTP and WebSocket), and the listening side
+//!   the replay endpoint shares.
+//! - [`replay`]: recordings loaded for replay, and replay timing.
 
 pub mod http;
+pub mod proxy;
+pub mod replay;
+pub mod replay_server;
 
 pub use http::{
     Attempt, CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
     resolve_headers,
 };
+pub use proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, ServerState, start_proxy};

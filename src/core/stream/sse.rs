@@ -42,6 +42,32 @@ pub struct RawEvent {
     pub data: String,
 }
 
+impl RawEvent {
+    /// The event as SSE bytes (`event:` line when named, one `data:` line per line of data, a
+    /// blank line): decoding them gives back the same name and data. Used to serve and replay
+    /// recorded events and to read WebSocket frames through the same decoder.
+    pub fn to_sse(&self) -> Vec<u8> {
+        encode_sse(self.event.as_deref(), &self.data)
+    }
+}
+
+/// SSE bytes of one event named `event` (none: unnamed) carrying `data`.
+pub fn encode_sse(event: Option<&str>, data: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 32);
+    if let Some(name) = event {
+        out.extend_from_slice(b"event: ");
+        out.extend_from_slice(name.as_bytes());
+        out.push(b'\n');
+    }
+    for line in data.split('\n') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    out
+}
+
 /// What the in-memory stream hands to `eventsource-stream` next.
 #[derive(Debug, Default)]
 struct Feed {

@@ -1,0 +1,269 @@
+//! `promptwire record --listen 127.0.0.1:PORT --upstream URL [--session NAME] [--db PATH]
+//! [--json]`: runs the recording proxy until interrupted (Ctrl-C / SIGTERM), printing one line per
+//! request as it starts and as it ends. The first line names the address it listens on (port 0
+//! picks a free one).
+//!
+//! With `--json`: `{"listening":"ADDR","upstream":URL}`, then `{"request":…}` and `{"outcome":…}`
+//! objects, `{"note":…}` lines, and `{"stopped":true,"requests":N,"sessions":[IDS]}` at the end.
+
+use std::collections::BTreeSet;
+use std::io::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use clap::Args;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::store::seed;
+use crate::transport::proxy::{self, ProxyEvent, ProxyOptions, ServerHandle};
+
+/// Arguments of `record`.
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Address to listen on; a non-loopback address is allowed with a warning.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    listen: String,
+    /// The real endpoint's base URL, e.g. https://api.openai.com/v1.
+    #[arg(long)]
+    upstream: String,
+    /// Name of the recorded session (later sessions get ` #2`, …).
+    #[arg(long)]
+    session: Option<String>,
+    /// Database file (default: the embedded database).
+    #[arg(long)]
+    db: Option<PathBuf>,
+    /// Machine-readable JSON lines.
+    #[arg(long)]
+    json: bool,
+    /// Largest request body accepted from a client, in bytes.
+    #[arg(long, default_value_t = proxy::DEFAULT_MAX_BODY_BYTES)]
+    max_body_bytes: usize,
+}
+
+/// The database path to record into: `db`, or the embedded one (created and seeded if needed).
+pub(super) fn database(db: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    Ok(match db {
+        Some(path) => {
+            // Opening creates the file and checks it is ours before anything listens.
+            crate::store::Store::open(&path)?;
+            path
+        }
+        None => {
+            let path = seed::default_path();
+            seed::open_seeded(&path)?;
+            path
+        }
+    })
+}
+
+/// A runtime for a server command.
+pub(super) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the async runtime")
+}
+
+/// A future resolving on Ctrl-C or SIGTERM; the handlers are installed before this returns, so
+/// a signal sent right after the first line is printed is not missed.
+pub(super) fn interrupted() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let term = signal(SignalKind::terminate()).ok();
+        let int = signal(SignalKind::interrupt()).ok();
+        async move {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(term) => {}
+                () = wait(int) => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// Prints server events until interrupted, then stops the server and prints the summary.
+pub(super) async fn run_until_interrupted(
+    handle: ServerHandle,
+    mut events: mpsc::Receiver<ProxyEvent>,
+    mut out: EventPrinter,
+    interrupt: impl std::future::Future<Output = ()>,
+) -> anyhow::Result<()> {
+    tokio::pin!(interrupt);
+    loop {
+        tokio::select! {
+            () = &mut interrupt => break,
+            event = events.recv() => match event {
+                Some(event) => out.event(&event)?,
+                None => break,
+            },
+        }
+    }
+    handle.stop();
+    handle.stopped().await;
+    while let Ok(event) = events.try_recv() {
+        out.event(&event)?;
+    }
+    out.summary()
+}
+
+/// One line per request start, outcome and note.
+pub(super) struct EventPrinter {
+    json: bool,
+    requests: u64,
+    sessions: BTreeSet<i64>,
+}
+
+impl EventPrinter {
+    pub(super) fn new(json: bool) -> Self {
+        Self {
+            json,
+            requests: 0,
+            sessions: BTreeSet::new(),
+        }
+    }
+
+    fn line(&self, text: &str) -> anyhow::Result<()> {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{text}").context("writing to standard output")?;
+        out.flush().context("writing to standard output")
+    }
+
+    /// Prints the first line: where it listens, and what it serves (`key`: `target`).
+    pub(super) fn listening(
+        &self,
+        handle: &ServerHandle,
+        key: &str,
+        target: serde_json::Value,
+    ) -> anyhow::Result<()> {
+        if let Some(warning) = handle.warning() {
+            eprintln!("promptwire: warning: {warning}");
+        }
+        if self.json {
+            let mut line = serde_json::Map::new();
+            line.insert(
+                "listening".to_string(),
+                json!(handle.local_addr().to_string()),
+            );
+            line.insert(key.to_string(), target);
+            self.line(&serde_json::Value::Object(line).to_string())
+        } else {
+            let shown = match &target {
+                serde_json::Value::String(s) => s.clone(),
+                other => format!("{key} {other}"),
+            };
+            self.line(&format!("listening on {} -> {shown}", handle.base_url()))
+        }
+    }
+
+    pub(super) fn event(&mut self, event: &ProxyEvent) -> anyhow::Result<()> {
+        match event {
+            ProxyEvent::RequestStarted {
+                exchange,
+                session_id,
+                request_id,
+                method,
+                url,
+                dialect,
+            } => {
+                self.requests += 1;
+                if let Some(id) = session_id {
+                    self.sessions.insert(*id);
+                }
+                if self.json {
+                    self.line(&json!({"request": {"exchange": exchange, "session": session_id, "id": request_id, "method": method, "url": url, "dialect": dialect}}).to_string())
+                } else {
+                    self.line(&format!(
+                        "#{exchange:<4} {method} {url}  (session {}, request {})",
+                        session_id.map_or("-".to_string(), |s| s.to_string()),
+                        request_id.map_or("-".to_string(), |r| r.to_string())
+                    ))
+                }
+            }
+            ProxyEvent::Event { .. } => Ok(()),
+            ProxyEvent::Outcome {
+                exchange,
+                request_id,
+                status,
+                outcome,
+            } => {
+                if self.json {
+                    self.line(&json!({"outcome": {"exchange": exchange, "id": request_id, "status": status, "state": outcome.state, "error": outcome.error_class, "events": outcome.events}}).to_string())
+                } else {
+                    let how = match &outcome.error_class {
+                        Some(class) => format!(
+                            "{} {class}: {}",
+                            outcome.state,
+                            outcome.error_message.as_deref().unwrap_or("")
+                        ),
+                        None => outcome.state.clone(),
+                    };
+                    self.line(&format!(
+                        "#{exchange:<4} HTTP {} {how} ({} events)",
+                        status.map_or("-".to_string(), |s| s.to_string()),
+                        outcome.events
+                    ))
+                }
+            }
+            ProxyEvent::Note(text) => {
+                if self.json {
+                    self.line(&json!({"note": text}).to_string())
+                } else {
+                    self.line(&format!("note: {text}"))
+                }
+            }
+        }
+    }
+
+    fn summary(&self) -> anyhow::Result<()> {
+        let sessions: Vec<i64> = self.sessions.iter().copied().collect();
+        if self.json {
+            self.line(
+                &json!({"stopped": true, "requests": self.requests, "sessions": sessions})
+                    .to_string(),
+            )
+        } else {
+            let list: Vec<String> = sessions.iter().map(i64::to_string).collect();
+            self.line(&format!(
+                "stopped: {} requests recorded in sessions {}",
+                self.requests,
+                if list.is_empty() {
+                    "-".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ))
+        }
+    }
+}
+
+/// Runs `record`.
+pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
+    let db = database(args.db.clone())?;
+    let runtime = runtime()?;
+    runtime.block_on(async {
+        let mut options = ProxyOptions::new(&args.listen, &args.upstream, Some(db));
+        options.session_name = args.session.clone();
+        options.max_body_bytes = args.max_body_bytes;
+        let (handle, events) = proxy::start_proxy(options).await?;
+        let interrupt = interrupted();
+        let printer = EventPrinter::new(args.json);
+        printer.listening(&handle, "upstream", json!(args.upstream))?;
+        run_until_interrupted(handle, events, printer, interrupt).await
+    })
+}

@@ -1,0 +1,290 @@
+//! The HTTP relay: each request goes upstream with its method, path, query, headers (hop-by-hop
+//! ones aside) and body bytes unchanged; the answer comes back with its status, headers and body
+//! chunks as they arrive — the body is pulled from the upstream only as the client reads it,
+//! never gathered. `POST …/responses` and `…/responses/compact` are recorded on the way.
+//!
+//! Failures reach the client as they happened: a status and error body are passed through; a
+//! stream cut by the upstream is cut for the client too (the body ends with an error, so the
+//! client sees a broken transfer); an upstream that cannot be reached gives `502` with a JSON
+//! error naming the cause. Each is recorded with its class.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use http_body_util::{BodyExt as _, Limited};
+use hyper::body::{Frame, Incoming};
+use hyper::{Request, Response, StatusCode};
+use serde_json::json;
+
+use super::listen::{Body, full};
+use super::recording::{Exchange, Sink, body_dialect};
+use super::wire::{
+    decode_body, forwarded_headers, header_pairs, is_hop_by_hop, is_responses_path, session_key,
+    upstream_url,
+};
+use super::{ProxyEvent, ProxyOptions};
+use crate::core::redact::redact_url;
+use crate::store::NewRequest;
+
+/// Forwards requests to one upstream and records them into one sink.
+pub(crate) struct Relay {
+    pub(super) upstream: reqwest::Url,
+    pub(super) client: reqwest::Client,
+    pub(super) sink: Arc<Sink>,
+    pub(super) max_body_bytes: usize,
+    pub(super) idle_timeout: Duration,
+}
+
+/// A JSON error answer in the Responses API's shape, from the proxy itself.
+pub(crate) fn error_response(status: StatusCode, code: &str, message: &str) -> Response<Body> {
+    let body = json!({"error": {"message": message, "type": "promptwire_proxy", "code": code}});
+    let mut response = Response::new(full(body.to_string()));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+/// Reads a request body, at most `limit` bytes.
+pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, Response<Body>> {
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(error_response(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "request_too_large",
+            &format!("the request body is larger than {limit} bytes"),
+        )),
+        Err(e) => Err(error_response(
+            StatusCode::BAD_REQUEST,
+            "bad_request_body",
+            &format!("cannot read the request body: {e}"),
+        )),
+    }
+}
+
+/// An error and its sources, `outer: inner`.
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(inner) = source {
+        let inner_text = inner.to_string();
+        if !text.contains(&inner_text) {
+            text.push_str(": ");
+            text.push_str(&inner_text);
+        }
+        source = inner.source();
+    }
+    text
+}
+
+impl Relay {
+    pub(super) fn new(
+        upstream: reqwest::Url,
+        options: &ProxyOptions,
+        sink: Arc<Sink>,
+    ) -> Result<Self, String> {
+        // The proxy forwards exactly what it gets: no redirects followed, no decompression,
+        // no system proxy for a loopback upstream.
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .tcp_nodelay(true);
+        if upstream
+            .host_str()
+            .is_some_and(|h| matches!(h, "localhost" | "127.0.0.1" | "[::1]" | "::1"))
+        {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| error_chain(&e))?;
+        Ok(Self {
+            upstream,
+            client,
+            sink,
+            max_body_bytes: options.max_body_bytes,
+            idle_timeout: options.idle_timeout,
+        })
+    }
+
+    /// Serves one request from connection `connection`.
+    pub(super) async fn handle(
+        self: Arc<Self>,
+        req: Request<Incoming>,
+        connection: u64,
+    ) -> Response<Body> {
+        if is_websocket_upgrade(&req) {
+            return super::ws::relay(self, req, connection).await;
+        }
+        let (parts, body) = req.into_parts();
+        let path_and_query = parts
+            .uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string();
+        let url = upstream_url(&self.upstream, &path_and_query);
+        let record = parts.method == hyper::Method::POST && is_responses_path(parts.uri.path());
+        let raw = match read_body(body, self.max_body_bytes).await {
+            Ok(raw) => raw,
+            Err(response) => return response,
+        };
+        let exchange = record.then(|| self.begin(&parts.headers, &raw, &url, connection));
+
+        let method = match reqwest::Method::from_bytes(parts.method.as_str().as_bytes()) {
+            Ok(m) => m,
+            Err(_) => {
+                return error_response(StatusCode::BAD_REQUEST, "bad_method", "unknown method");
+            }
+        };
+        let sent = self
+            .client
+            .request(method, &url)
+            .headers(forwarded_headers(&parts.headers))
+            .body(raw)
+            .send();
+        let response = match tokio::time::timeout(self.idle_timeout, sent).await {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => {
+                let message = format!("upstream unreachable: {}", error_chain(&e));
+                if let Some(mut exchange) = exchange {
+                    exchange.fail("stream", message.clone());
+                    exchange.finish();
+                }
+                return error_response(StatusCode::BAD_GATEWAY, "upstream_unreachable", &message);
+            }
+            Err(_) => {
+                let message = format!(
+                    "no response headers from the upstream within {} s",
+                    self.idle_timeout.as_secs_f64()
+                );
+                if let Some(mut exchange) = exchange {
+                    exchange.fail("request_timeout", message.clone());
+                    exchange.finish();
+                }
+                return error_response(StatusCode::GATEWAY_TIMEOUT, "upstream_timeout", &message);
+            }
+        };
+        let status = response.status();
+        let mut builder = Response::builder().status(status.as_u16());
+        let connection_tokens = super::wire::connection_tokens(response.headers());
+        for (name, value) in response.headers() {
+            if name != hyper::header::CONTENT_LENGTH && is_hop_by_hop(name, &connection_tokens) {
+                continue;
+            }
+            builder = builder.header(name, value);
+        }
+        let mut exchange = exchange;
+        if let Some(exchange) = exchange.as_mut() {
+            exchange.response(status.as_u16(), header_pairs(response.headers()));
+        }
+        let body = pump(response.bytes_stream(), exchange, self.idle_timeout);
+        builder.body(body).unwrap_or_else(|e| {
+            error_response(
+                StatusCode::BAD_GATEWAY,
+                "bad_upstream_response",
+                &format!("the upstream's response cannot be relayed: {e}"),
+            )
+        })
+    }
+
+    /// Starts recording a request: decoded body, headers, session key.
+    fn begin(
+        &self,
+        headers: &hyper::HeaderMap,
+        raw: &Bytes,
+        url: &str,
+        connection: u64,
+    ) -> Exchange {
+        let encoding = headers
+            .get(hyper::header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok());
+        let (stored, extra) = match decode_body(raw, encoding, self.max_body_bytes) {
+            Ok(decoded) => {
+                let extra =
+                    encoding.map(|e| json!({"content_encoding": e, "wire_body_bytes": raw.len()}));
+                (decoded, extra)
+            }
+            Err(e) => {
+                self.sink.emit(ProxyEvent::Note(format!("{url}: {e}")));
+                (
+                    raw.to_vec(),
+                    Some(json!({"content_encoding": encoding, "decode_error": e.to_string()})),
+                )
+            }
+        };
+        let value: Option<serde_json::Value> = serde_json::from_slice(&stored).ok();
+        let key = session_key(headers, value.as_ref(), connection);
+        let header_list = header_pairs(headers);
+        self.sink.begin(
+            &key,
+            &NewRequest {
+                dialect: body_dialect(value.as_ref()),
+                rules: None,
+                provider: None,
+                method: "POST".to_string(),
+                url: redact_url(url),
+                body: &stored,
+                headers: &header_list,
+                extra,
+                started_us: Some(super::recording::now_us()),
+            },
+        )
+    }
+}
+
+/// The client-facing body: each upstream chunk is recorded and handed on as soon as it arrives.
+fn pump<S>(upstream: S, exchange: Option<Exchange>, idle: Duration) -> Body
+where
+    S: futures_util::Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
+{
+    let stream =
+        futures_util::stream::unfold(Some((upstream, exchange)), move |state| async move {
+            let (mut upstream, mut exchange) = state?;
+            match tokio::time::timeout(idle, upstream.next()).await {
+                Ok(Some(Ok(bytes))) => {
+                    if let Some(exchange) = exchange.as_mut() {
+                        exchange.chunk(&bytes);
+                    }
+                    Some((Ok(Frame::data(bytes)), Some((upstream, exchange))))
+                }
+                Ok(None) => {
+                    if let Some(exchange) = exchange {
+                        exchange.finish();
+                    }
+                    None
+                }
+                Ok(Some(Err(e))) => {
+                    let message = error_chain(&e);
+                    if let Some(mut exchange) = exchange {
+                        exchange.fail("stream", message.clone());
+                        exchange.finish();
+                    }
+                    Some((Err(std::io::Error::other(message)), None))
+                }
+                Err(_) => {
+                    let message = crate::core::stream::errors::IDLE_TIMEOUT.to_string();
+                    if let Some(mut exchange) = exchange {
+                        exchange.fail("stream", message.clone());
+                        exchange.finish();
+                    }
+                    Some((Err(std::io::Error::other(message)), None))
+                }
+            }
+        });
+    http_body_util::BodyExt::boxed_unsync(http_body_util::StreamBody::new(stream))
+}
+
+/// True for a WebSocket upgrade request (`Connection: upgrade` and `Upgrade: websocket`).
+pub(crate) fn is_websocket_upgrade<B>(req: &Request<B>) -> bool {
+    let has = |name: hyper::header::HeaderName, token: &str| {
+        req.headers()
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .any(|t| t.trim().eq_ignore_ascii_case(token))
+    };
+    has(hyper::header::CONNECTION, "upgrade") && has(hyper::header::UPGRADE, "websocket")
+}

@@ -1,0 +1,296 @@
+//! The recording proxy (issue 11): a local endpoint a real client (Codex CLI, an SDK) is pointed
+//! at, forwarding every request to the real upstream byte for byte and streaming the answer back
+//! event by event as it arrives, while recording `…/responses` and `…/responses/compact`
+//! requests, their raw events with receive times and their outcomes into the store, live.
+//!
+//! - [`listen`]: binding and hyper's HTTP/1.1 server, shared with the replay endpoint.
+//! - [`wire`]: hop-by-hop headers, upstream URLs, request-body decoding, session grouping.
+//! - [`recording`]: the store side — sessions by key, one exchange per request.
+//! - `forward`: the HTTP relay; `ws`: the WebSocket relay.
+//!
+//! The app drives it through [`start_proxy`]: a [`ServerHandle`] (address, state, stop) and a
+//! bounded channel of [`ProxyEvent`]s that never makes the proxy wait (a full channel drops
+//! events; the store keeps everything).
+
+pub(crate) mod forward;
+pub mod listen;
+pub(crate) mod recording;
+pub mod wire;
+mod ws;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use crate::core::stream::RawEvent;
+use crate::store::{OutcomeRecord, Source, StoreError};
+use crate::transport::CancelToken;
+
+/// Largest request body accepted from a client (bigger ones get 413 and are not forwarded).
+pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Capacity of the event channel handed to the app.
+pub const DEFAULT_EVENT_CAPACITY: usize = 4096;
+
+/// What the proxy or the replay endpoint reports as it works.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProxyEvent {
+    /// A request to record arrived (`request_id` is `None` when the store could not take it).
+    RequestStarted {
+        /// Number of the exchange within this server, from 1.
+        exchange: u64,
+        /// The stored session it was grouped into.
+        session_id: Option<i64>,
+        /// The stored request.
+        request_id: Option<i64>,
+        /// HTTP method (`POST`, or `WS` for a WebSocket `response.create`).
+        method: String,
+        /// Upstream URL (credential query parameters redacted).
+        url: String,
+        /// `standard` / `lite`.
+        dialect: Option<String>,
+    },
+    /// One raw event passed to the client.
+    Event {
+        /// The exchange it belongs to.
+        exchange: u64,
+        /// The stored request.
+        request_id: Option<i64>,
+        /// The event, with its receive time since the request arrived.
+        raw: RawEvent,
+    },
+    /// The exchange ended.
+    Outcome {
+        /// The exchange.
+        exchange: u64,
+        /// The stored request.
+        request_id: Option<i64>,
+        /// HTTP status (`None` when no answer came).
+        status: Option<u16>,
+        /// How it ended, as stored.
+        outcome: OutcomeRecord,
+    },
+    /// A line for the user: a warning, a replay difference, a recording problem.
+    Note(String),
+}
+
+/// Where a server is in its life.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerState {
+    /// Accepting connections.
+    Running,
+    /// Stop requested; in-flight responses get a short grace period.
+    Stopping,
+    /// Stopped; everything recorded is committed.
+    Stopped,
+}
+
+/// Why a server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// The listen address cannot be bound.
+    #[error("cannot listen on {listen}: {reason}")]
+    BadListen {
+        /// The address given.
+        listen: String,
+        /// Why.
+        reason: String,
+    },
+    /// The upstream URL cannot be used.
+    #[error("invalid upstream URL {url}: {reason}")]
+    BadUpstream {
+        /// The URL given.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The store cannot be opened or read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A recording cannot be served.
+    #[error("{0}")]
+    Replay(String),
+}
+
+/// A running proxy or replay endpoint.
+#[derive(Debug)]
+pub struct ServerHandle {
+    addr: SocketAddr,
+    warning: Option<String>,
+    state: Arc<Mutex<ServerState>>,
+    cancel: CancelToken,
+    task: Option<JoinHandle<()>>,
+}
+
+impl ServerHandle {
+    pub(crate) fn spawn<F>(
+        addr: SocketAddr,
+        warning: Option<String>,
+        cancel: CancelToken,
+        work: F,
+    ) -> Self
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let state = Arc::new(Mutex::new(ServerState::Running));
+        let done = Arc::clone(&state);
+        let task = tokio::spawn(async move {
+            work.await;
+            *done.lock().unwrap_or_else(PoisonError::into_inner) = ServerState::Stopped;
+        });
+        Self {
+            addr,
+            warning,
+            state,
+            cancel,
+            task: Some(task),
+        }
+    }
+
+    /// The address it listens on (with the port the system chose for port 0).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The base URL a client is pointed at (`http://ADDR`).
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The warning given at start (a non-loopback address), if any.
+    pub fn warning(&self) -> Option<&str> {
+        self.warning.as_deref()
+    }
+
+    /// Where it is in its life.
+    pub fn state(&self) -> ServerState {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Asks it to stop (returns at once; see [`ServerHandle::stopped`]).
+    pub fn stop(&self) {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if *state == ServerState::Running {
+            *state = ServerState::Stopping;
+        }
+        self.cancel.cancel();
+    }
+
+    /// Waits until it has stopped and everything recorded is committed.
+    pub async fn stopped(mut self) {
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        self.cancel.cancel();
+    }
+}
+
+/// How to run the recording proxy.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// `HOST:PORT` to listen on (`127.0.0.1:0` picks a free port).
+    pub listen: String,
+    /// The real endpoint's base URL (`https://api.openai.com/v1`).
+    pub upstream: String,
+    /// Database to record into; `None` records nothing (pure pass-through).
+    pub db: Option<PathBuf>,
+    /// Session name (the first session; later ones get ` #2`, ` #3`…); default from the key.
+    pub session_name: Option<String>,
+    /// Largest request body accepted.
+    pub max_body_bytes: usize,
+    /// Capacity of the event channel.
+    pub event_capacity: usize,
+    /// Limit on connecting to the upstream.
+    pub connect_timeout: Duration,
+    /// Limit on waiting for each chunk of the upstream's answer.
+    pub idle_timeout: Duration,
+}
+
+impl ProxyOptions {
+    /// Options with the defaults: loopback, recording into `db`.
+    pub fn new(listen: &str, upstream: &str, db: Option<PathBuf>) -> Self {
+        Self {
+            listen: listen.to_string(),
+            upstream: upstream.to_string(),
+            db,
+            session_name: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            event_capacity: DEFAULT_EVENT_CAPACITY,
+            connect_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(300),
+        }
+    }
+}
+
+/// Starts the recording proxy on the current tokio runtime. Returns its handle and the receiving
+/// end of its event channel.
+pub async fn start_proxy(
+    options: ProxyOptions,
+) -> Result<(ServerHandle, mpsc::Receiver<ProxyEvent>), ServerError> {
+    let upstream =
+        reqwest::Url::parse(&options.upstream).map_err(|e| ServerError::BadUpstream {
+            url: options.upstream.clone(),
+            reason: e.to_string(),
+        })?;
+    if !matches!(upstream.scheme(), "http" | "https") {
+        return Err(ServerError::BadUpstream {
+            url: options.upstream.clone(),
+            reason: format!("unsupported scheme `{}`", upstream.scheme()),
+        });
+    }
+    let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
+    let sink = Arc::new(recording::Sink::open(
+        options.db.as_deref(),
+        options.session_name.clone(),
+        Source::Proxy,
+        None,
+        tx,
+    )?);
+    let (listener, addr, warning) = listen::bind(&options.listen).await?;
+    let relay = forward::Relay::new(upstream, &options, Arc::clone(&sink)).map_err(|e| {
+        ServerError::BadUpstream {
+            url: options.upstream.clone(),
+            reason: e,
+        }
+    })?;
+    let relay = Arc::new(relay);
+    let cancel = CancelToken::new();
+    let serve_cancel = cancel.clone();
+    let work = async move {
+        let service = move |req, conn| {
+            let relay = Arc::clone(&relay);
+            async move { relay.handle(req, conn).await }
+        };
+        listen::serve(listener, service, serve_cancel).await;
+        close_sink(sink).await;
+    };
+    Ok((ServerHandle::spawn(addr, warning, cancel, work), rx))
+}
+
+/// Waits (briefly) for the last exchanges to let go of the sink, then commits what the recorder
+/// holds, off the async threads.
+pub(crate) async fn close_sink(sink: Arc<recording::Sink>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
+    while Arc::strong_count(&sink) > 1 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let dropped = sink.dropped_events();
+    if dropped > 0 {
+        sink.emit(ProxyEvent::Note(format!(
+            "{dropped} events were not shown (the app fell behind); all are stored"
+        )));
+    }
+    let _ = tokio::task::spawn_blocking(move || drop(sink)).await;
+}

@@ -1,0 +1,3 @@
+//! Helpers shared by the proxy and replay tests.
+
+pub mod upstream;
