@@ -3,15 +3,15 @@
 //! tokens, so the UI thread never serializes or lays out megabytes. Jobs are "latest wins": an
 //! edit made while compiling replaces the waiting job.
 
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-use super::state::ViewKind;
+use super::event::AppEvent;
+use super::jobs::EventSender;
+use super::settings::ViewKind;
 use crate::core::compile::{CompiledRequest, compile_views};
+use crate::core::json::JsonMap;
 use crate::core::models::ModelInfo;
 use crate::core::prefix::Tokenizer;
 use crate::core::prompt::{Dialect, Prompt};
@@ -57,8 +57,8 @@ pub struct ViewResult {
     pub view: ViewKind,
     /// The compiled request (for export and notes).
     pub compiled: Arc<CompiledRequest>,
-    /// The shown JSON value (body, frame, or headers object).
-    pub value: Arc<Value>,
+    /// The shown JSON object (body — shared with `compiled`, not copied — frame, or headers).
+    pub value: Arc<JsonMap>,
     /// The shown text (pretty JSON, or `name: value` lines).
     pub text: Arc<str>,
     /// Byte offset of each line start in `text`.
@@ -72,6 +72,18 @@ pub struct ViewResult {
 }
 
 impl ViewResult {
+    /// The exact bytes this view stands for, as text: the body's wire JSON, the compact
+    /// WebSocket frame, or the header lines as shown. Exports and copies use these, unchanged.
+    pub fn export_text(&self) -> std::borrow::Cow<'_, str> {
+        match self.view {
+            ViewKind::Body => String::from_utf8_lossy(&self.compiled.body_json),
+            ViewKind::WsFrame => serde_json::to_string(&*self.value)
+                .unwrap_or_default()
+                .into(),
+            ViewKind::Headers => std::borrow::Cow::Borrowed(&*self.text),
+        }
+    }
+
     /// Number of lines.
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
@@ -88,44 +100,15 @@ impl ViewResult {
     }
 }
 
-/// What the worker reports.
-#[derive(Debug)]
-pub enum WorkerEvent {
-    /// A compile finished.
-    Compiled {
-        /// Prompt revision compiled.
-        revision: u64,
-        /// Settings generation compiled.
-        settings_generation: u64,
-        /// The views, or the compile error.
-        result: Result<Vec<ViewResult>, String>,
-        /// Wall time of compile + render.
-        millis: f64,
-    },
-    /// Token counts for the views of a compile.
-    Tokens {
-        /// Prompt revision.
-        revision: u64,
-        /// Settings generation.
-        settings_generation: u64,
-        /// One count per column.
-        tokens: Vec<usize>,
-    },
-}
-
 #[derive(Default)]
 struct Slot {
     job: Option<CompileJob>,
     shutdown: bool,
 }
 
-type Repaint = Arc<Mutex<Option<egui::Context>>>;
-
 /// Handle to the background compiler.
 pub struct CompileWorker {
     slot: Arc<(Mutex<Slot>, Condvar)>,
-    events: Receiver<WorkerEvent>,
-    repaint: Repaint,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -136,44 +119,27 @@ impl std::fmt::Debug for CompileWorker {
 }
 
 impl CompileWorker {
-    /// Starts the worker thread.
-    pub fn start() -> Self {
+    /// Starts the worker thread; it reports through `events`.
+    pub fn start(events: EventSender) -> Self {
         let slot: Arc<(Mutex<Slot>, Condvar)> = Arc::default();
-        let (tx, rx) = sync_channel(8);
-        let repaint: Repaint = Arc::default();
         let thread = {
             let slot = Arc::clone(&slot);
-            let repaint = Arc::clone(&repaint);
             std::thread::Builder::new()
                 .name("promptwire-compile".to_string())
-                .spawn(move || run(&slot, &tx, &repaint))
+                .spawn(move || run(&slot, &events))
+                .map_err(|e| eprintln!("promptwire: cannot start the compile worker: {e}"))
                 .ok()
         };
-        Self {
-            slot,
-            events: rx,
-            repaint,
-            thread,
-        }
+        Self { slot, thread }
     }
 
     /// Queues `job`, replacing any job still waiting.
-    pub fn submit(&self, job: CompileJob, ctx: &egui::Context) {
-        if let Ok(mut repaint) = self.repaint.lock()
-            && repaint.is_none()
-        {
-            *repaint = Some(ctx.clone());
-        }
+    pub fn submit(&self, job: CompileJob) {
         let (lock, cvar) = &*self.slot;
         if let Ok(mut slot) = lock.lock() {
             slot.job = Some(job);
             cvar.notify_one();
         }
-    }
-
-    /// The next finished event, if any.
-    pub fn try_recv(&self) -> Option<WorkerEvent> {
-        self.events.try_recv().ok()
     }
 }
 
@@ -211,43 +177,21 @@ fn has_waiting_job(slot: &(Mutex<Slot>, Condvar)) -> bool {
         .unwrap_or(true)
 }
 
-fn send(tx: &SyncSender<WorkerEvent>, repaint: &Repaint, event: WorkerEvent) -> bool {
-    let mut event = event;
-    loop {
-        match tx.try_send(event) {
-            Ok(()) => break,
-            Err(TrySendError::Full(back)) => {
-                // The UI drains every frame; wait briefly rather than drop a result.
-                event = back;
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(TrySendError::Disconnected(_)) => return false,
-        }
-    }
-    if let Ok(ctx) = repaint.lock()
-        && let Some(ctx) = ctx.as_ref()
-    {
-        ctx.request_repaint();
-    }
-    true
-}
-
-fn run(slot: &(Mutex<Slot>, Condvar), tx: &SyncSender<WorkerEvent>, repaint: &Repaint) {
+fn run(slot: &(Mutex<Slot>, Condvar), events: &EventSender) {
     while let Some(job) = next_job(slot) {
         let started = Instant::now();
         let result = compile_job(&job);
         let millis = started.elapsed().as_secs_f64() * 1000.0;
         let kinds: Vec<ViewKind> = job.columns.iter().map(|c| c.view).collect();
         let views_for_tokens = result.as_ref().ok().cloned();
-        if !send(
-            tx,
-            repaint,
-            WorkerEvent::Compiled {
+        if !events.send(
+            AppEvent::Compiled {
                 revision: job.revision,
                 settings_generation: job.settings_generation,
                 result,
                 millis,
             },
+            None,
         ) {
             return;
         }
@@ -268,14 +212,13 @@ fn run(slot: &(Mutex<Slot>, Condvar), tx: &SyncSender<WorkerEvent>, repaint: &Re
             tokens.push(count);
         }
         if tokens.len() == views.len()
-            && !send(
-                tx,
-                repaint,
-                WorkerEvent::Tokens {
+            && !events.send(
+                AppEvent::Tokens {
                     revision: job.revision,
                     settings_generation: job.settings_generation,
                     tokens,
                 },
+                None,
             )
         {
             return;
@@ -296,7 +239,7 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
     for (column, compiled) in job.columns.iter().zip(compiled) {
         let (value, text, bytes) = match column.view {
             ViewKind::Body => (
-                Value::Object((*compiled.body).clone()),
+                Arc::clone(&compiled.body),
                 serde_json::to_string_pretty(&compiled.body).unwrap_or_default(),
                 compiled.wire_body().len(),
             ),
@@ -304,7 +247,7 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
                 let frame = compiled.ws_frame();
                 let bytes = serde_json::to_vec(&frame).map(|b| b.len()).unwrap_or(0);
                 let text = serde_json::to_string_pretty(&frame).unwrap_or_default();
-                (Value::Object(frame), text, bytes)
+                (Arc::new(frame), text, bytes)
             }
             ViewKind::Headers => {
                 let text: String = compiled
@@ -314,7 +257,7 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
                     .collect();
                 let text = format!("POST {}\n{text}", compiled.url);
                 let bytes = text.len();
-                (Value::Object(compiled.headers_json()), text, bytes)
+                (Arc::new(compiled.headers_json()), text, bytes)
             }
         };
         let line_starts: Vec<usize> = std::iter::once(0)
@@ -331,7 +274,7 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
             label: column.label.clone(),
             view: column.view,
             compiled: Arc::new(compiled),
-            value: Arc::new(value),
+            value,
             text: Arc::from(text),
             line_starts: Arc::from(line_starts),
             changed: Arc::from(changed),
@@ -365,9 +308,7 @@ fn changed_lines(old: &str, new: &str, new_lines: usize) -> Vec<bool> {
 pub fn count_tokens(view: &ViewResult, kind: ViewKind) -> usize {
     let text: std::borrow::Cow<'_, str> = match kind {
         ViewKind::Body => String::from_utf8_lossy(&view.compiled.body_json),
-        ViewKind::WsFrame => serde_json::to_string(&*view.value)
-            .unwrap_or_default()
-            .into(),
+        ViewKind::WsFrame => view.export_text(),
         ViewKind::Headers => std::borrow::Cow::Borrowed(&*view.text),
     };
     usize::try_from(Tokenizer::o200k().count(&text)).unwrap_or(usize::MAX)

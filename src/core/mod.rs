@@ -15,4 +15,5 @@ pub mod provider;
 pub mod redact;
 pub mod rules;
 pub mod stream;
+pub mod target;
 pub mod tools;

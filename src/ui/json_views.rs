@@ -6,10 +6,12 @@
 use egui::{RichText, Ui};
 use serde_json::Value;
 
+use super::UiState;
 use super::widgets::{diff_background, match_background, note_line};
-use crate::app::state::{Column, ColumnDialect, ExportKind, ViewKind, default_columns};
+use crate::app::settings::{Column, ColumnDialect, ExportKind, ViewKind, default_columns};
 use crate::app::worker::ViewResult;
-use crate::app::{AppCommand, AppState};
+use crate::app::{AppCommand, AppState, CommandSender};
+use crate::core::export::curl_command;
 use crate::core::provider::ProviderKind;
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
@@ -17,13 +19,40 @@ const MAX_LINE_CHARS: usize = 400;
 /// Children shown per JSON array/object in the tree before a "… more" line.
 const MAX_TREE_CHILDREN: usize = 200;
 
+/// Narrowest a compiled column gets; more columns than fit scroll sideways.
+pub const COLUMN_MIN_WIDTH: f32 = 300.0;
+
+/// Search in the compiled views.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchState {
+    /// The search bar is shown.
+    pub open: bool,
+    /// Text searched for (case-insensitive).
+    pub query: String,
+    /// Index of the current match (over all columns, left to right).
+    pub current: usize,
+    /// Request focus for the search field on the next frame.
+    pub focus: bool,
+    /// Scroll the columns to the current match on the next frame.
+    pub scroll_pending: bool,
+    /// Matching line numbers per column.
+    pub matches: Vec<Vec<usize>>,
+    /// What `matches` was computed for (views revision, query, column count).
+    pub matches_for: Option<(u64, String, usize)>,
+}
+
+/// View state of the columns.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnsState {}
+
 /// Draws the column chooser and the columns.
-pub fn views_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     // Fill the panel even before the first compile, so it keeps its width.
     ui.set_min_width(ui.available_width());
-    columns_toolbar(ui, state, commands);
-    if state.search.open {
-        search_bar(ui, state);
+    columns_toolbar(ui, state, tx);
+    let search = &mut ui_state.search;
+    if search.open {
+        search_bar(ui, search);
     }
     if let Some(e) = &state.compile_error {
         super::widgets::error_line(
@@ -35,17 +64,31 @@ pub fn views_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         ui.label("Compiling…");
         return;
     }
-    update_matches(state);
+    update_matches(state, search);
     let n = state.views.len();
     let tree = state.settings.tree_view;
-    ui.columns(n, |cols| {
-        for (k, col) in cols.iter_mut().enumerate() {
-            col.push_id(("column", k), |ui| column_ui(ui, state, k, tree, commands));
-        }
-    });
+    let spacing = ui.spacing().item_spacing.x;
+    let available = ui.available_size();
+    let width = ((available.x - spacing * (n as f32 - 1.0)) / n as f32).max(COLUMN_MIN_WIDTH);
+    egui::ScrollArea::horizontal()
+        .id_salt("columns_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.horizontal_top(|ui| {
+                for k in 0..n {
+                    ui.allocate_ui(egui::vec2(width, available.y), |ui| {
+                        ui.set_width(width);
+                        ui.push_id(("column", k), |ui| {
+                            column_ui(ui, state, search, k, tree, tx)
+                        });
+                    });
+                }
+            });
+        });
+    search.scroll_pending = false;
 }
 
-fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
+fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     ui.horizontal_wrapped(|ui| {
         ui.menu_button("Columns", |ui| {
             ui.label("Add a column:");
@@ -73,7 +116,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
                                         provider,
                                         view,
                                     });
-                                    commands.push(AppCommand::SetColumns(columns));
+                                    tx.send(AppCommand::SetColumns(columns));
                                 }
                             }
                         });
@@ -82,7 +125,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
             }
             ui.separator();
             if ui.button("Reset to request vs other dialect").clicked() {
-                commands.push(AppCommand::SetColumns(default_columns()));
+                tx.send(AppCommand::SetColumns(default_columns()));
             }
         })
         .response
@@ -93,27 +136,27 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
             .on_hover_text("Show the compiled JSON as a tree instead of text")
             .changed()
         {
-            commands.push(AppCommand::SetTreeView(tree));
+            tx.send(AppCommand::SetTreeView(tree));
         }
         note_line(ui, &format!("compiled in {:.1} ms", state.compile_millis));
     });
 }
 
-fn search_bar(ui: &mut Ui, state: &mut AppState) {
+fn search_bar(ui: &mut Ui, search: &mut SearchState) {
     ui.horizontal(|ui| {
         let label = ui.label("Find");
         let edit = ui
             .add(
-                egui::TextEdit::singleline(&mut state.search.query)
+                egui::TextEdit::singleline(&mut search.query)
                     .hint_text("text in the compiled views"),
             )
             .labelled_by(label.id)
             .on_hover_text("Case-insensitive search in every column (Ctrl+F)");
-        if state.search.focus {
+        if search.focus {
             edit.request_focus();
-            state.search.focus = false;
+            search.focus = false;
         }
-        let total: usize = state.search.matches.iter().map(Vec::len).sum();
+        let total: usize = search.matches.iter().map(Vec::len).sum();
         let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
         if (ui
             .button("Next")
@@ -122,10 +165,10 @@ fn search_bar(ui: &mut Ui, state: &mut AppState) {
             || enter)
             && total > 0
         {
-            state.search.current = (state.search.current + 1) % total;
-            state.search.scroll_pending = true;
+            search.current = (search.current + 1) % total;
+            search.scroll_pending = true;
         }
-        ui.label(if state.search.query.is_empty() {
+        ui.label(if search.query.is_empty() {
             String::new()
         } else {
             format!("{total} matching lines")
@@ -135,24 +178,24 @@ fn search_bar(ui: &mut Ui, state: &mut AppState) {
             .on_hover_text("Hide the search bar")
             .clicked()
         {
-            state.search.open = false;
-            state.search.query.clear();
+            search.open = false;
+            search.query.clear();
         }
     });
 }
 
 /// Recomputes the matching lines when the query or the views changed.
-fn update_matches(state: &mut AppState) {
+fn update_matches(state: &AppState, search: &mut SearchState) {
     let key = (
         state.views_revision,
-        state.search.query.clone(),
+        search.query.clone(),
         state.views.len(),
     );
-    if state.search.matches_for.as_ref() == Some(&key) {
+    if search.matches_for.as_ref() == Some(&key) {
         return;
     }
-    let needle = state.search.query.to_lowercase();
-    state.search.matches = state
+    let needle = search.query.to_lowercase();
+    search.matches = state
         .views
         .iter()
         .map(|view| {
@@ -164,18 +207,19 @@ fn update_matches(state: &mut AppState) {
                 .collect()
         })
         .collect();
-    state.search.current = 0;
-    state.search.matches_for = Some(key);
+    search.current = 0;
+    search.matches_for = Some(key);
 }
 
 fn column_ui(
     ui: &mut Ui,
-    state: &mut AppState,
+    state: &AppState,
+    search: &SearchState,
     k: usize,
     tree: bool,
-    commands: &mut Vec<AppCommand>,
+    tx: &CommandSender,
 ) {
-    let Some(view) = state.views.get(k).cloned() else {
+    let Some(view) = state.views.get(k) else {
         return;
     };
     ui.horizontal(|ui| {
@@ -190,7 +234,7 @@ fn column_ui(
             if k < columns.len() {
                 columns.remove(k);
             }
-            commands.push(AppCommand::SetColumns(columns));
+            tx.send(AppCommand::SetColumns(columns));
         }
     });
     let tokens = view
@@ -219,25 +263,43 @@ fn column_ui(
     );
     ui.horizontal_wrapped(|ui| {
         if ui
+            .small_button("Copy")
+            .on_hover_text(
+                "Copy the exact bytes this column stands for (compact JSON, no added newline)",
+            )
+            .clicked()
+        {
+            ui.ctx().copy_text(view.export_text().into_owned());
+            tx.send(AppCommand::Notify(format!(
+                "Copied {} bytes of “{}”",
+                view.export_text().len(),
+                view.label
+            )));
+        }
+        if ui
             .small_button("Copy curl")
             .on_hover_text("Copy as a curl command ($OPENAI_API_KEY, never the key)")
             .clicked()
         {
-            commands.push(AppCommand::CopyCurl(k));
+            ui.ctx().copy_text(curl_command(&view.compiled));
+            tx.send(AppCommand::Notify(format!(
+                "Copied a curl command for “{}” (the key stays in its environment variable)",
+                view.label
+            )));
         }
         if ui
-            .small_button("Export JSON…")
-            .on_hover_text("Save this body as a .json file")
+            .small_button("Export…")
+            .on_hover_text("Save the exact bytes of this column to a file")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Json), k));
+            tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Json), k));
         }
         if ui
             .small_button("Export HAR…")
             .on_hover_text("Save this request as HAR 1.2 (secrets redacted)")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Har), k));
+            tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Har), k));
         }
     });
     let notes = &view.compiled.notes;
@@ -265,22 +327,23 @@ fn column_ui(
         egui::ScrollArea::both()
             .id_salt(("tree", k))
             .auto_shrink([false, false])
-            .show(ui, |ui| json_tree(ui, "", &view.value, &format!("t{k}")));
+            .show(ui, |ui| json_object_tree(ui, &view.value, &format!("t{k}")));
     } else {
-        text_view(ui, state, &view, k);
+        text_view(ui, search, view, k);
     }
 }
 
-fn text_view(ui: &mut Ui, state: &mut AppState, view: &ViewResult, k: usize) {
+fn text_view(ui: &mut Ui, search: &SearchState, view: &ViewResult, k: usize) {
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
     let diff_bg = diff_background(ui);
     let match_bg = match_background(ui);
-    let matches = state.search.matches.get(k).cloned().unwrap_or_default();
+    let no_matches = Vec::new();
+    let matches = search.matches.get(k).unwrap_or(&no_matches);
     let mut area = egui::ScrollArea::both()
         .id_salt(("text", k))
         .auto_shrink([false, false]);
-    if state.search.scroll_pending
-        && let Some(line) = current_match_line(state, k)
+    if search.scroll_pending
+        && let Some(line) = current_match_line(search, k)
     {
         let spacing = ui.spacing().item_spacing.y;
         area = area.vertical_scroll_offset((line as f32 * (row_height + spacing) - 80.0).max(0.0));
@@ -307,21 +370,28 @@ fn text_view(ui: &mut Ui, state: &mut AppState, view: &ViewResult, k: usize) {
             ui.label(text);
         }
     });
-    if k + 1 == state.views.len() {
-        state.search.scroll_pending = false;
-    }
 }
 
 /// The line of the current match if it is in column `k`.
-fn current_match_line(state: &AppState, k: usize) -> Option<usize> {
-    let mut index = state.search.current;
-    for (col, lines) in state.search.matches.iter().enumerate() {
+fn current_match_line(search: &SearchState, k: usize) -> Option<usize> {
+    let mut index = search.current;
+    for (col, lines) in search.matches.iter().enumerate() {
         if index < lines.len() {
             return (col == k).then(|| lines[index]);
         }
         index -= lines.len();
     }
     None
+}
+
+fn json_object_tree(ui: &mut Ui, map: &crate::core::json::JsonMap, id: &str) {
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i == MAX_TREE_CHILDREN {
+            note_line(ui, &format!("… {} more keys", map.len() - i));
+            break;
+        }
+        json_tree(ui, k, v, &format!("{id}/{k}"));
+    }
 }
 
 fn json_tree(ui: &mut Ui, key: &str, value: &Value, id: &str) {

@@ -2,55 +2,60 @@
 
 use egui::Ui;
 
-use crate::app::state::{ExportKind, ThemeChoice};
-use crate::app::{AppCommand, AppState, PromptEdit};
+use super::UiState;
+use crate::app::settings::{ExportKind, ThemeChoice};
+use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 use crate::core::prompt::Dialect;
 use crate::core::rules::CompileRules;
 
-/// Draws the top bar, pushing what the user asked for to `commands`.
-pub fn top_bar_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
-    ui.horizontal_wrapped(|ui| {
+/// Draws the top bar in one row (scrolling sideways when the window is narrow, never wrapping).
+pub fn top_bar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
+    ui.horizontal(|ui| top_bar_row(ui, state, ui_state, tx));
+}
+
+fn top_bar_row(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
+    {
         ui.strong("promptwire");
         ui.separator();
-        model_picker(ui, state, commands);
-        provider_picker(ui, state, commands);
-        dialect_picker(ui, state, commands);
-        rules_picker(ui, state, commands);
+        model_picker(ui, state, &mut ui_state.model_text, tx);
+        provider_picker(ui, state, tx);
+        dialect_picker(ui, state, tx);
+        rules_picker(ui, state, tx);
         ui.separator();
         if ui
             .button("Open…")
             .on_hover_text("Open a Prompt file or a captured body (Ctrl+O)")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(None, 0));
+            tx.send(AppCommand::ShowFileDialog(None, 0));
         }
         if ui
             .button("Save")
             .on_hover_text("Save the Prompt file (Ctrl+S)")
             .clicked()
         {
-            commands.push(AppCommand::Save);
+            tx.send(AppCommand::Save);
         }
         if ui
             .button("Save as…")
             .on_hover_text("Save the Prompt file under a new name")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Prompt), 0));
+            tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Prompt), 0));
         }
         if ui
             .button("Import body…")
             .on_hover_text("Paste a captured request body and turn it into an editable prompt")
             .clicked()
         {
-            commands.push(AppCommand::ShowImportDialog);
+            tx.send(AppCommand::ShowImportDialog);
         }
         if ui
             .button("Export…")
             .on_hover_text("Save the first column's compiled body as JSON (Ctrl+E)")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Json), 0));
+            tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Json), 0));
         }
         ui.separator();
         let send = ui
@@ -59,14 +64,14 @@ pub fn top_bar_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppComma
                 "Send the request and watch the stream (Ctrl+Enter) — arrives with the streaming timeline",
             );
         if send.clicked() {
-            commands.push(AppCommand::Send);
+            tx.send(AppCommand::Send);
         }
         ui.separator();
-        theme_picker(ui, state, commands);
-    });
+        theme_picker(ui, state, tx);
+    }
 }
 
-fn model_picker(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+fn model_picker(ui: &mut Ui, state: &AppState, model_text: &mut String, tx: &CommandSender) {
     let label = ui.label("Model");
     let current = state.prompt.model.clone();
     egui::ComboBox::from_id_salt("model_picker")
@@ -74,12 +79,15 @@ fn model_picker(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         .width(150.0)
         .show_ui(ui, |ui| {
             for model in &state.catalog.models {
-                let text = model
+                let mut text = model
                     .display_name
                     .as_deref()
                     .map_or(model.slug.clone(), |d| format!("{} ({d})", model.slug));
+                if model.use_responses_lite {
+                    text.push_str(" · Lite");
+                }
                 if ui.selectable_label(current == model.slug, text).clicked() {
-                    commands.push(AppCommand::Edit(Box::new(PromptEdit::Model(
+                    tx.send(AppCommand::Edit(Box::new(PromptEdit::Model(
                         model.slug.clone(),
                     ))));
                 }
@@ -90,10 +98,9 @@ fn model_picker(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         .on_hover_text(
             "Model from the catalog (assets/models.json); type another name on the right",
         );
-    let form = &mut state.settings_form;
     let edit = ui
         .add(
-            egui::TextEdit::singleline(&mut form.model)
+            egui::TextEdit::singleline(model_text)
                 .hint_text("other model…")
                 .desired_width(120.0),
         )
@@ -102,16 +109,14 @@ fn model_picker(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         );
     if edit.lost_focus()
         && ui.input(|i| i.key_pressed(egui::Key::Enter))
-        && !form.model.trim().is_empty()
+        && !model_text.trim().is_empty()
     {
-        commands.push(AppCommand::Edit(Box::new(PromptEdit::Model(
-            form.model.trim().to_string(),
-        ))));
-        form.model.clear();
+        tx.edit(PromptEdit::Model(model_text.trim().to_string()));
+        model_text.clear();
     }
 }
 
-fn provider_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
+fn provider_picker(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let label = ui.label("Provider");
     let chosen = state.settings.chosen_provider();
     egui::ComboBox::from_id_salt("provider_picker")
@@ -123,7 +128,7 @@ fn provider_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
                     .selectable_label(i == state.settings.provider, text)
                     .clicked()
                 {
-                    commands.push(AppCommand::SetProvider(i));
+                    tx.send(AppCommand::SetProvider(i));
                 }
             }
         })
@@ -132,7 +137,7 @@ fn provider_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
         .on_hover_text("Where the request goes: OpenAI, Azure, or a compatible endpoint (Ollama, LM Studio, vLLM, custom)");
 }
 
-fn dialect_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
+fn dialect_picker(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let label = ui.label("Dialect");
     let current = state.settings.dialect;
     let auto_text = if state.primary_is_lite() {
@@ -153,7 +158,7 @@ fn dialect_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>)
                 (Dialect::Lite, "Lite"),
             ] {
                 if ui.selectable_label(current == d, text).clicked() {
-                    commands.push(AppCommand::SetDialect(d));
+                    tx.send(AppCommand::SetDialect(d));
                 }
             }
         })
@@ -162,7 +167,7 @@ fn dialect_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>)
         .on_hover_text("The request's dialect; auto follows the model's use_responses_lite");
 }
 
-fn rules_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
+fn rules_picker(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let label = ui.label("Rules");
     egui::ComboBox::from_id_salt("rules_picker")
         .selected_text(&state.settings.rules)
@@ -172,7 +177,7 @@ fn rules_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
                     .selectable_label(state.settings.rules == name, name)
                     .clicked()
                 {
-                    commands.push(AppCommand::SetRules(name.to_string()));
+                    tx.send(AppCommand::SetRules(name.to_string()));
                 }
             }
         })
@@ -183,7 +188,7 @@ fn rules_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
         );
 }
 
-fn theme_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
+fn theme_picker(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let current = state.settings.theme;
     let label = ui.label("Theme");
     egui::ComboBox::from_id_salt("theme_picker")
@@ -194,7 +199,7 @@ fn theme_picker(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
                     .selectable_label(current == t, format!("{t:?}"))
                     .clicked()
                 {
-                    commands.push(AppCommand::SetTheme(t));
+                    tx.send(AppCommand::SetTheme(t));
                 }
             }
         })
