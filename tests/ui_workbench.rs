@@ -16,17 +16,14 @@ use ui_support::{
 };
 
 #[test]
-fn opens_on_the_embedded_example_with_request_and_other_dialect_columns() {
+fn opens_on_the_embedded_example_with_columns_titled_by_what_they_show() {
     let harness = harness();
     let state = state(&harness);
     assert_eq!(state.prompt.model, "gpt-5.5");
     let labels: Vec<&str> = state.views.iter().map(|v| v.label.as_str()).collect();
     assert_eq!(
         labels,
-        [
-            "Request · OpenAI · HTTP body",
-            "Other dialect · OpenAI · HTTP body"
-        ]
+        ["Standard · OpenAI · HTTP body", "Lite · OpenAI · HTTP body"]
     );
     assert_eq!(
         state.views[0].compiled.dialect,

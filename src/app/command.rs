@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::jobs::JobId;
 use super::settings::{Column, ExportKind, ThemeChoice};
 use crate::core::items::ResponseItem;
-use crate::core::prompt::{Dialect, Setting};
+use crate::core::prompt::{CompileTarget, Setting};
 use crate::core::tools::ToolSpec;
 
 /// An edit of the prompt.
@@ -53,6 +53,10 @@ pub enum PromptEdit {
     ServiceTier(Option<String>),
     /// Prompt cache key.
     CacheKey(Option<String>),
+    /// The compile target the prompt records (dialect, rules, provider, base URL, auth).
+    Target(CompileTarget),
+    /// Only the base URL of the target (typed, so consecutive edits make one undo step).
+    BaseUrl(Option<String>),
 }
 
 impl PromptEdit {
@@ -66,6 +70,7 @@ impl PromptEdit {
             Self::SetTool(i, _) => Some(format!("tool {i}")),
             Self::OutputSchema(_) => Some("schema".to_string()),
             Self::CacheKey(_) => Some("cache key".to_string()),
+            Self::BaseUrl(_) => Some("base url".to_string()),
             _ => None,
         }
     }
@@ -80,14 +85,6 @@ pub enum AppCommand {
     Undo,
     /// Redo an undone edit.
     Redo,
-    /// Choose a provider preset.
-    SetProvider(usize),
-    /// Change a provider preset's base URL.
-    SetProviderUrl(usize, String),
-    /// Standard / Lite / auto.
-    SetDialect(Dialect),
-    /// Rules preset.
-    SetRules(String),
     /// Replace the compiled columns.
     SetColumns(Vec<Column>),
     /// Text or tree display of compiled JSON.

@@ -80,5 +80,7 @@ pub fn apply(state: &mut AppState, edit: PromptEdit) {
         PromptEdit::Parallel(p) => prompt.parallel_tool_calls = p,
         PromptEdit::ServiceTier(t) => prompt.service_tier = t,
         PromptEdit::CacheKey(k) => prompt.prompt_cache_key = k,
+        PromptEdit::Target(target) => prompt.compile = target,
+        PromptEdit::BaseUrl(url) => prompt.compile.base_url = url,
     }
 }

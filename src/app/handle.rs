@@ -14,7 +14,6 @@ use super::worker::CompileWorker;
 use super::{files, sessions};
 use crate::core::models::ModelCatalog;
 use crate::core::prompt::Prompt;
-use crate::core::rules::CompileRules;
 
 /// How the app is set up.
 #[derive(Debug, Clone, Default)]
@@ -117,28 +116,6 @@ impl AppState {
             AppCommand::Edit(edit) => self.apply_edit(*edit),
             AppCommand::Undo => self.undo(),
             AppCommand::Redo => self.redo(),
-            AppCommand::SetProvider(i) => {
-                if i < self.settings.providers.len() {
-                    self.settings.provider = i;
-                    self.settings_generation += 1;
-                }
-            }
-            AppCommand::SetProviderUrl(i, url) => {
-                if let Some(p) = self.settings.providers.get_mut(i) {
-                    p.provider.base_url = url;
-                    self.settings_generation += 1;
-                }
-            }
-            AppCommand::SetDialect(d) => {
-                self.settings.dialect = d;
-                self.settings_generation += 1;
-            }
-            AppCommand::SetRules(r) => {
-                if CompileRules::preset(&r).is_some() {
-                    self.settings.rules = r;
-                    self.settings_generation += 1;
-                }
-            }
             AppCommand::SetColumns(columns) => {
                 if !columns.is_empty() {
                     self.settings.columns = columns;

@@ -38,6 +38,7 @@ pub mod sender;
 pub mod sessions;
 pub mod settings;
 pub mod state;
+pub mod target_view;
 pub mod worker;
 
 pub use command::{AppCommand, PromptEdit};

@@ -10,7 +10,6 @@ use super::settings::{ExportKind, ProviderPreset};
 use super::state::{AppState, Dialog};
 use super::worker::CompileJob;
 use crate::core::codex_config::ImportedProvider;
-use crate::core::rules::CompileRules;
 
 /// Time the UI thread spends applying worker events per frame.
 pub const EVENT_BUDGET: Duration = Duration::from_millis(10);
@@ -35,8 +34,15 @@ impl AppState {
     }
 
     fn submit_compile(&mut self) {
-        let rules =
-            CompileRules::preset(&self.settings.rules).unwrap_or_else(CompileRules::codex_0_169);
+        self.requested_revision = Some(self.revision);
+        self.requested_settings = Some(self.settings_generation);
+        let (rules, columns) = match self.resolved_columns() {
+            Ok(resolved) => resolved,
+            Err(e) => {
+                self.compile_error = Some(e);
+                return;
+            }
+        };
         let model = self.catalog.lookup(&self.prompt.model);
         self.compiler.submit(CompileJob {
             revision: self.revision,
@@ -44,7 +50,7 @@ impl AppState {
             prompt: Arc::clone(&self.prompt),
             model,
             rules,
-            columns: self.resolved_columns(),
+            columns,
         });
         self.requested_revision = Some(self.revision);
         self.requested_settings = Some(self.settings_generation);

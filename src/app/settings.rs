@@ -5,13 +5,12 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::core::prompt::Dialect;
 use crate::core::provider::{Provider, ProviderKind};
 
 /// Which request shape a compiled column shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum ColumnDialect {
-    /// The dialect of the top bar (auto: the model's) — the request Send would send.
+    /// The prompt's dialect (auto: the model's) — the request Send would send.
     Primary,
     /// The other dialect, for comparison.
     Alternate,
@@ -51,29 +50,10 @@ impl ViewKind {
 pub struct Column {
     /// Standard or Lite.
     pub dialect: ColumnDialect,
-    /// A provider kind, or `None` for the provider chosen in the top bar.
+    /// A provider kind, or `None` for the prompt's provider (the top bar's).
     pub provider: Option<ProviderKind>,
     /// Body, frame or headers.
     pub view: ViewKind,
-}
-
-impl Column {
-    /// Header text, e.g. `Lite · Azure · HTTP body`.
-    pub fn label(&self, chosen: &ProviderPreset) -> String {
-        let dialect = match self.dialect {
-            ColumnDialect::Primary => "Request",
-            ColumnDialect::Alternate => "Other dialect",
-            ColumnDialect::Standard => "Standard",
-            ColumnDialect::Lite => "Lite",
-        };
-        let provider = match self.provider {
-            None => chosen.label.clone(),
-            Some(ProviderKind::Openai) => "OpenAI".to_string(),
-            Some(ProviderKind::Azure) => "Azure".to_string(),
-            Some(ProviderKind::Compatible) => "compatible".to_string(),
-        };
-        format!("{dialect} · {provider} · {}", self.view.label())
-    }
 }
 
 /// The default columns: the request's body beside the other dialect's, for the chosen provider.
@@ -151,14 +131,9 @@ pub enum ThemeChoice {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
-    /// Provider presets (built-ins plus imported/edited ones).
+    /// Provider presets (built-ins plus imported ones): picking one sets the prompt's provider
+    /// kind and base URL.
     pub providers: Vec<ProviderPreset>,
-    /// Index of the chosen provider.
-    pub provider: usize,
-    /// Dialect override for the top bar (`auto` follows the model).
-    pub dialect: Dialect,
-    /// Rules preset name.
-    pub rules: String,
     /// Compiled columns.
     pub columns: Vec<Column>,
     /// Show compiled JSON as a tree instead of text.
@@ -173,28 +148,11 @@ impl Default for Settings {
     fn default() -> Self {
         Self {
             providers: builtin_providers(),
-            provider: 0,
-            dialect: Dialect::Auto,
-            rules: "codex-0.169".to_string(),
             columns: default_columns(),
             tree_view: false,
             theme: ThemeChoice::System,
             recent: Vec::new(),
         }
-    }
-}
-
-impl Settings {
-    /// The chosen provider preset (the first one if the index is stale).
-    pub fn chosen_provider(&self) -> ProviderPreset {
-        self.providers
-            .get(self.provider)
-            .or_else(|| self.providers.first())
-            .cloned()
-            .unwrap_or_else(|| ProviderPreset {
-                label: "OpenAI".to_string(),
-                provider: Provider::preset(ProviderKind::Openai),
-            })
     }
 }
 

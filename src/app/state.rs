@@ -9,13 +9,10 @@ use std::sync::Arc;
 use super::command::AppCommand;
 use super::event::PromptSource;
 use super::jobs::Workers;
-use super::settings::ColumnDialect;
 use super::settings::{ExportKind, Settings};
-use super::worker::{CompileWorker, ResolvedColumn, ViewResult};
+use super::worker::{CompileWorker, ViewResult};
 use crate::core::models::ModelCatalog;
-use crate::core::prompt::Dialect;
 use crate::core::prompt::Prompt;
-use crate::core::provider::Provider;
 use crate::store::{RequestSummary, SessionSummary};
 
 /// The message in the status bar.
@@ -201,46 +198,5 @@ impl AppState {
         };
         let dirty = if self.is_dirty() { " • unsaved" } else { "" };
         format!("{name}{dirty} — promptwire")
-    }
-
-    /// Whether the request (top-bar dialect; auto follows the model) is Lite.
-    pub fn primary_is_lite(&self) -> bool {
-        match self.settings.dialect {
-            Dialect::Lite => true,
-            Dialect::Standard => false,
-            Dialect::Auto => self.catalog.lookup(&self.prompt.model).use_responses_lite,
-        }
-    }
-
-    /// The columns resolved against the chosen provider and dialect.
-    pub fn resolved_columns(&self) -> Vec<ResolvedColumn> {
-        let chosen = self.settings.chosen_provider();
-        let primary_lite = self.primary_is_lite();
-        let dialect = |lite: bool| {
-            if lite {
-                Dialect::Lite
-            } else {
-                Dialect::Standard
-            }
-        };
-        self.settings
-            .columns
-            .iter()
-            .map(|c| ResolvedColumn {
-                label: c.label(&chosen),
-                provider: match c.provider {
-                    None => chosen.provider.clone(),
-                    Some(kind) if kind == chosen.provider.kind() => chosen.provider.clone(),
-                    Some(kind) => Provider::preset(kind),
-                },
-                dialect: match c.dialect {
-                    ColumnDialect::Primary => dialect(primary_lite),
-                    ColumnDialect::Alternate => dialect(!primary_lite),
-                    ColumnDialect::Standard => Dialect::Standard,
-                    ColumnDialect::Lite => Dialect::Lite,
-                },
-                view: c.view,
-            })
-            .collect()
     }
 }

@@ -99,7 +99,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
                 (ColumnDialect::Lite, "Lite"),
             ];
             let providers = [
-                (None, "chosen provider"),
+                (None, "the prompt's provider"),
                 (Some(ProviderKind::Openai), "OpenAI"),
                 (Some(ProviderKind::Azure), "Azure"),
                 (Some(ProviderKind::Compatible), "compatible"),
@@ -124,7 +124,10 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
                 });
             }
             ui.separator();
-            if ui.button("Reset to request vs other dialect").clicked() {
+            if ui
+                .button("Reset to the request beside the other dialect")
+                .clicked()
+            {
                 tx.send(AppCommand::SetColumns(default_columns()));
             }
         })

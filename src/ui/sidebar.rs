@@ -5,7 +5,7 @@ use egui::Ui;
 
 use super::UiState;
 use crate::app::command::EXAMPLES;
-use crate::app::{AppCommand, AppState, CommandSender};
+use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 
 /// Draws the sidebar.
 pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
@@ -44,26 +44,31 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
             }
             ui.separator();
             ui.heading("Providers");
-            let i = state.settings.provider;
-            if let Some(preset) = state.settings.providers.get(i) {
-                let mut url = preset.provider.base_url.clone();
-                if super::widgets::labelled_line(
-                    ui,
-                    "Base URL",
-                    &mut url,
-                    "https://…/v1",
-                    "Base URL of the chosen provider; requests go to {base}/responses",
-                ) {
-                    tx.send(AppCommand::SetProviderUrl(i, url));
-                }
-                super::widgets::note_line(
-                    ui,
-                    &format!(
-                        "API key from ${}",
-                        preset.provider.env_key.as_deref().unwrap_or("(none)")
-                    ),
-                );
+            let mut url = state.effective_base_url();
+            if super::widgets::labelled_line(
+                ui,
+                "Base URL",
+                &mut url,
+                "https://…/v1",
+                "Base URL of the prompt's provider (saved in the Prompt file); requests go to {base}/responses",
+            ) {
+                let default_url =
+                    crate::core::provider::Provider::preset(state.prompt.compile.provider).base_url;
+                let url = url.trim().to_string();
+                tx.edit(PromptEdit::BaseUrl(
+                    (!url.is_empty() && url != default_url).then_some(url),
+                ));
             }
+            let env_key = state
+                .matching_preset()
+                .and_then(|i| state.settings.providers[i].provider.env_key.clone())
+                .or_else(|| {
+                    crate::core::provider::Provider::preset(state.prompt.compile.provider).env_key
+                });
+            super::widgets::note_line(
+                ui,
+                &format!("API key from ${}", env_key.as_deref().unwrap_or("(none)")),
+            );
             let path = &mut ui_state.config_path;
             super::widgets::labelled_line(
                 ui,

@@ -94,3 +94,45 @@ pub fn compile_as_recorded(state: &AppState) -> Value {
     .expect("compile");
     Value::Object((*compiled.body).clone())
 }
+
+/// A file of the shared fixtures (`../shared` beside the repository, or beside its worktree
+/// folder). Missing: a loud failure under CI=true, otherwise a skip note and None.
+pub fn shared_fixture(relative: &str) -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        manifest.join("../shared/fixtures").join(relative),
+        manifest.join("../../shared/fixtures").join(relative),
+    ];
+    if let Some(found) = candidates.iter().find(|p| p.exists()) {
+        return Some(found.clone());
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "shared fixture {relative} is missing (looked in {})",
+        candidates[0].display()
+    );
+    eprintln!("skipped: shared fixture {relative} is absent");
+    None
+}
+
+/// Opens `path` through the Open… dialog, as a user would, and waits for it to compile.
+pub fn open_through_dialog(harness: &mut App, path: &Path) {
+    use egui_kittest::kittest::Queryable as _;
+    harness.get_by_label("Open…").click();
+    harness.run_steps(3);
+    replace_text(harness, "Path", &path.display().to_string());
+    harness.get_by_label("Open file").click();
+    let want = path.to_path_buf();
+    wait_until(harness, "open", move |s| {
+        s.prompt_path.as_ref() == Some(&want)
+    });
+    wait_for_compile(harness);
+}
+
+/// True when the node labelled `label` lies inside the window.
+pub fn fully_visible(harness: &App, label: &str) -> bool {
+    use egui_kittest::kittest::Queryable as _;
+    let rect = harness.get_by_label(label).rect();
+    let screen = harness.ctx.content_rect();
+    screen.contains_rect(rect)
+}
