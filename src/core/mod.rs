@@ -8,6 +8,7 @@ pub mod export;
 pub mod import;
 pub mod items;
 pub mod json;
+pub mod json_diff;
 pub mod models;
 pub mod prefix;
 pub mod prompt;

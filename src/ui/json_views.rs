@@ -7,11 +7,14 @@ use egui::{RichText, Ui};
 use serde_json::Value;
 
 use super::UiState;
-use super::widgets::{diff_background, match_background, note_line};
+use super::widgets::{
+    added_background, diff_background, match_background, note_line, removed_background,
+};
 use crate::app::settings::{Column, ColumnDialect, ExportKind, ViewKind, default_columns};
 use crate::app::worker::ViewResult;
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::core::export::curl_command;
+use crate::core::json_diff::Mark;
 use crate::core::provider::ProviderKind;
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
@@ -41,9 +44,18 @@ pub struct SearchState {
     pub matches_for: Option<(u64, String, usize)>,
 }
 
-/// View state of the columns.
+/// View state of the columns: they scroll together (one shared offset) and step through the
+/// differences.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct ColumnsState {}
+pub struct ColumnsState {
+    /// The shared vertical offset of the text columns.
+    pub offset_y: f32,
+    /// An offset every column takes on the next frame (set by scrolling one column, a note or
+    /// a difference).
+    pub scroll_to: Option<f32>,
+    /// The difference last stepped to (index into the first column's grid differences).
+    pub difference: Option<usize>,
+}
 
 /// Draws the column chooser and the columns.
 pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
@@ -65,11 +77,15 @@ pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comm
         return;
     }
     update_matches(state, search);
+    let columns = &mut ui_state.columns;
+    differences_bar(ui, state, columns);
     let n = state.views.len();
     let tree = state.settings.tree_view;
     let spacing = ui.spacing().item_spacing.x;
     let available = ui.available_size();
     let width = ((available.x - spacing * (n as f32 - 1.0)) / n as f32).max(COLUMN_MIN_WIDTH);
+    let apply = columns.scroll_to.take();
+    let mut offsets = Vec::with_capacity(n);
     egui::ScrollArea::horizontal()
         .id_salt("columns_scroll")
         .auto_shrink([false, false])
@@ -79,13 +95,113 @@ pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comm
                     ui.allocate_ui(egui::vec2(width, available.y), |ui| {
                         ui.set_width(width);
                         ui.push_id(("column", k), |ui| {
-                            column_ui(ui, state, search, k, tree, tx)
+                            let shown = ColumnShown {
+                                k,
+                                tree,
+                                apply,
+                                search,
+                            };
+                            if let Some(offset) = column_ui(ui, state, &shown, columns, tx) {
+                                offsets.push(offset);
+                            }
                         });
                     });
                 }
             });
         });
     search.scroll_pending = false;
+    // Scroll together: a column the user scrolled moves the others on the next frame.
+    match apply {
+        Some(y) => columns.offset_y = y,
+        None => {
+            if let Some(&y) = offsets
+                .iter()
+                .find(|y| (**y - columns.offset_y).abs() > 0.5)
+            {
+                columns.offset_y = y;
+                columns.scroll_to = Some(y);
+                ui.ctx().request_repaint();
+            }
+        }
+    }
+}
+
+/// What a column is asked to show this frame.
+struct ColumnShown<'a> {
+    k: usize,
+    tree: bool,
+    apply: Option<f32>,
+    search: &'a SearchState,
+}
+
+/// Height of one text row (with spacing), for scrolling to a row.
+fn row_pitch(ui: &Ui) -> f32 {
+    ui.text_style_height(&egui::TextStyle::Monospace) + ui.spacing().item_spacing.y
+}
+
+/// Asks every column to scroll to `row` (a little below the top).
+fn scroll_to_row(ui: &Ui, columns: &mut ColumnsState, row: usize) {
+    columns.scroll_to = Some((row as f32 * row_pitch(ui) - 60.0).max(0.0));
+    ui.ctx().request_repaint();
+}
+
+/// "n differences" with previous/next buttons (over the first column's grid).
+fn differences_bar(ui: &mut Ui, state: &AppState, columns: &mut ColumnsState) {
+    let Some(view) = state.views.first() else {
+        return;
+    };
+    let differences = &view.aligned.differences;
+    ui.horizontal(|ui| {
+        let n = differences.len();
+        let label = match (n, columns.difference) {
+            (0, _) => "No differences between the columns".to_string(),
+            (n, Some(i)) if i < n => format!("Difference {} of {n}", i + 1),
+            (n, _) => format!("{n} differences between the columns"),
+        };
+        ui.label(label);
+        let previous = ui
+            .add_enabled(n > 0, egui::Button::new("Previous difference"))
+            .on_hover_text("Scroll every column to the previous place where they differ");
+        let next = ui
+            .add_enabled(n > 0, egui::Button::new("Next difference"))
+            .on_hover_text("Scroll every column to the next place where they differ");
+        if n > 0 && (previous.clicked() || next.clicked()) {
+            let i = match (columns.difference, next.clicked()) {
+                (Some(i), true) => (i + 1) % n,
+                (Some(i), false) => (i + n - 1) % n,
+                (None, true) => 0,
+                (None, false) => n - 1,
+            };
+            columns.difference = Some(i);
+            scroll_to_row(ui, columns, differences[i]);
+        }
+        legend_ui(ui);
+    });
+}
+
+/// The colour key of the marks.
+fn legend_ui(ui: &mut Ui) {
+    ui.separator();
+    for (text, colour, tip) in [
+        (
+            "added",
+            added_background(ui),
+            "Present here, not in the column to the left",
+        ),
+        (
+            "removed",
+            removed_background(ui),
+            "In the column to the left, missing here",
+        ),
+        (
+            "changed",
+            diff_background(ui),
+            "A different value than in the column to the left",
+        ),
+    ] {
+        ui.label(RichText::new(text).monospace().background_color(colour))
+            .on_hover_text(tip);
+    }
 }
 
 fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
@@ -151,34 +267,49 @@ fn search_bar(ui: &mut Ui, search: &mut SearchState) {
         let edit = ui
             .add(
                 egui::TextEdit::singleline(&mut search.query)
-                    .hint_text("text in the compiled views"),
+                    .hint_text("text in the compiled views")
+                    .desired_width(180.0),
             )
             .labelled_by(label.id)
-            .on_hover_text("Case-insensitive search in every column (Ctrl+F)");
+            .on_hover_text(
+                "Case-insensitive search in every column (Ctrl+F; Enter: next, Shift+Enter: previous, Escape: close)",
+            );
         if search.focus {
             edit.request_focus();
             search.focus = false;
         }
         let total: usize = search.matches.iter().map(Vec::len).sum();
-        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        if (ui
-            .button("Next")
-            .on_hover_text("Scroll to the next match")
+        let (enter, shift) = ui.input(|i| (i.key_pressed(egui::Key::Enter), i.modifiers.shift));
+        let entered = edit.lost_focus() && enter;
+        let previous = ui
+            .button("Previous")
+            .on_hover_text("Scroll to the previous match (Shift+Enter)")
             .clicked()
-            || enter)
-            && total > 0
-        {
-            search.current = (search.current + 1) % total;
+            || (entered && shift);
+        let next = ui
+            .button("Next")
+            .on_hover_text("Scroll to the next match (Enter)")
+            .clicked()
+            || (entered && !shift);
+        if total > 0 && (previous || next) {
+            search.current = if next {
+                (search.current + 1) % total
+            } else {
+                (search.current + total - 1) % total
+            };
             search.scroll_pending = true;
         }
-        ui.label(if search.query.is_empty() {
-            String::new()
-        } else {
-            format!("{total} matching lines")
+        if entered {
+            edit.request_focus();
+        }
+        ui.label(match (search.query.is_empty(), total) {
+            (true, _) => String::new(),
+            (false, 0) => "no match".to_string(),
+            (false, n) => format!("{} of {n}", search.current.min(n - 1) + 1),
         });
         if ui
             .button("Close")
-            .on_hover_text("Hide the search bar")
+            .on_hover_text("Hide the search bar (Escape)")
             .clicked()
         {
             search.open = false;
@@ -214,17 +345,16 @@ fn update_matches(state: &AppState, search: &mut SearchState) {
     search.matches_for = Some(key);
 }
 
+/// Draws column `shown.k`; returns its text view's vertical offset.
 fn column_ui(
     ui: &mut Ui,
     state: &AppState,
-    search: &SearchState,
-    k: usize,
-    tree: bool,
+    shown: &ColumnShown<'_>,
+    columns: &mut ColumnsState,
     tx: &CommandSender,
-) {
-    let Some(view) = state.views.get(k) else {
-        return;
-    };
+) -> Option<f32> {
+    let k = shown.k;
+    let view = state.views.get(k)?;
     ui.horizontal(|ui| {
         ui.strong(&view.label);
         if state.settings.columns.len() > 1
@@ -259,9 +389,8 @@ fn column_ui(
     note_line(
         ui,
         &format!(
-            "{} B{compressed} · {tokens} · {} lines",
-            view.bytes,
-            view.line_count()
+            "{} B{compressed} · {tokens} · POST {}",
+            view.bytes, view.compiled.url
         ),
     );
     ui.horizontal_wrapped(|ui| {
@@ -305,74 +434,117 @@ fn column_ui(
             tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Har), k));
         }
     });
-    let notes = &view.compiled.notes;
-    if !notes.is_empty() {
-        egui::CollapsingHeader::new(format!("Why fields differ ({})", notes.len()))
-            .id_salt(("notes", k))
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt(("notes_scroll", k))
-                    .max_height(120.0)
-                    .show_rows(
-                        ui,
-                        ui.text_style_height(&egui::TextStyle::Small),
-                        notes.len(),
-                        |ui, range| {
-                            for note in &notes[range] {
-                                note_line(ui, &format!("{}: {}", note.path, note.message));
-                            }
-                        },
-                    );
-            });
-    }
+    notes_ui(ui, view, k, columns);
     ui.separator();
-    if tree {
+    if shown.tree {
         egui::ScrollArea::both()
             .id_salt(("tree", k))
             .auto_shrink([false, false])
             .show(ui, |ui| json_object_tree(ui, &view.value, &format!("t{k}")));
+        None
     } else {
-        text_view(ui, search, view, k);
+        Some(text_view(ui, shown, view))
     }
 }
 
-fn text_view(ui: &mut Ui, search: &SearchState, view: &ViewResult, k: usize) {
+/// "Why fields differ": one line per note the compiler gave; clicking one scrolls the columns
+/// to its lines.
+fn notes_ui(ui: &mut Ui, view: &ViewResult, k: usize, columns: &mut ColumnsState) {
+    let notes = &view.compiled.notes;
+    if notes.is_empty() {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("Why fields differ ({})", notes.len()))
+        .id_salt(("notes", k))
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt(("notes_scroll", k))
+                .max_height(160.0)
+                .show(ui, |ui| {
+                    for note in notes {
+                        let row = view
+                            .aligned
+                            .row_of_path(view.aligned_column, &note.path)
+                            .or_else(|| {
+                                (0..view.aligned.columns.len())
+                                    .find_map(|c| view.aligned.row_of_path(c, &note.path))
+                            });
+                        let text = RichText::new(format!("{}: {}", note.path, note.message));
+                        let response = ui.add(egui::Button::selectable(false, text).wrap());
+                        let response = match row {
+                            Some(_) => response.on_hover_text("Show these lines"),
+                            None => response,
+                        };
+                        if response.clicked()
+                            && let Some(row) = row
+                        {
+                            scroll_to_row(ui, columns, row);
+                        }
+                    }
+                });
+        });
+}
+
+/// The rows of one column, virtualized, with structural marks; returns the vertical offset.
+fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
+    let k = shown.k;
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    let diff_bg = diff_background(ui);
     let match_bg = match_background(ui);
     let no_matches = Vec::new();
-    let matches = search.matches.get(k).unwrap_or(&no_matches);
+    let matches = shown.search.matches.get(k).unwrap_or(&no_matches);
     let mut area = egui::ScrollArea::both()
         .id_salt(("text", k))
         .auto_shrink([false, false]);
-    if search.scroll_pending
-        && let Some(line) = current_match_line(search, k)
-    {
-        let spacing = ui.spacing().item_spacing.y;
-        area = area.vertical_scroll_offset((line as f32 * (row_height + spacing) - 80.0).max(0.0));
+    if let Some(y) = shown.apply {
+        area = area.vertical_scroll_offset(y);
     }
-    area.show_rows(ui, row_height, view.line_count(), |ui, range| {
+    if shown.search.scroll_pending
+        && let Some(line) = current_match_line(shown.search, k)
+    {
+        area = area.vertical_scroll_offset((line as f32 * row_pitch(ui) - 80.0).max(0.0));
+    }
+    let rows = view.rows();
+    let backgrounds = [
+        (Mark::Added, added_background(ui)),
+        (Mark::Removed, removed_background(ui)),
+        (Mark::Changed, diff_background(ui)),
+    ];
+    let weak = ui.visuals().weak_text_color();
+    let output = area.show_rows(ui, row_height, view.line_count(), |ui, range| {
         ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         for i in range {
-            let line = view.line(i);
-            let shown: std::borrow::Cow<'_, str> = if line.len() > MAX_LINE_CHARS {
-                let cut = line
-                    .char_indices()
-                    .nth(MAX_LINE_CHARS)
-                    .map_or(line.len(), |(b, _)| b);
-                format!("{}… ({} more bytes)", &line[..cut], line.len() - cut).into()
-            } else {
-                line.into()
+            let mark = rows.marks.get(i).copied().unwrap_or(Mark::Same);
+            let mut text = match rows.text.get(i).and_then(|t| t.as_deref()) {
+                Some(line) => RichText::new(clip(line)).monospace(),
+                None => {
+                    // A placeholder: say so on the first row of a removed run.
+                    let first = mark == Mark::Removed
+                        && (i == 0 || rows.marks.get(i - 1) != Some(&Mark::Removed));
+                    let label = if first { "− not in this column" } else { "" };
+                    RichText::new(label).monospace().color(weak)
+                }
             };
-            let mut text = RichText::new(shown).monospace();
             if matches.binary_search(&i).is_ok() {
                 text = text.background_color(match_bg);
-            } else if view.changed.get(i).copied().unwrap_or(false) {
-                text = text.background_color(diff_bg);
+            } else if let Some((_, colour)) = backgrounds.iter().find(|(m, _)| *m == mark) {
+                text = text.background_color(*colour);
             }
             ui.label(text);
         }
     });
+    output.state.clamped_offset().y
+}
+
+/// The start of a long line (the rest is reachable in the tree view and in exports).
+fn clip(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.len() <= MAX_LINE_CHARS {
+        return line.into();
+    }
+    let cut = line
+        .char_indices()
+        .nth(MAX_LINE_CHARS)
+        .map_or(line.len(), |(b, _)| b);
+    format!("{}… ({} more bytes)", &line[..cut], line.len() - cut).into()
 }
 
 /// The line of the current match if it is in column `k`.
