@@ -5,12 +5,21 @@
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
-use promptwire::app::AppState;
-use promptwire::app::state::{Column, ColumnDialect, Settings, ViewKind};
+use promptwire::app::settings::{Column, ColumnDialect, Settings, ViewKind};
+use promptwire::app::{AppOptions, AppState, command_channel};
 use promptwire::core::prompt::Prompt;
 use promptwire::core::provider::ProviderKind;
-use promptwire::ui::workbench_ui;
+use promptwire::ui::{UiState, workbench_ui};
 use serde_json::json;
+
+/// What the bench drives: the app state, the panels' state and the command channel, drawn and
+/// updated the way `PromptwireApp` does each frame.
+struct Bench {
+    state: AppState,
+    ui_state: UiState,
+    tx: promptwire::app::CommandSender,
+    rx: promptwire::app::CommandReceiver,
+}
 
 /// A prompt of about 5 MB: 500 items of ~10 KB, 20 tools.
 fn five_megabyte_prompt() -> Prompt {
@@ -48,17 +57,31 @@ fn main() {
             .collect(),
         ..Settings::default()
     };
-    let mut state = AppState::new(settings);
+    let mut state = AppState::new(settings, AppOptions::default());
     state.replace_prompt(prompt, None);
+    let (tx, rx) = command_channel(None);
+    let bench = Bench {
+        state,
+        ui_state: UiState::default(),
+        tx,
+        rx,
+    };
     let mut harness = Harness::builder()
         .with_size(egui::vec2(1600.0, 1000.0))
-        .build_ui_state(workbench_ui, state);
+        .build_ui_state(
+            |ui, b: &mut Bench| {
+                b.state.poll();
+                workbench_ui(ui, &b.state, &mut b.ui_state, &b.tx);
+                b.state.handle_all(&b.rx);
+            },
+            bench,
+        );
 
     // Wait for the worker to compile and render the four columns.
     let started = Instant::now();
     loop {
         harness.step();
-        let s = harness.state();
+        let s = &harness.state().state;
         // Steady state: compiled, rendered, and token counts in (the worker is idle).
         if s.views.len() == 4
             && s.views_revision == s.revision
@@ -72,10 +95,16 @@ fn main() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    let lines: usize = harness.state().views.iter().map(|v| v.line_count()).sum();
+    let lines: usize = harness
+        .state()
+        .state
+        .views
+        .iter()
+        .map(|v| v.line_count())
+        .sum();
     eprintln!(
         "prompt {size} bytes; 4 columns, {lines} lines; compile+render {:.0} ms; ready after {:.1} s",
-        harness.state().compile_millis,
+        harness.state().state.compile_millis,
         started.elapsed().as_secs_f64()
     );
     harness.run_steps(5);

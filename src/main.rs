@@ -14,14 +14,14 @@ fn main() -> std::process::ExitCode {
         viewport: egui::ViewportBuilder::default()
             .with_title("promptwire")
             .with_inner_size([1400.0, 860.0])
-            .with_min_inner_size([800.0, 500.0])
+            .with_min_inner_size([1024.0, 700.0])
             .with_drag_and_drop(true),
         ..Default::default()
     };
     let result = eframe::run_native(
         "promptwire",
         options,
-        Box::new(|cc| Ok(Box::new(promptwire::app::PromptwireApp::new(cc)))),
+        Box::new(|cc| Ok(Box::new(promptwire::ui::PromptwireApp::new(cc)))),
     );
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

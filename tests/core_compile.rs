@@ -196,7 +196,7 @@ fn every_field_left_out_by_gating_is_explained() {
     assert_eq!(
         notes,
         vec![
-            ("model".to_string(), "`my-local-model` is not in the catalog: fallback capabilities (no verbosity, no parallel tools, no reasoning summaries under A-era rules)".to_string()),
+            ("model".to_string(), "`my-local-model` is not in the catalog: fallback capabilities (no verbosity, no parallel tools, no reasoning summaries)".to_string()),
             ("text.verbosity".to_string(), "`low` omitted: the model does not support verbosity".to_string()),
             ("service_tier".to_string(), "`flex` omitted: the model does not offer this tier".to_string()),
         ]

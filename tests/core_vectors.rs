@@ -874,6 +874,11 @@ fn vector_25_lite_hosted_tools_and_header() {
                 "image_generation left out: hosted tools are not offered to Lite models"
                     .to_string()
             ),
+            (
+                "tools".to_string(),
+                "left out: a Lite request has no top-level `tools`; they travel in input[0]"
+                    .to_string()
+            ),
         ]
     );
     let thread_headers = [

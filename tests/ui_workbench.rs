@@ -1,84 +1,29 @@
-//! The workbench as a person uses it, through egui_kittest (no GPU): pick a model, add a tool,
-//! break an item's JSON, import a captured body, export a compiled body to a chosen file. Each
-//! test waits for the real compile worker thread and checks the compiled views as whole values.
+//! The workbench as a person uses it, through egui_kittest on the whole app (no GPU): pick a
+//! model, add a tool, break an item's JSON, import a captured body, export a compiled body to a
+//! chosen file, load a stored request. Each test waits for the real worker threads and checks
+//! the compiled views as whole values.
 
-use std::path::Path;
+mod ui_support;
+
 use std::time::{Duration, Instant};
 
-use egui::{Key, Modifiers};
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
-use promptwire::app::AppState;
-use promptwire::app::state::Settings;
-use promptwire::ui::workbench_ui;
-use serde_json::{Value, json};
-
-fn harness() -> Harness<'static, AppState> {
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1500.0, 950.0))
-        .build_ui_state(workbench_ui, AppState::new(Settings::default()));
-    wait_for_compile(&mut harness);
-    harness
-}
-
-/// Steps frames until the views show the current prompt revision (the worker is a thread).
-fn wait_for_compile(harness: &mut Harness<'static, AppState>) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        harness.step();
-        let s = harness.state();
-        if !s.views.is_empty()
-            && s.views_revision == s.revision
-            && (s.requested_revision_is_current())
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "compile did not finish");
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    harness.run_steps(4);
-}
-
-fn body(harness: &Harness<'static, AppState>, column: usize) -> Value {
-    Value::Object((*harness.state().views[column].compiled.body).clone())
-}
-
-/// The form's prompt compiled with the rules, provider and dialect it records.
-fn compile_as_recorded(state: &AppState) -> Value {
-    let prompt = &state.prompt;
-    let compiled = promptwire::core::compile::compile(
-        prompt,
-        &state.catalog.lookup(&prompt.model),
-        &promptwire::core::provider::Provider::preset(prompt.compile.provider),
-        prompt.compile.dialect,
-        &promptwire::core::rules::CompileRules::preset(&prompt.compile.rules).expect("rules"),
-    )
-    .expect("compile");
-    Value::Object((*compiled.body).clone())
-}
-
-fn replace_text(harness: &mut Harness<'static, AppState>, label: &str, text: &str) {
-    harness.get_by_label(label).focus();
-    harness.run_steps(1);
-    harness.key_press_modifiers(Modifiers::COMMAND, Key::A);
-    harness.run_steps(1);
-    harness.get_by_label(label).type_text(text);
-    harness.run_steps(4);
-}
+use serde_json::json;
+use ui_support::{
+    app as harness, app_with, body, compile_as_recorded, replace_text, scratch_dir, state,
+    wait_for_compile, wait_until,
+};
 
 #[test]
-fn opens_on_the_embedded_example_with_request_and_other_dialect_columns() {
+fn opens_on_the_embedded_example_with_columns_titled_by_what_they_show() {
     let harness = harness();
-    let state = harness.state();
+    let state = state(&harness);
     assert_eq!(state.prompt.model, "gpt-5.5");
     let labels: Vec<&str> = state.views.iter().map(|v| v.label.as_str()).collect();
     assert_eq!(
         labels,
-        [
-            "Request · OpenAI · HTTP body",
-            "Other dialect · OpenAI · HTTP body"
-        ]
+        ["Standard · OpenAI · HTTP body", "Lite · OpenAI · HTTP body"]
     );
     assert_eq!(
         state.views[0].compiled.dialect,
@@ -101,7 +46,7 @@ fn editing_the_model_changes_the_compiled_views() {
         .click_accesskit();
     harness.run_steps(4);
     wait_for_compile(&mut harness);
-    assert_eq!(harness.state().prompt.model, "gpt-5.4-mini");
+    assert_eq!(state(&harness).prompt.model, "gpt-5.4-mini");
     let standard = body(&harness, 0);
     assert_eq!(standard["model"], "gpt-5.4-mini");
     // gpt-5.4-mini's catalog default verbosity is medium (gpt-5.5's is low).
@@ -111,14 +56,13 @@ fn editing_the_model_changes_the_compiled_views() {
 #[test]
 fn adding_a_tool_puts_it_in_standard_tools_and_lite_additional_tools() {
     let mut harness = harness();
-    let before = harness.state().prompt.tools.len();
+    let before = state(&harness).prompt.tools.len();
     harness.get_by_label("function").click();
     harness.run_steps(4);
     wait_for_compile(&mut harness);
     let new_tool = json!({"type":"function","name":"new_tool","description":"","strict":false,
         "parameters":{"type":"object","properties":{},"additionalProperties":false}});
-    let state = harness.state();
-    assert_eq!(state.prompt.tools.len(), before + 1);
+    assert_eq!(state(&harness).prompt.tools.len(), before + 1);
     let standard = body(&harness, 0);
     let tools = standard["tools"].as_array().expect("tools array");
     assert_eq!(tools.last(), Some(&new_tool));
@@ -142,7 +86,7 @@ fn adding_a_tool_puts_it_in_standard_tools_and_lite_additional_tools() {
 fn invalid_json_in_an_item_shows_the_error_and_keeps_the_last_good_compile() {
     let mut harness = harness();
     let good = body(&harness, 0);
-    let revision = harness.state().revision;
+    let revision = state(&harness).revision;
     harness
         .get_by_label_contains("message user: How many Rust files")
         .click();
@@ -154,12 +98,15 @@ fn invalid_json_in_an_item_shows_the_error_and_keeps_the_last_good_compile() {
         "Item JSON",
         "{\n  \"type\": \"message\",\n  \"role\": }",
     );
-    let state = harness.state();
     assert_eq!(
-        state.items_form.raw_error.as_deref(),
+        harness.state().ui_state().items.raw_error.as_deref(),
         Some("invalid JSON at line 3, column 11: expected value")
     );
-    assert_eq!(state.revision, revision, "a broken edit is not applied");
+    assert_eq!(
+        state(&harness).revision,
+        revision,
+        "a broken edit is not applied"
+    );
     assert_eq!(body(&harness, 0), good);
     harness.get_by_label_contains("the last valid item is still compiled");
 }
@@ -189,16 +136,16 @@ fn importing_a_captured_body_fills_the_form() {
         .type_text(&captured.to_string());
     harness.run_steps(1);
     harness.get_by_label("Import").click();
-    harness.run_steps(4);
+    wait_until(&mut harness, "import", |s| s.prompt.model == "gpt-5.4");
     wait_for_compile(&mut harness);
-    let state = harness.state();
+    let state = state(&harness);
     assert_eq!(state.prompt.model, "gpt-5.4");
     assert_eq!(state.prompt.base_instructions, "Answer in French.");
     assert_eq!(state.prompt.input.len(), 1);
-    assert!(state.import_dialog.is_none());
+    assert_eq!(state.dialog, None);
     assert_eq!(
         state.status.text,
-        "Imported a standard body (seed rules, compatible provider)"
+        "Imported the body as a standard request (seed rules, compatible provider)"
     );
     // The imported prompt compiles back to the captured body under the rules it recorded.
     assert_eq!(compile_as_recorded(state), captured);
@@ -207,76 +154,57 @@ fn importing_a_captured_body_fills_the_form() {
 #[test]
 fn export_writes_the_file_the_user_chose() {
     let mut harness = harness();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui_export");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let path = dir.join("chosen-body.json");
-    let _ = std::fs::remove_file(&path);
+    let path = scratch_dir("ui_export").join("chosen-body.json");
     harness
-        .get_all_by_label("Export JSON…")
+        .get_all_by_label("Export…")
         .next()
         .expect("export button")
         .click();
     harness.run_steps(4);
     replace_text(&mut harness, "Path", &path.display().to_string());
     harness.get_by_label("Write file").click();
-    harness.run_steps(4);
+    wait_until(&mut harness, "export", |s| {
+        s.status.text.starts_with("Wrote ")
+    });
     let written = std::fs::read(&path).expect("export written");
-    let mut expected = harness.state().views[0].compiled.body_json.clone();
-    expected.push(b'\n');
-    assert_eq!(written, expected);
+    // Exactly the body's bytes: no newline added.
+    assert_eq!(written, state(&harness).views[0].compiled.body_json);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt as _;
         let mode = std::fs::metadata(&path).expect("stat").permissions().mode() & 0o777;
         assert_eq!(mode, 0o600);
     }
-    assert!(harness.state().file_dialog.is_none());
-    assert!(harness.state().status.text.starts_with("Wrote "));
+    assert_eq!(state(&harness).dialog, None);
 }
 
 #[test]
 fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ui_sessions");
-    std::fs::create_dir_all(&dir).expect("dir");
-    let db = dir.join(format!("ui-{}.sqlite", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let mut harness = Harness::builder()
-        .with_size(egui::vec2(1500.0, 950.0))
-        .build_ui_state(
-            workbench_ui,
-            AppState::with_store(Settings::default(), Some(db.clone())),
-        );
+    let db = scratch_dir("ui_sessions").join("sessions.sqlite");
+    let mut harness = app_with((1500.0, 950.0), Some(db.clone()));
     // The first frame lists the (freshly seeded) sessions on a reader thread.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while harness.state().sessions.sessions.is_empty() {
+    while state(&harness).sessions.sessions.is_empty() {
         assert!(Instant::now() < deadline, "sessions were not listed");
         harness.step();
         std::thread::sleep(Duration::from_millis(10));
     }
-    let session = harness.state().sessions.sessions[0].clone();
+    let session = state(&harness).sessions.sessions[0].clone();
     harness
         .get_by_label_contains(&format!("#{} {}", session.id, session.name))
         .click();
     harness.run_steps(2);
-    while harness.state().sessions.requests.is_empty() {
+    while state(&harness).sessions.requests.is_empty() {
         assert!(Instant::now() < deadline, "requests were not listed");
         harness.step();
         std::thread::sleep(Duration::from_millis(10));
     }
-    let request = harness.state().sessions.requests[0].clone();
+    let request = state(&harness).sessions.requests[0].clone();
     harness.get_by_label_contains("turn 0 ·").click();
     harness.run_steps(2);
-    while !harness.state().status.text.contains("stored request") {
-        assert!(
-            Instant::now() < deadline,
-            "body was not loaded: {:?}",
-            harness.state().status
-        );
-        harness.step();
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_until(&mut harness, "load", |s| {
+        s.sessions.loaded_request == Some(request.id)
+    });
     wait_for_compile(&mut harness);
     // The form now holds the prompt that compiles back to the stored body.
     let store = promptwire::store::Store::open_read_only(&db).expect("open db");
@@ -285,15 +213,13 @@ fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
         .expect("body")
         .value
         .expect("json body");
-    let state = harness.state();
-    assert_eq!(compile_as_recorded(state), stored);
+    assert_eq!(compile_as_recorded(state(&harness)), stored);
 }
 
 #[test]
 fn row_buttons_reorder_duplicate_and_remove_items() {
     let mut harness = harness();
-    let before: Vec<String> = harness
-        .state()
+    let before: Vec<String> = state(&harness)
         .prompt
         .input
         .iter()
@@ -305,8 +231,7 @@ fn row_buttons_reorder_duplicate_and_remove_items() {
     harness.run_steps(4);
     harness.get_by_label("Down").click();
     harness.run_steps(4);
-    let after: Vec<String> = harness
-        .state()
+    let after: Vec<String> = state(&harness)
         .prompt
         .input
         .iter()
@@ -315,14 +240,13 @@ fn row_buttons_reorder_duplicate_and_remove_items() {
     let mut expected = before.clone();
     expected.swap(0, 1);
     assert_eq!(after, expected);
-    assert_eq!(harness.state().items_form.selected, Some(1));
+    assert_eq!(state(&harness).selected_item, Some(1));
     harness.get_by_label("Duplicate").click();
     harness.run_steps(4);
-    assert_eq!(harness.state().prompt.input.len(), before.len() + 1);
+    assert_eq!(state(&harness).prompt.input.len(), before.len() + 1);
     harness.get_by_label("Remove").click();
     harness.run_steps(4);
-    let after_remove: Vec<String> = harness
-        .state()
+    let after_remove: Vec<String> = state(&harness)
         .prompt
         .input
         .iter()

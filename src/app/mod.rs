@@ -1,68 +1,59 @@
-//! The app layer: [`AppState`] (all data the workbench shows), [`AppCommand`] (the single place
-//! that mutates it), the compile worker bridge and file actions; and [`PromptwireApp`], the
-//! eframe application that ties them to a window.
+//! The app layer: the workbench's state and the one bridge every slow thing goes through.
+//!
+//! - [`AppState`] (`state.rs`) holds the document — the prompt and its undo history, compiled
+//!   views, open dialog, sessions data, status — and the persisted [`Settings`].
+//! - Panels never change it: they get `&AppState`, their own small UI state, and a
+//!   [`CommandSender`] (`sender.rs`, modelled on rerun's `CommandSender`). The app drains the
+//!   commands once per frame into [`AppState::handle`] (`handle.rs`), the single mutation point.
+//!   Prompt edits are [`PromptEdit`]s (`edit.rs`), each an undo step.
+//! - Nothing in `handle` reads a file, queries the store or waits. Such work is a *job* on
+//!   [`Workers`] (`jobs.rs`): plain threads for disk and CPU ([`Workers::spawn`]), the app's one
+//!   tokio runtime for network work ([`Workers::spawn_network`]). Jobs report [`AppEvent`]s
+//!   (`event.rs`) through one bounded channel, can be cancelled ([`AppCommand::CancelJob`]) and
+//!   report progress; [`AppState::poll`] (`poll.rs`) applies them in `logic()` under a 10 ms
+//!   budget, asking for a repaint when more wait. The compile worker (`worker.rs`) is a
+//!   long-lived "latest wins" thread on the same channel.
+//! - The job functions themselves live beside their concern and do not touch `AppState`:
+//!   `files.rs` (read / import / export bytes), `sessions.rs` (store reads, session → prefix
+//!   report).
+//!
+//! Adding a job (send, replay, proxy): add the `AppEvent` variants it reports (e.g.
+//! `StreamEvent { request, raw, mapped }`, `Outcome`, `SessionChanged`), a worker function
+//! `fn send_job(ctx: JobContext, …) -> impl Future<Output = JobContext>` that calls
+//! `ctx.report(…)` and returns when done or when `report` returns false (cancelled, or the app
+//! closed), an `AppCommand` that starts it with `workers.spawn_network("send", |ctx| send_job(ctx,
+//! …))` in `handle`, and its arm in `apply_event`. The UI then reads what `apply_event` stored.
+//!
+//! The eframe glue (`PromptwireApp`) lives in `crate::ui`, so `ui` depends on `app`, never the
+//! reverse.
 
 pub mod command;
+pub mod edit;
+pub mod event;
 pub mod files;
+pub mod handle;
+pub mod jobs;
+pub mod poll;
+pub mod sender;
 pub mod sessions;
+pub mod settings;
 pub mod state;
+pub mod target_view;
 pub mod worker;
 
 pub use command::{AppCommand, PromptEdit};
+pub use event::AppEvent;
+pub use handle::AppOptions;
+pub use jobs::Workers;
+pub use sender::{CommandReceiver, CommandSender, command_channel};
+pub use settings::Settings;
 pub use state::AppState;
 
-use state::{Settings, ThemeChoice};
-
-/// Storage key of the persisted settings.
-const SETTINGS_KEY: &str = "promptwire.settings";
-
-/// The desktop application.
-pub struct PromptwireApp {
-    state: AppState,
-}
-
-impl PromptwireApp {
-    /// Creates the app, restoring settings saved by an earlier run.
-    pub fn new(cc: &eframe::CreationContext<'_>) -> Self {
-        let settings: Settings = cc
-            .storage
-            .and_then(|s| eframe::get_value(s, SETTINGS_KEY))
-            .unwrap_or_default();
-        let db = crate::store::seed::default_path();
-        Self {
-            state: AppState::with_store(settings, Some(db)),
+impl AppState {
+    /// Applies every command queued in `commands` (once per frame, after the UI).
+    pub fn handle_all(&mut self, commands: &CommandReceiver) {
+        while let Some(command) = commands.try_recv() {
+            self.handle(command);
         }
-    }
-
-    /// The state (for tests and benchmarks).
-    pub fn state(&self) -> &AppState {
-        &self.state
-    }
-}
-
-/// Applies the theme choice to the context.
-pub fn apply_theme(ctx: &egui::Context, theme: ThemeChoice) {
-    let preference = match theme {
-        ThemeChoice::System => egui::ThemePreference::System,
-        ThemeChoice::Light => egui::ThemePreference::Light,
-        ThemeChoice::Dark => egui::ThemePreference::Dark,
-    };
-    if ctx.options(|o| o.theme_preference) != preference {
-        ctx.set_theme(preference);
-    }
-}
-
-impl eframe::App for PromptwireApp {
-    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        self.state.poll_worker(ctx);
-        apply_theme(ctx, self.state.settings.theme);
-    }
-
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        crate::ui::workbench_ui(ui, &mut self.state);
-    }
-
-    fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, SETTINGS_KEY, &self.state.settings);
     }
 }

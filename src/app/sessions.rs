@@ -1,151 +1,148 @@
-//! The sessions browser of the sidebar: recorded sessions and their requests read from the SQLite
-//! store on a background thread (never on the UI thread), and a stored request's exact body
-//! loaded back into the form through body import.
+//! Store work for the sessions browser, started from `AppState::handle` and run by workers:
+//! list sessions, list a session's requests, load a stored request's exact body into the form
+//! (through body import), and a session's cache-prefix report (store + `core::prefix`, the same
+//! conversion `promptwire diff --session` makes).
 
-use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::event::{AppEvent, OpenedFile, PromptSource};
+use super::state::AppState;
+use crate::core::import::import_body;
+use crate::core::prefix::{PriceTable, RequestMeta, Session, SessionReport};
 use crate::store::seed::open_seeded;
-use crate::store::{Page, RequestSummary, SessionSummary};
+use crate::store::{Page, Store};
 
-/// Sessions shown per page.
+/// Sessions listed per read.
 const PAGE: u64 = 200;
+/// Requests listed per session.
+const REQUESTS_PAGE: u64 = 10_000;
 
-/// What a background read produced.
-#[derive(Debug)]
-enum Loaded {
-    Sessions(Result<Vec<SessionSummary>, String>),
-    Requests(i64, Result<Vec<RequestSummary>, String>),
-    Body(i64, Result<Value, String>),
-}
-
-/// State of the sessions browser.
-#[derive(Debug)]
-pub struct SessionsBrowser {
-    /// The database file (None: no store for this workbench).
-    pub db_path: Option<PathBuf>,
-    /// Sessions, newest first.
-    pub sessions: Vec<SessionSummary>,
-    /// The expanded session.
-    pub open_session: Option<i64>,
-    /// Requests of the expanded session.
-    pub requests: Vec<RequestSummary>,
-    /// The last read error.
-    pub error: Option<String>,
-    /// A read is under way.
-    pub loading: bool,
-    /// Sessions were listed at least once.
-    pub listed: bool,
-    tx: Sender<Loaded>,
-    rx: Receiver<Loaded>,
-}
-
-/// A stored body ready to import: (request id, body).
-pub type LoadedBody = (i64, Result<Value, String>);
-
-impl SessionsBrowser {
-    /// A browser over the database at `db_path` (created and seeded on first use).
-    pub fn new(db_path: Option<PathBuf>) -> Self {
-        let (tx, rx) = channel();
-        Self {
-            db_path,
-            sessions: Vec::new(),
-            open_session: None,
-            requests: Vec::new(),
-            error: None,
-            loading: false,
-            listed: false,
-            tx,
-            rx,
-        }
+fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent + Send + 'static) {
+    let Some(path) = state.sessions.db_path.clone() else {
+        return;
+    };
+    state.sessions.loading += 1;
+    if let Err(e) = state.workers.spawn(name, move |ctx| {
+        ctx.report(job(&path));
+    }) {
+        state.sessions.loading -= 1;
+        state.sessions.error = Some(e);
     }
+}
 
-    fn spawn(
-        &mut self,
-        ctx: &egui::Context,
-        job: impl FnOnce(&PathBuf) -> Loaded + Send + 'static,
-    ) {
-        let Some(path) = self.db_path.clone() else {
-            return;
+/// Lists the sessions (newest first).
+pub fn list(state: &mut AppState) {
+    state.sessions.listed = true;
+    start(state, "list-sessions", |path| {
+        AppEvent::SessionsListed(
+            open_seeded(path)
+                .and_then(|store| store.list_sessions(Page::first(PAGE)))
+                .map_err(|e| e.to_string()),
+        )
+    });
+}
+
+/// Expands `session` and reads its requests.
+pub fn open(state: &mut AppState, session: i64) {
+    state.sessions.open_session = Some(session);
+    state.sessions.requests.clear();
+    start(state, "list-requests", move |path| {
+        AppEvent::RequestsListed {
+            session,
+            result: open_seeded(path)
+                .and_then(|store| store.requests(session, Page::first(REQUESTS_PAGE)))
+                .map_err(|e| e.to_string()),
+        }
+    });
+}
+
+/// Loads stored request `request` (turn `position` of `session`) into the form.
+pub fn load_request(state: &mut AppState, session: i64, request: i64, position: i64) {
+    let catalog = Arc::clone(&state.catalog);
+    start(state, "load-request", move |path| AppEvent::PromptLoaded {
+        source: PromptSource::Stored {
+            session,
+            request,
+            position,
+        },
+        result: open_seeded(path)
+            .and_then(|store| store.body(request))
+            .map_err(|e| e.to_string())
+            .and_then(|body| {
+                body.value
+                    .ok_or_else(|| "the stored body is not JSON".to_string())
+            })
+            .and_then(|value| import_body(&value, &catalog).map_err(|e| e.to_string()))
+            .map(|o| OpenedFile::Body(Box::new(o)))
+            .map_err(|e| format!("session #{session} turn {position}: {e}")),
+    });
+}
+
+/// Why a stored session could not be analysed.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionPrefixError {
+    /// The store could not be read.
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// The session has no requests.
+    #[error("session {0} has no requests")]
+    Empty(i64),
+    /// A stored body is not a JSON object the analysis accepts.
+    #[error("session {session}, request {position}: {message}")]
+    Body {
+        /// Session id.
+        session: i64,
+        /// Position of the request.
+        position: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The cache-prefix report of stored session `id`: each request's body with its recorded
+/// usage and timing, compared turn by turn.
+pub fn session_prefix_report(
+    store: &Store,
+    id: i64,
+    prices: &PriceTable,
+) -> Result<SessionReport, SessionPrefixError> {
+    let requests = store.requests(id, Page::ALL)?;
+    if requests.is_empty() {
+        return Err(SessionPrefixError::Empty(id));
+    }
+    let mut session = Session::default();
+    for (position, request) in requests.iter().enumerate() {
+        let body_error = |message: String| SessionPrefixError::Body {
+            session: id,
+            position,
+            message,
         };
-        let tx = self.tx.clone();
-        let ctx = ctx.clone();
-        self.loading = true;
-        let spawned = std::thread::Builder::new()
-            .name("promptwire-store-read".to_string())
-            .spawn(move || {
-                let _ = tx.send(job(&path));
-                ctx.request_repaint();
-            });
-        if let Err(e) = spawned {
-            self.loading = false;
-            self.error = Some(format!("cannot start a reader thread: {e}"));
-        }
+        let Some(body) = store.body(request.id)?.value else {
+            return Err(body_error("the stored body is not JSON".to_string()));
+        };
+        let usage = store.outcome(request.id)?.and_then(|o| o.usage);
+        let sent_at_ms = request.started_us.map(|us| us / 1000);
+        let meta = RequestMeta {
+            reported_cached_tokens: usage.as_ref().and_then(stored_cached_tokens),
+            sent_at_ms,
+            finished_at_ms: sent_at_ms
+                .zip(request.total_us)
+                .map(|(ms, total)| ms + total / 1000),
+        };
+        session
+            .push_body(&body, meta)
+            .map_err(|e| body_error(e.to_string()))?;
     }
+    Ok(session.report(prices))
+}
 
-    /// Lists the sessions (newest first).
-    pub fn refresh(&mut self, ctx: &egui::Context) {
-        self.listed = true;
-        self.spawn(ctx, |path| {
-            Loaded::Sessions(
-                open_seeded(path)
-                    .and_then(|store| store.list_sessions(Page::first(PAGE)))
-                    .map_err(|e| e.to_string()),
-            )
-        });
-    }
-
-    /// Expands a session and loads its requests.
-    pub fn open(&mut self, ctx: &egui::Context, session: i64) {
-        self.open_session = Some(session);
-        self.requests.clear();
-        self.spawn(ctx, move |path| {
-            Loaded::Requests(
-                session,
-                open_seeded(path)
-                    .and_then(|store| store.requests(session, Page::first(10_000)))
-                    .map_err(|e| e.to_string()),
-            )
-        });
-    }
-
-    /// Loads a stored request's body.
-    pub fn load_body(&mut self, ctx: &egui::Context, request: i64) {
-        self.spawn(ctx, move |path| {
-            Loaded::Body(
-                request,
-                open_seeded(path)
-                    .and_then(|store| store.body(request))
-                    .map_err(|e| e.to_string())
-                    .and_then(|body| {
-                        body.value
-                            .ok_or_else(|| "the stored body is not JSON".to_string())
-                    }),
-            )
-        });
-    }
-
-    /// Applies finished reads; returns a loaded body for the form, if one arrived.
-    pub fn poll(&mut self) -> Option<LoadedBody> {
-        let mut body = None;
-        while let Ok(loaded) = self.rx.try_recv() {
-            self.loading = false;
-            match loaded {
-                Loaded::Sessions(Ok(sessions)) => {
-                    self.sessions = sessions;
-                    self.error = None;
-                }
-                Loaded::Requests(id, Ok(requests)) if self.open_session == Some(id) => {
-                    self.requests = requests;
-                    self.error = None;
-                }
-                Loaded::Requests(_, Ok(_)) => {}
-                Loaded::Body(id, result) => body = Some((id, result)),
-                Loaded::Sessions(Err(e)) | Loaded::Requests(_, Err(e)) => self.error = Some(e),
-            }
-        }
-        body
-    }
+/// Cached tokens of a stored usage: the stream reader's `TokenUsage` or the API's own shape.
+pub fn stored_cached_tokens(usage: &Value) -> Option<u64> {
+    usage
+        .get("cached_input_tokens")
+        .or_else(|| usage.get("input_tokens_details")?.get("cached_tokens"))
+        .and_then(Value::as_u64)
 }

@@ -3,15 +3,16 @@
 //! tokens, so the UI thread never serializes or lays out megabytes. Jobs are "latest wins": an
 //! edit made while compiling replaces the waiting job.
 
-use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use serde_json::Value;
-
-use super::state::ViewKind;
+use super::event::AppEvent;
+use super::jobs::EventSender;
+use super::settings::ViewKind;
 use crate::core::compile::{CompiledRequest, compile_views};
+use crate::core::json::JsonMap;
+use crate::core::json_diff::{Aligned, ColumnRows, align_objects};
 use crate::core::models::ModelInfo;
 use crate::core::prefix::Tokenizer;
 use crate::core::prompt::{Dialect, Prompt};
@@ -57,14 +58,13 @@ pub struct ViewResult {
     pub view: ViewKind,
     /// The compiled request (for export and notes).
     pub compiled: Arc<CompiledRequest>,
-    /// The shown JSON value (body, frame, or headers object).
-    pub value: Arc<Value>,
-    /// The shown text (pretty JSON, or `name: value` lines).
-    pub text: Arc<str>,
-    /// Byte offset of each line start in `text`.
-    pub line_starts: Arc<[usize]>,
-    /// Per line: differs from the column to the left.
-    pub changed: Arc<[bool]>,
+    /// The shown JSON object (body — shared with `compiled`, not copied — frame, or headers).
+    pub value: Arc<JsonMap>,
+    /// The rows shown: this column's part of the grid shared with the columns of the same kind
+    /// (structural diff against the column to its left).
+    pub aligned: Arc<Aligned>,
+    /// Which column of `aligned` this view is.
+    pub aligned_column: usize,
     /// Size of what goes on the wire for this view, in bytes.
     pub bytes: usize,
     /// o200k_base tokens of the compact JSON, once counted.
@@ -72,45 +72,36 @@ pub struct ViewResult {
 }
 
 impl ViewResult {
-    /// Number of lines.
+    /// The exact bytes this view stands for, as text: the body's wire JSON, or the compact
+    /// WebSocket frame or headers object (what `promptwire compile --ws/--headers` prints).
+    /// Exports and copies use these, unchanged.
+    pub fn export_text(&self) -> std::borrow::Cow<'_, str> {
+        match self.view {
+            ViewKind::Body => String::from_utf8_lossy(&self.compiled.body_json),
+            ViewKind::WsFrame | ViewKind::Headers => serde_json::to_string(&*self.value)
+                .unwrap_or_default()
+                .into(),
+        }
+    }
+
+    /// Number of rows shown (placeholders included).
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.aligned.row_count()
     }
 
-    /// Line `i` without its newline.
+    /// This column's rows.
+    pub fn rows(&self) -> &ColumnRows {
+        &self.aligned.columns[self.aligned_column]
+    }
+
+    /// Row `i`'s text ("" for a placeholder).
     pub fn line(&self, i: usize) -> &str {
-        let start = self.line_starts.get(i).copied().unwrap_or(self.text.len());
-        let end = self
-            .line_starts
-            .get(i + 1)
-            .map_or(self.text.len(), |next| next.saturating_sub(1));
-        self.text.get(start..end.max(start)).unwrap_or("")
+        self.rows()
+            .text
+            .get(i)
+            .and_then(|t| t.as_deref())
+            .unwrap_or("")
     }
-}
-
-/// What the worker reports.
-#[derive(Debug)]
-pub enum WorkerEvent {
-    /// A compile finished.
-    Compiled {
-        /// Prompt revision compiled.
-        revision: u64,
-        /// Settings generation compiled.
-        settings_generation: u64,
-        /// The views, or the compile error.
-        result: Result<Vec<ViewResult>, String>,
-        /// Wall time of compile + render.
-        millis: f64,
-    },
-    /// Token counts for the views of a compile.
-    Tokens {
-        /// Prompt revision.
-        revision: u64,
-        /// Settings generation.
-        settings_generation: u64,
-        /// One count per column.
-        tokens: Vec<usize>,
-    },
 }
 
 #[derive(Default)]
@@ -119,13 +110,9 @@ struct Slot {
     shutdown: bool,
 }
 
-type Repaint = Arc<Mutex<Option<egui::Context>>>;
-
 /// Handle to the background compiler.
 pub struct CompileWorker {
     slot: Arc<(Mutex<Slot>, Condvar)>,
-    events: Receiver<WorkerEvent>,
-    repaint: Repaint,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -136,44 +123,27 @@ impl std::fmt::Debug for CompileWorker {
 }
 
 impl CompileWorker {
-    /// Starts the worker thread.
-    pub fn start() -> Self {
+    /// Starts the worker thread; it reports through `events`.
+    pub fn start(events: EventSender) -> Self {
         let slot: Arc<(Mutex<Slot>, Condvar)> = Arc::default();
-        let (tx, rx) = sync_channel(8);
-        let repaint: Repaint = Arc::default();
         let thread = {
             let slot = Arc::clone(&slot);
-            let repaint = Arc::clone(&repaint);
             std::thread::Builder::new()
                 .name("promptwire-compile".to_string())
-                .spawn(move || run(&slot, &tx, &repaint))
+                .spawn(move || run(&slot, &events))
+                .map_err(|e| eprintln!("promptwire: cannot start the compile worker: {e}"))
                 .ok()
         };
-        Self {
-            slot,
-            events: rx,
-            repaint,
-            thread,
-        }
+        Self { slot, thread }
     }
 
     /// Queues `job`, replacing any job still waiting.
-    pub fn submit(&self, job: CompileJob, ctx: &egui::Context) {
-        if let Ok(mut repaint) = self.repaint.lock()
-            && repaint.is_none()
-        {
-            *repaint = Some(ctx.clone());
-        }
+    pub fn submit(&self, job: CompileJob) {
         let (lock, cvar) = &*self.slot;
         if let Ok(mut slot) = lock.lock() {
             slot.job = Some(job);
             cvar.notify_one();
         }
-    }
-
-    /// The next finished event, if any.
-    pub fn try_recv(&self) -> Option<WorkerEvent> {
-        self.events.try_recv().ok()
     }
 }
 
@@ -211,43 +181,21 @@ fn has_waiting_job(slot: &(Mutex<Slot>, Condvar)) -> bool {
         .unwrap_or(true)
 }
 
-fn send(tx: &SyncSender<WorkerEvent>, repaint: &Repaint, event: WorkerEvent) -> bool {
-    let mut event = event;
-    loop {
-        match tx.try_send(event) {
-            Ok(()) => break,
-            Err(TrySendError::Full(back)) => {
-                // The UI drains every frame; wait briefly rather than drop a result.
-                event = back;
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(TrySendError::Disconnected(_)) => return false,
-        }
-    }
-    if let Ok(ctx) = repaint.lock()
-        && let Some(ctx) = ctx.as_ref()
-    {
-        ctx.request_repaint();
-    }
-    true
-}
-
-fn run(slot: &(Mutex<Slot>, Condvar), tx: &SyncSender<WorkerEvent>, repaint: &Repaint) {
+fn run(slot: &(Mutex<Slot>, Condvar), events: &EventSender) {
     while let Some(job) = next_job(slot) {
         let started = Instant::now();
         let result = compile_job(&job);
         let millis = started.elapsed().as_secs_f64() * 1000.0;
         let kinds: Vec<ViewKind> = job.columns.iter().map(|c| c.view).collect();
         let views_for_tokens = result.as_ref().ok().cloned();
-        if !send(
-            tx,
-            repaint,
-            WorkerEvent::Compiled {
+        if !events.send(
+            AppEvent::Compiled {
                 revision: job.revision,
                 settings_generation: job.settings_generation,
                 result,
                 millis,
             },
+            None,
         ) {
             return;
         }
@@ -260,7 +208,7 @@ fn run(slot: &(Mutex<Slot>, Condvar), tx: &SyncSender<WorkerEvent>, repaint: &Re
                 break;
             }
             // Columns that show the same bytes (e.g. OpenAI vs compatible bodies) share a count.
-            let same = (0..k).find(|&j| kinds[j] == *kind && views[j].text == view.text);
+            let same = (0..k).find(|&j| kinds[j] == *kind && views[j].value == view.value);
             let count = match same.and_then(|j| tokens.get(j)) {
                 Some(&n) => n,
                 None => count_tokens(view, *kind),
@@ -268,14 +216,13 @@ fn run(slot: &(Mutex<Slot>, Condvar), tx: &SyncSender<WorkerEvent>, repaint: &Re
             tokens.push(count);
         }
         if tokens.len() == views.len()
-            && !send(
-                tx,
-                repaint,
-                WorkerEvent::Tokens {
+            && !events.send(
+                AppEvent::Tokens {
                     revision: job.revision,
                     settings_generation: job.settings_generation,
                     tokens,
                 },
+                None,
             )
         {
             return;
@@ -292,83 +239,70 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
         .collect();
     let compiled =
         compile_views(&job.prompt, &job.model, &job.rules, &targets).map_err(|e| e.to_string())?;
-    let mut views: Vec<ViewResult> = Vec::with_capacity(compiled.len());
-    for (column, compiled) in job.columns.iter().zip(compiled) {
-        let (value, text, bytes) = match column.view {
-            ViewKind::Body => (
-                Value::Object((*compiled.body).clone()),
-                serde_json::to_string_pretty(&compiled.body).unwrap_or_default(),
-                compiled.wire_body().len(),
-            ),
+    let shown: Vec<(Arc<JsonMap>, usize)> = job
+        .columns
+        .iter()
+        .zip(&compiled)
+        .map(|(column, compiled)| match column.view {
+            ViewKind::Body => (Arc::clone(&compiled.body), compiled.wire_body().len()),
             ViewKind::WsFrame => {
                 let frame = compiled.ws_frame();
                 let bytes = serde_json::to_vec(&frame).map(|b| b.len()).unwrap_or(0);
-                let text = serde_json::to_string_pretty(&frame).unwrap_or_default();
-                (Value::Object(frame), text, bytes)
+                (Arc::new(frame), bytes)
             }
             ViewKind::Headers => {
-                let text: String = compiled
-                    .headers
-                    .iter()
-                    .map(|h| format!("{}: {}\n", h.name, h.value))
-                    .collect();
-                let text = format!("POST {}\n{text}", compiled.url);
-                let bytes = text.len();
-                (Value::Object(compiled.headers_json()), text, bytes)
+                let headers = compiled.headers_json();
+                let bytes = serde_json::to_vec(&headers).map(|b| b.len()).unwrap_or(0);
+                (Arc::new(headers), bytes)
             }
-        };
-        let line_starts: Vec<usize> = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .filter(|&i| i < text.len() || i == 0)
+        })
+        .collect();
+    // One grid per kind of view: bodies line up with bodies, headers with headers.
+    let mut grids: Vec<(ViewKind, Arc<Aligned>, Vec<usize>)> = Vec::new();
+    for kind in ViewKind::ALL {
+        let members: Vec<usize> = (0..job.columns.len())
+            .filter(|&k| job.columns[k].view == kind)
             .collect();
-        let changed = match views.last() {
-            Some(prev) if prev.view == column.view => {
-                changed_lines(&prev.text, &text, line_starts.len())
-            }
-            _ => vec![false; line_starts.len()],
-        };
-        views.push(ViewResult {
-            label: column.label.clone(),
-            view: column.view,
-            compiled: Arc::new(compiled),
-            value: Arc::new(value),
-            text: Arc::from(text),
-            line_starts: Arc::from(line_starts),
-            changed: Arc::from(changed),
-            bytes,
-            tokens: None,
-        });
-    }
-    Ok(views)
-}
-
-/// Marks the lines of `new` that are not equal lines of `old` (Myers diff, bounded in time).
-fn changed_lines(old: &str, new: &str, new_lines: usize) -> Vec<bool> {
-    let mut changed = vec![false; new_lines];
-    let diff = similar::TextDiff::configure()
-        .timeout(Duration::from_millis(300))
-        .diff_lines(old, new);
-    for op in diff.ops() {
-        let (tag, _old, new_range) = op.as_tag_tuple();
-        if tag != similar::DiffTag::Equal {
-            for line in new_range {
-                if let Some(flag) = changed.get_mut(line) {
-                    *flag = true;
-                }
-            }
+        if members.is_empty() {
+            continue;
         }
+        let maps: Vec<Option<&JsonMap>> = members.iter().map(|&k| Some(&*shown[k].0)).collect();
+        grids.push((kind, Arc::new(align_objects(&maps)), members));
     }
-    changed
+    let views = job
+        .columns
+        .iter()
+        .zip(compiled)
+        .zip(shown)
+        .enumerate()
+        .map(|(k, ((column, compiled), (value, bytes)))| {
+            let (aligned, aligned_column) = grids
+                .iter()
+                .find_map(|(kind, grid, members)| {
+                    (*kind == column.view)
+                        .then(|| members.iter().position(|&m| m == k))
+                        .flatten()
+                        .map(|i| (Arc::clone(grid), i))
+                })
+                .unwrap_or_default();
+            ViewResult {
+                label: column.label.clone(),
+                view: column.view,
+                compiled: Arc::new(compiled),
+                value,
+                aligned,
+                aligned_column,
+                bytes,
+                tokens: None,
+            }
+        })
+        .collect();
+    Ok(views)
 }
 
 /// o200k_base token count of what the view sends (compact JSON, or the header lines).
 pub fn count_tokens(view: &ViewResult, kind: ViewKind) -> usize {
-    let text: std::borrow::Cow<'_, str> = match kind {
-        ViewKind::Body => String::from_utf8_lossy(&view.compiled.body_json),
-        ViewKind::WsFrame => serde_json::to_string(&*view.value)
-            .unwrap_or_default()
-            .into(),
-        ViewKind::Headers => std::borrow::Cow::Borrowed(&*view.text),
-    };
+    debug_assert_eq!(kind, view.view);
+    let text = view.export_text();
     usize::try_from(Tokenizer::o200k().count(&text)).unwrap_or(usize::MAX)
 }

@@ -6,11 +6,12 @@ use anyhow::Context as _;
 use clap::Args;
 
 use super::input::{display_name, read_text};
-use crate::core::compile::{CompiledRequest, compile};
+use crate::core::compile::CompiledRequest;
 use crate::core::models::ModelCatalog;
 use crate::core::prompt::{AuthMode, Dialect, Prompt};
-use crate::core::provider::{Provider, ProviderKind};
+use crate::core::provider::ProviderKind;
 use crate::core::rules::CompileRules;
+use crate::core::target::{TargetOverrides, compile_for, resolve_target};
 
 /// Arguments of `compile`.
 #[derive(Debug, Args)]
@@ -80,34 +81,24 @@ pub fn load_and_compile(
     let mut prompt =
         Prompt::from_json_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
     let catalog = load_catalog(choice.catalog, max_bytes)?;
-    let target = &prompt.compile;
-    let dialect = choice
-        .dialect
-        .and_then(Dialect::parse)
-        .unwrap_or(target.dialect);
-    let kind = choice
-        .provider
-        .and_then(ProviderKind::parse)
-        .unwrap_or(target.provider);
-    let rules_name = choice.rules.unwrap_or(&target.rules);
-    let rules = CompileRules::preset(rules_name)
-        .with_context(|| format!("unknown rules preset `{rules_name}`"))?;
-    let mut provider = Provider::preset(kind);
-    if let Some(url) = choice.base_url.or(target.base_url.as_deref()) {
-        provider.base_url = url.to_string();
-    }
-    if let Some(env) = &target.api_key_env {
-        provider.env_key = Some(env.clone());
-    }
-    if let Some(auth) = choice.auth {
-        prompt.compile.auth = if auth == "chatgpt" {
-            AuthMode::Chatgpt
-        } else {
-            AuthMode::ApiKey
-        };
-    }
+    let overrides = TargetOverrides {
+        dialect: choice.dialect.and_then(Dialect::parse),
+        provider: choice.provider.and_then(ProviderKind::parse),
+        rules: choice.rules.map(str::to_string),
+        base_url: choice.base_url.map(str::to_string),
+        auth: choice.auth.map(|auth| {
+            if auth == "chatgpt" {
+                AuthMode::Chatgpt
+            } else {
+                AuthMode::ApiKey
+            }
+        }),
+    };
+    let target = resolve_target(&prompt.compile, &overrides)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+    prompt.compile.auth = target.auth;
     let model = catalog.lookup(&prompt.model);
-    let compiled = compile(&prompt, &model, &provider, dialect, &rules)
+    let compiled = compile_for(&prompt, &model, &target)
         .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
     Ok((prompt, compiled))
 }

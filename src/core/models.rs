@@ -31,7 +31,7 @@ pub struct ModelInfo {
     /// Requests use Responses Lite (§6).
     #[serde(default)]
     pub use_responses_lite: bool,
-    /// A-era reasoning gate: without it, seed rules send `"reasoning": null`.
+    /// Whether the model takes `reasoning.summary` (the seed rules send a summary only then).
     #[serde(default = "yes")]
     pub supports_reasoning_summaries: bool,
     /// B-era gate for `reasoning.summary`.

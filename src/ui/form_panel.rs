@@ -4,13 +4,25 @@
 
 use egui::Ui;
 
+use super::UiState;
 use super::widgets::{error_line, labelled_line, labelled_multiline, parse_json, setting_picker};
 use super::{items_panel, tools_panel};
-use crate::app::{AppCommand, AppState, PromptEdit};
+use crate::app::{AppState, CommandSender, PromptEdit};
+
+/// Text buffers of the free-text settings (so invalid JSON can be shown without being applied).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FormBuffers {
+    /// Output schema JSON text.
+    pub schema: String,
+    /// The schema value the buffer shows (compared by value to notice changes made elsewhere).
+    pub schema_of: Option<Option<serde_json::Value>>,
+    /// Parse error of the schema text.
+    pub schema_error: Option<String>,
+}
 
 /// Draws the whole form.
-pub fn form_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
-    refill_buffers(state);
+pub fn form_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
+    refill_buffers(state, &mut ui_state.form);
     egui::ScrollArea::vertical()
         .id_salt("form_scroll")
         .auto_shrink([false, false])
@@ -18,33 +30,36 @@ pub fn form_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
             egui::CollapsingHeader::new("Instructions and settings")
                 .id_salt("settings_section")
                 .default_open(true)
-                .show(ui, |ui| settings_ui(ui, state, commands));
+                .show(ui, |ui| settings_ui(ui, state, &mut ui_state.form, tx));
             egui::CollapsingHeader::new(format!("Tools ({})", state.prompt.tools.len()))
                 .id_salt("tools_section")
                 .default_open(true)
-                .show(ui, |ui| tools_panel::tools_ui(ui, state, commands));
+                .show(ui, |ui| {
+                    tools_panel::tools_ui(ui, state, &mut ui_state.tools, tx)
+                });
             egui::CollapsingHeader::new(format!("Input items ({})", state.prompt.input.len()))
                 .id_salt("items_section")
                 .default_open(true)
-                .show(ui, |ui| items_panel::items_ui(ui, state, commands));
+                .show(ui, |ui| {
+                    items_panel::items_ui(ui, state, &mut ui_state.items, tx)
+                });
         });
 }
 
-/// Fills the schema buffer from the prompt when the prompt changed elsewhere.
-fn refill_buffers(state: &mut AppState) {
-    let form = &mut state.settings_form;
-    if form.filled_for != Some(state.revision) && form.schema_error.is_none() {
-        form.schema = state
-            .prompt
-            .output_schema
+/// Fills the schema buffer from the prompt when the schema changed elsewhere (load, undo) and
+/// the buffer holds no error the user is still fixing.
+fn refill_buffers(state: &AppState, form: &mut FormBuffers) {
+    let current = &state.prompt.output_schema;
+    if form.schema_of.as_ref() != Some(current) && form.schema_error.is_none() {
+        form.schema = current
             .as_ref()
             .and_then(|s| serde_json::to_string_pretty(s).ok())
             .unwrap_or_default();
-        form.filled_for = Some(state.revision);
+        form.schema_of = Some(current.clone());
     }
 }
 
-fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+fn settings_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &CommandSender) {
     let mut instructions = state.prompt.base_instructions.clone();
     if labelled_multiline(
         ui,
@@ -54,9 +69,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
         false,
         "The system prompt: top-level `instructions`, a developer message, or the Lite prefix, depending on rules and dialect",
     ) {
-        commands.push(AppCommand::Edit(Box::new(PromptEdit::BaseInstructions(
-            instructions,
-        ))));
+        tx.edit(PromptEdit::BaseInstructions(instructions));
     }
     let model = state.catalog.lookup(&state.prompt.model);
     ui.horizontal_wrapped(|ui| {
@@ -78,7 +91,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
             &efforts,
             "reasoning.effort; model default uses the catalog's default_reasoning_level",
         ) {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::Effort(s))));
+            tx.edit(PromptEdit::Effort(s));
         }
         if let Some(s) = setting_picker(
             ui,
@@ -88,7 +101,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
             &["auto", "concise", "detailed", "none"],
             "reasoning.summary; `none` is not sent",
         ) {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::Summary(s))));
+            tx.edit(PromptEdit::Summary(s));
         }
         if let Some(s) = setting_picker(
             ui,
@@ -98,7 +111,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
             &["low", "medium", "high"],
             "text.verbosity; only sent when the model supports verbosity",
         ) {
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::Verbosity(s))));
+            tx.edit(PromptEdit::Verbosity(s));
         }
     });
     ui.horizontal_wrapped(|ui| {
@@ -117,7 +130,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
                     (Some(false), "off"),
                 ] {
                     if ui.selectable_label(current == v, text).clicked() && current != v {
-                        commands.push(AppCommand::Edit(Box::new(PromptEdit::Parallel(v))));
+                        tx.edit(PromptEdit::Parallel(v));
                     }
                 }
             })
@@ -136,9 +149,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
                         .clicked()
                         && tier != v
                     {
-                        commands.push(AppCommand::Edit(Box::new(PromptEdit::ServiceTier(
-                            v.clone(),
-                        ))));
+                        tx.edit(PromptEdit::ServiceTier(v.clone()));
                     }
                 }
             })
@@ -155,9 +166,8 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
         "prompt_cache_key: routes requests to the same cache",
     ) {
         let key = (!key.trim().is_empty()).then_some(key);
-        commands.push(AppCommand::Edit(Box::new(PromptEdit::CacheKey(key))));
+        tx.edit(PromptEdit::CacheKey(key));
     }
-    let form = &mut state.settings_form;
     if labelled_multiline(
         ui,
         "Output schema (JSON Schema object; empty for none)",
@@ -168,16 +178,15 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
     ) {
         if form.schema.trim().is_empty() {
             form.schema_error = None;
-            commands.push(AppCommand::Edit(Box::new(PromptEdit::OutputSchema(None))));
+            form.schema_of = Some(None);
+            tx.edit(PromptEdit::OutputSchema(None));
         } else {
             match parse_json(&form.schema) {
                 Ok(v) if v.is_object() => {
                     form.schema_error = None;
                     // Keep the user's text as typed (no refill from the edit it causes).
-                    form.filled_for = Some(state.revision + 1);
-                    commands.push(AppCommand::Edit(Box::new(PromptEdit::OutputSchema(Some(
-                        v,
-                    )))));
+                    form.schema_of = Some(Some(v.clone()));
+                    tx.edit(PromptEdit::OutputSchema(Some(v)));
                 }
                 Ok(_) => {
                     form.schema_error = Some("the output schema must be a JSON object".to_string())
@@ -186,7 +195,7 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
             }
         }
     }
-    if let Some(e) = &state.settings_form.schema_error {
+    if let Some(e) = &form.schema_error {
         error_line(
             ui,
             &format!("Output schema: {e} (the last valid schema is still compiled)"),
@@ -198,6 +207,6 @@ fn settings_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>
         .on_hover_text("text.format.strict")
         .changed()
     {
-        commands.push(AppCommand::Edit(Box::new(PromptEdit::Strict(strict))));
+        tx.edit(PromptEdit::Strict(strict));
     }
 }

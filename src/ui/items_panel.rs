@@ -5,18 +5,24 @@
 use egui::{RichText, Ui};
 use serde_json::Value;
 
+use super::list_form::ListForm;
 use super::widgets::{
     RowAction, error_line, labelled_line, labelled_multiline, note_line, parse_json, row_actions_ui,
 };
-use crate::app::{AppCommand, AppState, PromptEdit};
+use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 use crate::core::items::{ContentItem, ResponseItem, ToolOutput};
 use crate::core::json::JsonMap;
 
 /// Draws the item list and the selected item's editor.
-pub fn items_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
-    add_buttons(ui, commands);
+pub fn items_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    form: &mut ListForm<ResponseItem>,
+    tx: &CommandSender,
+) {
+    add_buttons(ui, tx);
     let count = state.prompt.input.len();
-    let selected = state.items_form.selected.filter(|&i| i < count);
+    let selected = state.selected_item.filter(|&i| i < count);
     let rows = count.clamp(1, 14) as f32;
     let row_height =
         ui.text_style_height(&egui::TextStyle::Monospace) + 2.0 * ui.spacing().button_padding.y;
@@ -36,11 +42,13 @@ pub fn items_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
                     .selectable_label(selected == Some(i), RichText::new(text).monospace())
                     .on_hover_text("Select to edit this item")
                     .clicked()
+                    && selected != Some(i)
                 {
-                    commands.push(AppCommand::SelectItem(Some(i)));
+                    select(form, Some(i), tx);
                 }
             }
         });
+    leave_question_ui(ui, form, "item", AppCommand::SelectItem, tx);
     if let Some(i) = selected {
         ui.separator();
         let edit = match row_actions_ui(ui, &format!("Item {i}"), "item") {
@@ -51,13 +59,58 @@ pub fn items_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
             None => None,
         };
         if let Some(edit) = edit {
-            commands.push(AppCommand::Edit(Box::new(edit)));
+            tx.edit(edit);
         }
-        item_editor(ui, state, i, commands);
+        item_editor(ui, state, form, i, tx);
     }
 }
 
-fn add_buttons(ui: &mut Ui, commands: &mut Vec<AppCommand>) {
+/// Selects entry `to`, unless the raw buffer holds an invalid edit: then asks first.
+fn select(form: &mut ListForm<ResponseItem>, to: Option<usize>, tx: &CommandSender) {
+    if form.must_ask_before_leaving() {
+        form.leave_to = Some(to);
+    } else {
+        tx.send(AppCommand::SelectItem(to));
+    }
+}
+
+/// The "your JSON edit is invalid" question shown when the user tries to leave such an edit.
+pub fn leave_question_ui<T: PartialEq + Clone>(
+    ui: &mut Ui,
+    form: &mut ListForm<T>,
+    noun: &str,
+    select: impl Fn(Option<usize>) -> AppCommand,
+    tx: &CommandSender,
+) {
+    let Some(to) = form.leave_to else {
+        return;
+    };
+    ui.group(|ui| {
+        error_line(
+            ui,
+            &format!("This {noun}'s JSON has an error and was not applied. Leave it anyway?"),
+        );
+        ui.horizontal(|ui| {
+            if ui
+                .button("Keep editing")
+                .on_hover_text("Stay here and fix the JSON")
+                .clicked()
+            {
+                form.leave_to = None;
+            }
+            if ui
+                .button("Discard the edit")
+                .on_hover_text("Drop the invalid text and go to the other entry")
+                .clicked()
+            {
+                form.discard();
+                tx.send(select(to));
+            }
+        });
+    });
+}
+
+fn add_buttons(ui: &mut Ui, tx: &CommandSender) {
     ui.horizontal_wrapped(|ui| {
         ui.label("Add:");
         let templates: [(&str, &str, Value); 6] = [
@@ -72,7 +125,7 @@ fn add_buttons(ui: &mut Ui, commands: &mut Vec<AppCommand>) {
             if ui.button(name).on_hover_text(tip).clicked()
                 && let Ok(item) = ResponseItem::from_value(template)
             {
-                commands.push(AppCommand::Edit(Box::new(PromptEdit::AddItem(item))));
+                tx.edit(PromptEdit::AddItem(item));
             }
         }
     });
@@ -121,17 +174,24 @@ pub fn summary(item: &ResponseItem) -> String {
     }
 }
 
-fn item_editor(ui: &mut Ui, state: &mut AppState, i: usize, commands: &mut Vec<AppCommand>) {
-    let Some(original) = state.prompt.input.get(i).cloned() else {
+fn item_editor(
+    ui: &mut Ui,
+    state: &AppState,
+    form: &mut ListForm<ResponseItem>,
+    i: usize,
+    tx: &CommandSender,
+) {
+    let Some(original) = state.prompt.input.get(i) else {
         return;
     };
     let mut item = original.clone();
     typed_form(ui, &mut item, i);
-    if item != original {
-        commands.push(AppCommand::Edit(Box::new(PromptEdit::SetItem(i, item))));
+    if item != *original {
+        tx.edit(PromptEdit::SetItem(i, item));
     }
-    let form = &mut state.items_form;
-    form.refill_raw(i, state.revision, || original.to_file_value());
+    form.refill(i, original, |item| {
+        serde_json::to_string_pretty(&item.to_file_value()).unwrap_or_default()
+    });
     egui::CollapsingHeader::new("Raw JSON")
         .id_salt("item_raw")
         .default_open(matches!(original, ResponseItem::Other(_)))
@@ -146,12 +206,10 @@ fn item_editor(ui: &mut Ui, state: &mut AppState, i: usize, commands: &mut Vec<A
             ) {
                 match parse_json(&form.raw).and_then(ResponseItem::from_value) {
                     Ok(parsed) => {
-                        form.raw_error = None;
-                        if parsed != original {
-                            form.raw_for = Some((i, state.revision + 1));
-                            commands
-                                .push(AppCommand::Edit(Box::new(PromptEdit::SetItem(i, parsed))));
+                        if parsed != *original {
+                            tx.edit(PromptEdit::SetItem(i, parsed.clone()));
                         }
+                        form.applied(i, parsed);
                     }
                     Err(e) => form.raw_error = Some(e),
                 }

@@ -6,10 +6,15 @@
 use egui::{RichText, Ui};
 use serde_json::Value;
 
-use super::widgets::{diff_background, match_background, note_line};
-use crate::app::state::{Column, ColumnDialect, ExportKind, ViewKind, default_columns};
+use super::UiState;
+use super::widgets::{
+    added_background, diff_background, match_background, note_line, removed_background,
+};
+use crate::app::settings::{Column, ColumnDialect, ExportKind, ViewKind, default_columns};
 use crate::app::worker::ViewResult;
-use crate::app::{AppCommand, AppState};
+use crate::app::{AppCommand, AppState, CommandSender};
+use crate::core::export::curl_command;
+use crate::core::json_diff::Mark;
 use crate::core::provider::ProviderKind;
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
@@ -17,13 +22,49 @@ const MAX_LINE_CHARS: usize = 400;
 /// Children shown per JSON array/object in the tree before a "… more" line.
 const MAX_TREE_CHILDREN: usize = 200;
 
+/// Narrowest a compiled column gets; more columns than fit scroll sideways.
+pub const COLUMN_MIN_WIDTH: f32 = 300.0;
+
+/// Search in the compiled views.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SearchState {
+    /// The search bar is shown.
+    pub open: bool,
+    /// Text searched for (case-insensitive).
+    pub query: String,
+    /// Index of the current match (over all columns, left to right).
+    pub current: usize,
+    /// Request focus for the search field on the next frame.
+    pub focus: bool,
+    /// Scroll the columns to the current match on the next frame.
+    pub scroll_pending: bool,
+    /// Matching line numbers per column.
+    pub matches: Vec<Vec<usize>>,
+    /// What `matches` was computed for (views revision, query, column count).
+    pub matches_for: Option<(u64, String, usize)>,
+}
+
+/// View state of the columns: they scroll together (one shared offset) and step through the
+/// differences.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ColumnsState {
+    /// The shared vertical offset of the text columns.
+    pub offset_y: f32,
+    /// An offset every column takes on the next frame (set by scrolling one column, a note or
+    /// a difference).
+    pub scroll_to: Option<f32>,
+    /// The difference last stepped to (index into the first column's grid differences).
+    pub difference: Option<usize>,
+}
+
 /// Draws the column chooser and the columns.
-pub fn views_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     // Fill the panel even before the first compile, so it keeps its width.
     ui.set_min_width(ui.available_width());
-    columns_toolbar(ui, state, commands);
-    if state.search.open {
-        search_bar(ui, state);
+    columns_toolbar(ui, state, tx);
+    let search = &mut ui_state.search;
+    if search.open {
+        search_bar(ui, search);
     }
     if let Some(e) = &state.compile_error {
         super::widgets::error_line(
@@ -35,17 +76,135 @@ pub fn views_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         ui.label("Compiling…");
         return;
     }
-    update_matches(state);
+    update_matches(state, search);
+    let columns = &mut ui_state.columns;
+    differences_bar(ui, state, columns);
     let n = state.views.len();
     let tree = state.settings.tree_view;
-    ui.columns(n, |cols| {
-        for (k, col) in cols.iter_mut().enumerate() {
-            col.push_id(("column", k), |ui| column_ui(ui, state, k, tree, commands));
+    let spacing = ui.spacing().item_spacing.x;
+    let available = ui.available_size();
+    let width = ((available.x - spacing * (n as f32 - 1.0)) / n as f32).max(COLUMN_MIN_WIDTH);
+    let apply = columns.scroll_to.take();
+    let mut offsets = Vec::with_capacity(n);
+    egui::ScrollArea::horizontal()
+        .id_salt("columns_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.horizontal_top(|ui| {
+                for k in 0..n {
+                    ui.allocate_ui(egui::vec2(width, available.y), |ui| {
+                        ui.set_width(width);
+                        ui.push_id(("column", k), |ui| {
+                            let shown = ColumnShown {
+                                k,
+                                tree,
+                                apply,
+                                search,
+                            };
+                            if let Some(offset) = column_ui(ui, state, &shown, columns, tx) {
+                                offsets.push(offset);
+                            }
+                        });
+                    });
+                }
+            });
+        });
+    search.scroll_pending = false;
+    // Scroll together: a column the user scrolled moves the others on the next frame.
+    match apply {
+        Some(y) => columns.offset_y = y,
+        None => {
+            if let Some(&y) = offsets
+                .iter()
+                .find(|y| (**y - columns.offset_y).abs() > 0.5)
+            {
+                columns.offset_y = y;
+                columns.scroll_to = Some(y);
+                ui.ctx().request_repaint();
+            }
         }
+    }
+}
+
+/// What a column is asked to show this frame.
+struct ColumnShown<'a> {
+    k: usize,
+    tree: bool,
+    apply: Option<f32>,
+    search: &'a SearchState,
+}
+
+/// Height of one text row (with spacing), for scrolling to a row.
+fn row_pitch(ui: &Ui) -> f32 {
+    ui.text_style_height(&egui::TextStyle::Monospace) + ui.spacing().item_spacing.y
+}
+
+/// Asks every column to scroll to `row` (a little below the top).
+fn scroll_to_row(ui: &Ui, columns: &mut ColumnsState, row: usize) {
+    columns.scroll_to = Some((row as f32 * row_pitch(ui) - 60.0).max(0.0));
+    ui.ctx().request_repaint();
+}
+
+/// "n differences" with previous/next buttons (over the first column's grid).
+fn differences_bar(ui: &mut Ui, state: &AppState, columns: &mut ColumnsState) {
+    let Some(view) = state.views.first() else {
+        return;
+    };
+    let differences = &view.aligned.differences;
+    ui.horizontal(|ui| {
+        let n = differences.len();
+        let label = match (n, columns.difference) {
+            (0, _) => "No differences between the columns".to_string(),
+            (n, Some(i)) if i < n => format!("Difference {} of {n}", i + 1),
+            (n, _) => format!("{n} differences between the columns"),
+        };
+        ui.label(label);
+        let previous = ui
+            .add_enabled(n > 0, egui::Button::new("Previous difference"))
+            .on_hover_text("Scroll every column to the previous place where they differ");
+        let next = ui
+            .add_enabled(n > 0, egui::Button::new("Next difference"))
+            .on_hover_text("Scroll every column to the next place where they differ");
+        if n > 0 && (previous.clicked() || next.clicked()) {
+            let i = match (columns.difference, next.clicked()) {
+                (Some(i), true) => (i + 1) % n,
+                (Some(i), false) => (i + n - 1) % n,
+                (None, true) => 0,
+                (None, false) => n - 1,
+            };
+            columns.difference = Some(i);
+            scroll_to_row(ui, columns, differences[i]);
+        }
+        legend_ui(ui);
     });
 }
 
-fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>) {
+/// The colour key of the marks.
+fn legend_ui(ui: &mut Ui) {
+    ui.separator();
+    for (text, colour, tip) in [
+        (
+            "added",
+            added_background(ui),
+            "Present here, not in the column to the left",
+        ),
+        (
+            "removed",
+            removed_background(ui),
+            "In the column to the left, missing here",
+        ),
+        (
+            "changed",
+            diff_background(ui),
+            "A different value than in the column to the left",
+        ),
+    ] {
+        ui.label(RichText::new(text).monospace().background_color(colour))
+            .on_hover_text(tip);
+    }
+}
+
+fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     ui.horizontal_wrapped(|ui| {
         ui.menu_button("Columns", |ui| {
             ui.label("Add a column:");
@@ -56,7 +215,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
                 (ColumnDialect::Lite, "Lite"),
             ];
             let providers = [
-                (None, "chosen provider"),
+                (None, "the prompt's provider"),
                 (Some(ProviderKind::Openai), "OpenAI"),
                 (Some(ProviderKind::Azure), "Azure"),
                 (Some(ProviderKind::Compatible), "compatible"),
@@ -73,7 +232,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
                                         provider,
                                         view,
                                     });
-                                    commands.push(AppCommand::SetColumns(columns));
+                                    tx.send(AppCommand::SetColumns(columns));
                                 }
                             }
                         });
@@ -81,8 +240,11 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
                 });
             }
             ui.separator();
-            if ui.button("Reset to request vs other dialect").clicked() {
-                commands.push(AppCommand::SetColumns(default_columns()));
+            if ui
+                .button("Reset to the request beside the other dialect")
+                .clicked()
+            {
+                tx.send(AppCommand::SetColumns(default_columns()));
             }
         })
         .response
@@ -93,66 +255,81 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, commands: &mut Vec<AppCommand>
             .on_hover_text("Show the compiled JSON as a tree instead of text")
             .changed()
         {
-            commands.push(AppCommand::SetTreeView(tree));
+            tx.send(AppCommand::SetTreeView(tree));
         }
         note_line(ui, &format!("compiled in {:.1} ms", state.compile_millis));
     });
 }
 
-fn search_bar(ui: &mut Ui, state: &mut AppState) {
+fn search_bar(ui: &mut Ui, search: &mut SearchState) {
     ui.horizontal(|ui| {
         let label = ui.label("Find");
         let edit = ui
             .add(
-                egui::TextEdit::singleline(&mut state.search.query)
-                    .hint_text("text in the compiled views"),
+                egui::TextEdit::singleline(&mut search.query)
+                    .hint_text("text in the compiled views")
+                    .desired_width(180.0),
             )
             .labelled_by(label.id)
-            .on_hover_text("Case-insensitive search in every column (Ctrl+F)");
-        if state.search.focus {
+            .on_hover_text(
+                "Case-insensitive search in every column (Ctrl+F; Enter: next, Shift+Enter: previous, Escape: close)",
+            );
+        if search.focus {
             edit.request_focus();
-            state.search.focus = false;
+            search.focus = false;
         }
-        let total: usize = state.search.matches.iter().map(Vec::len).sum();
-        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        if (ui
-            .button("Next")
-            .on_hover_text("Scroll to the next match")
+        let total: usize = search.matches.iter().map(Vec::len).sum();
+        let (enter, shift) = ui.input(|i| (i.key_pressed(egui::Key::Enter), i.modifiers.shift));
+        let entered = edit.lost_focus() && enter;
+        let previous = ui
+            .button("Previous")
+            .on_hover_text("Scroll to the previous match (Shift+Enter)")
             .clicked()
-            || enter)
-            && total > 0
-        {
-            state.search.current = (state.search.current + 1) % total;
-            state.search.scroll_pending = true;
+            || (entered && shift);
+        let next = ui
+            .button("Next")
+            .on_hover_text("Scroll to the next match (Enter)")
+            .clicked()
+            || (entered && !shift);
+        if total > 0 && (previous || next) {
+            search.current = if next {
+                (search.current + 1) % total
+            } else {
+                (search.current + total - 1) % total
+            };
+            search.scroll_pending = true;
         }
-        ui.label(if state.search.query.is_empty() {
-            String::new()
-        } else {
-            format!("{total} matching lines")
+        if entered {
+            edit.request_focus();
+        }
+        ui.label(match (search.query.is_empty(), total) {
+            (true, _) => String::new(),
+            (false, 0) => "no match".to_string(),
+            (false, n) => format!("{} of {n}", search.current.min(n - 1) + 1),
         });
         if ui
             .button("Close")
-            .on_hover_text("Hide the search bar")
+            .on_hover_text("Hide the search bar (Escape)")
             .clicked()
         {
-            state.search.open = false;
-            state.search.query.clear();
+            search.open = false;
+            search.query.clear();
         }
     });
 }
 
 /// Recomputes the matching lines when the query or the views changed.
-fn update_matches(state: &mut AppState) {
+fn update_matches(state: &AppState, search: &mut SearchState) {
     let key = (
         state.views_revision,
-        state.search.query.clone(),
+        search.query.clone(),
         state.views.len(),
     );
-    if state.search.matches_for.as_ref() == Some(&key) {
+    if search.matches_for.as_ref() == Some(&key) {
         return;
     }
-    let needle = state.search.query.to_lowercase();
-    state.search.matches = state
+    let needle = search.query.to_lowercase();
+    search.matches = state
         .views
         .iter()
         .map(|view| {
@@ -164,20 +341,20 @@ fn update_matches(state: &mut AppState) {
                 .collect()
         })
         .collect();
-    state.search.current = 0;
-    state.search.matches_for = Some(key);
+    search.current = 0;
+    search.matches_for = Some(key);
 }
 
+/// Draws column `shown.k`; returns its text view's vertical offset.
 fn column_ui(
     ui: &mut Ui,
-    state: &mut AppState,
-    k: usize,
-    tree: bool,
-    commands: &mut Vec<AppCommand>,
-) {
-    let Some(view) = state.views.get(k).cloned() else {
-        return;
-    };
+    state: &AppState,
+    shown: &ColumnShown<'_>,
+    columns: &mut ColumnsState,
+    tx: &CommandSender,
+) -> Option<f32> {
+    let k = shown.k;
+    let view = state.views.get(k)?;
     ui.horizontal(|ui| {
         ui.strong(&view.label);
         if state.settings.columns.len() > 1
@@ -190,7 +367,7 @@ fn column_ui(
             if k < columns.len() {
                 columns.remove(k);
             }
-            commands.push(AppCommand::SetColumns(columns));
+            tx.send(AppCommand::SetColumns(columns));
         }
     });
     let tokens = view
@@ -212,116 +389,184 @@ fn column_ui(
     note_line(
         ui,
         &format!(
-            "{} B{compressed} · {tokens} · {} lines",
-            view.bytes,
-            view.line_count()
+            "{} B{compressed} · {tokens} · POST {}",
+            view.bytes, view.compiled.url
         ),
     );
     ui.horizontal_wrapped(|ui| {
+        if ui
+            .small_button("Copy")
+            .on_hover_text(
+                "Copy the exact bytes this column stands for (compact JSON, no added newline)",
+            )
+            .clicked()
+        {
+            ui.ctx().copy_text(view.export_text().into_owned());
+            tx.send(AppCommand::Notify(format!(
+                "Copied {} bytes of “{}”",
+                view.export_text().len(),
+                view.label
+            )));
+        }
         if ui
             .small_button("Copy curl")
             .on_hover_text("Copy as a curl command ($OPENAI_API_KEY, never the key)")
             .clicked()
         {
-            commands.push(AppCommand::CopyCurl(k));
+            ui.ctx().copy_text(curl_command(&view.compiled));
+            tx.send(AppCommand::Notify(format!(
+                "Copied a curl command for “{}” (the key stays in its environment variable)",
+                view.label
+            )));
         }
         if ui
-            .small_button("Export JSON…")
-            .on_hover_text("Save this body as a .json file")
+            .small_button("Export…")
+            .on_hover_text("Save the exact bytes of this column to a file")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Json), k));
+            tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Json), k));
         }
         if ui
             .small_button("Export HAR…")
             .on_hover_text("Save this request as HAR 1.2 (secrets redacted)")
             .clicked()
         {
-            commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Har), k));
+            tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Har), k));
         }
     });
-    let notes = &view.compiled.notes;
-    if !notes.is_empty() {
-        egui::CollapsingHeader::new(format!("Why fields differ ({})", notes.len()))
-            .id_salt(("notes", k))
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt(("notes_scroll", k))
-                    .max_height(120.0)
-                    .show_rows(
-                        ui,
-                        ui.text_style_height(&egui::TextStyle::Small),
-                        notes.len(),
-                        |ui, range| {
-                            for note in &notes[range] {
-                                note_line(ui, &format!("{}: {}", note.path, note.message));
-                            }
-                        },
-                    );
-            });
-    }
+    notes_ui(ui, view, k, columns);
     ui.separator();
-    if tree {
+    if shown.tree {
         egui::ScrollArea::both()
             .id_salt(("tree", k))
             .auto_shrink([false, false])
-            .show(ui, |ui| json_tree(ui, "", &view.value, &format!("t{k}")));
+            .show(ui, |ui| json_object_tree(ui, &view.value, &format!("t{k}")));
+        None
     } else {
-        text_view(ui, state, &view, k);
+        Some(text_view(ui, shown, view))
     }
 }
 
-fn text_view(ui: &mut Ui, state: &mut AppState, view: &ViewResult, k: usize) {
+/// "Why fields differ": one line per note the compiler gave; clicking one scrolls the columns
+/// to its lines.
+fn notes_ui(ui: &mut Ui, view: &ViewResult, k: usize, columns: &mut ColumnsState) {
+    let notes = &view.compiled.notes;
+    if notes.is_empty() {
+        return;
+    }
+    egui::CollapsingHeader::new(format!("Why fields differ ({})", notes.len()))
+        .id_salt(("notes", k))
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt(("notes_scroll", k))
+                .max_height(160.0)
+                .show(ui, |ui| {
+                    for note in notes {
+                        let row = view
+                            .aligned
+                            .row_of_path(view.aligned_column, &note.path)
+                            .or_else(|| {
+                                (0..view.aligned.columns.len())
+                                    .find_map(|c| view.aligned.row_of_path(c, &note.path))
+                            });
+                        let text = RichText::new(format!("{}: {}", note.path, note.message));
+                        let response = ui.add(egui::Button::selectable(false, text).wrap());
+                        let response = match row {
+                            Some(_) => response.on_hover_text("Show these lines"),
+                            None => response,
+                        };
+                        if response.clicked()
+                            && let Some(row) = row
+                        {
+                            scroll_to_row(ui, columns, row);
+                        }
+                    }
+                });
+        });
+}
+
+/// The rows of one column, virtualized, with structural marks; returns the vertical offset.
+fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
+    let k = shown.k;
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    let diff_bg = diff_background(ui);
     let match_bg = match_background(ui);
-    let matches = state.search.matches.get(k).cloned().unwrap_or_default();
+    let no_matches = Vec::new();
+    let matches = shown.search.matches.get(k).unwrap_or(&no_matches);
     let mut area = egui::ScrollArea::both()
         .id_salt(("text", k))
         .auto_shrink([false, false]);
-    if state.search.scroll_pending
-        && let Some(line) = current_match_line(state, k)
-    {
-        let spacing = ui.spacing().item_spacing.y;
-        area = area.vertical_scroll_offset((line as f32 * (row_height + spacing) - 80.0).max(0.0));
+    if let Some(y) = shown.apply {
+        area = area.vertical_scroll_offset(y);
     }
-    area.show_rows(ui, row_height, view.line_count(), |ui, range| {
+    if shown.search.scroll_pending
+        && let Some(line) = current_match_line(shown.search, k)
+    {
+        area = area.vertical_scroll_offset((line as f32 * row_pitch(ui) - 80.0).max(0.0));
+    }
+    let rows = view.rows();
+    let backgrounds = [
+        (Mark::Added, added_background(ui)),
+        (Mark::Removed, removed_background(ui)),
+        (Mark::Changed, diff_background(ui)),
+    ];
+    let weak = ui.visuals().weak_text_color();
+    let output = area.show_rows(ui, row_height, view.line_count(), |ui, range| {
         ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
         for i in range {
-            let line = view.line(i);
-            let shown: std::borrow::Cow<'_, str> = if line.len() > MAX_LINE_CHARS {
-                let cut = line
-                    .char_indices()
-                    .nth(MAX_LINE_CHARS)
-                    .map_or(line.len(), |(b, _)| b);
-                format!("{}… ({} more bytes)", &line[..cut], line.len() - cut).into()
-            } else {
-                line.into()
+            let mark = rows.marks.get(i).copied().unwrap_or(Mark::Same);
+            let mut text = match rows.text.get(i).and_then(|t| t.as_deref()) {
+                Some(line) => RichText::new(clip(line)).monospace(),
+                None => {
+                    // A placeholder: say so on the first row of a removed run.
+                    let first = mark == Mark::Removed
+                        && (i == 0 || rows.marks.get(i - 1) != Some(&Mark::Removed));
+                    let label = if first { "− not in this column" } else { "" };
+                    RichText::new(label).monospace().color(weak)
+                }
             };
-            let mut text = RichText::new(shown).monospace();
             if matches.binary_search(&i).is_ok() {
                 text = text.background_color(match_bg);
-            } else if view.changed.get(i).copied().unwrap_or(false) {
-                text = text.background_color(diff_bg);
+            } else if let Some((_, colour)) = backgrounds.iter().find(|(m, _)| *m == mark) {
+                text = text.background_color(*colour);
             }
             ui.label(text);
         }
     });
-    if k + 1 == state.views.len() {
-        state.search.scroll_pending = false;
+    output.state.clamped_offset().y
+}
+
+/// The start of a long line (the rest is reachable in the tree view and in exports).
+fn clip(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.len() <= MAX_LINE_CHARS {
+        return line.into();
     }
+    let cut = line
+        .char_indices()
+        .nth(MAX_LINE_CHARS)
+        .map_or(line.len(), |(b, _)| b);
+    format!("{}… ({} more bytes)", &line[..cut], line.len() - cut).into()
 }
 
 /// The line of the current match if it is in column `k`.
-fn current_match_line(state: &AppState, k: usize) -> Option<usize> {
-    let mut index = state.search.current;
-    for (col, lines) in state.search.matches.iter().enumerate() {
+fn current_match_line(search: &SearchState, k: usize) -> Option<usize> {
+    let mut index = search.current;
+    for (col, lines) in search.matches.iter().enumerate() {
         if index < lines.len() {
             return (col == k).then(|| lines[index]);
         }
         index -= lines.len();
     }
     None
+}
+
+fn json_object_tree(ui: &mut Ui, map: &crate::core::json::JsonMap, id: &str) {
+    for (i, (k, v)) in map.iter().enumerate() {
+        if i == MAX_TREE_CHILDREN {
+            note_line(ui, &format!("… {} more keys", map.len() - i));
+            break;
+        }
+        json_tree(ui, k, v, &format!("{id}/{k}"));
+    }
 }
 
 fn json_tree(ui: &mut Ui, key: &str, value: &Value, id: &str) {

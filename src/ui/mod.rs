@@ -1,94 +1,115 @@
-//! The workbench UI: panels read the [`AppState`] and push [`AppCommand`]s, which are applied
-//! once at the end of the frame. Layout: top bar (pickers, files, Send), left sidebar (sessions,
-//! examples, providers), centre Prompt form, right compiled views, bottom status bar.
+//! The workbench UI. Panels read `&AppState`, keep their own small widget state in [`UiState`],
+//! and ask for changes through a [`CommandSender`]; they never mutate the app state, start a
+//! thread or touch a file. Layout: top bar (pickers, files, Send), left sidebar (sessions,
+//! examples, providers), the Prompt form beside it (resizable), the compiled columns in the
+//! rest (scrolling sideways when they do not fit), bottom status bar. [`PromptwireApp`]
+//! (`window.rs`) is the eframe application that ties the app layer to a window.
 
 pub mod dialogs;
 pub mod form_panel;
 pub mod items_panel;
 pub mod json_views;
+pub mod list_form;
 pub mod sidebar;
 pub mod status_bar;
 pub mod tools_panel;
 pub mod top_bar;
 pub mod widgets;
+pub mod window;
+
+pub use window::PromptwireApp;
 
 use egui::{Key, KeyboardShortcut, Modifiers, Ui};
 
-use crate::app::state::ExportKind;
-use crate::app::{AppCommand, AppState};
-use crate::core::export::curl_command;
+use crate::app::settings::ExportKind;
+use crate::app::{AppCommand, AppState, CommandSender};
 
-/// Draws the whole workbench for one frame and applies what the user did.
-pub fn workbench_ui(ui: &mut Ui, state: &mut AppState) {
-    state.poll_worker(ui.ctx());
-    let mut commands = Vec::new();
-    shortcuts(ui.ctx(), state, &mut commands);
-    dropped_files(ui.ctx(), &mut commands);
+/// Narrowest the Prompt form gets (its fields stay usable).
+pub const FORM_MIN_WIDTH: f32 = 330.0;
+/// Narrowest the sidebar gets.
+pub const SIDEBAR_MIN_WIDTH: f32 = 150.0;
 
-    egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, &mut commands));
-    egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state));
+/// The widget state of every panel (text buffers, search, selection confirmations).
+#[derive(Debug, Default)]
+pub struct UiState {
+    /// Input items editor.
+    pub items: list_form::ListForm<crate::core::items::ResponseItem>,
+    /// Tools editor.
+    pub tools: list_form::ListForm<crate::core::tools::ToolSpec>,
+    /// Free-text settings buffers.
+    pub form: form_panel::FormBuffers,
+    /// Dialog text buffers.
+    pub dialogs: dialogs::DialogBuffers,
+    /// Search in the compiled views.
+    pub search: json_views::SearchState,
+    /// Columns view state (scroll sync, difference navigation).
+    pub columns: json_views::ColumnsState,
+    /// Custom model name being typed in the top bar.
+    pub model_text: String,
+    /// Path of a Codex config.toml typed in the sidebar.
+    pub config_path: String,
+}
+
+/// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
+pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
+    // Dialog shortcuts win: while a dialog is open the global ones are off.
+    if state.dialog.is_none() {
+        shortcuts(ui.ctx(), ui_state, tx);
+        dropped_files(ui.ctx(), tx);
+    }
+    egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
+    egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
     egui::Panel::left("sidebar")
         .resizable(true)
-        .default_size(190.0)
-        .show(ui, |ui| sidebar::sidebar_ui(ui, state, &mut commands));
-    egui::Panel::right("compiled_views")
+        .default_size(180.0)
+        .size_range(SIDEBAR_MIN_WIDTH..=420.0)
+        .show(ui, |ui| sidebar::sidebar_ui(ui, state, ui_state, tx));
+    let form_max = (ui.available_width() - SIDEBAR_MIN_WIDTH - 300.0).max(FORM_MIN_WIDTH);
+    egui::Panel::left("prompt_form")
         .resizable(true)
-        // A fixed first width: the first frame's size is not yet the window's.
-        .default_size(680.0)
-        .show(ui, |ui| json_views::views_ui(ui, state, &mut commands));
-    egui::CentralPanel::default().show(ui, |ui| form_panel::form_ui(ui, state, &mut commands));
-    dialogs::dialogs_ui(ui.ctx(), state, &mut commands);
-
-    for command in commands {
-        if let AppCommand::CopyCurl(k) = command {
-            copy_curl(ui.ctx(), state, k);
-        } else {
-            state.handle(command);
-        }
-    }
+        .default_size(430.0)
+        .size_range(FORM_MIN_WIDTH..=form_max)
+        .show(ui, |ui| form_panel::form_ui(ui, state, ui_state, tx));
+    egui::CentralPanel::default().show(ui, |ui| json_views::views_ui(ui, state, ui_state, tx));
+    dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
 }
 
-fn copy_curl(ctx: &egui::Context, state: &mut AppState, column: usize) {
-    match state.views.get(column) {
-        Some(view) => {
-            ctx.copy_text(curl_command(&view.compiled));
-            state.set_status(
-                format!(
-                    "Copied a curl command for “{}” (the key stays in its environment variable)",
-                    view.label
-                ),
-                false,
-            );
-        }
-        None => state.set_status("Nothing compiled to copy yet", true),
-    }
-}
-
-fn shortcuts(ctx: &egui::Context, state: &mut AppState, commands: &mut Vec<AppCommand>) {
-    let pressed = |key: Key| {
-        ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(Modifiers::COMMAND, key)))
+fn shortcuts(ctx: &egui::Context, ui_state: &mut UiState, tx: &CommandSender) {
+    let pressed = |modifiers: Modifiers, key: Key| {
+        ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(modifiers, key)))
     };
-    if pressed(Key::S) {
-        commands.push(AppCommand::Save);
+    // Redo first: Ctrl+Shift+Z also matches Ctrl+Z's shortcut.
+    if pressed(Modifiers::COMMAND | Modifiers::SHIFT, Key::Z) || pressed(Modifiers::COMMAND, Key::Y)
+    {
+        tx.send(AppCommand::Redo);
     }
-    if pressed(Key::O) {
-        commands.push(AppCommand::ShowFileDialog(None, 0));
+    if pressed(Modifiers::COMMAND, Key::Z) {
+        tx.send(AppCommand::Undo);
     }
-    if pressed(Key::E) {
-        commands.push(AppCommand::ShowFileDialog(Some(ExportKind::Json), 0));
+    if pressed(Modifiers::COMMAND, Key::S) {
+        tx.send(AppCommand::Save);
     }
-    if pressed(Key::F) {
-        state.search.open = true;
-        state.search.focus = true;
+    if pressed(Modifiers::COMMAND, Key::O) {
+        tx.send(AppCommand::ShowFileDialog(None, 0));
     }
-    if pressed(Key::Enter) {
-        commands.push(AppCommand::Send);
+    if pressed(Modifiers::COMMAND, Key::E) {
+        tx.send(AppCommand::ShowFileDialog(Some(ExportKind::Json), 0));
+    }
+    if pressed(Modifiers::COMMAND, Key::F) {
+        ui_state.search.open = true;
+        ui_state.search.focus = true;
+    }
+    if pressed(Modifiers::COMMAND, Key::Enter) {
+        tx.send(AppCommand::Send);
+    }
+    if ui_state.search.open && pressed(Modifiers::NONE, Key::Escape) {
+        ui_state.search.open = false;
     }
 }
 
-fn dropped_files(ctx: &egui::Context, commands: &mut Vec<AppCommand>) {
+fn dropped_files(ctx: &egui::Context, tx: &CommandSender) {
     let dropped = ctx.input(|i| i.raw.dropped_files.clone());
     for file in dropped {
-        commands.push(AppCommand::Open(file.path().to_path_buf()));
+        tx.send(AppCommand::Open(file.path().to_path_buf()));
     }
 }

@@ -3,16 +3,17 @@
 
 use egui::Ui;
 
+use super::UiState;
 use crate::app::command::EXAMPLES;
-use crate::app::{AppCommand, AppState};
+use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 
 /// Draws the sidebar.
-pub fn sidebar_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     egui::ScrollArea::vertical()
         .id_salt("sidebar_scroll")
         .show(ui, |ui| {
             ui.heading("Sessions");
-            sessions_ui(ui, state);
+            sessions_ui(ui, state, tx);
             ui.separator();
             ui.heading("Examples");
             for (name, _) in EXAMPLES {
@@ -21,7 +22,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppComma
                     .on_hover_text("Load this example prompt into the form")
                     .clicked()
                 {
-                    commands.push(AppCommand::LoadExample(name));
+                    tx.send(AppCommand::LoadExample(name));
                 }
             }
             if !state.settings.recent.is_empty() {
@@ -37,50 +38,53 @@ pub fn sidebar_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppComma
                         .on_hover_text(path.display().to_string())
                         .clicked()
                     {
-                        commands.push(AppCommand::Open(path.clone()));
+                        tx.send(AppCommand::Open(path.clone()));
                     }
                 }
             }
             ui.separator();
             ui.heading("Providers");
-            let i = state.settings.provider;
-            if let Some(preset) = state.settings.providers.get(i) {
-                let mut url = preset.provider.base_url.clone();
-                if super::widgets::labelled_line(
-                    ui,
-                    "Base URL",
-                    &mut url,
-                    "https://…/v1",
-                    "Base URL of the chosen provider; requests go to {base}/responses",
-                ) {
-                    commands.push(AppCommand::SetProviderUrl(i, url));
-                }
-                super::widgets::note_line(
-                    ui,
-                    &format!(
-                        "API key from ${}",
-                        preset.provider.env_key.as_deref().unwrap_or("(none)")
-                    ),
-                );
+            let mut url = state.effective_base_url();
+            if super::widgets::labelled_line(
+                ui,
+                "Base URL",
+                &mut url,
+                "https://…/v1",
+                "Base URL of the prompt's provider (saved in the Prompt file); requests go to {base}/responses",
+            ) {
+                let default_url =
+                    crate::core::provider::Provider::preset(state.prompt.compile.provider).base_url;
+                let url = url.trim().to_string();
+                tx.edit(PromptEdit::BaseUrl(
+                    (!url.is_empty() && url != default_url).then_some(url),
+                ));
             }
-            let mut path = std::mem::take(&mut state.settings_form.config_path);
-            let changed = super::widgets::labelled_line(
+            let env_key = state
+                .matching_preset()
+                .and_then(|i| state.settings.providers[i].provider.env_key.clone())
+                .or_else(|| {
+                    crate::core::provider::Provider::preset(state.prompt.compile.provider).env_key
+                });
+            super::widgets::note_line(
+                ui,
+                &format!("API key from ${}", env_key.as_deref().unwrap_or("(none)")),
+            );
+            let path = &mut ui_state.config_path;
+            super::widgets::labelled_line(
                 ui,
                 "config.toml",
-                &mut path,
+                path,
                 "~/.codex/config.toml",
                 "Import [model_providers.*] from a Codex config file",
             );
-            let _ = changed;
             if ui
                 .button("Import providers")
                 .on_hover_text("Add the Responses providers of that config.toml to the picker")
                 .clicked()
                 && !path.trim().is_empty()
             {
-                commands.push(AppCommand::ImportCodexConfig(expand_home(path.trim())));
+                tx.send(AppCommand::ImportCodexConfig(expand_home(path.trim())));
             }
-            state.settings_form.config_path = path;
         });
 }
 
@@ -93,16 +97,15 @@ fn expand_home(path: &str) -> std::path::PathBuf {
 }
 
 /// The recorded sessions and, for the expanded one, its requests; clicking a request loads its
-/// exact body into the form.
-fn sessions_ui(ui: &mut Ui, state: &mut AppState) {
-    let ctx = ui.ctx().clone();
-    let browser = &mut state.sessions;
+/// exact body into the form (the one in the form stays selected).
+fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    let browser = &state.sessions;
     if browser.db_path.is_none() {
         super::widgets::note_line(ui, "No session database.");
         return;
     }
     if !browser.listed {
-        browser.refresh(&ctx);
+        tx.send(AppCommand::RefreshSessions);
     }
     ui.horizontal(|ui| {
         if ui
@@ -110,20 +113,18 @@ fn sessions_ui(ui: &mut Ui, state: &mut AppState) {
             .on_hover_text("Read the session list again")
             .clicked()
         {
-            browser.refresh(&ctx);
+            tx.send(AppCommand::RefreshSessions);
         }
-        if browser.loading {
+        if browser.loading > 0 {
             ui.spinner();
         }
     });
     if let Some(e) = &browser.error {
         super::widgets::error_line(ui, e);
     }
-    if browser.sessions.is_empty() && !browser.loading {
+    if browser.sessions.is_empty() && browser.loading == 0 && browser.listed {
         super::widgets::note_line(ui, "No recorded sessions yet.");
     }
-    let mut open = None;
-    let mut load = None;
     // One line per session and turn; the full name is in the tooltip.
     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     for session in &browser.sessions {
@@ -140,7 +141,7 @@ fn sessions_ui(ui: &mut Ui, state: &mut AppState) {
             ))
             .clicked()
         {
-            open = Some(session.id);
+            tx.send(AppCommand::OpenSession(session.id));
         }
         if expanded {
             for request in &browser.requests {
@@ -149,20 +150,19 @@ fn sessions_ui(ui: &mut Ui, state: &mut AppState) {
                     "   turn {} · {} B{status}",
                     request.position, request.body_bytes
                 );
+                let loaded = browser.loaded_request == Some(request.id);
                 if ui
-                    .selectable_label(false, text)
+                    .selectable_label(loaded, text)
                     .on_hover_text("Load this request's exact body into the form")
                     .clicked()
                 {
-                    load = Some(request.id);
+                    tx.send(AppCommand::LoadStoredRequest {
+                        session: session.id,
+                        request: request.id,
+                        position: request.position,
+                    });
                 }
             }
         }
-    }
-    if let Some(id) = open {
-        browser.open(&ctx, id);
-    }
-    if let Some(id) = load {
-        browser.load_body(&ctx, id);
     }
 }

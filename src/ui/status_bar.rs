@@ -1,29 +1,48 @@
-//! The status bar: the last message or error (no silent failure), the file, and sizes.
+//! The status bar: the last message or error (no silent failure; errors can be dismissed), the
+//! jobs still running, the file and its unsaved state, and sizes.
 
 use egui::{RichText, Ui};
 
-use crate::app::AppState;
+use crate::app::{AppCommand, AppState, CommandSender};
 
 /// Draws the status bar.
-pub fn status_bar_ui(ui: &mut Ui, state: &AppState) {
+pub fn status_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     ui.horizontal(|ui| {
         let text = RichText::new(&state.status.text);
-        ui.label(if state.status.is_error {
-            text.color(ui.visuals().error_fg_color)
+        if state.status.is_error {
+            ui.label(text.color(ui.visuals().error_fg_color));
+            if ui
+                .small_button("×")
+                .on_hover_text("Dismiss this error")
+                .clicked()
+            {
+                tx.send(AppCommand::Notify(String::new()));
+            }
         } else {
-            text
-        });
+            ui.label(text);
+        }
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let file = state
                 .prompt_path
                 .as_ref()
-                .map_or("unsaved prompt".to_string(), |p| p.display().to_string());
-            let dirty = if state.dirty { " •" } else { "" };
+                .map_or("not saved to a file".to_string(), |p| {
+                    p.display().to_string()
+                });
+            let dirty = if state.is_dirty() {
+                " · unsaved changes"
+            } else {
+                ""
+            };
             ui.label(format!(
                 "{file}{dirty} · {} items · {} tools",
                 state.prompt.input.len(),
                 state.prompt.tools.len()
             ));
+            for job in &state.workers.running {
+                ui.spinner();
+                let text = job.progress.as_deref().unwrap_or(&job.name);
+                ui.label(RichText::new(text).small());
+            }
         });
     });
 }

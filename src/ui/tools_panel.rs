@@ -5,14 +5,16 @@
 use egui::{RichText, Ui};
 use serde_json::json;
 
+use super::items_panel::leave_question_ui;
+use super::list_form::ListForm;
 use super::widgets::{
     RowAction, error_line, labelled_line, labelled_multiline, parse_json, row_actions_ui,
 };
-use crate::app::{AppCommand, AppState, PromptEdit};
+use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 use crate::core::tools::ToolSpec;
 
 /// Draws the tools section.
-pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand>) {
+pub fn tools_ui(ui: &mut Ui, state: &AppState, form: &mut ListForm<ToolSpec>, tx: &CommandSender) {
     ui.horizontal_wrapped(|ui| {
         ui.label("Add:");
         let templates = [
@@ -25,22 +27,28 @@ pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
             if ui.button(name).on_hover_text(tip).clicked()
                 && let Ok(tool) = ToolSpec::from_value(template)
             {
-                commands.push(AppCommand::Edit(Box::new(PromptEdit::AddTool(tool))));
+                tx.edit(PromptEdit::AddTool(tool));
             }
         }
     });
     let count = state.prompt.tools.len();
-    let selected = state.tools_form.selected.filter(|&i| i < count);
+    let selected = state.selected_tool.filter(|&i| i < count);
     for (i, tool) in state.prompt.tools.iter().enumerate() {
         let text = format!("{i:>2}  {} {}", tool.type_name(), tool.name().unwrap_or(""));
         if ui
             .selectable_label(selected == Some(i), RichText::new(text).monospace())
             .on_hover_text("Select to edit this tool")
             .clicked()
+            && selected != Some(i)
         {
-            commands.push(AppCommand::SelectTool(Some(i)));
+            if form.must_ask_before_leaving() {
+                form.leave_to = Some(Some(i));
+            } else {
+                tx.send(AppCommand::SelectTool(Some(i)));
+            }
         }
     }
+    leave_question_ui(ui, form, "tool", AppCommand::SelectTool, tx);
     let Some(i) = selected else {
         return;
     };
@@ -53,9 +61,9 @@ pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         None => None,
     };
     if let Some(edit) = edit {
-        commands.push(AppCommand::Edit(Box::new(edit)));
+        tx.edit(edit);
     }
-    let Some(original) = state.prompt.tools.get(i).cloned() else {
+    let Some(original) = state.prompt.tools.get(i) else {
         return;
     };
     let mut tool = original.clone();
@@ -106,11 +114,21 @@ pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
         }
         _ => {}
     }
-    if tool != original && tool.name().is_none_or(|n| !n.trim().is_empty()) {
-        commands.push(AppCommand::Edit(Box::new(PromptEdit::SetTool(i, tool))));
+    if tool.name().is_some_and(|n| n.trim().is_empty()) {
+        form.notice = Some(
+            "A tool needs a name: an empty name is not applied (the last name is still compiled)."
+                .to_string(),
+        );
+    } else if tool != *original {
+        form.notice = None;
+        tx.edit(PromptEdit::SetTool(i, tool));
     }
-    let form = &mut state.tools_form;
-    form.refill_raw(i, state.revision, || original.to_file_value());
+    if let Some(notice) = &form.notice {
+        error_line(ui, notice);
+    }
+    form.refill(i, original, |tool| {
+        serde_json::to_string_pretty(&tool.to_file_value()).unwrap_or_default()
+    });
     if labelled_multiline(
         ui,
         "Tool JSON (parameters schema, grammar, members)",
@@ -121,11 +139,10 @@ pub fn tools_ui(ui: &mut Ui, state: &mut AppState, commands: &mut Vec<AppCommand
     ) {
         match parse_json(&form.raw).and_then(ToolSpec::from_value) {
             Ok(parsed) => {
-                form.raw_error = None;
-                if parsed != original {
-                    form.raw_for = Some((i, state.revision + 1));
-                    commands.push(AppCommand::Edit(Box::new(PromptEdit::SetTool(i, parsed))));
+                if parsed != *original {
+                    tx.edit(PromptEdit::SetTool(i, parsed.clone()));
                 }
+                form.applied(i, parsed);
             }
             Err(e) => form.raw_error = Some(e),
         }

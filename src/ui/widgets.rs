@@ -70,12 +70,30 @@ pub fn note_line(ui: &mut Ui, text: &str) {
     );
 }
 
-/// The colour used to mark lines that differ from the column to the left.
+/// The colour of rows whose value differs from the column to the left.
 pub fn diff_background(ui: &Ui) -> Color32 {
     if ui.visuals().dark_mode {
         Color32::from_rgb(70, 60, 20)
     } else {
         Color32::from_rgb(255, 240, 170)
+    }
+}
+
+/// The colour of rows present here and not in the column to the left.
+pub fn added_background(ui: &Ui) -> Color32 {
+    if ui.visuals().dark_mode {
+        Color32::from_rgb(25, 70, 35)
+    } else {
+        Color32::from_rgb(205, 240, 205)
+    }
+}
+
+/// The colour of placeholder rows: present in the column to the left, missing here.
+pub fn removed_background(ui: &Ui) -> Color32 {
+    if ui.visuals().dark_mode {
+        Color32::from_rgb(85, 35, 35)
+    } else {
+        Color32::from_rgb(250, 210, 210)
     }
 }
 

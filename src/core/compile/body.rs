@@ -187,6 +187,7 @@ fn tools_and_input(
         item.insert("tools".to_string(), tools_value);
         apply_id_policy(&mut item, ctx, "input[0]", notes);
         input.push(Value::Object(item));
+        lite_prefix_notes(prompt, rules.lite_function_namespace.as_deref(), notes);
         if !prompt.base_instructions.is_empty() {
             input.push(instructions_item(prompt, thread, ctx, notes));
         }
@@ -195,6 +196,13 @@ fn tools_and_input(
         if rules.instructions == InstructionsPlacement::DeveloperMessage
             && !prompt.base_instructions.is_empty()
         {
+            notes.push(CompileNote::new(
+                "input[0]",
+                format!(
+                    "added: the base instructions travel as this developer message, not as top-level `instructions` ({} rules)",
+                    rules.name
+                ),
+            ));
             input.push(instructions_item(prompt, thread, ctx, notes));
         }
         Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
@@ -208,7 +216,7 @@ fn tools_and_input(
         {
             notes.push(CompileNote::new(
                 format!("prompt.input[{i}]"),
-                "configuration_update left out: only sent to the OpenAI provider (C rules)",
+                "configuration_update left out: only sent to the OpenAI provider",
             ));
             continue;
         }
@@ -252,6 +260,48 @@ fn tools_and_input(
     (tools, input, prefix_len, wires)
 }
 
+/// What the Lite prefix changes: the tools move into `input[0]` (folded into one namespace when
+/// the rules say so) and the base instructions into a developer message after it.
+fn lite_prefix_notes(prompt: &Prompt, namespace: Option<&str>, notes: &mut Vec<CompileNote>) {
+    if !prompt.tools.is_empty() {
+        notes.push(CompileNote::new(
+            "tools",
+            "left out: a Lite request has no top-level `tools`; they travel in input[0]",
+        ));
+    }
+    let folded = match namespace {
+        Some(name) => {
+            format!(", with the function and custom tools grouped in the `{name}` namespace")
+        }
+        None => String::new(),
+    };
+    notes.push(CompileNote::new(
+        "input[0]",
+        format!("added: the tools, as an `additional_tools` developer item{folded}"),
+    ));
+    if !prompt.base_instructions.is_empty() {
+        notes.push(CompileNote::new(
+            "instructions",
+            "left out: a Lite request has no top-level `instructions`; they travel in input[1]",
+        ));
+        notes.push(CompileNote::new(
+            "input[1]",
+            "added: the base instructions, as a developer message",
+        ));
+    }
+    let shift = if prompt.base_instructions.is_empty() {
+        1
+    } else {
+        2
+    };
+    if !prompt.input.is_empty() {
+        notes.push(CompileNote::new(
+            format!("input[{shift}]"),
+            format!("moved: the prompt's items start here, after the {shift} added item(s)"),
+        ));
+    }
+}
+
 /// Identical per-item notes, gathered.
 struct NoteGroup {
     suffix: String,
@@ -293,7 +343,7 @@ fn reasoning_value(
         if !prompt.reasoning.effort.is_default() || !prompt.reasoning.summary.is_default() {
             notes.push(CompileNote::new(
                 "reasoning",
-                "null: the model does not support reasoning summaries (A-era gate)",
+                "null: the model does not support reasoning summaries, and these rules send reasoning only to models that do",
             ));
         }
         return Value::Null;
@@ -345,6 +395,10 @@ fn reasoning_value(
     }
     if lite {
         obj.insert("context".to_string(), json!("all_turns"));
+        notes.push(CompileNote::new(
+            "reasoning.context",
+            "added: all_turns — Lite always asks the model to keep its reasoning across turns",
+        ));
     }
     Value::Object(obj)
 }

@@ -197,7 +197,7 @@ fn compile_with(
         notes.push(CompileNote::new(
             "model",
             format!(
-                "`{}` is not in the catalog: fallback capabilities (no verbosity, no parallel tools, no reasoning summaries under A-era rules)",
+                "`{}` is not in the catalog: fallback capabilities (no verbosity, no parallel tools, no reasoning summaries)",
                 prompt.model
             ),
         ));

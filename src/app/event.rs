@@ -1,0 +1,130 @@
+//! [`AppEvent`]: what workers report to the app. One variant per kind of result; the app applies
+//! them in `AppState::apply_event` (see `handle.rs`). Adding a job means adding a variant here
+//! and a worker function that reports it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::jobs::JobId;
+use super::settings::ExportKind;
+use super::worker::ViewResult;
+use crate::core::codex_config::ImportedProvider;
+use crate::core::import::ImportOutcome;
+use crate::core::prompt::Prompt;
+use crate::store::{RequestSummary, SessionSummary};
+
+/// What a file turned out to hold.
+#[derive(Debug)]
+pub enum OpenedFile {
+    /// A Prompt file.
+    Prompt(Box<Prompt>),
+    /// A captured request body, imported into a prompt.
+    Body(Box<ImportOutcome>),
+}
+
+/// Where a loaded prompt came from (status text, and which sidebar entry to select).
+#[derive(Debug, Clone, PartialEq)]
+pub enum PromptSource {
+    /// A file on disk.
+    File(PathBuf),
+    /// Pasted into the import dialog, or a body file chosen there.
+    Pasted,
+    /// A stored request of a recorded session.
+    Stored {
+        /// Session id.
+        session: i64,
+        /// Request id.
+        request: i64,
+        /// Position (turn) in the session.
+        position: i64,
+    },
+}
+
+/// What a worker reports.
+#[derive(Debug)]
+pub enum AppEvent {
+    /// A compile finished.
+    Compiled {
+        /// Prompt revision compiled.
+        revision: u64,
+        /// Settings generation compiled.
+        settings_generation: u64,
+        /// The views, or the compile error.
+        result: Result<Vec<ViewResult>, String>,
+        /// Wall time of compile + render + diff.
+        millis: f64,
+    },
+    /// Token counts for the views of a compile.
+    Tokens {
+        /// Prompt revision.
+        revision: u64,
+        /// Settings generation.
+        settings_generation: u64,
+        /// One count per column.
+        tokens: Vec<usize>,
+    },
+    /// A Prompt file or captured body was read and parsed.
+    PromptLoaded {
+        /// Where it came from.
+        source: PromptSource,
+        /// The prompt, or why it could not be loaded.
+        result: Result<OpenedFile, String>,
+    },
+    /// A file was written.
+    FileWritten {
+        /// Where.
+        path: PathBuf,
+        /// What.
+        kind: ExportKind,
+        /// For a Prompt file: the prompt that was written (compared by pointer, never guessed).
+        prompt: Option<Arc<Prompt>>,
+        /// Bytes written, or why not.
+        result: Result<usize, String>,
+    },
+    /// The session list was read.
+    SessionsListed(Result<Vec<SessionSummary>, String>),
+    /// A session's requests were read.
+    RequestsListed {
+        /// The session.
+        session: i64,
+        /// Its requests.
+        result: Result<Vec<RequestSummary>, String>,
+    },
+    /// Providers were read from a Codex config.toml.
+    ProvidersImported {
+        /// The file.
+        path: PathBuf,
+        /// What it held.
+        result: Result<Vec<ImportedProvider>, String>,
+    },
+    /// The native file dialog closed.
+    PathChosen {
+        /// The chosen path (None: cancelled or unavailable).
+        path: Option<PathBuf>,
+        /// No dialog could be shown (no dialog service): the user should type the path.
+        unavailable: bool,
+    },
+    /// A job says how far it got.
+    Progress {
+        /// The job.
+        job: JobId,
+        /// What it is doing.
+        text: String,
+        /// Steps done.
+        done: u64,
+        /// Steps in all (0: unknown).
+        total: u64,
+    },
+    /// A job failed in a way that belongs in the status bar.
+    Failed {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        error: String,
+    },
+    /// A job ended (sent by the bridge after the job returns).
+    JobFinished {
+        /// The job.
+        job: JobId,
+    },
+}

@@ -1,0 +1,360 @@
+//! [`AppState::handle`], the single place that applies what the UI asked for: prompt edits and
+//! undo/redo, settings, dialogs, and the start of every job (files, store reads, imports) on the
+//! worker bridge. Nothing here reads or writes a file or waits.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::command::{AppCommand, EXAMPLES, PromptEdit};
+use super::event::{OpenedFile, PromptSource};
+use super::jobs::Workers;
+use super::settings::{ExportKind, Settings};
+use super::state::{AppState, Dialog, History, PendingAction, SessionsView, UNDO_LIMIT};
+use super::worker::CompileWorker;
+use super::{files, sessions};
+use crate::core::models::ModelCatalog;
+use crate::core::prompt::Prompt;
+
+/// How the app is set up.
+#[derive(Debug, Clone, Default)]
+pub struct AppOptions {
+    /// The session database (None: no sessions browser).
+    pub db: Option<PathBuf>,
+    /// Asked to repaint when workers report.
+    pub ctx: Option<egui::Context>,
+}
+
+impl AppState {
+    /// A workbench on the first bundled example with `settings`.
+    pub fn new(settings: Settings, options: AppOptions) -> Self {
+        let prompt = EXAMPLES
+            .first()
+            .and_then(|(_, text)| Prompt::from_json_str(text).ok())
+            .unwrap_or_else(|| Prompt::new("gpt-5.5"));
+        let prompt = Arc::new(prompt);
+        let workers = Workers::start(options.ctx);
+        let compiler = CompileWorker::start(workers.event_sender());
+        Self {
+            saved: Some(Arc::clone(&prompt)),
+            prompt,
+            revision: 1,
+            prompt_path: None,
+            source: None,
+            history: History::default(),
+            settings,
+            catalog: Arc::new(ModelCatalog::bundled()),
+            views: Vec::new(),
+            views_revision: 0,
+            compile_error: None,
+            compile_millis: 0.0,
+            status: super::state::Status {
+                text: "Loaded the example prompt tools-session.json".to_string(),
+                is_error: false,
+            },
+            selected_item: None,
+            selected_tool: None,
+            dialog: None,
+            dialog_generation: 0,
+            sessions: SessionsView {
+                db_path: options.db,
+                ..SessionsView::default()
+            },
+            close_confirmed: false,
+            workers,
+            compiler,
+            requested_revision: None,
+            settings_generation: 1,
+            requested_settings: None,
+            replace_confirmed: false,
+        }
+    }
+
+    /// Replaces the prompt with one loaded from `source` (not an edit: the history restarts).
+    pub fn replace_prompt(&mut self, prompt: Prompt, source: Option<PromptSource>) {
+        self.prompt = Arc::new(prompt);
+        self.saved = Some(Arc::clone(&self.prompt));
+        self.prompt_path = match &source {
+            Some(PromptSource::File(path)) => Some(path.clone()),
+            _ => None,
+        };
+        self.sessions.loaded_request = match &source {
+            Some(PromptSource::Stored { request, .. }) => Some(*request),
+            _ => None,
+        };
+        self.source = source;
+        self.revision += 1;
+        self.history = History::default();
+        self.selected_item = None;
+        self.selected_tool = None;
+    }
+
+    fn open_dialog(&mut self, dialog: Dialog) {
+        self.dialog = Some(dialog);
+        self.dialog_generation += 1;
+    }
+
+    /// Runs `command` now, or first asks whether to drop unsaved edits.
+    fn replace_guarded(&mut self, command: AppCommand) -> bool {
+        if self.is_dirty() && !self.replace_confirmed {
+            self.open_dialog(Dialog::Unsaved {
+                then: PendingAction::Run(Box::new(command)),
+            });
+            return false;
+        }
+        true
+    }
+
+    fn spawn(&mut self, name: &str, job: impl FnOnce(&super::jobs::JobContext) + Send + 'static) {
+        if let Err(e) = self.workers.spawn(name, job) {
+            self.set_status(e, true);
+        }
+    }
+
+    /// Applies one command.
+    pub fn handle(&mut self, command: AppCommand) {
+        match command {
+            AppCommand::Edit(edit) => self.apply_edit(*edit),
+            AppCommand::Undo => self.undo(),
+            AppCommand::Redo => self.redo(),
+            AppCommand::SetColumns(columns) => {
+                if !columns.is_empty() {
+                    self.settings.columns = columns;
+                    self.settings_generation += 1;
+                }
+            }
+            AppCommand::SetTreeView(on) => self.settings.tree_view = on,
+            AppCommand::SetTheme(theme) => self.settings.theme = theme,
+            AppCommand::LoadExample(name) => {
+                if !self.replace_guarded(AppCommand::LoadExample(name)) {
+                    return;
+                }
+                if let Some((_, text)) = EXAMPLES.iter().find(|(n, _)| *n == name) {
+                    match Prompt::from_json_str(text) {
+                        Ok(prompt) => {
+                            self.replace_prompt(prompt, None);
+                            self.set_status(format!("Loaded the example prompt {name}"), false);
+                        }
+                        Err(e) => self.set_status(format!("{name}: {e}"), true),
+                    }
+                }
+            }
+            AppCommand::Open(path) => {
+                if !self.replace_guarded(AppCommand::Open(path.clone())) {
+                    return;
+                }
+                let catalog = Arc::clone(&self.catalog);
+                self.spawn("open", move |job| {
+                    let result = files::read_prompt_file(&path, &catalog);
+                    job.report(super::AppEvent::PromptLoaded {
+                        source: PromptSource::File(path),
+                        result,
+                    });
+                });
+            }
+            AppCommand::Save => match self.prompt_path.clone() {
+                Some(path) => self.write_file(ExportKind::Prompt, 0, path),
+                None => self.show_file_dialog(Some(ExportKind::Prompt), 0),
+            },
+            AppCommand::ShowFileDialog(kind, column) => self.show_file_dialog(kind, column),
+            AppCommand::WriteFile(kind, column, path) => self.write_file(kind, column, path),
+            AppCommand::Browse => self.browse(),
+            AppCommand::ShowImportDialog => self.open_dialog(Dialog::Import {
+                error: None,
+                busy: false,
+            }),
+            AppCommand::ImportBody(text) => {
+                if !self.replace_guarded(AppCommand::ImportBody(text.clone())) {
+                    return;
+                }
+                self.set_import_busy();
+                let catalog = Arc::clone(&self.catalog);
+                self.spawn("import", move |job| {
+                    let result = files::import_body_text(&text, &catalog).map(|o| OpenedFile::Body(Box::new(o)));
+                    job.report(super::AppEvent::PromptLoaded {
+                        source: PromptSource::Pasted,
+                        result,
+                    });
+                });
+            }
+            AppCommand::ImportBodyFile(path) => {
+                if !self.replace_guarded(AppCommand::ImportBodyFile(path.clone())) {
+                    return;
+                }
+                self.set_import_busy();
+                let catalog = Arc::clone(&self.catalog);
+                self.spawn("import", move |job| {
+                    let result = files::read_limited(&path)
+                        .map_err(|e| format!("{}: {e}", path.display()))
+                        .and_then(|text| files::import_body_text(&text, &catalog))
+                        .map(|o| OpenedFile::Body(Box::new(o)));
+                    job.report(super::AppEvent::PromptLoaded {
+                        source: PromptSource::Pasted,
+                        result,
+                    });
+                });
+            }
+            AppCommand::ImportCodexConfig(path) => self.spawn("codex-config", move |job| {
+                let result = files::read_codex_config(&path);
+                job.report(super::AppEvent::ProvidersImported { path, result });
+            }),
+            AppCommand::CloseDialog => self.dialog = None,
+            AppCommand::DiscardAndContinue => {
+                if let Some(Dialog::Unsaved { then }) = self.dialog.take() {
+                    match then {
+                        PendingAction::Run(command) => {
+                            self.replace_confirmed = true;
+                            self.handle(*command);
+                            self.replace_confirmed = false;
+                        }
+                        PendingAction::Close => self.close_confirmed = true,
+                    }
+                }
+            }
+            AppCommand::RequestClose => {
+                if self.is_dirty() {
+                    self.open_dialog(Dialog::Unsaved {
+                        then: PendingAction::Close,
+                    });
+                } else {
+                    self.close_confirmed = true;
+                }
+            }
+            AppCommand::Send => self.set_status(
+                "Sending is not available yet: the live stream view comes with the streaming timeline",
+                false,
+            ),
+            AppCommand::SelectItem(i) => self.selected_item = i,
+            AppCommand::SelectTool(i) => self.selected_tool = i,
+            AppCommand::RefreshSessions => sessions::list(self),
+            AppCommand::OpenSession(id) => sessions::open(self, id),
+            AppCommand::LoadStoredRequest {
+                session,
+                request,
+                position,
+            } => {
+                let command = AppCommand::LoadStoredRequest {
+                    session,
+                    request,
+                    position,
+                };
+                if self.replace_guarded(command) {
+                    sessions::load_request(self, session, request, position);
+                }
+            }
+            AppCommand::Notify(text) => self.set_status(text, false),
+            AppCommand::CancelJob(id) => self.workers.cancel(id),
+        }
+    }
+
+    fn set_import_busy(&mut self) {
+        if let Some(Dialog::Import { busy, error }) = self.dialog.as_mut() {
+            *busy = true;
+            *error = None;
+        }
+    }
+
+    fn show_file_dialog(&mut self, kind: Option<ExportKind>, column: usize) {
+        let name = kind.map_or("", ExportKind::default_file_name);
+        let dir = self
+            .prompt_path
+            .as_ref()
+            .and_then(|p| p.parent().map(PathBuf::from))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        self.open_dialog(Dialog::File {
+            kind,
+            column,
+            path: dir.join(name),
+            note: None,
+        });
+    }
+
+    fn write_file(&mut self, kind: ExportKind, column: usize, path: PathBuf) {
+        let bytes = match files::export_bytes(self, kind, column) {
+            Ok(bytes) => bytes,
+            Err(e) => return self.set_status(e, true),
+        };
+        let written = (kind == ExportKind::Prompt).then(|| Arc::clone(&self.prompt));
+        self.spawn("write", move |job| {
+            let result = crate::store::har::write_private(&path, &bytes)
+                .map(|()| bytes.len())
+                .map_err(|e| e.to_string());
+            job.report(super::AppEvent::FileWritten {
+                path,
+                kind,
+                prompt: written,
+                result,
+            });
+        });
+    }
+
+    fn browse(&mut self) {
+        let Some(Dialog::File { kind, path, .. }) = &self.dialog else {
+            return;
+        };
+        let saving = kind.is_some();
+        let suggested = path.clone();
+        self.spawn("file-dialog", move |job| {
+            let started = std::time::Instant::now();
+            let mut picker = rfd::FileDialog::new().add_filter("JSON / HAR", &["json", "har"]);
+            if let Some(dir) = suggested.parent() {
+                picker = picker.set_directory(dir);
+            }
+            let choice = if saving {
+                let name = suggested
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                picker.set_file_name(name).save_file()
+            } else {
+                picker.pick_file()
+            };
+            // A dialog that "answers" at once was never shown: no dialog service is running.
+            let unavailable = choice.is_none() && started.elapsed().as_millis() < 300;
+            job.report(super::AppEvent::PathChosen {
+                path: choice,
+                unavailable,
+            });
+        });
+    }
+
+    fn apply_edit(&mut self, edit: PromptEdit) {
+        let field = edit.field();
+        if field.is_none() || field != self.history.last_field {
+            self.history.undo.push(Arc::clone(&self.prompt));
+            if self.history.undo.len() > UNDO_LIMIT {
+                self.history.undo.remove(0);
+            }
+        }
+        self.history.redo.clear();
+        self.history.last_field = field;
+        super::edit::apply(self, edit);
+        self.revision += 1;
+    }
+
+    fn undo(&mut self) {
+        if let Some(previous) = self.history.undo.pop() {
+            let current = std::mem::replace(&mut self.prompt, previous);
+            self.history.redo.push(current);
+            self.after_history_step("Undid the last edit");
+        }
+    }
+
+    fn redo(&mut self) {
+        if let Some(next) = self.history.redo.pop() {
+            let current = std::mem::replace(&mut self.prompt, next);
+            self.history.undo.push(current);
+            self.after_history_step("Redid the edit");
+        }
+    }
+
+    fn after_history_step(&mut self, text: &str) {
+        self.history.last_field = None;
+        self.revision += 1;
+        let items = self.prompt.input.len();
+        self.selected_item = self.selected_item.filter(|&i| i < items);
+        let tools = self.prompt.tools.len();
+        self.selected_tool = self.selected_tool.filter(|&i| i < tools);
+        self.set_status(text, false);
+    }
+}
