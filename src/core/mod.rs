@@ -16,3 +16,4 @@ pub mod redact;
 pub mod rules;
 pub mod stream;
 pub mod tools;
+pub mod turn_loop;
