@@ -77,8 +77,17 @@ pub fn load_and_compile(
     choice: &TargetChoice<'_>,
 ) -> anyhow::Result<(Prompt, CompiledRequest)> {
     let text = read_text(path, max_bytes)?;
-    let mut prompt =
+    let prompt =
         Prompt::from_json_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+    compile_prompt(prompt, display_name(path), choice)
+}
+
+/// Compiles `prompt` (called `name` in messages) as `choice` says.
+pub fn compile_prompt(
+    mut prompt: Prompt,
+    name: &str,
+    choice: &TargetChoice<'_>,
+) -> anyhow::Result<(Prompt, CompiledRequest)> {
     let catalog = load_catalog(choice.catalog)?;
     let target = &prompt.compile;
     let dialect = choice
@@ -105,7 +114,7 @@ pub fn load_and_compile(
     }
     let model = catalog.lookup(&prompt.model);
     let compiled = compile(&prompt, &model, &provider, dialect, &rules)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok((prompt, compiled))
 }
 

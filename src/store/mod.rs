@@ -19,6 +19,7 @@ mod read;
 mod recorder;
 mod schema;
 pub mod seed;
+pub mod send_recording;
 mod types;
 mod write;
 
@@ -31,6 +32,7 @@ pub use body::{ContentHash, content_hash};
 pub use error::{StoreError, StoreResult};
 pub use recorder::{Recorder, RecorderOptions};
 pub use schema::SCHEMA_VERSION;
+pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
     NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
     SessionSummary, Source, StoredBody,

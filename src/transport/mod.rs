@@ -3,8 +3,10 @@
 //!
 //! - [`http`]: live HTTP SSE send with reqwest — retries by error class, connect and idle
 //!   timeouts, cancellation that keeps the partial outcome.
+//! - [`recording`]: feeds a send's progress into the session store.
 
 pub mod http;
+pub mod recording;
 
 pub use http::{
     Attempt, CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
