@@ -13,6 +13,9 @@
 //! `{"continue": …}` line first). A PROMPT given with `--continue` must be the prompt the session's
 //! conversation started from (its prefix is checked).
 //!
+//! `--ws` sends the WebSocket `response.create` frame instead ([`crate::transport::ws`]); the
+//! timeline and the outcome are the same.
+//!
 //! Exit status 0 once a request was sent, whatever came back; 1 on a usage error (bad Prompt,
 //! missing API key, bad URL, nothing to continue).
 
@@ -33,7 +36,9 @@ use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt,
 use crate::store::SendRecording;
 use crate::store::send_recording::open_or_default;
 use crate::transport::recording::{finish_recording, record_event};
-use crate::transport::{CancelToken, HttpSender, SendEvent, SendOptions, resolve_headers};
+use crate::transport::{
+    CancelToken, HttpSender, SendEvent, SendOptions, WsSender, resolve_headers,
+};
 
 /// Arguments of `send`.
 #[derive(Debug, Args)]
@@ -94,6 +99,9 @@ pub struct SendArgs {
     /// A new user message after the tool outputs.
     #[arg(long, value_name = "TEXT", requires = "continue_")]
     user: Option<String>,
+    /// Send over a WebSocket (the `response.create` frame) instead of an HTTP POST.
+    #[arg(long)]
+    ws: bool,
 }
 
 fn duration(name: &str, secs: f64) -> anyhow::Result<std::time::Duration> {
@@ -245,7 +253,6 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         ..SendOptions::default()
     };
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
-    let sender = HttpSender::new(&compiled.url, options)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -261,7 +268,15 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         writeln!(stdout, "{line}").and_then(|()| stdout.flush())?;
     }
     let mut printer = Printer::new(std::io::stdout(), args.json);
-    printer.note(&format!("POST {}", compiled.url));
+    let ws = match args.ws {
+        true => Some(WsSender::new(&compiled.url, options.clone())?),
+        false => None,
+    };
+    let http = HttpSender::new(&compiled.url, options)?;
+    match &ws {
+        Some(ws) => printer.note(&format!("WebSocket {}", ws.url())),
+        None => printer.note(&format!("POST {}", compiled.url)),
+    }
     // Recording into the session store: kept apart from the send (see `store::SendRecording`).
     let mut recording = match (args.no_record, args.session) {
         (true, _) => None,
@@ -278,12 +293,16 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         )?),
     };
     let cancel = CancelToken::new();
-    let result = runtime.block_on(sender.send(compiled, &headers, &cancel, |event| {
+    let mut on_event = |event: SendEvent<'_>| {
         if let Some(recording) = recording.as_mut() {
             record_event(recording, &event);
         }
         report(&mut printer, event);
-    }));
+    };
+    let result = match &ws {
+        Some(ws) => runtime.block_on(ws.send(compiled, &headers, &cancel, &mut on_event)),
+        None => runtime.block_on(http.send(compiled, &headers, &cancel, &mut on_event)),
+    };
     let outcome = result
         .outcome()
         .cloned()

@@ -3,12 +3,15 @@
 //!
 //! - [`http`]: live HTTP SSE send with reqwest — retries by error class, connect and idle
 //!   timeouts, cancellation that keeps the partial outcome.
+//! - [`ws`]: live WebSocket send of the `response.create` frame, into the same stream reader.
 //! - [`recording`]: feeds a send's progress into the session store.
 
 pub mod http;
 pub mod recording;
+pub mod ws;
 
 pub use http::{
     Attempt, CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
     resolve_headers,
 };
+pub use ws::WsSender;
