@@ -6,6 +6,7 @@ pub mod command;
 pub mod files;
 pub mod sessions;
 pub mod state;
+pub mod timeline;
 pub mod worker;
 
 pub use command::{AppCommand, PromptEdit};

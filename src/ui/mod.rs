@@ -8,6 +8,7 @@ pub mod items_panel;
 pub mod json_views;
 pub mod sidebar;
 pub mod status_bar;
+pub mod timeline;
 pub mod tools_panel;
 pub mod top_bar;
 pub mod widgets;
