@@ -39,6 +39,7 @@ pub mod sessions;
 pub mod settings;
 pub mod state;
 pub mod target_view;
+pub mod timeline;
 pub mod worker;
 
 pub use command::{AppCommand, PromptEdit};

@@ -2,7 +2,6 @@
 
 use std::io::Write as _;
 
-use anyhow::Context as _;
 use clap::Args;
 
 use super::input::{display_name, read_text};
@@ -78,8 +77,19 @@ pub fn load_and_compile(
     choice: &TargetChoice<'_>,
 ) -> anyhow::Result<(Prompt, CompiledRequest)> {
     let text = read_text(path, max_bytes)?;
-    let mut prompt =
+    let prompt =
         Prompt::from_json_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+    compile_prompt(prompt, display_name(path), max_bytes, choice)
+}
+
+/// Compiles `prompt` (called `name` in messages) as `choice` says; `max_bytes` bounds the
+/// catalog file it may read.
+pub fn compile_prompt(
+    mut prompt: Prompt,
+    name: &str,
+    max_bytes: u64,
+    choice: &TargetChoice<'_>,
+) -> anyhow::Result<(Prompt, CompiledRequest)> {
     let catalog = load_catalog(choice.catalog, max_bytes)?;
     let overrides = TargetOverrides {
         dialect: choice.dialect.and_then(Dialect::parse),
@@ -95,11 +105,11 @@ pub fn load_and_compile(
         }),
     };
     let target = resolve_target(&prompt.compile, &overrides)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     prompt.compile.auth = target.auth;
     let model = catalog.lookup(&prompt.model);
     let compiled = compile_for(&prompt, &model, &target)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok((prompt, compiled))
 }
 

@@ -1,30 +1,56 @@
-//! `promptwire send PROMPT.json --provider P`: compiles a Prompt as `compile` does, sends it live
-//! (API key from the provider's environment variable), and prints the timeline as events arrive —
-//! the same lines as `stream` — then the outcome. Retries follow the error class; notes about
-//! retries go to standard error with `--json` so standard output stays JSON lines.
+//! `promptwire send [PROMPT] --provider P [--session ID [--continue …]]`: compiles a Prompt as
+//! `compile` does, sends it live (API key from the provider's environment variable), and prints
+//! the timeline as events arrive — the same lines as `stream` — then the outcome. Retries follow
+//! the error class; notes about retries go to standard error with `--json` so standard output
+//! stays JSON lines.
+//!
+//! Recording: a new session per send, or with `--session ID` the request is appended to that
+//! session. `--continue` is the agent turn loop ([`crate::core::turn_loop`]): the next request is
+//! built from the session's latest request and its outcome (both read from the store) — the
+//! previous input, the response's output items, an output per tool call (`--tool-output
+//! CALL_ID=TEXT|@FILE`, a placeholder otherwise) and an optional `--user` message. Before sending,
+//! it says whether the new request keeps the previous one's prompt prefix (with `--json`, one
+//! `{"continue": …}` line first). A PROMPT given with `--continue` must be the prompt the session's
+//! conversation started from (its prefix is checked).
+//!
+//! `--ws` sends the WebSocket `response.create` frame instead ([`crate::transport::ws`]); the
+//! timeline and the outcome are the same.
 //!
 //! Exit status 0 once a request was sent, whatever came back; 1 on a usage error (bad Prompt,
-//! missing API key, bad URL).
+//! missing API key, bad URL, nothing to continue).
 
-use anyhow::Context as _;
+use anyhow::{Context as _, bail};
 use clap::Args;
+use serde_json::{Value, json};
 
-use super::compile::{TargetChoice, load_and_compile};
-use super::input::display_name;
+use super::compile::{TargetChoice, compile_prompt, load_and_compile, load_catalog};
+use super::input::{display_name, read_text};
 use super::stream::{Failure, Printer, describe_event, secs};
+use crate::core::compile::CompiledRequest;
+use crate::core::import::import_body;
+use crate::core::prefix::{PairReport, Tokenizer};
+use crate::core::prompt::Prompt;
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
-use crate::transport::{CancelToken, HttpSender, SendEvent, SendOptions, resolve_headers};
+use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
+use crate::store::SendRecording;
+use crate::store::send_recording::open_or_default;
+use crate::transport::recording::{finish_recording, record_event};
+use crate::transport::{
+    CancelToken, HttpSender, SendEvent, SendOptions, WsSender, resolve_headers,
+};
 
 /// Arguments of `send`.
 #[derive(Debug, Args)]
 pub struct SendArgs {
-    /// Prompt file, or `-` for standard input.
-    prompt: String,
+    /// Prompt file, or `-` for standard input (optional with `--continue`).
+    #[arg(required_unless_present = "continue_")]
+    prompt: Option<String>,
     /// Provider to send to (its base URL and API-key variable).
     #[arg(long, value_parser = ["openai", "azure", "compatible"])]
     provider: String,
-    /// Base URL of the provider (the request goes to `{base_url}/responses`).
+    /// Base URL of the provider (the request goes to `{base_url}/responses`); with `--continue`,
+    /// default: the URL of the session's latest request.
     #[arg(long)]
     base_url: Option<String>,
     /// One JSON object per raw event, then one outcome line.
@@ -48,15 +74,34 @@ pub struct SendArgs {
     /// Model catalog file to use instead of the bundled one.
     #[arg(long)]
     catalog: Option<String>,
-    /// Largest accepted Prompt file, in bytes.
+    /// Largest accepted Prompt file (and `--tool-output @FILE`), in bytes.
     #[arg(long, default_value_t = super::DEFAULT_MAX_BYTES)]
     max_bytes: u64,
     /// Database to record the send into (default: the embedded database).
     #[arg(long)]
     db: Option<std::path::PathBuf>,
     /// Do not record the send in the session store.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "session")]
     no_record: bool,
+    /// Record into this existing session instead of a new one.
+    #[arg(long)]
+    session: Option<i64>,
+    /// Send the next request of the session's conversation (needs `--session`).
+    #[arg(long = "continue", id = "continue_", requires = "session")]
+    continue_: bool,
+    /// Output of a tool call of the previous response: `CALL_ID=TEXT` or `CALL_ID=@FILE`.
+    #[arg(
+        long = "tool-output",
+        value_name = "CALL_ID=TEXT|@FILE",
+        requires = "continue_"
+    )]
+    tool_outputs: Vec<String>,
+    /// A new user message after the tool outputs.
+    #[arg(long, value_name = "TEXT", requires = "continue_")]
+    user: Option<String>,
+    /// Send over a WebSocket (the `response.create` frame) instead of an HTTP POST.
+    #[arg(long)]
+    ws: bool,
 }
 
 fn duration(name: &str, secs: f64) -> anyhow::Result<std::time::Duration> {
@@ -66,52 +111,198 @@ fn duration(name: &str, secs: f64) -> anyhow::Result<std::time::Duration> {
         .with_context(|| format!("--{name} must be a positive number of seconds, got {secs}"))
 }
 
+/// What is about to be sent.
+struct Plan {
+    prompt: Prompt,
+    compiled: CompiledRequest,
+    /// Session name for a new session.
+    name: String,
+    /// The prefix verdict against the previous request and the number of items added
+    /// (`--continue`).
+    prefix: Option<(PairReport, usize)>,
+}
+
+impl SendArgs {
+    fn choice<'a>(&'a self, base_url: Option<&'a str>) -> TargetChoice<'a> {
+        TargetChoice {
+            dialect: self.dialect.as_deref(),
+            provider: Some(&self.provider),
+            rules: self.rules.as_deref(),
+            base_url: self.base_url.as_deref().or(base_url),
+            auth: None,
+            catalog: self.catalog.as_deref(),
+        }
+    }
+}
+
+/// The next request of session `session`'s conversation.
+fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
+    let store = open_or_default(args.db.as_deref())?;
+    let turn = store
+        .last_turn(session)?
+        .with_context(|| format!("session {session} has no request to continue"))?;
+    let last_url = store
+        .requests(
+            session,
+            crate::store::Page {
+                offset: u64::try_from(turn.position).unwrap_or(0),
+                limit: 1,
+            },
+        )?
+        .into_iter()
+        .next()
+        .map(|r| r.url);
+    drop(store);
+    let catalog = load_catalog(args.catalog.as_deref(), args.max_bytes)?;
+    let previous = import_body(&turn.body, &catalog)
+        .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?
+        .prompt;
+    let previous_body = turn.body.as_object().cloned().unwrap_or_default();
+    let tokenizer = Tokenizer::o200k();
+    if let Some(path) = &args.prompt {
+        let (_, start) = load_and_compile(path, args.max_bytes, &args.choice(None))?;
+        let report = prefix_check(&start.body, &previous_body, tokenizer)?;
+        if let Some(at) = &report.break_at {
+            bail!(
+                "{}: session {session} did not start from this prompt (its request {} differs at {})",
+                display_name(path),
+                turn.position,
+                at.path.as_deref().unwrap_or(at.at.as_str())
+            );
+        }
+    }
+    let continuation = Continuation {
+        outputs: args
+            .tool_outputs
+            .iter()
+            .map(|arg| parse_tool_output(arg, args.max_bytes))
+            .collect::<anyhow::Result<_>>()?,
+        user_message: args.user.as_ref().map(|text| UserMessage {
+            text: text.clone(),
+            id: None,
+        }),
+        client_metadata: None,
+    };
+    let next = next_prompt(&previous, &turn.outcome, &continuation)
+        .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?;
+    let added = next.input.len() - previous.input.len();
+    let base = last_url
+        .as_deref()
+        .and_then(|u| u.strip_suffix("/responses"));
+    let name = format!("session {session}");
+    let (prompt, compiled) = compile_prompt(next, &name, args.max_bytes, &args.choice(base))?;
+    let prefix = prefix_check(&previous_body, &compiled.body, tokenizer)?;
+    Ok(Plan {
+        prompt,
+        compiled,
+        name,
+        prefix: Some((prefix, added)),
+    })
+}
+
+/// `CALL_ID=TEXT` or `CALL_ID=@FILE` (read with the size limit).
+fn parse_tool_output(arg: &str, max_bytes: u64) -> anyhow::Result<CallOutput> {
+    let Some((call_id, value)) = arg.split_once('=').filter(|(id, _)| !id.trim().is_empty()) else {
+        bail!("--tool-output `{arg}`: expected CALL_ID=TEXT or CALL_ID=@FILE");
+    };
+    let output = match value.strip_prefix('@') {
+        Some(path) => {
+            read_text(path, max_bytes).with_context(|| format!("--tool-output {call_id}"))?
+        }
+        None => value.to_string(),
+    };
+    Ok(CallOutput {
+        call_id: call_id.trim().to_string(),
+        output,
+        id: None,
+    })
+}
+
+fn prefix_json(report: &PairReport, added: usize) -> Value {
+    json!({"continue": {
+        "previous_request": report.from,
+        "added_items": added,
+        "prefix_kept": report.prefix_kept,
+        "break": report.break_at,
+        "causes": report.causes,
+        "reusable_tokens": report.reusable_tokens,
+        "previous_tokens": report.from_tokens,
+    }})
+}
+
 /// Runs `send`.
 pub fn run(args: &SendArgs) -> anyhow::Result<()> {
-    let (prompt, compiled) = load_and_compile(
-        &args.prompt,
-        args.max_bytes,
-        &TargetChoice {
-            dialect: args.dialect.as_deref(),
-            provider: Some(&args.provider),
-            rules: args.rules.as_deref(),
-            base_url: args.base_url.as_deref(),
-            auth: None,
-            catalog: args.catalog.as_deref(),
-        },
-    )?;
+    let plan = match (args.continue_, args.session) {
+        (true, Some(session)) => plan_continue(args, session)?,
+        _ => {
+            let path = args.prompt.as_deref().unwrap_or("-");
+            let (prompt, compiled) = load_and_compile(path, args.max_bytes, &args.choice(None))?;
+            Plan {
+                prompt,
+                compiled,
+                name: display_name(path).to_string(),
+                prefix: None,
+            }
+        }
+    };
+    let compiled = &plan.compiled;
     let options = SendOptions {
         connect_timeout: duration("connect-timeout-secs", args.connect_timeout_secs)?,
         idle_timeout: duration("idle-timeout-secs", args.idle_timeout_secs)?,
         max_retries: args.max_retries,
         ..SendOptions::default()
     };
-    let headers = resolve_headers(&compiled, |env| std::env::var(env).ok())?;
-    let sender = HttpSender::new(&compiled.url, options)?;
+    let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
 
+    if let Some((report, added)) = &plan.prefix {
+        use std::io::Write as _;
+        let line = match args.json {
+            true => prefix_json(report, *added).to_string(),
+            false => prefix_note(report),
+        };
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{line}").and_then(|()| stdout.flush())?;
+    }
     let mut printer = Printer::new(std::io::stdout(), args.json);
-    printer.note(&format!("POST {}", compiled.url));
-    // Recording into the session store: kept apart from the send (see `sessions::SendRecording`).
-    let mut recording = match args.no_record {
-        true => None,
-        false => Some(super::sessions::SendRecording::start(
-            args.db.as_deref(),
-            display_name(&args.prompt),
-            &prompt.model,
-            &compiled,
+    let ws = match args.ws {
+        true => Some(WsSender::new(&compiled.url, options.clone())?),
+        false => None,
+    };
+    let http = HttpSender::new(&compiled.url, options)?;
+    match &ws {
+        Some(ws) => printer.note(&format!("WebSocket {}", ws.url())),
+        None => printer.note(&format!("POST {}", compiled.url)),
+    }
+    // Recording into the session store: kept apart from the send (see `store::SendRecording`).
+    let mut recording = match (args.no_record, args.session) {
+        (true, _) => None,
+        (false, Some(session)) => Some(SendRecording::into_session(
+            open_or_default(args.db.as_deref())?,
+            session,
+            compiled,
+        )?),
+        (false, None) => Some(SendRecording::new_session(
+            open_or_default(args.db.as_deref())?,
+            &plan.name,
+            &plan.prompt.model,
+            compiled,
         )?),
     };
     let cancel = CancelToken::new();
-    let result = runtime.block_on(sender.send(&compiled, &headers, &cancel, |event| {
+    let mut on_event = |event: SendEvent<'_>| {
         if let Some(recording) = recording.as_mut() {
-            recording.on_event(&event);
+            record_event(recording, &event);
         }
         report(&mut printer, event);
-    }));
+    };
+    let result = match &ws {
+        Some(ws) => runtime.block_on(ws.send(compiled, &headers, &cancel, &mut on_event)),
+        None => runtime.block_on(http.send(compiled, &headers, &cancel, &mut on_event)),
+    };
     let outcome = result
         .outcome()
         .cloned()
@@ -123,13 +314,38 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
     });
     printer.outcome(&outcome, failure);
     if let Some(recording) = recording {
-        match recording.finish(&result) {
-            Ok(session) => printer.note(&format!("recorded as session {session}")),
+        if let Some(problem) = recording.problem() {
+            eprintln!("promptwire: recording stopped: {problem}");
+        }
+        match finish_recording(recording, &result) {
+            Ok(session) => printer.note(&format!("recorded in session {session}")),
             Err(e) => eprintln!("promptwire: recording failed: {e:#}"),
         }
     }
     printer.flush();
     printer.check()
+}
+
+/// One readable line about the prefix property of a continued request.
+fn prefix_note(report: &PairReport) -> String {
+    match &report.break_at {
+        None => format!(
+            "prefix kept: the new request begins with request {} exactly ({} of its {} tokens reusable)",
+            report.from, report.reusable_tokens, report.from_tokens
+        ),
+        Some(at) => format!(
+            "prefix BROKEN at {} ({}): {} of {} tokens reusable",
+            at.path.as_deref().unwrap_or(at.at.as_str()),
+            report
+                .causes
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            report.reusable_tokens,
+            report.from_tokens
+        ),
+    }
 }
 
 /// Prints one progress event.

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 mod rollouts;
 
 use crate::store::har::{rfc3339, write_private};
-use crate::store::{Page, SessionSummary, Store, seed};
+use crate::store::{Page, SessionSummary, Store};
 
 /// Arguments of `sessions`.
 #[derive(Debug, Args)]
@@ -95,10 +95,7 @@ struct ExportArgs {
 const MAX_IMPORT_BYTES: u64 = 1024 * 1024 * 1024;
 
 fn open(db: Option<&Path>) -> anyhow::Result<Store> {
-    Ok(match db {
-        Some(path) => Store::open(path)?,
-        None => seed::open_seeded(&seed::default_path())?,
-    })
+    Ok(crate::store::send_recording::open_or_default(db)?)
 }
 
 fn session_json(s: &SessionSummary) -> Value {
@@ -278,134 +275,5 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 print(&format!("deleted session {id}"))
             }
         }
-    }
-}
-
-/// Records a live `send` into the session store: a session per send, a request per attempt, raw
-/// events through the batch [`Recorder`](crate::store::Recorder) as they arrive, and each
-/// attempt's response and outcome at the end. Recording problems never fail the send: they are
-/// reported on standard error and recording stops.
-pub(super) struct SendRecording {
-    store: Store,
-    recorder: Option<crate::store::Recorder>,
-    session: i64,
-    compiled: crate::core::compile::CompiledRequest,
-    /// Request id and wait time of each attempt, in order.
-    attempts: Vec<(i64, Option<i64>)>,
-    failed: bool,
-}
-
-fn now_us() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
-}
-
-fn micros(d: std::time::Duration) -> i64 {
-    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
-}
-
-impl SendRecording {
-    /// Opens the database (`db`, or the embedded default) and creates the session `name`.
-    pub(super) fn start(
-        db: Option<&Path>,
-        name: &str,
-        model: &str,
-        compiled: &crate::core::compile::CompiledRequest,
-    ) -> anyhow::Result<Self> {
-        let mut store = open(db)?;
-        let session = store.create_session(&crate::store::NewSession {
-            name: name.to_string(),
-            source: crate::store::Source::Send,
-            provider: serde_json::to_value(compiled.provider_kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string)),
-            model: Some(model.to_string()),
-            created_us: now_us(),
-        })?;
-        let recorder =
-            crate::store::Recorder::start(store.path(), crate::store::RecorderOptions::default())?;
-        Ok(Self {
-            store,
-            recorder: Some(recorder),
-            session,
-            compiled: compiled.clone(),
-            attempts: Vec::new(),
-            failed: false,
-        })
-    }
-
-    fn warn(&mut self, err: &dyn std::fmt::Display) {
-        if !self.failed {
-            eprintln!("promptwire: recording stopped: {err}");
-        }
-        self.failed = true;
-    }
-
-    /// Accounts for one progress event of the send.
-    pub(super) fn on_event(&mut self, event: &crate::transport::SendEvent<'_>) {
-        use crate::transport::SendEvent;
-        if self.failed {
-            return;
-        }
-        match event {
-            SendEvent::AttemptStarted { .. } => {
-                match self
-                    .store
-                    .add_compiled(self.session, &self.compiled, Some(now_us()))
-                {
-                    Ok(id) => self.attempts.push((id, None)),
-                    Err(e) => self.warn(&e),
-                }
-            }
-            SendEvent::Response { at, .. } => {
-                if let Some(last) = self.attempts.last_mut() {
-                    last.1 = Some(micros(*at));
-                }
-            }
-            SendEvent::Entry(entry) => {
-                let (Some(recorder), Some((request, _))) = (&self.recorder, self.attempts.last())
-                else {
-                    return;
-                };
-                if let Err(e) = recorder.event(*request, entry.raw.clone()) {
-                    self.warn(&e);
-                }
-            }
-            SendEvent::HeaderEvents(_) | SendEvent::Retrying { .. } => {}
-        }
-    }
-
-    /// Commits the events and stores each attempt's response and outcome.
-    pub(super) fn finish(mut self, result: &crate::transport::SendResult) -> anyhow::Result<i64> {
-        if let Some(recorder) = self.recorder.take() {
-            recorder.finish()?;
-        }
-        for ((request, wait_us), attempt) in self.attempts.iter().zip(&result.attempts) {
-            let http_body = match &attempt.error {
-                Some(crate::transport::SendError::Http(e)) => Some(e.to_string()),
-                _ => None,
-            };
-            self.store.set_response(
-                *request,
-                &crate::store::ResponseMeta {
-                    status: attempt.status,
-                    headers: attempt.response_headers.clone(),
-                    body: http_body,
-                    wait_us: *wait_us,
-                    total_us: Some(micros(attempt.elapsed)),
-                },
-            )?;
-            let mut outcome = crate::store::OutcomeRecord::from_turn(&attempt.outcome);
-            if let Some(error) = &attempt.error
-                && outcome.state != "failed"
-            {
-                outcome.state = "failed".to_string();
-                outcome.error_class = Some(error.class().to_string());
-                outcome.error_message = Some(error.to_string());
-            }
-            self.store.set_outcome(*request, &outcome)?;
-        }
-        Ok(self.session)
     }
 }

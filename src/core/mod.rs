@@ -19,3 +19,4 @@ pub mod rules;
 pub mod stream;
 pub mod target;
 pub mod tools;
+pub mod turn_loop;

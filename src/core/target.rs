@@ -66,6 +66,9 @@ pub fn resolve_target(
     if let Some(url) = overrides.base_url.as_ref().or(record.base_url.as_ref()) {
         provider.base_url = url.clone();
     }
+    if let Some(env) = &record.api_key_env {
+        provider.env_key = Some(env.clone());
+    }
     Ok(ResolvedTarget {
         dialect: overrides.dialect.unwrap_or(record.dialect),
         provider,
@@ -112,6 +115,7 @@ mod tests {
             provider: ProviderKind::Compatible,
             base_url: Some("http://127.0.0.1:9/v1".to_string()),
             auth: AuthMode::Chatgpt,
+            ..CompileTarget::default()
         }
     }
 

@@ -23,6 +23,7 @@ mod recorder;
 mod rollout;
 mod schema;
 pub mod seed;
+pub mod send_recording;
 mod types;
 mod write;
 
@@ -36,6 +37,7 @@ pub use error::{StoreError, StoreResult};
 pub use recorder::{Recorder, RecorderOptions};
 pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, RolloutImport};
 pub use schema::SCHEMA_VERSION;
+pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
     NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
     SessionSummary, Source, StoredBody,

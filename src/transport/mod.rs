@@ -6,14 +6,19 @@
 //! - [`proxy`]: the recording proxy for real clients (HTTP and WebSocket), and the listening side
 //!   the replay endpoint shares.
 //! - [`replay`]: recordings loaded for replay, and replay timing.
+//! - [`ws`]: live WebSocket send of the `response.create` frame, into the same stream reader.
+//! - [`recording`]: feeds a send's progress into the session store.
 
 pub mod http;
 pub mod proxy;
+pub mod recording;
 pub mod replay;
 pub mod replay_server;
+pub mod ws;
 
 pub use http::{
     Attempt, CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
     resolve_headers,
 };
 pub use proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, ServerState, start_proxy};
+pub use ws::WsSender;

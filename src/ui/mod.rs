@@ -12,6 +12,7 @@ pub mod json_views;
 pub mod list_form;
 pub mod sidebar;
 pub mod status_bar;
+pub mod timeline;
 pub mod tools_panel;
 pub mod top_bar;
 pub mod widgets;

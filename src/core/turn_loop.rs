@@ -1,0 +1,254 @@
+//! The agent turn loop: from one request's [`Prompt`] and the [`TurnOutcome`] that answered it,
+//! the next request's Prompt, built the way the Codex client builds it — and a check that the
+//! new request keeps the prompt-cache prefix of the previous one.
+//!
+//! The next input is, in order:
+//!
+//! 1. the previous input, untouched;
+//! 2. the response's output items exactly as they arrived in `response.output_item.done`
+//!    (reasoning with its `encrypted_content`, calls and messages with their `status`): they are
+//!    parsed into [`ResponseItem`]s, whose serialization and the rules preset decide field order
+//!    and null-vs-omitted, as for any other item — nothing here re-types them;
+//! 3. one `function_call_output` per `function_call` and one `custom_tool_call_output` per
+//!    `custom_tool_call`, in call order, with the output the caller gives for that call id (or
+//!    [`PLACEHOLDER_OUTPUT`]);
+//! 4. optionally a new user message (a new turn of the conversation).
+//!
+//! Everything else in the Prompt (model, tools, settings, cache key) carries over; a new turn may
+//! bring its own `client_metadata` (Codex puts per-turn ids there). Ids of the items the client
+//! creates (Codex 0.169 gives outputs `fco_…` and messages `msg_…` ids made from the clock) are
+//! passed in by the caller: this module reads no clock.
+//!
+//! Pure: no I/O.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::items::{
+    ContentItem, CustomToolCallOutputItem, FunctionCallOutputItem, MessageItem, ResponseItem,
+    ToolOutput,
+};
+use super::json::JsonMap;
+use super::prefix::{PairReport, PrefixError, RequestMeta, Session, Tokenizer};
+use super::prompt::Prompt;
+use super::stream::{TurnOutcome, TurnState};
+
+/// The output sent for a call the caller gave no output for.
+pub const PLACEHOLDER_OUTPUT: &str = "(no output: edit this tool output before sending)";
+
+/// The output the client gives for one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutput {
+    /// The call it answers (`call_id` of the `function_call` / `custom_tool_call`).
+    pub call_id: String,
+    /// The output text.
+    pub output: String,
+    /// Id of the output item (`fco_…`), if the client gives one.
+    pub id: Option<String>,
+}
+
+/// A new user message that starts the next turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UserMessage {
+    /// Its text (one `input_text` part).
+    pub text: String,
+    /// Item id (`msg_…`), if the client gives one.
+    pub id: Option<String>,
+}
+
+/// What the client adds after the response's items.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Continuation {
+    /// Outputs of the response's tool calls, by call id; calls not listed get
+    /// [`PLACEHOLDER_OUTPUT`].
+    pub outputs: Vec<CallOutput>,
+    /// A user message appended after the outputs.
+    pub user_message: Option<UserMessage>,
+    /// `client_metadata` of the next request (a new turn); `None` keeps the previous one.
+    pub client_metadata: Option<JsonMap>,
+}
+
+/// A tool call of the response that the next request must answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingCall {
+    /// Call id.
+    pub call_id: String,
+    /// Tool name.
+    pub name: String,
+    /// `function_call` or `custom_tool_call`.
+    pub kind: &'static str,
+    /// Function arguments (JSON text) or custom tool input.
+    pub arguments: String,
+}
+
+/// Why the next request cannot be built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum TurnLoopError {
+    /// The response did not complete; Codex retries such a request rather than continuing it.
+    #[error("the response did not complete ({state}); only a completed response can be continued")]
+    NotCompleted {
+        /// `open` (cancelled or still streaming) or the failure message.
+        state: String,
+    },
+    /// An output names a call id the response did not make.
+    #[error(
+        "tool output for call `{call_id}`: the response made no such call (its calls: {known})"
+    )]
+    UnknownCall {
+        /// The call id given.
+        call_id: String,
+        /// The response's call ids, comma-separated (or `none`).
+        known: String,
+    },
+    /// Two outputs for the same call.
+    #[error("tool output for call `{0}` is given twice")]
+    DuplicateOutput(String),
+    /// No tool call to answer and no user message: the next request would repeat this one.
+    #[error("the response made no tool calls: give a user message to continue")]
+    NothingToSend,
+}
+
+/// The tool calls of a response, in order, that the next request answers.
+pub fn pending_calls(outcome: &TurnOutcome) -> Vec<PendingCall> {
+    outcome
+        .output_items
+        .iter()
+        .filter_map(|item| match item {
+            ResponseItem::FunctionCall(call) => Some(PendingCall {
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                kind: "function_call",
+                arguments: call.arguments.clone(),
+            }),
+            ResponseItem::CustomToolCall(call) => Some(PendingCall {
+                call_id: call.call_id.clone(),
+                name: call.name.clone(),
+                kind: "custom_tool_call",
+                arguments: call.input.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Builds the next request's Prompt from the previous one and the response that answered it.
+pub fn next_prompt(
+    previous: &Prompt,
+    outcome: &TurnOutcome,
+    continuation: &Continuation,
+) -> Result<Prompt, TurnLoopError> {
+    match &outcome.state {
+        TurnState::Completed { .. } => {}
+        TurnState::Open => {
+            return Err(TurnLoopError::NotCompleted {
+                state: "no response.completed".to_string(),
+            });
+        }
+        TurnState::Failed(err) => {
+            return Err(TurnLoopError::NotCompleted {
+                state: format!("failed: {err}"),
+            });
+        }
+    }
+    let calls = pending_calls(outcome);
+    check_outputs(&calls, &continuation.outputs)?;
+    if calls.is_empty() && continuation.user_message.is_none() {
+        return Err(TurnLoopError::NothingToSend);
+    }
+    let mut next = previous.clone();
+    next.input
+        .reserve(outcome.output_items.len() + calls.len() + 1);
+    next.input.extend(outcome.output_items.iter().cloned());
+    for call in &calls {
+        let given = continuation
+            .outputs
+            .iter()
+            .find(|o| o.call_id == call.call_id);
+        let text = given.map_or(PLACEHOLDER_OUTPUT, |o| o.output.as_str());
+        let id = given.and_then(|o| o.id.clone());
+        next.input.push(output_item(call, text, id));
+    }
+    if let Some(message) = &continuation.user_message {
+        next.input.push(user_message(message));
+    }
+    if let Some(metadata) = &continuation.client_metadata {
+        next.client_metadata = Some(metadata.clone());
+    }
+    Ok(next)
+}
+
+fn check_outputs(calls: &[PendingCall], outputs: &[CallOutput]) -> Result<(), TurnLoopError> {
+    let mut seen = HashSet::new();
+    for output in outputs {
+        if !calls.iter().any(|c| c.call_id == output.call_id) {
+            let known: Vec<&str> = calls.iter().map(|c| c.call_id.as_str()).collect();
+            return Err(TurnLoopError::UnknownCall {
+                call_id: output.call_id.clone(),
+                known: if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                },
+            });
+        }
+        if !seen.insert(output.call_id.as_str()) {
+            return Err(TurnLoopError::DuplicateOutput(output.call_id.clone()));
+        }
+    }
+    Ok(())
+}
+
+fn output_item(call: &PendingCall, text: &str, id: Option<String>) -> ResponseItem {
+    let output = ToolOutput::Text(text.to_string());
+    if call.kind == "custom_tool_call" {
+        ResponseItem::CustomToolCallOutput(CustomToolCallOutputItem {
+            id,
+            call_id: call.call_id.clone(),
+            name: None,
+            output,
+            metadata: None,
+            extra: JsonMap::new(),
+        })
+    } else {
+        ResponseItem::FunctionCallOutput(FunctionCallOutputItem {
+            id,
+            call_id: Some(call.call_id.clone()),
+            name: None,
+            namespace: None,
+            output,
+            metadata: None,
+            extra: JsonMap::new(),
+        })
+    }
+}
+
+fn user_message(message: &UserMessage) -> ResponseItem {
+    ResponseItem::Message(MessageItem {
+        id: message.id.clone(),
+        role: "user".to_string(),
+        content: vec![ContentItem::InputText {
+            text: message.text.clone(),
+            extra: JsonMap::new(),
+        }],
+        phase: None,
+        metadata: None,
+        extra: JsonMap::new(),
+    })
+}
+
+/// The prefix verdict of two compiled request bodies (previous, next): whether the next prompt
+/// begins with the previous one exactly, and if not where and why (see [`crate::core::prefix`]).
+pub fn prefix_check(
+    previous_body: &JsonMap,
+    next_body: &JsonMap,
+    tokenizer: Tokenizer,
+) -> Result<PairReport, PrefixError> {
+    let mut session = Session::new(tokenizer);
+    session.push_body(
+        &Value::Object(previous_body.clone()),
+        RequestMeta::default(),
+    )?;
+    session.push_body(&Value::Object(next_body.clone()), RequestMeta::default())?;
+    session.compare(0, 1)
+}

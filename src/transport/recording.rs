@@ -1,0 +1,40 @@
+//! Feeds a send's progress into the session store: [`record_event`] for each [`SendEvent`] as it
+//! happens, [`finish_recording`] with the [`SendResult`] at the end. Shared by the CLI's `send`
+//! and the app's send worker, whatever the transport (HTTP or WebSocket).
+
+use crate::store::{AttemptRecord, SendRecording, StoreResult};
+
+use super::{SendError, SendEvent, SendResult};
+
+/// Accounts for one progress event of a send.
+pub fn record_event(recording: &mut SendRecording, event: &SendEvent<'_>) {
+    match event {
+        SendEvent::AttemptStarted { .. } => recording.attempt_started(),
+        SendEvent::Response { at, .. } => recording.response_received(*at),
+        SendEvent::Entry(entry) => recording.raw_event(&entry.raw),
+        SendEvent::HeaderEvents(_) | SendEvent::Retrying { .. } => {}
+    }
+}
+
+/// Commits the recording with every attempt's response and outcome; returns the session id.
+pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreResult<i64> {
+    let attempts: Vec<AttemptRecord<'_>> = result
+        .attempts
+        .iter()
+        .map(|attempt| AttemptRecord {
+            status: attempt.status,
+            headers: attempt.response_headers.clone(),
+            http_error_body: match &attempt.error {
+                Some(SendError::Http(e)) => Some(e.to_string()),
+                _ => None,
+            },
+            elapsed: attempt.elapsed,
+            outcome: &attempt.outcome,
+            error: attempt
+                .error
+                .as_ref()
+                .map(|e| (e.class().to_string(), e.to_string())),
+        })
+        .collect();
+    recording.finish(&attempts)
+}

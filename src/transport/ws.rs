@@ -1,0 +1,321 @@
+//! Live WebSocket send — the other transport Codex uses: open a WebSocket to the provider's
+//! Responses endpoint (`https://…/responses` → `wss://…/responses`; tokio-tungstenite over
+//! rustls), send the compiled `response.create` frame ([`CompiledRequest::ws_frame`]) as one text
+//! message, and read the event messages that come back.
+//!
+//! Every text message is one event. It is handed to the same core [`StreamReader`] as the HTTP
+//! path's bytes (framed as an SSE `data:` event, one `data:` line per line of the message, so the
+//! decoder gives back the message text; JSON messages never hold a raw line end inside a value), so the timeline entries, the termination rules and the
+//! [`TurnOutcome`](crate::core::stream::TurnOutcome) have the same shape as over HTTP — only the
+//! SSE event name is absent, since WebSocket messages carry none.
+//!
+//! Limits and timeouts are the HTTP path's [`SendOptions`]: the TCP connection within
+//! `connect_timeout`, the upgrade handshake and then each message within `idle_timeout`; a
+//! refused upgrade (non-101) is classified like an HTTP error from its status, headers and body
+//! (at most `max_error_body_bytes`); messages and frames are bounded by
+//! [`WsSender::max_message_bytes`]. [`CancelToken`] stops the send and keeps what arrived. A
+//! WebSocket send is a single attempt (the WebSocket carries one turn; retrying is the caller's
+//! choice).
+
+use std::time::{Duration, Instant};
+
+use futures_util::{SinkExt as _, StreamExt as _};
+use reqwest::header::HeaderMap;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{Error as WsError, Message};
+
+use super::http::{
+    Attempt, CancelToken, PrepareError, SendError, SendEvent, SendOptions, SendResult,
+};
+use crate::core::compile::CompiledRequest;
+use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
+use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
+
+/// Default bound on one WebSocket message (and frame).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Request headers that describe an HTTP body and have no place on an upgrade request.
+const BODY_HEADERS: [&str; 4] = [
+    "content-type",
+    "content-length",
+    "content-encoding",
+    "accept",
+];
+
+/// Sends compiled requests over a WebSocket.
+#[derive(Debug, Clone)]
+pub struct WsSender {
+    url: String,
+    host: String,
+    port: u16,
+    options: SendOptions,
+    /// Largest accepted message (and frame), in bytes.
+    pub max_message_bytes: usize,
+}
+
+/// The WebSocket URL of an HTTP Responses URL (`http` → `ws`, `https` → `wss`; `ws`/`wss` kept).
+pub fn ws_url(http_url: &str) -> Result<reqwest::Url, PrepareError> {
+    let bad = |reason: String| PrepareError::BadUrl {
+        url: http_url.to_string(),
+        reason,
+    };
+    let mut url = reqwest::Url::parse(http_url).map_err(|e| bad(e.to_string()))?;
+    let scheme = match url.scheme() {
+        "http" | "ws" => "ws",
+        "https" | "wss" => "wss",
+        other => return Err(bad(format!("unsupported scheme `{other}`"))),
+    };
+    url.set_scheme(scheme)
+        .map_err(|()| bad(format!("cannot use scheme `{scheme}`")))?;
+    Ok(url)
+}
+
+impl WsSender {
+    /// A sender for the Responses endpoint `url` (given as HTTP(S) or WS(S)).
+    pub fn new(url: &str, options: SendOptions) -> Result<Self, PrepareError> {
+        let parsed = ws_url(url)?;
+        let host = parsed
+            .host_str()
+            .ok_or_else(|| PrepareError::BadUrl {
+                url: url.to_string(),
+                reason: "no host".to_string(),
+            })?
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_string();
+        let port = parsed.port_or_known_default().unwrap_or(443);
+        Ok(Self {
+            url: parsed.to_string(),
+            host,
+            port,
+            options,
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
+        })
+    }
+
+    /// The WebSocket URL.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Sends `request`'s `response.create` frame with `headers` (from
+    /// [`resolve_headers`](super::resolve_headers)) and reports progress to `on_event`.
+    pub async fn send<F>(
+        &self,
+        request: &CompiledRequest,
+        headers: &HeaderMap,
+        cancel: &CancelToken,
+        mut on_event: F,
+    ) -> SendResult
+    where
+        F: FnMut(SendEvent<'_>) + Send,
+    {
+        on_event(SendEvent::AttemptStarted { attempt: 1 });
+        let attempt = self.attempt(request, headers, cancel, &mut on_event).await;
+        let error = attempt.error.clone();
+        SendResult {
+            attempts: vec![attempt],
+            error,
+        }
+    }
+
+    async fn attempt<F>(
+        &self,
+        request: &CompiledRequest,
+        headers: &HeaderMap,
+        cancel: &CancelToken,
+        on_event: &mut F,
+    ) -> Attempt
+    where
+        F: FnMut(SendEvent<'_>) + Send,
+    {
+        let start = Instant::now();
+        let mut attempt = Attempt {
+            number: 1,
+            status: None,
+            response_headers: Vec::new(),
+            header_events: Vec::new(),
+            entries: Vec::new(),
+            outcome: TurnOutcome::default(),
+            error: None,
+            elapsed: Duration::ZERO,
+        };
+        let connected = tokio::select! {
+            biased;
+            () = cancel.cancelled() => Err(SendError::Cancelled),
+            connected = self.connect(headers, &mut attempt) => connected,
+        };
+        let mut socket = match connected {
+            Ok(socket) => socket,
+            Err(error) => {
+                attempt.error = Some(error);
+                attempt.elapsed = start.elapsed();
+                return attempt;
+            }
+        };
+        on_event(SendEvent::Response {
+            status: attempt.status.unwrap_or(101),
+            headers: &attempt.response_headers,
+            at: start.elapsed(),
+        });
+        let frame = serde_json::Value::Object(request.ws_frame()).to_string();
+        if let Err(e) = socket.send(Message::text(frame)).await {
+            attempt.error = Some(SendError::Connect {
+                message: format!("sending response.create: {e}"),
+            });
+            attempt.elapsed = start.elapsed();
+            return attempt;
+        }
+
+        let mut reader = StreamReader::new();
+        let idle = self.options.idle_timeout;
+        let mut cancelled = false;
+        while !reader.is_done() {
+            let next = tokio::select! {
+                biased;
+                () = cancel.cancelled() => {
+                    cancelled = true;
+                    break;
+                }
+                next = tokio::time::timeout(idle, socket.next()) => next,
+            };
+            let at = start.elapsed();
+            let entries = match next {
+                Err(_) => {
+                    reader.fail(StreamError::stream(IDLE_TIMEOUT), at);
+                    Vec::new()
+                }
+                Ok(None | Some(Ok(Message::Close(_)))) => reader.finish(at),
+                Ok(Some(Err(e))) => {
+                    reader.fail(StreamError::stream(format!("websocket: {e}")), at);
+                    Vec::new()
+                }
+                Ok(Some(Ok(Message::Text(text)))) => reader.push(&sse_frame(&text), at),
+                Ok(Some(Ok(Message::Binary(bytes)))) => {
+                    reader.push(&sse_frame(&String::from_utf8_lossy(&bytes)), at)
+                }
+                Ok(Some(Ok(_))) => Vec::new(),
+            };
+            for entry in entries {
+                on_event(SendEvent::Entry(&entry));
+                attempt.entries.push(entry);
+            }
+        }
+        // The turn is over (or stopped): close politely, without waiting long for the peer.
+        let _ = tokio::time::timeout(Duration::from_millis(200), socket.close(None)).await;
+        attempt.outcome = reader.into_outcome();
+        attempt.error = match &attempt.outcome.state {
+            TurnState::Completed { .. } => None,
+            TurnState::Failed(error) => Some(SendError::Stream(error.clone())),
+            TurnState::Open if cancelled => Some(SendError::Cancelled),
+            TurnState::Open => Some(SendError::Stream(StreamError::stream(
+                CLOSED_BEFORE_COMPLETED,
+            ))),
+        };
+        attempt.elapsed = start.elapsed();
+        attempt
+    }
+
+    /// TCP within the connect timeout, then the upgrade within the idle timeout.
+    async fn connect(
+        &self,
+        headers: &HeaderMap,
+        attempt: &mut Attempt,
+    ) -> Result<
+        tokio_tungstenite::WebSocketStream<
+            tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+        >,
+        SendError,
+    > {
+        let mut upgrade =
+            self.url
+                .as_str()
+                .into_client_request()
+                .map_err(|e| SendError::Connect {
+                    message: e.to_string(),
+                })?;
+        for (name, value) in headers {
+            if !BODY_HEADERS.contains(&name.as_str()) {
+                upgrade.headers_mut().append(name.clone(), value.clone());
+            }
+        }
+        let connect = tokio::net::TcpStream::connect((self.host.as_str(), self.port));
+        let tcp = match tokio::time::timeout(self.options.connect_timeout, connect).await {
+            Err(_) => {
+                return Err(SendError::Timeout {
+                    message: format!(
+                        "no connection within {:.3} s",
+                        self.options.connect_timeout.as_secs_f64()
+                    ),
+                });
+            }
+            Ok(Err(e)) => {
+                return Err(SendError::Connect {
+                    message: format!("{}:{}: {e}", self.host, self.port),
+                });
+            }
+            Ok(Ok(tcp)) => tcp,
+        };
+        let _ = tcp.set_nodelay(true);
+        let config = WebSocketConfig::default()
+            .max_message_size(Some(self.max_message_bytes))
+            .max_frame_size(Some(self.max_message_bytes));
+        let handshake =
+            tokio_tungstenite::client_async_tls_with_config(upgrade, tcp, Some(config), None);
+        let idle = self.options.idle_timeout;
+        match tokio::time::timeout(idle, handshake).await {
+            Err(_) => Err(SendError::Timeout {
+                message: format!("no WebSocket upgrade within {:.3} s", idle.as_secs_f64()),
+            }),
+            Ok(Ok((socket, response))) => {
+                attempt.status = Some(response.status().as_u16());
+                attempt.response_headers = header_pairs(response.headers());
+                Ok(socket)
+            }
+            Ok(Err(WsError::Http(response))) => {
+                let status = response.status().as_u16();
+                attempt.status = Some(status);
+                attempt.response_headers = header_pairs(response.headers());
+                let body = response.body().as_deref().unwrap_or_default();
+                let body = &body[..body.len().min(self.options.max_error_body_bytes)];
+                Err(SendError::Http(classify_http_error(
+                    status,
+                    &attempt.response_headers,
+                    &String::from_utf8_lossy(body),
+                    &self.url,
+                )))
+            }
+            Ok(Err(e)) => Err(SendError::Connect {
+                message: format!("WebSocket upgrade failed: {e}"),
+            }),
+        }
+    }
+}
+
+fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
+    headers
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_string(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// One WebSocket message as an SSE event whose data is exactly the message text.
+fn sse_frame(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + 16);
+    // Line ends inside the message become separate `data:` lines, which the decoder joins with
+    // `\n` (a lone `\r` or a `\r\n` is a line end to SSE as well).
+    for line in text.split('\n') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line.trim_end_matches('\r').as_bytes());
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    out
+}

@@ -1,0 +1,104 @@
+//! The selected event: its place (seq, attempt, time, types, mapping), its raw data as received,
+//! and the data parsed as JSON (tree or pretty text). Parsing and pretty-printing happen once per
+//! selection, not per frame; at most [`MAX_SHOWN_BYTES`] of raw or pretty text are laid out.
+
+use egui::{RichText, Ui};
+use serde_json::Value;
+
+use super::json_tree::json_tree_ui;
+use super::{TimelinePanelState, secs};
+use crate::app::timeline::{TimelineCommand, TimelineModel};
+
+/// Most bytes of raw data (and of pretty JSON) shown.
+pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
+
+/// What is shown for the selected event, computed when the selection changes.
+#[derive(Debug)]
+pub(super) struct DetailCache {
+    index: usize,
+    parsed: Result<Value, String>,
+    pretty: String,
+}
+
+/// Draws the selected event.
+pub fn detail_ui(
+    ui: &mut Ui,
+    model: &TimelineModel,
+    state: &mut TimelinePanelState,
+    commands: &mut Vec<TimelineCommand>,
+) {
+    let (Some(index), Some(row)) = (model.selected(), model.selected_row()) else {
+        ui.weak("Select an event to see its data.");
+        return;
+    };
+    if state.detail.as_ref().is_none_or(|d| d.index != index) {
+        let parsed = serde_json::from_str::<Value>(&row.entry.raw.data).map_err(|e| e.to_string());
+        let pretty = match &parsed {
+            Ok(value) => serde_json::to_string_pretty(value).unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        state.detail = Some(DetailCache {
+            index,
+            parsed,
+            pretty,
+        });
+    }
+    let Some(cache) = &state.detail else {
+        return;
+    };
+    let raw = &row.entry.raw;
+    ui.heading(format!("Event #{}", raw.seq));
+    ui.label(format!(
+        "attempt {} · received +{} · event {} · type {} · mapped {}",
+        row.attempt,
+        secs(raw.received_at),
+        raw.event.as_deref().unwrap_or("(none)"),
+        row.entry.data_type.as_deref().unwrap_or("(none)"),
+        row.entry.mapped_kind().unwrap_or("(ignored)"),
+    ));
+    if let Some(error) = &row.entry.error {
+        ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"));
+    }
+    if let Some(why) = &row.entry.unparsed {
+        ui.colored_label(ui.visuals().warn_fg_color, format!("unparsed: {why}"));
+    }
+    if let Some(note) = &row.entry.note {
+        ui.weak(note);
+    }
+    ui.horizontal(|ui| {
+        ui.strong("Raw data");
+        if ui.small_button("Copy").clicked() {
+            commands.push(TimelineCommand::CopyText(raw.data.clone()));
+        }
+    });
+    ui.label(RichText::new(clip(&raw.data)).monospace());
+    match &cache.parsed {
+        Err(e) => {
+            ui.colored_label(ui.visuals().warn_fg_color, format!("not JSON: {e}"));
+        }
+        Ok(value) => {
+            ui.horizontal(|ui| {
+                ui.strong("Parsed");
+                ui.selectable_value(&mut state.json_as_text, false, "Tree");
+                ui.selectable_value(&mut state.json_as_text, true, "Text");
+            });
+            if state.json_as_text {
+                ui.label(RichText::new(clip(&cache.pretty)).monospace());
+            } else {
+                json_tree_ui(ui, ("timeline_event", index), value);
+            }
+        }
+    }
+}
+
+/// `text` cut to [`MAX_SHOWN_BYTES`] (at a character boundary), saying how much was left out.
+fn clip(text: &str) -> String {
+    if text.len() <= MAX_SHOWN_BYTES {
+        return text.to_string();
+    }
+    let mut cut = MAX_SHOWN_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
+}

@@ -1,0 +1,63 @@
+//! The timeline panel: a toolbar (text and type filters, follow/pause, gap statistics with a time
+//! ruler), the virtualized event table, and beside it the selected event (raw data, parsed JSON
+//! as a tree or text) above the outcome (text, reasoning summaries, output items, usage, timings,
+//! failure and attempts).
+//!
+//! It reads a [`TimelineModel`] and its own small [`TimelinePanelState`], and returns
+//! [`TimelineCommand`]s for the caller to apply ([`TimelineModel::handle`]); it never mutates the
+//! model. Mounting it in the app shell: see [`crate::app::timeline`].
+
+mod detail;
+mod json_tree;
+mod outcome;
+mod table;
+mod toolbar;
+
+use egui::Ui;
+
+use crate::app::timeline::{TimelineCommand, TimelineModel};
+
+/// The panel's own UI state.
+#[derive(Debug, Default)]
+pub struct TimelinePanelState {
+    /// The filter text being edited.
+    pub filter: String,
+    /// Parsed JSON as plain text instead of a tree.
+    pub json_as_text: bool,
+    /// The parsed data of the selected event, computed once per selection.
+    detail: Option<detail::DetailCache>,
+}
+
+/// Draws the timeline of `model`; returns what the user asked for.
+pub fn timeline_ui(
+    ui: &mut Ui,
+    model: &TimelineModel,
+    state: &mut TimelinePanelState,
+) -> Vec<TimelineCommand> {
+    let mut commands = Vec::new();
+    egui::Panel::top("timeline_toolbar").show(ui, |ui| {
+        toolbar::toolbar_ui(ui, model, state, &mut commands);
+    });
+    egui::Panel::right("timeline_detail")
+        .resizable(true)
+        .default_size(440.0)
+        .show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .id_salt("timeline_detail_scroll")
+                .auto_shrink(false)
+                .show(ui, |ui| {
+                    detail::detail_ui(ui, model, state, &mut commands);
+                    ui.separator();
+                    outcome::outcome_ui(ui, model);
+                });
+        });
+    egui::CentralPanel::default().show(ui, |ui| {
+        table::table_ui(ui, model, &mut commands);
+    });
+    commands
+}
+
+/// Seconds with millisecond precision (`1.234 s`).
+fn secs(d: std::time::Duration) -> String {
+    format!("{:.3} s", d.as_secs_f64())
+}

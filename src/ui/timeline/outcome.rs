@@ -1,0 +1,175 @@
+//! The outcome beside the timeline: state, assembled text, reasoning summaries, every output item
+//! (function call arguments pretty-printed), usage split into uncached input, cached input,
+//! cache-write, output and reasoning tokens, timings, and — when it failed — the failure class,
+//! message, retry decision and Retry-After, with every attempt.
+
+use egui::{Grid, RichText, Ui};
+
+use super::secs;
+use crate::app::timeline::{FailureInfo, TimelineModel};
+use crate::core::items::{ContentItem, ResponseItem};
+use crate::core::stream::{TokenUsage, TurnOutcome, TurnState};
+
+/// Draws the outcome (the live one while streaming).
+pub fn outcome_ui(ui: &mut Ui, model: &TimelineModel) {
+    let outcome = model.current_outcome();
+    ui.heading("Outcome");
+    ui.label(state_text(model, outcome));
+    if let Some(failure) = model.failure() {
+        failure_ui(ui, failure);
+    }
+    if model.attempts().len() > 1 || model.attempts().iter().any(|a| a.failure.is_some()) {
+        attempts_ui(ui, model);
+    }
+    if !outcome.text.is_empty() {
+        ui.strong("Text");
+        ui.label(RichText::new(&outcome.text));
+    }
+    if !outcome.reasoning_summaries.is_empty() {
+        ui.strong("Reasoning summaries");
+        for part in &outcome.reasoning_summaries {
+            ui.label(format!("• {}", part.text));
+        }
+    }
+    if !outcome.output_items.is_empty() {
+        ui.strong("Output items");
+        for (i, item) in outcome.output_items.iter().enumerate() {
+            ui.push_id(("timeline_output_item", i), |ui| item_ui(ui, item));
+        }
+    }
+    if let Some(usage) = &outcome.usage {
+        usage_ui(ui, usage);
+    }
+    timings_ui(ui, outcome);
+}
+
+fn state_text(model: &TimelineModel, outcome: &TurnOutcome) -> String {
+    match (&outcome.state, model.is_live()) {
+        (TurnState::Completed { response_id, .. }, _) => format!("completed · {response_id}"),
+        (TurnState::Failed(_), _) => "failed".to_string(),
+        (TurnState::Open, true) => format!("streaming… {} events", outcome.events),
+        (TurnState::Open, false) if model.attempts().is_empty() => "not sent".to_string(),
+        (TurnState::Open, false) => "stopped (partial outcome)".to_string(),
+    }
+}
+
+fn failure_ui(ui: &mut Ui, failure: &FailureInfo) {
+    ui.colored_label(
+        ui.visuals().error_fg_color,
+        format!("{}: {}", failure.class, failure.message),
+    );
+    let decision = match (failure.retried_after, failure.retryable) {
+        (Some(delay), _) => format!("retried after {}", secs(delay)),
+        (None, true) => "retryable; not retried (retries used up or delay too long)".to_string(),
+        (None, false) => "not retryable".to_string(),
+    };
+    let retry_after = failure.retry_after.map_or_else(|| "none".to_string(), secs);
+    ui.label(format!("retry: {decision} · Retry-After: {retry_after}"));
+}
+
+fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
+    ui.strong("Attempts");
+    for attempt in model.attempts() {
+        let status = attempt
+            .status
+            .map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"));
+        let mut line = format!("#{} {status} · {} events", attempt.number, attempt.events);
+        if let Some(f) = &attempt.failure {
+            line.push_str(&format!(" · {}: {}", f.class, f.message));
+            if let Some(delay) = f.retried_after {
+                line.push_str(&format!(" → retried after {}", secs(delay)));
+            }
+        }
+        ui.label(line);
+    }
+}
+
+fn item_ui(ui: &mut Ui, item: &ResponseItem) {
+    let id = item.id().unwrap_or("");
+    match item {
+        ResponseItem::FunctionCall(call) => {
+            ui.label(format!(
+                "function_call {id} · {} ({})",
+                call.name, call.call_id
+            ));
+            ui.label(RichText::new(pretty_arguments(&call.arguments)).monospace());
+        }
+        ResponseItem::CustomToolCall(call) => {
+            ui.label(format!(
+                "custom_tool_call {id} · {} ({})",
+                call.name, call.call_id
+            ));
+            ui.label(RichText::new(&call.input).monospace());
+        }
+        ResponseItem::Message(message) => {
+            ui.label(format!("message {id} · {}", message.role));
+            for part in &message.content {
+                if let Some(text) = ContentItem::text(part) {
+                    ui.label(text);
+                }
+            }
+        }
+        ResponseItem::Reasoning(reasoning) => {
+            let encrypted = reasoning.encrypted_content.as_ref().map_or(0, String::len);
+            ui.label(format!(
+                "reasoning {id} · {} summary parts · {encrypted} bytes encrypted",
+                reasoning.summary.len()
+            ));
+        }
+        other => {
+            ui.label(format!("{} {id}", other.type_name()));
+        }
+    }
+}
+
+/// Function arguments pretty-printed when they are JSON, else as they came.
+pub fn pretty_arguments(arguments: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(arguments)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_else(|| arguments.to_string())
+}
+
+fn usage_ui(ui: &mut Ui, usage: &TokenUsage) {
+    ui.strong("Usage (tokens)");
+    Grid::new("timeline_usage").striped(true).show(ui, |ui| {
+        let uncached = usage.input_tokens - usage.cached_input_tokens;
+        for (name, value) in [
+            ("uncached input", uncached),
+            ("cached input", usage.cached_input_tokens),
+            ("cache write", usage.cache_write_input_tokens),
+            ("output", usage.output_tokens),
+            ("reasoning (in output)", usage.reasoning_output_tokens),
+            ("total", usage.total_tokens),
+        ] {
+            ui.label(name);
+            ui.label(RichText::new(value.to_string()).monospace());
+            ui.end_row();
+        }
+    });
+}
+
+fn timings_ui(ui: &mut Ui, outcome: &TurnOutcome) {
+    let t = &outcome.timings;
+    let mut parts = Vec::new();
+    if let Some(d) = t.first_event {
+        parts.push(format!("first event {}", secs(d)));
+    }
+    if let Some(d) = t.first_text {
+        parts.push(format!("first text {}", secs(d)));
+    }
+    if let Some(gap) = t.longest_gap {
+        parts.push(format!(
+            "longest gap {} after #{}",
+            secs(gap.duration),
+            gap.after_seq
+        ));
+    }
+    if let Some(d) = t.total {
+        parts.push(format!("total {}", secs(d)));
+    }
+    if !parts.is_empty() {
+        ui.strong("Timings");
+        ui.label(parts.join(" · "));
+    }
+}
