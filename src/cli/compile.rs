@@ -104,12 +104,12 @@ pub fn compile_prompt(
             }
         }),
     };
-    let target = resolve_target(&prompt.compile, &overrides)
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let target =
+        resolve_target(&prompt.compile, &overrides).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     prompt.compile.auth = target.auth;
     let model = catalog.lookup(&prompt.model);
-    let compiled = compile_for(&prompt, &model, &target)
-        .map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let compiled =
+        compile_for(&prompt, &model, &target).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     Ok((prompt, compiled))
 }
 
