@@ -303,10 +303,10 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
             "pairs": [{
                 "from": 0, "to": 1, "prefix_kept": true, "break": null,
                 "causes": [], "warnings": [],
-                "reusable_bytes": 9515, "reusable_tokens": 2165, "reported_cached_tokens": null
+                "reusable_bytes": 9515, "reusable_tokens": 2167, "reported_cached_tokens": null
             }],
             "summary": {
-                "requests": 2, "breaks": 0, "input_tokens": 4414, "reusable_tokens": 2165,
+                "requests": 2, "breaks": 0, "input_tokens": 4418, "reusable_tokens": 2167,
                 "reported_cached_tokens": null
             }
         }))
@@ -338,15 +338,15 @@ fn real_tools_session_with_reported_cached_tokens() {
         json_out(&run(&args, None)),
         with_notes(json!({
             "pairs": [
-                kept(0, 7070, 1701, 6912, json!([])),
-                kept(1, 7548, 1877, 7040, json!([])),
+                kept(0, 7070, 1702, 6912, json!([])),
+                kept(1, 7548, 1878, 7040, json!([])),
                 // A new turn: turn_id in client_metadata changes; the prefix holds.
-                kept(2, 8130, 2091, 7232, json!(["client_metadata_changed"])),
-                kept(3, 8646, 2273, 7360, json!([])),
-                kept(4, 9124, 2453, 7488, json!([])),
+                kept(2, 8130, 2092, 7232, json!(["client_metadata_changed"])),
+                kept(3, 8646, 2274, 7360, json!([])),
+                kept(4, 9124, 2454, 7488, json!([])),
             ],
             "summary": {
-                "requests": 6, "breaks": 0, "input_tokens": 13035, "reusable_tokens": 10395,
+                "requests": 6, "breaks": 0, "input_tokens": 13041, "reusable_tokens": 10400,
                 "reported_cached_tokens": 36032
             }
         }))
