@@ -20,6 +20,7 @@ pub mod har;
 mod read;
 mod recorder;
 mod rollout;
+mod rollout_files;
 mod schema;
 pub mod seed;
 mod types;
