@@ -303,10 +303,10 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
             "pairs": [{
                 "from": 0, "to": 1, "prefix_kept": true, "break": null,
                 "causes": [], "warnings": [],
-                "reusable_bytes": 9515, "reusable_tokens": 2165, "reported_cached_tokens": null
+                "reusable_bytes": 9515, "reusable_tokens": 2167, "reported_cached_tokens": null
             }],
             "summary": {
-                "requests": 2, "breaks": 0, "input_tokens": 4414, "reusable_tokens": 2165,
+                "requests": 2, "breaks": 0, "input_tokens": 4418, "reusable_tokens": 2167,
                 "reported_cached_tokens": null
             }
         }))
@@ -338,15 +338,15 @@ fn real_tools_session_with_reported_cached_tokens() {
         json_out(&run(&args, None)),
         with_notes(json!({
             "pairs": [
-                kept(0, 7070, 1701, 6912, json!([])),
-                kept(1, 7548, 1877, 7040, json!([])),
+                kept(0, 7070, 1702, 6912, json!([])),
+                kept(1, 7548, 1878, 7040, json!([])),
                 // A new turn: turn_id in client_metadata changes; the prefix holds.
-                kept(2, 8130, 2091, 7232, json!(["client_metadata_changed"])),
-                kept(3, 8646, 2273, 7360, json!([])),
-                kept(4, 9124, 2453, 7488, json!([])),
+                kept(2, 8130, 2092, 7232, json!(["client_metadata_changed"])),
+                kept(3, 8646, 2274, 7360, json!([])),
+                kept(4, 9124, 2454, 7488, json!([])),
             ],
             "summary": {
-                "requests": 6, "breaks": 0, "input_tokens": 13035, "reusable_tokens": 10395,
+                "requests": 6, "breaks": 0, "input_tokens": 13041, "reusable_tokens": 10400,
                 "reported_cached_tokens": 36032
             }
         }))
@@ -441,6 +441,96 @@ fn stored_session_with_recorded_usage_and_timing() {
                 "reported_cached_tokens": 1152
             }
         }))
+    );
+    // Two stored requests side by side: the verdict, then the aligned elements.
+    let (id_arg, db_arg) = (id.to_string(), db.display().to_string());
+    let pair_args = [
+        "diff",
+        "--session",
+        &id_arg,
+        "--db",
+        &db_arg,
+        "--requests",
+        "1,2",
+    ];
+    let out = run(&pair_args, None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "1 -> 2: BROKEN at input[2] /input/2/output (input_item_edited); reusable 180 of 258 \
+             tokens (715 bytes); warnings: prompt_cache_key_changed\n{}\
+             \x20 = /model … /input/1 (9 elements)\n\
+             \x20 ~ /input/2\n\
+             \x20     -   \"output\": \"main.rs\\nrouter.rs\\nhandlers/\\n\"\n\
+             \x20     +   \"output\": \"main.rs\\nrouter.rs\\n\"\n\
+             \x20 = /input/3 … /input/4 (2 elements)\n\
+             \x20 + /input/5\n\
+             \x20 + /input/6\n",
+            note_lines(&["input_item_edited", "prompt_cache_key_changed"])
+        )
+    );
+    let mut json_args = pair_args.to_vec();
+    json_args.push("--json");
+    let value = json_out(&run(&json_args, None));
+    let mut bodies = promptwire::core::prefix::Session::default();
+    for i in 0..3 {
+        let body: Value =
+            serde_json::from_slice(&std::fs::read(data(&format!("req_{i}.json"))).expect("read"))
+                .expect("json");
+        bodies
+            .push_body(&body, promptwire::core::prefix::RequestMeta::default())
+            .expect("body");
+    }
+    let diff = bodies.pair_diff(1, 2).expect("diff");
+    assert_eq!(
+        value["diff"],
+        serde_json::to_value(&diff).expect("diff json")
+    );
+    let kinds: Vec<(Value, Value)> = value["diff"]["rows"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| (r["kind"].clone(), r["to_pointer"].clone()))
+        .collect();
+    let expected: Vec<(Value, Value)> = [
+        "/model",
+        "/reasoning",
+        "/text",
+        "/tools",
+        "/parallel_tool_calls",
+        "/tool_choice",
+        "/instructions",
+        "/input/0",
+        "/input/1",
+    ]
+    .iter()
+    .map(|p| (json!("same"), json!(p)))
+    .chain([
+        (json!("changed"), json!("/input/2")),
+        (json!("same"), json!("/input/3")),
+        (json!("same"), json!("/input/4")),
+        (json!("added"), json!("/input/5")),
+        (json!("added"), json!("/input/6")),
+    ])
+    .collect();
+    assert_eq!(kinds, expected);
+    assert_eq!(value["pair"]["break"]["path"], json!("/input/2/output"));
+    let out = run(
+        &[
+            "diff",
+            "--session",
+            &id_arg,
+            "--db",
+            &db_arg,
+            "--requests",
+            "1,7",
+        ],
+        None,
+    );
+    assert_user_error(
+        &out,
+        "promptwire: --requests 1,7: the session has 4 requests (0 to 3)",
     );
     assert_user_error(
         &run(

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 #[allow(dead_code)]
 #[path = "../benches/support/rollout_folder.rs"]
 mod rollout_folder;
-use rollout_folder::{captures, make_folder};
+use rollout_folder::{capture, captures, make_folder};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -115,7 +115,7 @@ fn stored_sessions_equal_the_parsed_rollouts() {
             .expect("again");
         assert_eq!((again[0].skipped, again[0].session_id), (true, None));
     }
-    assert_eq!(store.list_sessions(Page::ALL).expect("list").len(), 2);
+    assert_eq!(store.list_sessions(Page::ALL).expect("list").len(), 3);
     let after: Vec<_> = captures()
         .iter()
         .map(|p| snapshot(p.parent().expect("dir")))
@@ -159,7 +159,8 @@ fn folder_import_of_200_rollouts_is_idempotent_and_reports_progress() {
     let listed = store.list_sessions(Page::ALL).expect("list");
     assert_eq!(listed.len(), 200);
     let requests: i64 = listed.iter().map(|s| s.requests).sum();
-    assert_eq!(requests, 100 * 7 + 100 * 8);
+    // Copies of the three captures in turn: 7, 5 and 8 requests.
+    assert_eq!(requests, 67 * 7 + 67 * 5 + 66 * 8);
 
     // The second run imports nothing.
     let mut seen = Vec::new();
@@ -235,7 +236,7 @@ fn cancel_stops_between_files_and_a_later_run_finishes() {
 fn secrets_in_a_rollout_are_redacted() {
     let dir = scratch("secrets");
     let key = "sk-proj-Abc123Def456Ghi789Jkl";
-    let source = &captures()[1];
+    let source = capture("0.171-standard");
     let text = std::fs::read_to_string(source).expect("read");
     let text = text.replacen(
         "list the files here",
@@ -306,7 +307,7 @@ fn cli_imports_a_rollout_or_a_folder() {
             "requests": 7, "skipped": false, "unknown_lines": 0, "truncated_line": null
         }], "failed": []})
     );
-    // The folder: the first thread is skipped, the second imported; progress on stderr.
+    // The folder: the first thread is skipped, the others imported; progress on stderr.
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rollouts");
     let out = run(&[
         "sessions",
@@ -317,19 +318,24 @@ fn cli_imports_a_rollout_or_a_folder() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    let second = captures()[1].display().to_string();
+    let (lite, standard) = (
+        capture("0.171-lite").display().to_string(),
+        capture("0.171-standard").display().to_string(),
+    );
     assert_eq!(
         stdout,
         format!(
             "skipped {file}: thread 01a22d30-d7ba-7da0-aea2-5bd89727c902 was imported before\n\
-             imported session 2 (8 requests) from {second}\n\
-             1 imported, 1 skipped, 0 failed\n"
+             imported session 2 (5 requests) from {lite}\n\
+             imported session 3 (8 requests) from {standard}\n\
+             2 imported, 1 skipped, 0 failed\n"
         )
     );
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "importing rollouts: 1/2 (0 imported, 1 skipped, 0 failed)\n\
-         importing rollouts: 2/2 (1 imported, 1 skipped, 0 failed)\n"
+        "importing rollouts: 1/3 (0 imported, 1 skipped, 0 failed)\n\
+         importing rollouts: 2/3 (1 imported, 1 skipped, 0 failed)\n\
+         importing rollouts: 3/3 (2 imported, 1 skipped, 0 failed)\n"
     );
     // A broken rollout: exit 1, one line naming the file and the line.
     let bad = dir.join("rollout-bad.jsonl");
@@ -362,7 +368,7 @@ fn cli_imports_a_rollout_or_a_folder() {
 #[test]
 fn a_resume_in_a_linked_file_continues_the_same_session() {
     let dir = scratch("linked");
-    let source = &captures()[1];
+    let source = capture("0.171-standard");
     let text = std::fs::read_to_string(source).expect("read");
     let lines: Vec<&str> = text.lines().collect();
     // Split where the resumed turn starts (the second task_started); the linked file starts

@@ -25,8 +25,20 @@ pub fn captures() -> Vec<PathBuf> {
         }
     }
     out.sort();
-    assert_eq!(out.len(), 2, "the two captured rollouts");
+    assert_eq!(out.len(), 3, "the three captured rollouts");
     out
+}
+
+/// The captured rollout whose folder name contains `name`.
+pub fn capture(name: &str) -> PathBuf {
+    captures()
+        .into_iter()
+        .find(|p| {
+            p.parent()
+                .and_then(|d| d.file_name())
+                .is_some_and(|d| d.to_string_lossy().contains(name))
+        })
+        .expect("a captured rollout of that name")
 }
 
 /// Writes `count` rollouts under `dir/2026/11/30/`, copies of the captures with fresh thread ids
@@ -57,7 +69,7 @@ pub fn make_folder(dir: &Path, count: usize) {
 /// (a user message, then calls each recorded as reasoning, function call, usage record, output
 /// of about 1 KB, token count), as Codex 0.171 writes them.
 pub fn long_rollout(lines: usize) -> Vec<u8> {
-    let text = std::fs::read_to_string(&captures()[1]).expect("read");
+    let text = std::fs::read_to_string(capture("0.171-standard")).expect("read");
     let mut out = String::new();
     out.push_str(text.lines().next().expect("session_meta"));
     out.push('\n');

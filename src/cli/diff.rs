@@ -1,7 +1,9 @@
 //! `promptwire diff (BODY.json… | --session ID [--db PATH]) [--json]`: cache-prefix analysis
 //! across the requests of a session — captured bodies or a stored session — one line per pair
-//! (kept or where it broke and why), a session summary, and with `--json` the machine-readable
-//! report.
+//! (kept or where it broke and why, each cause explained), a session summary, and with `--json`
+//! the machine-readable report. `--requests N,M` compares two requests of a stored session
+//! structurally instead: the verdict, then every element aligned (same / added / removed /
+//! changed, with the changed lines of its pretty JSON).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -13,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
 use crate::core::prefix::{
-    ChangeKind, PairReport, PriceTable, RequestMeta, Session, SessionSummary,
+    ChangeKind, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session, SessionSummary,
 };
 use crate::core::stream::StreamReader;
 use crate::store::{Page, Store, seed};
@@ -31,6 +33,16 @@ pub struct DiffArgs {
     /// Analyze a stored session instead of body files.
     #[arg(long, value_name = "ID", conflicts_with_all = ["usage", "sent_at_ms"])]
     session: Option<i64>,
+    /// With --session: the structural diff of these two requests (0-based positions).
+    #[arg(
+        long,
+        value_name = "N,M",
+        value_delimiter = ',',
+        num_args = 1,
+        requires = "session",
+        conflicts_with = "pairs"
+    )]
+    requests: Vec<usize>,
     /// Database file for --session (default: the embedded database).
     #[arg(long, value_name = "PATH", requires = "session")]
     db: Option<PathBuf>,
@@ -102,6 +114,9 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         );
     }
 
+    if !args.requests.is_empty() {
+        return pair_diff_out(&session, &args.requests, args.json);
+    }
     let report = session.report(&prices);
     let pairs: Vec<PairReport> = if args.pairs.is_empty() {
         report.pairs.clone()
@@ -126,6 +141,65 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         }
         writeln!(out, "{}", summary_line(&report))?;
     }
+    Ok(())
+}
+
+/// `--requests N,M`: the verdict and the aligned diff of two stored requests.
+fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyhow::Result<()> {
+    let &[from, to] = requests else {
+        bail!("--requests takes two request positions, N,M");
+    };
+    let n = session.len();
+    if from >= n || to >= n {
+        bail!(
+            "--requests {from},{to}: the session has {n} requests (0 to {})",
+            n.saturating_sub(1)
+        );
+    }
+    let pair = session.compare(from, to)?;
+    let diff = session.pair_diff(from, to)?;
+    let mut out = std::io::stdout().lock();
+    if json_out {
+        let value = json!({"pair": pair_json(&pair), "diff": diff});
+        serde_json::to_writer(&mut out, &value)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    writeln!(out, "{}", pair_lines(&pair))?;
+    let mut same: Vec<&DiffRow> = Vec::new();
+    let flush_same = |same: &mut Vec<&DiffRow>, out: &mut dyn std::io::Write| {
+        if let (Some(first), Some(last)) = (same.first(), same.last()) {
+            let name = |r: &DiffRow| r.to_pointer.clone().unwrap_or_default();
+            let text = match same.len() {
+                1 => format!("  = {}", name(first)),
+                k => format!("  = {} … {} ({k} elements)", name(first), name(last)),
+            };
+            writeln!(out, "{text}")?;
+        }
+        same.clear();
+        std::io::Result::Ok(())
+    };
+    for row in &diff.rows {
+        if row.kind == RowKind::Same {
+            same.push(row);
+            continue;
+        }
+        flush_same(&mut same, &mut out)?;
+        let from = row.from_pointer.as_deref().unwrap_or("");
+        let to = row.to_pointer.as_deref().unwrap_or("");
+        let head = match row.kind {
+            RowKind::Added => format!("  + {to}"),
+            RowKind::Removed => format!("  - {from}"),
+            _ if from == to => format!("  ~ {to}"),
+            _ => format!("  ~ {from} -> {to}"),
+        };
+        writeln!(out, "{head}")?;
+        for line in row.lines.iter().filter(|l| l.tag != "equal") {
+            let mark = if line.tag == "delete" { '-' } else { '+' };
+            writeln!(out, "      {mark} {}", line.text)?;
+        }
+    }
+    flush_same(&mut same, &mut out)?;
     Ok(())
 }
 
@@ -307,7 +381,11 @@ fn pair_line(pair: &PairReport) -> String {
     if !pair.warnings.is_empty() {
         let warnings: Vec<&str> = pair.warnings.iter().map(|w| w.as_str()).collect();
         line.push_str(&format!("; warnings: {}", warnings.join(", ")));
-        if let Some(gap) = pair.idle_gap_secs {
+        if let Some(gap) = pair.idle_gap_secs
+            && pair
+                .warnings
+                .contains(&crate::core::prefix::Warning::IdleGap)
+        {
             line.push_str(&format!(" (gap {gap} s)"));
         }
     }

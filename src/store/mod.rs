@@ -21,6 +21,7 @@ mod links;
 mod read;
 mod recorder;
 mod rollout;
+mod rollout_files;
 mod schema;
 pub mod seed;
 pub mod send_recording;

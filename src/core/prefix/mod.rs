@@ -59,6 +59,7 @@ pub mod canon;
 mod compaction;
 pub mod compare;
 pub mod cost;
+mod explain;
 pub mod growth;
 pub mod pair_diff;
 pub mod pool;

@@ -30,6 +30,14 @@ const OUTPUT_TYPES: &[&str] = &[
 /// Item types Codex records but never sends.
 const NOT_SENT: &[&str] = &["ghost_snapshot"];
 
+/// The body fields of a request other than `input`, and what of them is not as recorded.
+struct Head {
+    fields: JsonMap,
+    input_at: usize,
+    reconstructed: Vec<&'static str>,
+    not_recorded: Vec<&'static str>,
+}
+
 /// A call whose first output has been seen.
 #[derive(Debug, Clone, Copy)]
 struct OpenCall {
@@ -257,13 +265,13 @@ impl Current {
             input.push(index);
         }
         input.extend_from_slice(&self.history[..call.input_len.min(self.history.len())]);
-        let (head, input_at, reconstructed_fields, not_recorded) = self.head(lite, false);
+        let head = self.head(lite, false);
         let Some(session) = self.session.as_mut() else {
             return;
         };
         session.requests.push(ReconstructedRequest {
-            head,
-            input_at,
+            head: head.fields,
+            input_at: head.input_at,
             input,
             kind: RequestKind::Turn,
             response_id,
@@ -274,18 +282,13 @@ impl Current {
             finished_at_ms: ms,
             line,
             reconstructed_items,
-            reconstructed_fields,
-            not_recorded,
+            reconstructed_fields: head.reconstructed,
+            not_recorded: head.not_recorded,
         });
     }
 
     /// The body fields other than `input`, in Codex's order, and what of them is reconstructed.
-    #[allow(clippy::type_complexity)]
-    fn head(
-        &self,
-        lite: bool,
-        compaction: bool,
-    ) -> (JsonMap, usize, Vec<&'static str>, Vec<&'static str>) {
+    fn head(&self, lite: bool, compaction: bool) -> Head {
         let tc = &self.turn_context;
         let settings = tc.get("collaboration_mode").and_then(|m| m.get("settings"));
         let model = tc
@@ -338,7 +341,12 @@ impl Current {
         let thread = self.session.as_ref().map(|s| s.thread_id.clone());
         head.insert("prompt_cache_key".to_string(), json!(thread));
         fields.sort_unstable();
-        (head, 2, fields, not_recorded)
+        Head {
+            fields: head,
+            input_at: 2,
+            reconstructed: fields,
+            not_recorded,
+        }
     }
 
     /// A `compacted` line: marks the compaction call and replaces the history.
@@ -362,7 +370,7 @@ impl Current {
             }
         };
         let lite_before = self.is_lite_request();
-        let (head, input_at, fields, not_recorded) = self.head(lite_before, true);
+        let head = self.head(lite_before, true);
         if let Some(session) = self.session.as_mut() {
             let by_id = target.as_deref().and_then(|id| {
                 session
@@ -382,10 +390,10 @@ impl Current {
                 request.kind = RequestKind::Compaction;
                 request.reconstructed_items.push(request.input.len());
                 request.input.push(prompt);
-                request.head = head;
-                request.input_at = input_at;
-                request.reconstructed_fields = fields;
-                request.not_recorded = not_recorded;
+                request.head = head.fields;
+                request.input_at = head.input_at;
+                request.reconstructed_fields = head.reconstructed;
+                request.not_recorded = head.not_recorded;
             }
         }
         let replacement = match payload.get("replacement_history") {

@@ -25,6 +25,8 @@
 mod build;
 mod lines;
 
+use std::path::PathBuf;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -36,6 +38,16 @@ pub use lines::{RolloutParser, looks_like_rollout, parse};
 /// Default longest accepted line: a session_meta line carries the base instructions, a
 /// `compacted` line a whole history.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+/// Where Codex keeps its rollouts: `$CODEX_HOME/sessions`, `CODEX_HOME` defaulting to
+/// `$HOME/.codex`. The caller passes the two environment values (core reads no environment).
+pub fn default_sessions_dir(codex_home: Option<&str>, home: Option<&str>) -> Option<PathBuf> {
+    let codex_home = match codex_home.filter(|v| !v.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(home.filter(|v| !v.is_empty())?).join(".codex"),
+    };
+    Some(codex_home.join("sessions"))
+}
 
 /// Bounds on what is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -214,5 +226,27 @@ impl RolloutSession {
             body.insert("input".to_string(), input);
         }
         Value::Object(body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_dir_follows_codex_home() {
+        assert_eq!(
+            default_sessions_dir(Some("/srv/codex"), Some("/home/u")),
+            Some(PathBuf::from("/srv/codex/sessions"))
+        );
+        assert_eq!(
+            default_sessions_dir(None, Some("/home/u")),
+            Some(PathBuf::from("/home/u/.codex/sessions"))
+        );
+        assert_eq!(
+            default_sessions_dir(Some(""), Some("/home/u")),
+            Some(PathBuf::from("/home/u/.codex/sessions"))
+        );
+        assert_eq!(default_sessions_dir(None, None), None);
     }
 }
