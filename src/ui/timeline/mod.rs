@@ -61,3 +61,15 @@ pub fn timeline_ui(
 fn secs(d: std::time::Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
 }
+
+/// `text` cut to at most `max_bytes` (at a character boundary), saying how much was left out.
+fn clip(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_string();
+    }
+    let mut cut = max_bytes;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
+}
