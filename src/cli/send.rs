@@ -141,17 +141,6 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
     let turn = store
         .last_turn(session)?
         .with_context(|| format!("session {session} has no request to continue"))?;
-    let last_url = store
-        .requests(
-            session,
-            crate::store::Page {
-                offset: u64::try_from(turn.position).unwrap_or(0),
-                limit: 1,
-            },
-        )?
-        .into_iter()
-        .next()
-        .map(|r| r.url);
     drop(store);
     let catalog = load_catalog(args.catalog.as_deref())?;
     let previous = import_body(&turn.body, &catalog)
@@ -186,9 +175,7 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
     let next = next_prompt(&previous, &turn.outcome, &continuation)
         .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?;
     let added = next.input.len() - previous.input.len();
-    let base = last_url
-        .as_deref()
-        .and_then(|u| u.strip_suffix("/responses"));
+    let base = turn.url.strip_suffix("/responses");
     let name = format!("session {session}");
     let (prompt, compiled) = compile_prompt(next, &name, &args.choice(base))?;
     let prefix = prefix_check(&previous_body, &compiled.body, tokenizer)?;
