@@ -394,3 +394,28 @@ fn keys_move_the_selection_among_shown_rows() {
     harness.run();
     assert!(harness.state().model.follows_tail());
 }
+
+#[test]
+fn rows_past_the_limit_only_count() {
+    let (entries, outcome) = read_all(&sse("text-answer.sse"), Duration::ZERO);
+    let mut model = TimelineModel::with_max_rows(10);
+    model.apply(TimelineUpdate::AttemptStarted { attempt: 1 });
+    for entry in entries.clone() {
+        model.apply(TimelineUpdate::Entry(Box::new(entry)));
+    }
+    assert_eq!(
+        (
+            model.rows().len(),
+            model.dropped(),
+            model.attempts()[0].events
+        ),
+        (10, entries.len() as u64 - 10, entries.len())
+    );
+    // The live outcome still saw every event.
+    assert_eq!(model.current_outcome().text, outcome.text);
+    let harness = harness(model);
+    harness.get_by_label(&format!(
+        "{} more not kept (limit reached)",
+        entries.len() - 10
+    ));
+}
