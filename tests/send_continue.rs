@@ -140,7 +140,7 @@ fn continue_builds_the_next_requests_of_the_session() {
             "arguments":"{\"cmd\":\"cargo test config\"}","call_id":"call_Vb27Ps"}),
         json!({"type":"custom_tool_call_output","call_id":"call_Qx81Lm",
             "output":"(no output: edit this tool output before sending)"}),
-        json!({"type":"function_call_output","call_id":"call_Vb27Ps",
+        json!({"type":"function_call_output","id":codex_id(&body(&server, 1), 6, "fco_"),"call_id":"call_Vb27Ps",
             "output":"test config::tests::default_path ... ok\n"}),
     ]);
     let second_body = body(&server, 1);
@@ -174,7 +174,8 @@ fn continue_builds_the_next_requests_of_the_session() {
         json!({"type":"message","status":"completed","id":"msg_0c81f2aa9b3d","role":"assistant",
             "content":[{"type":"output_text","text":lines_text(&sse_file("text-answer.sse")),
                 "annotations":[],"logprobs":[]}],"phase":"final_answer"}),
-        json!({"type":"message","role":"user","content":[{"type":"input_text","text":"and the docs?"}]}),
+        json!({"type":"message","id":codex_id(&body(&server, 2), 8, "msg_"),"role":"user",
+            "content":[{"type":"input_text","text":"and the docs?"}]}),
     ]);
     assert_eq!(
         String::from_utf8_lossy(&server.received()[2].body),
@@ -206,6 +207,19 @@ fn continue_builds_the_next_requests_of_the_session() {
             (json!(1), json!(2), json!(true), json!([])),
         ]
     );
+}
+
+/// The id of `body.input[index]`, checked to be `{prefix}{uuid v7}` as Codex makes them.
+fn codex_id(body: &Value, index: usize, prefix: &str) -> String {
+    let id = body["input"][index]["id"]
+        .as_str()
+        .expect("an id")
+        .to_string();
+    let uuid = id
+        .strip_prefix(prefix)
+        .and_then(|u| uuid::Uuid::parse_str(u).ok());
+    assert_eq!(uuid.map(|u| u.get_version_num()), Some(7), "{id}");
+    id
 }
 
 /// The text of the `output_text.done` event of a recorded stream.

@@ -367,3 +367,55 @@ fn panel_reads_every_codex_0169_capture_stream() {
         harness.get_by_label(&format!("completed · {response_id}"));
     }
 }
+
+#[test]
+fn keys_move_the_selection_among_shown_rows() {
+    let mut harness = harness(model_of("tool-calls-crlf.sse"));
+    harness
+        .state_mut()
+        .model
+        .handle(&TimelineCommand::SetFilterText("output_item".to_string()));
+    harness.run();
+    let selected =
+        |h: &Harness<'static, Panel>| h.state().model.selected_row().map(|r| r.entry.raw.seq);
+    harness.key_press(egui::Key::J);
+    harness.run();
+    assert_eq!(selected(&harness), Some(1), "first shown row");
+    harness.key_press(egui::Key::ArrowDown);
+    harness.run();
+    harness.key_press(egui::Key::J);
+    harness.run();
+    assert_eq!(selected(&harness), Some(11));
+    harness.key_press(egui::Key::K);
+    harness.run();
+    assert_eq!(selected(&harness), Some(10));
+    harness.get_by_label("Event #10");
+    harness.key_press(egui::Key::End);
+    harness.run();
+    assert!(harness.state().model.follows_tail());
+}
+
+#[test]
+fn rows_past_the_limit_only_count() {
+    let (entries, outcome) = read_all(&sse("text-answer.sse"), Duration::ZERO);
+    let mut model = TimelineModel::with_max_rows(10);
+    model.apply(TimelineUpdate::AttemptStarted { attempt: 1 });
+    for entry in entries.clone() {
+        model.apply(TimelineUpdate::Entry(Box::new(entry)));
+    }
+    assert_eq!(
+        (
+            model.rows().len(),
+            model.dropped(),
+            model.attempts()[0].events
+        ),
+        (10, entries.len() as u64 - 10, entries.len())
+    );
+    // The live outcome still saw every event.
+    assert_eq!(model.current_outcome().text, outcome.text);
+    let harness = harness(model);
+    harness.get_by_label(&format!(
+        "{} more not kept (limit reached)",
+        entries.len() - 10
+    ));
+}

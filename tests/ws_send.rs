@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::{SinkExt as _, StreamExt as _};
-use http_server::sse_file;
+use http_server::{spawn_loopback, sse_file};
 use pretty_assertions::assert_eq;
 use promptwire::core::compile::{CompiledRequest, compile};
 use promptwire::core::models::ModelCatalog;
@@ -51,81 +51,69 @@ struct Seen {
 /// Serves one WebSocket connection with `script`; returns its URL (`http://…/v1`, as a provider
 /// base URL would be) and what it saw.
 fn serve(script: Script) -> (String, Arc<Mutex<Seen>>) {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let addr = listener.local_addr().expect("addr");
     let seen = Arc::new(Mutex::new(Seen::default()));
     let log = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            let refuse = match &script {
-                Script::Refuse(status, headers, body) => {
-                    Some((*status, headers.clone(), body.clone()))
-                }
-                _ => None,
-            };
-            let header_log = Arc::clone(&log);
-            // The callback's signature (a large `Err`) is tungstenite's.
-            #[allow(clippy::result_large_err)]
-            let callback = move |request: &Request, response: Response| {
-                header_log.lock().expect("log").headers = request
-                    .headers()
-                    .iter()
-                    .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
-                    .collect();
-                match &refuse {
-                    None => Ok(response),
-                    Some((status, headers, body)) => {
-                        let mut refusal = ErrorResponse::new(Some(body.clone()));
-                        *refusal.status_mut() =
-                            tokio_tungstenite::tungstenite::http::StatusCode::from_u16(*status)
-                                .expect("status");
-                        for (name, value) in headers {
-                            refusal.headers_mut().insert(
-                                tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(
-                                    name.as_bytes(),
-                                )
-                                .expect("name"),
-                                value.parse().expect("value"),
-                            );
-                        }
-                        Err(refusal)
+    let addr = spawn_loopback(move |listener| async move {
+        let Ok((tcp, _)) = listener.accept().await else {
+            return;
+        };
+        let refuse = match &script {
+            Script::Refuse(status, headers, body) => Some((*status, headers.clone(), body.clone())),
+            _ => None,
+        };
+        let header_log = Arc::clone(&log);
+        // The callback's signature (a large `Err`) is tungstenite's.
+        #[allow(clippy::result_large_err)]
+        let callback = move |request: &Request, response: Response| {
+            header_log.lock().expect("log").headers = request
+                .headers()
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
+                .collect();
+            match &refuse {
+                None => Ok(response),
+                Some((status, headers, body)) => {
+                    let mut refusal = ErrorResponse::new(Some(body.clone()));
+                    *refusal.status_mut() =
+                        tokio_tungstenite::tungstenite::http::StatusCode::from_u16(*status)
+                            .expect("status");
+                    for (name, value) in headers {
+                        refusal.headers_mut().insert(
+                            tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(
+                                name.as_bytes(),
+                            )
+                            .expect("name"),
+                            value.parse().expect("value"),
+                        );
                     }
+                    Err(refusal)
                 }
-            };
-            let Ok(mut socket) = tokio_tungstenite::accept_hdr_async(tcp, callback).await else {
-                return;
-            };
-            if let Some(Ok(Message::Text(frame))) = socket.next().await {
-                log.lock().expect("log").frame = Some(frame.to_string());
             }
-            match script {
-                Script::Messages(messages, delay) => {
-                    for message in messages {
-                        tokio::time::sleep(delay).await;
-                        if socket.send(Message::text(message)).await.is_err() {
-                            return;
-                        }
+        };
+        let Ok(mut socket) = tokio_tungstenite::accept_hdr_async(tcp, callback).await else {
+            return;
+        };
+        if let Some(Ok(Message::Text(frame))) = socket.next().await {
+            log.lock().expect("log").frame = Some(frame.to_string());
+        }
+        match script {
+            Script::Messages(messages, delay) => {
+                for message in messages {
+                    tokio::time::sleep(delay).await;
+                    if socket.send(Message::text(message)).await.is_err() {
+                        return;
                     }
-                    let _ = socket.close(None).await;
                 }
-                Script::ThenHang(messages, hang) => {
-                    for message in messages {
-                        let _ = socket.send(Message::text(message)).await;
-                    }
-                    tokio::time::sleep(hang).await;
-                }
-                Script::Refuse(..) => {}
+                let _ = socket.close(None).await;
             }
-        });
+            Script::ThenHang(messages, hang) => {
+                for message in messages {
+                    let _ = socket.send(Message::text(message)).await;
+                }
+                tokio::time::sleep(hang).await;
+            }
+            Script::Refuse(..) => {}
+        }
     });
     (format!("http://{addr}/v1"), seen)
 }

@@ -34,6 +34,9 @@ use std::time::Duration;
 use crate::core::stream::{MappedEvent, TimelineEntry, TurnOutcome, TurnState};
 use crate::transport::{SendEvent, SendResult};
 
+/// Most events kept as rows; later ones still count in the outcome and in [`TimelineModel::dropped`].
+pub const MAX_ROWS: usize = 1_000_000;
+
 /// Longest preview shown in a row, in characters.
 pub const PREVIEW_CHARS: usize = 96;
 
@@ -220,6 +223,10 @@ pub struct TimelineModel {
     /// The current attempt's outcome so far, accumulated per event.
     live: TurnOutcome,
     outcome: Option<TurnOutcome>,
+    /// Events not kept as rows (over the row limit).
+    dropped: u64,
+    /// Row limit when not [`MAX_ROWS`].
+    max_rows: Option<usize>,
     failure: Option<FailureInfo>,
 }
 

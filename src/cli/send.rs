@@ -8,7 +8,8 @@
 //! session. `--continue` is the agent turn loop ([`crate::core::turn_loop`]): the next request is
 //! built from the session's latest request and its outcome (both read from the store) — the
 //! previous input, the response's output items, an output per tool call (`--tool-output
-//! CALL_ID=TEXT|@FILE`, a placeholder otherwise) and an optional `--user` message. Before sending,
+//! CALL_ID=TEXT|@FILE`, a placeholder otherwise) and an optional `--user` message; the outputs
+//! given and the message get `fco_…`/`msg_…` ids made from the clock (uuid v7), as Codex does. Before sending,
 //! it says whether the new request keeps the previous one's prompt prefix (with `--json`, one
 //! `{"continue": …}` line first). A PROMPT given with `--continue` must be the prompt the session's
 //! conversation started from (its prefix is checked).
@@ -141,17 +142,6 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
     let turn = store
         .last_turn(session)?
         .with_context(|| format!("session {session} has no request to continue"))?;
-    let last_url = store
-        .requests(
-            session,
-            crate::store::Page {
-                offset: u64::try_from(turn.position).unwrap_or(0),
-                limit: 1,
-            },
-        )?
-        .into_iter()
-        .next()
-        .map(|r| r.url);
     drop(store);
     let catalog = load_catalog(args.catalog.as_deref(), args.max_bytes)?;
     let previous = import_body(&turn.body, &catalog)
@@ -179,16 +169,14 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
             .collect::<anyhow::Result<_>>()?,
         user_message: args.user.as_ref().map(|text| UserMessage {
             text: text.clone(),
-            id: None,
+            id: Some(codex_id("msg")),
         }),
         client_metadata: None,
     };
     let next = next_prompt(&previous, &turn.outcome, &continuation)
         .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?;
     let added = next.input.len() - previous.input.len();
-    let base = last_url
-        .as_deref()
-        .and_then(|u| u.strip_suffix("/responses"));
+    let base = turn.url.strip_suffix("/responses");
     let name = format!("session {session}");
     let (prompt, compiled) = compile_prompt(next, &name, args.max_bytes, &args.choice(base))?;
     let prefix = prefix_check(&previous_body, &compiled.body, tokenizer)?;
@@ -214,8 +202,13 @@ fn parse_tool_output(arg: &str, max_bytes: u64) -> anyhow::Result<CallOutput> {
     Ok(CallOutput {
         call_id: call_id.trim().to_string(),
         output,
-        id: None,
+        id: Some(codex_id("fco")),
     })
+}
+
+/// An item id as Codex 0.169 makes them for items it adds: `{prefix}_{uuid v7}`.
+fn codex_id(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::now_v7())
 }
 
 fn prefix_json(report: &PairReport, added: usize) -> Value {

@@ -188,6 +188,8 @@ pub struct StoredTurn {
     pub request_id: i64,
     /// Its position in the session, from 0.
     pub position: i64,
+    /// The URL it was sent to.
+    pub url: String,
     /// Its exact body.
     pub body: Value,
     /// Its outcome, rebuilt from the stored raw events through the same decoder and mapper.
@@ -216,6 +218,7 @@ impl Store {
         Ok(Some(StoredTurn {
             request_id: last.id,
             position: last.position,
+            url: last.url,
             body,
             outcome,
         }))

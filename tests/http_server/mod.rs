@@ -84,30 +84,20 @@ pub struct Server {
 impl Server {
     /// Serves `replies`, one per connection in order, on a thread of its own.
     pub fn start(replies: Vec<Reply>) -> Self {
-        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-        listener.set_nonblocking(true).expect("nonblocking");
-        let addr = listener.local_addr().expect("addr");
         let received = Arc::new(Mutex::new(Vec::new()));
         let log = Arc::clone(&received);
-        std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("runtime");
-            runtime.block_on(async move {
-                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-                let mut handlers = Vec::new();
-                for reply in replies {
-                    let Ok((socket, _)) = listener.accept().await else {
-                        break;
-                    };
-                    let log = Arc::clone(&log);
-                    handlers.push(tokio::spawn(serve(socket, reply, log)));
-                }
-                for handler in handlers {
-                    let _ = handler.await;
-                }
-            });
+        let addr = spawn_loopback(move |listener| async move {
+            let mut handlers = Vec::new();
+            for reply in replies {
+                let Ok((socket, _)) = listener.accept().await else {
+                    break;
+                };
+                let log = Arc::clone(&log);
+                handlers.push(tokio::spawn(serve(socket, reply, log)));
+            }
+            for handler in handlers {
+                let _ = handler.await;
+            }
         });
         Self {
             base_url: format!("http://{addr}/v1"),
@@ -222,4 +212,27 @@ pub fn paced(bytes: &[u8], parts: usize, delay: Duration) -> Vec<(Duration, Vec<
         .chunks(size.max(1))
         .map(|c| (delay, c.to_vec()))
         .collect()
+}
+
+/// Binds 127.0.0.1 on a free port and runs `serve(listener)` on a thread of its own with a
+/// current-thread tokio runtime; returns the address (shared by the HTTP and WebSocket servers).
+pub fn spawn_loopback<F, Fut>(serve: F) -> std::net::SocketAddr
+where
+    F: FnOnce(tokio::net::TcpListener) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+            serve(listener).await;
+        });
+    });
+    addr
 }

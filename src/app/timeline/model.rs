@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::{
-    AttemptInfo, FailureInfo, GapStats, MappedEvent, TimelineCommand, TimelineEntry, TimelineModel,
-    TimelineRow, TimelineUpdate, TurnOutcome, TurnState,
+    AttemptInfo, FailureInfo, GapStats, MAX_ROWS, MappedEvent, TimelineCommand, TimelineEntry,
+    TimelineModel, TimelineRow, TimelineUpdate, TurnOutcome, TurnState,
 };
 
 impl TimelineModel {
@@ -14,11 +14,20 @@ impl TimelineModel {
         Self::default()
     }
 
-    /// Forgets everything but the filter (a new send starts).
+    /// An empty timeline that keeps at most `max_rows` events as rows.
+    pub fn with_max_rows(max_rows: usize) -> Self {
+        Self {
+            max_rows: Some(max_rows),
+            ..Self::default()
+        }
+    }
+
+    /// Forgets everything but the filter and the row limit (a new send starts).
     pub fn clear(&mut self) {
         let filter_text = std::mem::take(&mut self.filter_text);
         let hidden = std::mem::take(&mut self.hidden_types);
         *self = Self {
+            max_rows: self.max_rows,
             filter_lower: filter_text.to_lowercase(),
             filter_text,
             hidden_types: hidden,
@@ -88,8 +97,17 @@ impl TimelineModel {
         }
     }
 
-    /// Adds one event of the current attempt: O(1) plus one filter test of this event.
+    /// Adds one event of the current attempt: O(1) plus one filter test of this event. Past
+    /// [`MAX_ROWS`] events the event only counts (outcome, attempt, [`Self::dropped`]).
     pub fn push(&mut self, entry: TimelineEntry) {
+        if self.rows.len() >= self.max_rows.unwrap_or(MAX_ROWS) {
+            self.live.apply(&entry);
+            self.dropped += 1;
+            if let Some(last) = self.attempts.last_mut() {
+                last.events += 1;
+            }
+            return;
+        }
         let attempt = self.attempts.last().map_or(1, |a| a.number);
         let at = entry.raw.received_at;
         let index = self.rows.len();
@@ -250,6 +268,11 @@ impl TimelineModel {
     /// True between the first attempt and the end of the send.
     pub fn is_live(&self) -> bool {
         !self.attempts.is_empty() && self.outcome.is_none()
+    }
+
+    /// Events received but not kept as rows (over [`MAX_ROWS`]).
+    pub fn dropped(&self) -> u64 {
+        self.dropped
     }
 
     /// Receive time of the newest event.

@@ -6,7 +6,7 @@ use egui::{RichText, Ui};
 use serde_json::Value;
 
 use super::json_tree::json_tree_ui;
-use super::{TimelinePanelState, secs};
+use super::{TimelinePanelState, clip, secs};
 use crate::app::timeline::{TimelineCommand, TimelineModel};
 
 /// Most bytes of raw data (and of pretty JSON) shown.
@@ -71,7 +71,7 @@ pub fn detail_ui(
             commands.push(TimelineCommand::CopyText(raw.data.clone()));
         }
     });
-    ui.label(RichText::new(clip(&raw.data)).monospace());
+    ui.label(RichText::new(clip(&raw.data, MAX_SHOWN_BYTES)).monospace());
     match &cache.parsed {
         Err(e) => {
             ui.colored_label(ui.visuals().warn_fg_color, format!("not JSON: {e}"));
@@ -83,22 +83,10 @@ pub fn detail_ui(
                 ui.selectable_value(&mut state.json_as_text, true, "Text");
             });
             if state.json_as_text {
-                ui.label(RichText::new(clip(&cache.pretty)).monospace());
+                ui.label(RichText::new(clip(&cache.pretty, MAX_SHOWN_BYTES)).monospace());
             } else {
                 json_tree_ui(ui, ("timeline_event", index), value);
             }
         }
     }
-}
-
-/// `text` cut to [`MAX_SHOWN_BYTES`] (at a character boundary), saying how much was left out.
-fn clip(text: &str) -> String {
-    if text.len() <= MAX_SHOWN_BYTES {
-        return text.to_string();
-    }
-    let mut cut = MAX_SHOWN_BYTES;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}… ({} more bytes)", &text[..cut], text.len() - cut)
 }

@@ -2,13 +2,21 @@
 //! (function call arguments pretty-printed), usage split into uncached input, cached input,
 //! cache-write, output and reasoning tokens, timings, and — when it failed — the failure class,
 //! message, retry decision and Retry-After, with every attempt.
+//!
+//! Bounded per frame whatever the stream's size: at most [`MAX_LISTED`] items, summaries and
+//! attempts are listed and at most [`MAX_TEXT_BYTES`] of text laid out, with a count of the rest.
 
 use egui::{Grid, RichText, Ui};
 
-use super::secs;
+use super::{clip, secs};
 use crate::app::timeline::{FailureInfo, TimelineModel};
 use crate::core::items::{ContentItem, ResponseItem};
 use crate::core::stream::{TokenUsage, TurnOutcome, TurnState};
+
+/// Most items (and summary parts, attempts) listed.
+pub const MAX_LISTED: usize = 50;
+/// Most bytes of assembled text laid out.
+pub const MAX_TEXT_BYTES: usize = 32 * 1024;
 
 /// Draws the outcome (the live one while streaming).
 pub fn outcome_ui(ui: &mut Ui, model: &TimelineModel) {
@@ -23,19 +31,21 @@ pub fn outcome_ui(ui: &mut Ui, model: &TimelineModel) {
     }
     if !outcome.text.is_empty() {
         ui.strong("Text");
-        ui.label(RichText::new(&outcome.text));
+        ui.label(RichText::new(clip(&outcome.text, MAX_TEXT_BYTES)));
     }
     if !outcome.reasoning_summaries.is_empty() {
         ui.strong("Reasoning summaries");
-        for part in &outcome.reasoning_summaries {
+        for part in outcome.reasoning_summaries.iter().take(MAX_LISTED) {
             ui.label(format!("• {}", part.text));
         }
+        more_ui(ui, outcome.reasoning_summaries.len());
     }
     if !outcome.output_items.is_empty() {
         ui.strong("Output items");
-        for (i, item) in outcome.output_items.iter().enumerate() {
+        for (i, item) in outcome.output_items.iter().take(MAX_LISTED).enumerate() {
             ui.push_id(("timeline_output_item", i), |ui| item_ui(ui, item));
         }
+        more_ui(ui, outcome.output_items.len());
     }
     if let Some(usage) = &outcome.usage {
         usage_ui(ui, usage);
@@ -69,7 +79,7 @@ fn failure_ui(ui: &mut Ui, failure: &FailureInfo) {
 
 fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
     ui.strong("Attempts");
-    for attempt in model.attempts() {
+    for attempt in model.attempts().iter().take(MAX_LISTED) {
         let status = attempt
             .status
             .map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"));
@@ -81,6 +91,14 @@ fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
             }
         }
         ui.label(line);
+    }
+    more_ui(ui, model.attempts().len());
+}
+
+/// "… N more" after a list cut at [`MAX_LISTED`].
+fn more_ui(ui: &mut Ui, len: usize) {
+    if len > MAX_LISTED {
+        ui.weak(format!("… {} more", len - MAX_LISTED));
     }
 }
 

@@ -1,7 +1,8 @@
 //! The event table: one row per event that passes the filter, virtualized (`TableBody::rows`
 //! lays out only the rows in view), sticking to the bottom while following. Columns: relative
 //! receive time (with the attempt when there were several), seq, SSE event name, Responses type,
-//! mapped kind, badge, preview. Clicking a row selects it.
+//! mapped kind, badge, preview. Clicking a row selects it; a row moved to with the keys is
+//! scrolled into view.
 
 use egui::{Label, RichText, Sense, Ui};
 use egui_extras::{Column, TableBuilder};
@@ -9,11 +10,20 @@ use egui_extras::{Column, TableBuilder};
 use crate::app::timeline::{Badge, TimelineCommand, TimelineModel, TimelineRow};
 
 /// Draws the table.
-pub fn table_ui(ui: &mut Ui, model: &TimelineModel, commands: &mut Vec<TimelineCommand>) {
+pub fn table_ui(
+    ui: &mut Ui,
+    model: &TimelineModel,
+    scroll_to: Option<usize>,
+    commands: &mut Vec<TimelineCommand>,
+) {
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
     let several_attempts = model.attempts().len() > 1;
     let selected = model.selected();
-    TableBuilder::new(ui)
+    let mut table = TableBuilder::new(ui);
+    if let Some(row) = scroll_to {
+        table = table.scroll_to_row(row, None);
+    }
+    table
         .id_salt("timeline_table")
         .striped(true)
         .resizable(true)

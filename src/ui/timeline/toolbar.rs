@@ -35,6 +35,12 @@ pub fn toolbar_ui(
             model.visible_len(),
             model.rows().len()
         ));
+        if model.dropped() > 0 {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("{} more not kept (limit reached)", model.dropped()),
+            );
+        }
     });
     gaps_ui(ui, model);
 }
