@@ -92,7 +92,9 @@ pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comm
         .show(ui, |ui| {
             ui.horizontal_top(|ui| {
                 for k in 0..n {
-                    ui.allocate_ui(egui::vec2(width, available.y), |ui| {
+                    let size = egui::vec2(width, available.y);
+                    let layout = egui::Layout::top_down(egui::Align::Min);
+                    ui.allocate_ui_with_layout(size, layout, |ui| {
                         ui.set_width(width);
                         ui.push_id(("column", k), |ui| {
                             let shown = ColumnShown {
