@@ -250,7 +250,10 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             }
         })
         .response
-        .on_hover_text("Choose which compiled views are shown side by side");
+        .on_hover_text(format!(
+            "Choose which compiled views are shown side by side (last compile: {:.1} ms)",
+            state.compile_millis
+        ));
         let mut tree = state.settings.tree_view;
         if ui
             .toggle_value(&mut tree, "JSON tree")
@@ -259,7 +262,6 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         {
             tx.send(AppCommand::SetTreeView(tree));
         }
-        note_line(ui, &format!("compiled in {:.1} ms", state.compile_millis));
     });
 }
 
@@ -519,10 +521,15 @@ fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
             let mut text = match rows.text.get(i).and_then(|t| t.as_deref()) {
                 Some(line) => RichText::new(clip(line)).monospace(),
                 None => {
-                    // A placeholder: say so on the first row of a removed run.
-                    let first = mark == Mark::Removed
-                        && (i == 0 || rows.marks.get(i - 1) != Some(&Mark::Removed));
-                    let label = if first { "− not in this column" } else { "" };
+                    // A placeholder: say why on the first row of its run.
+                    let first = i == 0
+                        || rows.text.get(i - 1).is_some_and(Option::is_some)
+                        || rows.marks.get(i - 1) != Some(&mark);
+                    let label = match (first, mark) {
+                        (false, _) => "",
+                        (true, Mark::Removed) => "− not in this column",
+                        (true, _) => "  (only in other columns)",
+                    };
                     RichText::new(label).monospace().color(weak)
                 }
             };
