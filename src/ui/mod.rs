@@ -8,8 +8,10 @@
 pub mod dialogs;
 pub mod form_panel;
 pub mod items_panel;
+pub mod json_tree;
 pub mod json_views;
 pub mod list_form;
+pub mod search;
 pub mod sidebar;
 pub mod status_bar;
 pub mod tools_panel;
@@ -41,7 +43,7 @@ pub struct UiState {
     /// Dialog text buffers.
     pub dialogs: dialogs::DialogBuffers,
     /// Search in the compiled views.
-    pub search: json_views::SearchState,
+    pub search: search::SearchState,
     /// Columns view state (scroll sync, difference navigation).
     pub columns: json_views::ColumnsState,
     /// Custom model name being typed in the top bar.
