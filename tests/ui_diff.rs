@@ -84,3 +84,31 @@ fn headers_columns_are_compared_too_and_next_difference_steps_through() {
     harness.get_by_label(&format!("Difference 1 of {count}"));
     assert_eq!(harness.state().ui_state().columns.difference, Some(0));
 }
+
+#[test]
+fn the_columns_scroll_together() {
+    let mut harness = app();
+    let model_row = "  \"model\": \"gpt-5.5\",";
+    assert_eq!(harness.query_all_by_label(model_row).count(), 2);
+    // Scroll the left column only (the pointer over its text).
+    let left = harness
+        .get_all_by_label(model_row)
+        .next()
+        .expect("row")
+        .rect();
+    harness.hover_at(left.center());
+    for _ in 0..5 {
+        harness.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -200.0),
+            modifiers: egui::Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+        });
+        harness.run_steps(2);
+    }
+    harness.run_steps(4);
+    assert!(harness.state().ui_state().columns.offset_y > 100.0);
+    // Both columns left their top rows behind.
+    assert_eq!(harness.query_all_by_label(model_row).count(), 0);
+}
