@@ -1,7 +1,7 @@
 //! `AppState`: the document the workbench shows — the prompt being edited and its undo history,
 //! the compiled views, the open dialog, the sessions browser's data, the status line — plus the
 //! persisted settings and the worker bridge. Panels read it; only [`AppState::handle`] (commands,
-//! `handle.rs`) and [`AppState::poll`] (worker events, `events.rs`) change it.
+//! `handle.rs`) and [`AppState::poll`] (worker events, `poll.rs`) change it.
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -72,91 +72,97 @@ fn settings_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &Comma
         tx.edit(PromptEdit::BaseInstructions(instructions));
     }
     let model = state.catalog.lookup(&state.prompt.model);
-    ui.horizontal_wrapped(|ui| {
-        let mut efforts: Vec<&str> = vec![
-            "none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra",
-        ];
-        if !model.supported_reasoning_efforts.is_empty() {
-            efforts.retain(|e| {
-                *e == "none"
-                    || *e == "minimal"
-                    || model.supported_reasoning_efforts.iter().any(|m| m == e)
-            });
-        }
-        if let Some(s) = setting_picker(
-            ui,
-            "Effort",
-            "effort_picker",
-            &state.prompt.reasoning.effort,
-            &efforts,
-            "reasoning.effort; model default uses the catalog's default_reasoning_level",
-        ) {
-            tx.edit(PromptEdit::Effort(s));
-        }
-        if let Some(s) = setting_picker(
-            ui,
-            "Summary",
-            "summary_picker",
-            &state.prompt.reasoning.summary,
-            &["auto", "concise", "detailed", "none"],
-            "reasoning.summary; `none` is not sent",
-        ) {
-            tx.edit(PromptEdit::Summary(s));
-        }
-        if let Some(s) = setting_picker(
-            ui,
-            "Verbosity",
-            "verbosity_picker",
-            &state.prompt.verbosity,
-            &["low", "medium", "high"],
-            "text.verbosity; only sent when the model supports verbosity",
-        ) {
-            tx.edit(PromptEdit::Verbosity(s));
-        }
-    });
-    ui.horizontal_wrapped(|ui| {
-        let label = ui.label("Parallel tool calls");
-        let current = state.prompt.parallel_tool_calls;
-        egui::ComboBox::from_id_salt("parallel_picker")
-            .selected_text(match current {
-                None => "model default",
-                Some(true) => "on",
-                Some(false) => "off",
-            })
-            .show_ui(ui, |ui| {
-                for (v, text) in [
-                    (None, "model default"),
-                    (Some(true), "on"),
-                    (Some(false), "off"),
-                ] {
-                    if ui.selectable_label(current == v, text).clicked() && current != v {
-                        tx.edit(PromptEdit::Parallel(v));
+    // One setting per row: a grid stays readable at any width (wrapped rows cut pickers off).
+    egui::Grid::new("settings_grid")
+        .num_columns(2)
+        .show(ui, |ui| {
+            let mut efforts: Vec<&str> = vec![
+                "none", "minimal", "low", "medium", "high", "xhigh", "max", "ultra",
+            ];
+            if !model.supported_reasoning_efforts.is_empty() {
+                efforts.retain(|e| {
+                    *e == "none"
+                        || *e == "minimal"
+                        || model.supported_reasoning_efforts.iter().any(|m| m == e)
+                });
+            }
+            if let Some(s) = setting_picker(
+                ui,
+                "Effort",
+                "effort_picker",
+                &state.prompt.reasoning.effort,
+                &efforts,
+                "reasoning.effort; model default uses the catalog's default_reasoning_level",
+            ) {
+                tx.edit(PromptEdit::Effort(s));
+            }
+            ui.end_row();
+            if let Some(s) = setting_picker(
+                ui,
+                "Summary",
+                "summary_picker",
+                &state.prompt.reasoning.summary,
+                &["auto", "concise", "detailed", "none"],
+                "reasoning.summary; `none` is not sent",
+            ) {
+                tx.edit(PromptEdit::Summary(s));
+            }
+            ui.end_row();
+            if let Some(s) = setting_picker(
+                ui,
+                "Verbosity",
+                "verbosity_picker",
+                &state.prompt.verbosity,
+                &["low", "medium", "high"],
+                "text.verbosity; only sent when the model supports verbosity",
+            ) {
+                tx.edit(PromptEdit::Verbosity(s));
+            }
+            ui.end_row();
+            let label = ui.label("Parallel tool calls");
+            let current = state.prompt.parallel_tool_calls;
+            egui::ComboBox::from_id_salt("parallel_picker")
+                .selected_text(match current {
+                    None => "model default",
+                    Some(true) => "on",
+                    Some(false) => "off",
+                })
+                .show_ui(ui, |ui| {
+                    for (v, text) in [
+                        (None, "model default"),
+                        (Some(true), "on"),
+                        (Some(false), "off"),
+                    ] {
+                        if ui.selectable_label(current == v, text).clicked() && current != v {
+                            tx.edit(PromptEdit::Parallel(v));
+                        }
                     }
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text("parallel_tool_calls; always false under Lite");
-        let label = ui.label("Service tier");
-        let tier = state.prompt.service_tier.clone();
-        egui::ComboBox::from_id_salt("tier_picker")
-            .selected_text(tier.as_deref().unwrap_or("none"))
-            .show_ui(ui, |ui| {
-                for v in [None, Some("priority"), Some("flex")] {
-                    let v = v.map(String::from);
-                    if ui
-                        .selectable_label(tier == v, v.as_deref().unwrap_or("none"))
-                        .clicked()
-                        && tier != v
-                    {
-                        tx.edit(PromptEdit::ServiceTier(v.clone()));
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text("parallel_tool_calls; always false under Lite");
+            ui.end_row();
+            let label = ui.label("Service tier");
+            let tier = state.prompt.service_tier.clone();
+            egui::ComboBox::from_id_salt("tier_picker")
+                .selected_text(tier.as_deref().unwrap_or("none"))
+                .show_ui(ui, |ui| {
+                    for v in [None, Some("priority"), Some("flex")] {
+                        let v = v.map(String::from);
+                        if ui
+                            .selectable_label(tier == v, v.as_deref().unwrap_or("none"))
+                            .clicked()
+                            && tier != v
+                        {
+                            tx.edit(PromptEdit::ServiceTier(v.clone()));
+                        }
                     }
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text("service_tier; sent only if the model offers the tier");
-    });
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text("service_tier; sent only if the model offers the tier");
+            ui.end_row();
+        });
     let mut key = state.prompt.prompt_cache_key.clone().unwrap_or_default();
     if labelled_line(
         ui,

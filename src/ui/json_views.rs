@@ -4,9 +4,9 @@
 //! differ from the column to the left are marked) or as a lazily expanded JSON tree.
 
 use egui::{RichText, Ui};
-use serde_json::Value;
 
 use super::UiState;
+use super::search::{SearchState, current_match_line, search_bar, update_matches};
 use super::widgets::{
     added_background, diff_background, match_background, note_line, removed_background,
 };
@@ -19,30 +19,9 @@ use crate::core::provider::ProviderKind;
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
 const MAX_LINE_CHARS: usize = 400;
-/// Children shown per JSON array/object in the tree before a "… more" line.
-const MAX_TREE_CHILDREN: usize = 200;
 
 /// Narrowest a compiled column gets; more columns than fit scroll sideways.
 pub const COLUMN_MIN_WIDTH: f32 = 300.0;
-
-/// Search in the compiled views.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct SearchState {
-    /// The search bar is shown.
-    pub open: bool,
-    /// Text searched for (case-insensitive).
-    pub query: String,
-    /// Index of the current match (over all columns, left to right).
-    pub current: usize,
-    /// Request focus for the search field on the next frame.
-    pub focus: bool,
-    /// Scroll the columns to the current match on the next frame.
-    pub scroll_pending: bool,
-    /// Matching line numbers per column.
-    pub matches: Vec<Vec<usize>>,
-    /// What `matches` was computed for (views revision, query, column count).
-    pub matches_for: Option<(u64, String, usize)>,
-}
 
 /// View state of the columns: they scroll together (one shared offset) and step through the
 /// differences.
@@ -92,7 +71,9 @@ pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comm
         .show(ui, |ui| {
             ui.horizontal_top(|ui| {
                 for k in 0..n {
-                    ui.allocate_ui(egui::vec2(width, available.y), |ui| {
+                    let size = egui::vec2(width, available.y);
+                    let layout = egui::Layout::top_down(egui::Align::Min);
+                    ui.allocate_ui_with_layout(size, layout, |ui| {
                         ui.set_width(width);
                         ui.push_id(("column", k), |ui| {
                             let shown = ColumnShown {
@@ -248,7 +229,10 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             }
         })
         .response
-        .on_hover_text("Choose which compiled views are shown side by side");
+        .on_hover_text(format!(
+            "Choose which compiled views are shown side by side (last compile: {:.1} ms)",
+            state.compile_millis
+        ));
         let mut tree = state.settings.tree_view;
         if ui
             .toggle_value(&mut tree, "JSON tree")
@@ -257,92 +241,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         {
             tx.send(AppCommand::SetTreeView(tree));
         }
-        note_line(ui, &format!("compiled in {:.1} ms", state.compile_millis));
     });
-}
-
-fn search_bar(ui: &mut Ui, search: &mut SearchState) {
-    ui.horizontal(|ui| {
-        let label = ui.label("Find");
-        let edit = ui
-            .add(
-                egui::TextEdit::singleline(&mut search.query)
-                    .hint_text("text in the compiled views")
-                    .desired_width(180.0),
-            )
-            .labelled_by(label.id)
-            .on_hover_text(
-                "Case-insensitive search in every column (Ctrl+F; Enter: next, Shift+Enter: previous, Escape: close)",
-            );
-        if search.focus {
-            edit.request_focus();
-            search.focus = false;
-        }
-        let total: usize = search.matches.iter().map(Vec::len).sum();
-        let (enter, shift) = ui.input(|i| (i.key_pressed(egui::Key::Enter), i.modifiers.shift));
-        let entered = edit.lost_focus() && enter;
-        let previous = ui
-            .button("Previous")
-            .on_hover_text("Scroll to the previous match (Shift+Enter)")
-            .clicked()
-            || (entered && shift);
-        let next = ui
-            .button("Next")
-            .on_hover_text("Scroll to the next match (Enter)")
-            .clicked()
-            || (entered && !shift);
-        if total > 0 && (previous || next) {
-            search.current = if next {
-                (search.current + 1) % total
-            } else {
-                (search.current + total - 1) % total
-            };
-            search.scroll_pending = true;
-        }
-        if entered {
-            edit.request_focus();
-        }
-        ui.label(match (search.query.is_empty(), total) {
-            (true, _) => String::new(),
-            (false, 0) => "no match".to_string(),
-            (false, n) => format!("{} of {n}", search.current.min(n - 1) + 1),
-        });
-        if ui
-            .button("Close")
-            .on_hover_text("Hide the search bar (Escape)")
-            .clicked()
-        {
-            search.open = false;
-            search.query.clear();
-        }
-    });
-}
-
-/// Recomputes the matching lines when the query or the views changed.
-fn update_matches(state: &AppState, search: &mut SearchState) {
-    let key = (
-        state.views_revision,
-        search.query.clone(),
-        state.views.len(),
-    );
-    if search.matches_for.as_ref() == Some(&key) {
-        return;
-    }
-    let needle = search.query.to_lowercase();
-    search.matches = state
-        .views
-        .iter()
-        .map(|view| {
-            if needle.is_empty() {
-                return Vec::new();
-            }
-            (0..view.line_count())
-                .filter(|&i| view.line(i).to_lowercase().contains(&needle))
-                .collect()
-        })
-        .collect();
-    search.current = 0;
-    search.matches_for = Some(key);
 }
 
 /// Draws column `shown.k`; returns its text view's vertical offset.
@@ -440,7 +339,9 @@ fn column_ui(
         egui::ScrollArea::both()
             .id_salt(("tree", k))
             .auto_shrink([false, false])
-            .show(ui, |ui| json_object_tree(ui, &view.value, &format!("t{k}")));
+            .show(ui, |ui| {
+                super::json_tree::json_object_tree(ui, &view.value, &format!("t{k}"))
+            });
         None
     } else {
         Some(text_view(ui, shown, view))
@@ -517,10 +418,15 @@ fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
             let mut text = match rows.text.get(i).and_then(|t| t.as_deref()) {
                 Some(line) => RichText::new(clip(line)).monospace(),
                 None => {
-                    // A placeholder: say so on the first row of a removed run.
-                    let first = mark == Mark::Removed
-                        && (i == 0 || rows.marks.get(i - 1) != Some(&Mark::Removed));
-                    let label = if first { "− not in this column" } else { "" };
+                    // A placeholder: say why on the first row of its run.
+                    let first = i == 0
+                        || rows.text.get(i - 1).is_some_and(Option::is_some)
+                        || rows.marks.get(i - 1) != Some(&mark);
+                    let label = match (first, mark) {
+                        (false, _) => "",
+                        (true, Mark::Removed) => "− not in this column",
+                        (true, _) => "  (only in other columns)",
+                    };
                     RichText::new(label).monospace().color(weak)
                 }
             };
@@ -545,72 +451,4 @@ fn clip(line: &str) -> std::borrow::Cow<'_, str> {
         .nth(MAX_LINE_CHARS)
         .map_or(line.len(), |(b, _)| b);
     format!("{}… ({} more bytes)", &line[..cut], line.len() - cut).into()
-}
-
-/// The line of the current match if it is in column `k`.
-fn current_match_line(search: &SearchState, k: usize) -> Option<usize> {
-    let mut index = search.current;
-    for (col, lines) in search.matches.iter().enumerate() {
-        if index < lines.len() {
-            return (col == k).then(|| lines[index]);
-        }
-        index -= lines.len();
-    }
-    None
-}
-
-fn json_object_tree(ui: &mut Ui, map: &crate::core::json::JsonMap, id: &str) {
-    for (i, (k, v)) in map.iter().enumerate() {
-        if i == MAX_TREE_CHILDREN {
-            note_line(ui, &format!("… {} more keys", map.len() - i));
-            break;
-        }
-        json_tree(ui, k, v, &format!("{id}/{k}"));
-    }
-}
-
-fn json_tree(ui: &mut Ui, key: &str, value: &Value, id: &str) {
-    let prefix = if key.is_empty() {
-        String::new()
-    } else {
-        format!("{key}: ")
-    };
-    match value {
-        Value::Object(map) => {
-            egui::CollapsingHeader::new(format!("{prefix}{{…}} {} keys", map.len()))
-                .id_salt(id)
-                .default_open(key.is_empty())
-                .show(ui, |ui| {
-                    for (i, (k, v)) in map.iter().enumerate() {
-                        if i == MAX_TREE_CHILDREN {
-                            note_line(ui, &format!("… {} more keys", map.len() - i));
-                            break;
-                        }
-                        json_tree(ui, k, v, &format!("{id}/{k}"));
-                    }
-                });
-        }
-        Value::Array(items) => {
-            egui::CollapsingHeader::new(format!("{prefix}[…] {} items", items.len()))
-                .id_salt(id)
-                .default_open(key.is_empty())
-                .show(ui, |ui| {
-                    for (i, v) in items.iter().enumerate() {
-                        if i == MAX_TREE_CHILDREN {
-                            note_line(ui, &format!("… {} more items", items.len() - i));
-                            break;
-                        }
-                        json_tree(ui, &i.to_string(), v, &format!("{id}/{i}"));
-                    }
-                });
-        }
-        leaf => {
-            let text = leaf.to_string();
-            let short: String = text.chars().take(300).collect();
-            let label = ui.label(RichText::new(format!("{prefix}{short}")).monospace());
-            if short.len() < text.len() {
-                label.on_hover_text(text.chars().take(4_000).collect::<String>());
-            }
-        }
-    }
 }

@@ -8,8 +8,10 @@
 pub mod dialogs;
 pub mod form_panel;
 pub mod items_panel;
+pub mod json_tree;
 pub mod json_views;
 pub mod list_form;
+pub mod search;
 pub mod sidebar;
 pub mod status_bar;
 pub mod timeline;
@@ -42,7 +44,7 @@ pub struct UiState {
     /// Dialog text buffers.
     pub dialogs: dialogs::DialogBuffers,
     /// Search in the compiled views.
-    pub search: json_views::SearchState,
+    pub search: search::SearchState,
     /// Columns view state (scroll sync, difference navigation).
     pub columns: json_views::ColumnsState,
     /// Custom model name being typed in the top bar.
@@ -66,9 +68,10 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
         .size_range(SIDEBAR_MIN_WIDTH..=420.0)
         .show(ui, |ui| sidebar::sidebar_ui(ui, state, ui_state, tx));
     let form_max = (ui.available_width() - SIDEBAR_MIN_WIDTH - 300.0).max(FORM_MIN_WIDTH);
+    let form_default = (ui.available_width() * 0.45).clamp(FORM_MIN_WIDTH, 520.0);
     egui::Panel::left("prompt_form")
         .resizable(true)
-        .default_size(430.0)
+        .default_size(form_default)
         .size_range(FORM_MIN_WIDTH..=form_max)
         .show(ui, |ui| form_panel::form_ui(ui, state, ui_state, tx));
     egui::CentralPanel::default().show(ui, |ui| json_views::views_ui(ui, state, ui_state, tx));

@@ -39,9 +39,16 @@ pub fn status_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
                 state.prompt.tools.len()
             ));
             for job in &state.workers.running {
-                ui.spinner();
+                if ui
+                    .small_button("×")
+                    .on_hover_text("Stop this job")
+                    .clicked()
+                {
+                    tx.send(AppCommand::CancelJob(job.id));
+                }
                 let text = job.progress.as_deref().unwrap_or(&job.name);
                 ui.label(RichText::new(text).small());
+                ui.spinner();
             }
         });
     });

@@ -103,7 +103,8 @@ pub fn match_background(ui: &Ui) -> Color32 {
 }
 
 /// A picker for a [`Setting`]: "model default", "not sent", or one of `values` (or the
-/// current custom value). Returns the new setting when the user picked another one.
+/// current custom value), as a label and a combo box added to `ui` (a grid row, say). Returns
+/// the new setting when the user picked another one.
 pub fn setting_picker(
     ui: &mut Ui,
     label: &str,
@@ -118,7 +119,7 @@ pub fn setting_picker(
         Setting::Value(v) => v.clone(),
     };
     let mut picked = None;
-    ui.horizontal(|ui| {
+    {
         let label = ui.label(label);
         egui::ComboBox::from_id_salt(id)
             .selected_text(shown)
@@ -145,7 +146,7 @@ pub fn setting_picker(
             .response
             .labelled_by(label.id)
             .on_hover_text(tooltip);
-    });
+    }
     picked.filter(|p| p != current)
 }
 
