@@ -7,17 +7,19 @@ use super::CompileNote;
 use std::rc::Rc;
 
 use super::cache::{ItemCache, ItemWire};
+use super::compaction::{COMPACT_FIELDS, checkpoint_message};
 use super::items::{ItemContext, apply_id_policy};
 use super::lite::{additional_tools_id, instructions_message_id, lite_tools};
 use crate::core::error::PromptError;
 use crate::core::items::ResponseItem;
 use crate::core::json::JsonMap;
 use crate::core::models::ModelInfo;
-use crate::core::prompt::{Prompt, Setting};
+use crate::core::prompt::{Prompt, PromptMode, Setting};
 use crate::core::provider::Provider;
 use crate::core::rules::{
     BodyField, CompileRules, IncludePolicy, InstructionsPlacement, ReasoningGate, StorePolicy,
 };
+use crate::core::tools::ToolSpec;
 
 /// Name of the output-schema format Codex sends.
 pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
@@ -68,10 +70,12 @@ pub fn build_body(
     cache: &mut ItemCache,
     notes: &mut Vec<CompileNote>,
 ) -> Result<BuiltBody, PromptError> {
+    let mode = prompt.mode;
+    // The compact endpoint prepares ids as for a `store: false` request (§11).
     let stored = match rules.store {
         StorePolicy::AzureOnly => provider.is_azure_responses_endpoint(),
         StorePolicy::AlwaysFalse => false,
-    };
+    } && mode != PromptMode::CompactEndpoint;
     let ctx = ItemContext {
         rules,
         stored,
@@ -96,7 +100,14 @@ pub fn build_body(
     } else {
         model.supports_parallel_tool_calls
     };
-    let parallel = prompt.parallel_tool_calls.unwrap_or(model_parallel);
+    let mut parallel = prompt.parallel_tool_calls.unwrap_or(model_parallel);
+    if mode == PromptMode::Compaction && parallel {
+        notes.push(CompileNote::new(
+            "parallel_tool_calls",
+            "false: the compaction request offers no tools",
+        ));
+        parallel = false;
+    }
     if lite && parallel {
         notes.push(CompileNote::new(
             "parallel_tool_calls",
@@ -141,6 +152,9 @@ pub fn build_body(
             body.insert(field.key().to_string(), value);
         }
     }
+    if mode == PromptMode::CompactEndpoint {
+        body = compact_endpoint_body(body, notes);
+    }
     apply_overrides(&mut body, prompt, notes);
     Ok(BuiltBody {
         body,
@@ -162,10 +176,22 @@ fn tools_and_input(
         .as_deref()
         .or(prompt.prompt_cache_key.as_deref())
         .unwrap_or("");
-    let mut input = Vec::with_capacity(prompt.input.len() + 2);
+    let mut input = Vec::with_capacity(prompt.input.len() + 3);
+    // The compaction request offers no tools (§18).
+    let prompt_tools: &[ToolSpec] = if prompt.mode == PromptMode::Compaction {
+        if !prompt.tools.is_empty() {
+            notes.push(CompileNote::new(
+                "tools",
+                "[]: the compaction request offers no tools",
+            ));
+        }
+        &[]
+    } else {
+        &prompt.tools
+    };
     let tools = if ctx.lite {
         let tools = lite_tools(
-            &prompt.tools,
+            prompt_tools,
             rules.lite_function_namespace.as_deref(),
             notes,
         );
@@ -197,7 +223,7 @@ fn tools_and_input(
         {
             input.push(instructions_item(prompt, thread, ctx, notes));
         }
-        Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
+        Some(serde_json::to_value(prompt_tools).unwrap_or(Value::Array(Vec::new())))
     };
     let prefix_len = input.len();
     let mut wires: Vec<Rc<ItemWire>> = Vec::with_capacity(prompt.input.len());
@@ -232,6 +258,14 @@ fn tools_and_input(
         // its bytes come from the cache.
         input.push(Value::Null);
         wires.push(wire);
+    }
+    if prompt.mode == PromptMode::Compaction {
+        // A real value (not a placeholder): it has no cached wire form.
+        input.push(checkpoint_message());
+        notes.push(CompileNote::new(
+            format!("input[{}]", input.len() - 1),
+            "the checkpoint message asking for a handoff summary (compaction request)",
+        ));
     }
     // One note per kind of change, not one per item: a 500-item history would otherwise
     // explain the same dropped id 500 times.
@@ -418,6 +452,31 @@ fn service_tier(
         ));
         None
     }
+}
+
+/// The `/responses/compact` body: the compact fields in their order, `reasoning` only when set.
+fn compact_endpoint_body(mut body: JsonMap, notes: &mut Vec<CompileNote>) -> JsonMap {
+    let mut out = JsonMap::with_capacity(COMPACT_FIELDS.len());
+    for key in COMPACT_FIELDS {
+        match body.shift_remove(key) {
+            Some(Value::Null) if key == "reasoning" => {}
+            Some(value) => {
+                out.insert(key.to_string(), value);
+            }
+            None => {}
+        }
+    }
+    let left_out: Vec<String> = body.keys().cloned().collect();
+    if !left_out.is_empty() {
+        notes.push(CompileNote::new(
+            "body",
+            format!(
+                "{} left out: the /responses/compact request has no such fields",
+                left_out.join(", ")
+            ),
+        ));
+    }
+    out
 }
 
 /// Applies `body_omit` then `body_overrides` (replace in place; unknown keys appended).

@@ -1,10 +1,12 @@
 //! The request compiler: `compile(prompt, model, provider, dialect, rules)` → the exact request
 //! Codex would send — URL, headers (§4), HTTP body (§2), WebSocket `response.create` frame (§3) —
-//! plus a note for every field the rules changed or left out, so a viewer can explain it.
+//! plus a note for every field the rules changed or left out, so a viewer can explain it. A
+//! Prompt in a compaction mode compiles to a compaction request ([`compaction`]).
 
 mod body;
 mod cache;
 pub mod client;
+pub mod compaction;
 mod headers;
 pub mod items;
 pub mod lite;
@@ -17,7 +19,7 @@ use serde_json::Value;
 use super::error::PromptError;
 use super::json::JsonMap;
 use super::models::ModelInfo;
-use super::prompt::{Dialect, Prompt};
+use super::prompt::{Dialect, Prompt, PromptMode};
 use super::provider::{Provider, ProviderKind};
 use super::rules::CompileRules;
 
@@ -236,8 +238,8 @@ fn compile_with(
             lite,
             compress,
             body: &built.body,
-            compaction: false,
-            unary: false,
+            compaction: prompt.mode != PromptMode::Turn,
+            unary: prompt.mode == PromptMode::CompactEndpoint,
         },
     )?;
     // Views whose bodies are the same share one materialized object.
@@ -257,7 +259,11 @@ fn compile_with(
         },
         provider_kind: provider.kind(),
         rules: rules.name.clone(),
-        url: provider.responses_url(),
+        url: if prompt.mode == PromptMode::CompactEndpoint {
+            provider.compact_url()
+        } else {
+            provider.responses_url()
+        },
         headers,
         body,
         body_json,
