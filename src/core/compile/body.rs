@@ -26,8 +26,8 @@ pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
 
 /// A built body and the cached wire forms of its prompt items (for assembling its bytes).
 pub struct BuiltBody {
-    /// The body object in wire order; prompt items in `input` are `null` placeholders (see
-    /// [`BuiltBody::materialize`]) unless `input` was overridden.
+    /// The body object in wire order; prompt items in `input` are `null` placeholders (their
+    /// bytes are in `items`) unless `input` was overridden.
     pub body: JsonMap,
     /// Number of synthesized items before the prompt's items in `input`.
     pub prefix_len: usize,
@@ -36,18 +36,7 @@ pub struct BuiltBody {
 }
 
 impl BuiltBody {
-    /// The body with the prompt items' values in place of their placeholders.
-    pub fn materialize(&self, input_overridden: bool) -> JsonMap {
-        let mut body = self.body.clone();
-        if !input_overridden && let Some(Value::Array(items)) = body.get_mut("input") {
-            for (slot, wire) in items.iter_mut().skip(self.prefix_len).zip(&self.items) {
-                *slot = wire.value.clone();
-            }
-        }
-        body
-    }
-
-    /// True when `other` would materialize to the same body (same fields, same cached items).
+    /// True when `other` is the same body (same fields, same cached items).
     pub fn same_as(&self, other: &BuiltBody) -> bool {
         self.prefix_len == other.prefix_len
             && self.items.len() == other.items.len()

@@ -1,10 +1,8 @@
-//! Per-item wire forms shared between the views of one compile batch: an item's wire JSON (value
-//! and bytes) depends only on the few request facts it is sensitive to, so the six views of a
+//! Per-item wire forms shared between the views of one compile batch: an item's wire JSON bytes
+//! depend only on the few request facts it is sensitive to, so the six views of a
 //! prompt serialize each item once or twice instead of six times.
 
 use std::rc::Rc;
-
-use serde_json::Value;
 
 use super::CompileNote;
 use super::items::{ItemContext, item_to_wire};
@@ -14,8 +12,6 @@ use crate::core::rules::IdPolicy;
 /// One item as it goes on the wire for one request context.
 #[derive(Debug)]
 pub struct ItemWire {
-    /// The item's JSON.
-    pub value: Value,
     /// Its exact compact bytes.
     pub bytes: Vec<u8>,
     /// Notes with paths relative to the item (`.id`).
@@ -55,11 +51,7 @@ impl ItemCache {
         let mut notes = Vec::new();
         let value = item_to_wire(item, ctx, "", &mut notes);
         let bytes = serde_json::to_vec(&value).unwrap_or_default();
-        let wire = Rc::new(ItemWire {
-            value,
-            bytes,
-            notes,
-        });
+        let wire = Rc::new(ItemWire { bytes, notes });
         if let Some(slot) = self.slots.get_mut(index) {
             slot.push((key, Rc::clone(&wire)));
         }

@@ -4,14 +4,13 @@
 //! Prompt in a compaction mode compiles to a compaction request ([`compaction`]).
 
 mod body;
+mod body_value;
 mod cache;
 pub mod client;
 pub mod compaction;
 mod headers;
 pub mod items;
 pub mod lite;
-
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -23,6 +22,7 @@ use super::prompt::{Dialect, Prompt, PromptMode};
 use super::provider::{Provider, ProviderKind};
 use super::rules::CompileRules;
 
+pub use body_value::BodyValue;
 pub use headers::{Header, REDACTED};
 
 /// Why a field was changed or left out ("verbosity omitted: model does not support it").
@@ -67,8 +67,9 @@ pub struct CompiledRequest {
     pub url: String,
     /// Headers in the order they are added; secret values redacted.
     pub headers: Vec<Header>,
-    /// The body as a JSON object, keys in wire order (shared between identical views).
-    pub body: Arc<JsonMap>,
+    /// The body as a JSON object, keys in wire order: built from `body_json` on first use and
+    /// shared between identical views.
+    pub body: BodyValue,
     /// The body's exact JSON bytes (what `Content-Length` counts before compression).
     pub body_json: Vec<u8>,
     /// The zstd-compressed body, when `Content-Encoding: zstd` applies.
@@ -187,7 +188,7 @@ fn compile_with(
     dialect: Dialect,
     rules: &CompileRules,
     cache: &mut cache::ItemCache,
-    bodies: &mut Vec<(body::BuiltBody, Arc<JsonMap>)>,
+    bodies: &mut Vec<(body::BuiltBody, BodyValue)>,
 ) -> Result<CompiledRequest, PromptError> {
     let lite = match dialect {
         Dialect::Auto => model.use_responses_lite,
@@ -242,12 +243,12 @@ fn compile_with(
             unary: prompt.mode == PromptMode::CompactEndpoint,
         },
     )?;
-    // Views whose bodies are the same share one materialized object.
+    // Views whose bodies are the same share one object form (built when first read).
     let body = match bodies.iter().find(|(other, _)| other.same_as(&built)) {
-        Some((_, shared)) => Arc::clone(shared),
+        Some((_, shared)) => shared.clone(),
         None => {
-            let body = Arc::new(built.materialize(input_overridden));
-            bodies.push((built, Arc::clone(&body)));
+            let body = BodyValue::from_bytes(body_json.clone());
+            bodies.push((built, body.clone()));
             body
         }
     };
