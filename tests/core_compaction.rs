@@ -304,3 +304,29 @@ fn recognition_of_other_bodies() {
         "client_metadata": {"x-codex-turn-metadata": "{\"request_kind\":\"compaction\"}"}});
     assert_eq!(is_compaction_request(&meta), Some(CompactionKind::InBand));
 }
+
+#[test]
+fn a_bare_sdk_body_is_not_taken_for_a_compact_request() {
+    // No `parallel_tool_calls`: not the compact endpoint's shape.
+    let sdk = json!({"model": "gpt-5.5", "input": [user("hi")], "instructions": "Be brief."});
+    assert_eq!(is_compaction_request(&sdk), None);
+    // With it and a field the compact request never has, not either.
+    let sdk = json!({"model": "gpt-5.5", "input": [user("hi")], "parallel_tool_calls": true,
+                     "temperature": 0.2});
+    assert_eq!(
+        is_compaction_request(&sdk),
+        None,
+        "temperature is no compact field"
+    );
+    let outcome = import_body(
+        &json!({"model": "gpt-5.5", "input": [user("hi")],
+        "parallel_tool_calls": true}),
+        &ModelCatalog::bundled(),
+    )
+    .expect("import");
+    // Exactly the compact shape: import tries that mode and the turn, and keeps the one with
+    // fewer overrides (here the compact request, whose `tools` and `reasoning` the body lacks;
+    // as a turn, `stream`, `tool_choice`, `store`, `include`, … would be missing too).
+    assert_eq!(outcome.prompt.mode, PromptMode::CompactEndpoint);
+    assert_eq!(outcome.overridden, vec!["tools", "reasoning"]);
+}

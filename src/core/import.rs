@@ -91,37 +91,42 @@ fn import_body_with(
         _ => &[],
     };
     // A compaction request is imported as its history with the Prompt in that mode (the
-    // checkpoint message is the mode's, not the history's).
-    let (input, mode) = match (compaction, input.split_last()) {
+    // checkpoint message is the mode's, not the history's); as a turn too, should the mode not
+    // reproduce the body (a bare SDK body can look like a `/responses/compact` one).
+    let mut tries = match (compaction, input.split_last()) {
         (Some(CompactionKind::InBand), Some((last, history))) if *last == checkpoint_message() => {
-            (history, PromptMode::Compaction)
+            vec![(history, PromptMode::Compaction)]
         }
-        (Some(CompactionKind::Endpoint), _) => (input, PromptMode::CompactEndpoint),
-        _ => (input, PromptMode::Turn),
+        (Some(CompactionKind::Endpoint), _) => vec![(input, PromptMode::CompactEndpoint)],
+        _ => Vec::new(),
     };
+    tries.push((input, PromptMode::Turn));
     let model = catalog.lookup(&model_name);
     let lite = matches!(input.first(), Some(Value::Object(first))
         if first.get("type").and_then(Value::as_str) == Some("additional_tools"));
 
     let mut best: Option<ImportOutcome> = None;
-    for (rules, kind) in candidates(body, input, user_agent) {
-        let provider = Provider::preset(kind);
-        let mut prompt = build_prompt(body, input, lite, &model_name, &model, &rules, &provider)?;
-        prompt.mode = mode;
-        if mode == PromptMode::Compaction {
-            // `false` is the mode's; the turn it precedes follows the model again.
-            prompt.parallel_tool_calls = None;
-        }
-        let outcome = reconcile(prompt, body, &model, &provider, &rules)?;
-        let better = match &best {
-            None => true,
-            Some(b) => outcome.overridden.len() < b.overridden.len(),
-        };
-        if better {
-            let done = outcome.overridden.is_empty();
-            best = Some(outcome);
-            if done {
-                break;
+    'modes: for (input, mode) in tries {
+        for (rules, kind) in candidates(body, input, user_agent) {
+            let provider = Provider::preset(kind);
+            let mut prompt =
+                build_prompt(body, input, lite, &model_name, &model, &rules, &provider)?;
+            prompt.mode = mode;
+            if mode == PromptMode::Compaction {
+                // `false` is the mode's; the turn it precedes follows the model again.
+                prompt.parallel_tool_calls = None;
+            }
+            let outcome = reconcile(prompt, body, &model, &provider, &rules)?;
+            let better = match &best {
+                None => true,
+                Some(b) => outcome.overridden.len() < b.overridden.len(),
+            };
+            if better {
+                let done = outcome.overridden.is_empty();
+                best = Some(outcome);
+                if done {
+                    break 'modes;
+                }
             }
         }
     }

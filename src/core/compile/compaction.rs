@@ -59,8 +59,9 @@ pub fn checkpoint_message() -> Value {
 /// Says whether `body` (a request body as captured) is a compaction request, and which kind:
 /// its turn metadata (`client_metadata["x-codex-turn-metadata"]`) says `request_kind:
 /// "compaction"`, or its last input item is the checkpoint message → [`CompactionKind::InBand`];
-/// its last input item is `compaction_trigger` → [`CompactionKind::Trigger`]; it has `model` and
-/// `input`, no `stream`, and only `/responses/compact` fields → [`CompactionKind::Endpoint`].
+/// its last input item is `compaction_trigger` → [`CompactionKind::Trigger`]; it has `model`, an
+/// `input` array and `parallel_tool_calls` (always sent), no `stream`, and only
+/// `/responses/compact` fields → [`CompactionKind::Endpoint`].
 /// Anything else (not an object, a turn) → None. Pure; never panics.
 pub fn is_compaction_request(body: &Value) -> Option<CompactionKind> {
     let body = body.as_object()?;
@@ -75,7 +76,8 @@ pub fn is_compaction_request(body: &Value) -> Option<CompactionKind> {
         return Some(CompactionKind::Trigger);
     }
     let compact_shape = body.contains_key("model")
-        && body.contains_key("input")
+        && matches!(body.get("input"), Some(Value::Array(_)))
+        && body.contains_key("parallel_tool_calls")
         && !body.contains_key("stream")
         && body.keys().all(|k| COMPACT_FIELDS.contains(&k.as_str()));
     compact_shape.then_some(CompactionKind::Endpoint)
