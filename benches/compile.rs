@@ -82,6 +82,17 @@ fn compile_six(c: &mut Criterion) {
                 })
             },
         );
+        // What a viewer pays on top: every view's object form read once (identical views share
+        // one, materialized from the cached item values).
+        c.bench_function(
+            &format!("compile_views_six_and_read_bodies/{}", rules.name),
+            |b| {
+                b.iter(|| {
+                    let compiled = compile_views(&prompt, &model, &rules, &views).expect("compile");
+                    compiled.iter().map(|c| c.body.len()).sum::<usize>()
+                })
+            },
+        );
         c.bench_function(
             &format!("compile_six_separately_1MiB_500_items/{}", rules.name),
             |b| {

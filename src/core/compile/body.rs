@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::CompileNote;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::cache::{ItemCache, ItemWire};
 use super::compaction::{COMPACT_FIELDS, checkpoint_message};
@@ -26,16 +26,27 @@ pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
 
 /// A built body and the cached wire forms of its prompt items (for assembling its bytes).
 pub struct BuiltBody {
-    /// The body object in wire order; prompt items in `input` are `null` placeholders (their
-    /// bytes are in `items`) unless `input` was overridden.
+    /// The body object in wire order; prompt items in `input` are `null` placeholders (see
+    /// [`BuiltBody::materialize`]) unless `input` was overridden.
     pub body: JsonMap,
     /// Number of synthesized items before the prompt's items in `input`.
     pub prefix_len: usize,
     /// Wire forms of the prompt items that follow the prefix, in order.
-    pub items: Vec<Rc<ItemWire>>,
+    pub items: Vec<Arc<ItemWire>>,
 }
 
 impl BuiltBody {
+    /// The body with the prompt items' values in place of their placeholders.
+    pub fn materialize(&self, input_overridden: bool) -> JsonMap {
+        let mut body = self.body.clone();
+        if !input_overridden && let Some(Value::Array(items)) = body.get_mut("input") {
+            for (slot, wire) in items.iter_mut().skip(self.prefix_len).zip(&self.items) {
+                *slot = wire.value.clone();
+            }
+        }
+        body
+    }
+
     /// True when `other` is the same body (same fields, same cached items).
     pub fn same_as(&self, other: &BuiltBody) -> bool {
         self.prefix_len == other.prefix_len
@@ -44,7 +55,7 @@ impl BuiltBody {
                 .items
                 .iter()
                 .zip(&other.items)
-                .all(|(a, b)| Rc::ptr_eq(a, b))
+                .all(|(a, b)| Arc::ptr_eq(a, b))
             && self.body == other.body
     }
 }
@@ -158,7 +169,7 @@ fn tools_and_input(
     ctx: ItemContext<'_>,
     cache: &mut ItemCache,
     notes: &mut Vec<CompileNote>,
-) -> (Option<Value>, Vec<Value>, usize, Vec<Rc<ItemWire>>) {
+) -> (Option<Value>, Vec<Value>, usize, Vec<Arc<ItemWire>>) {
     let rules = ctx.rules;
     let thread = prompt
         .thread_id
@@ -215,7 +226,7 @@ fn tools_and_input(
         Some(serde_json::to_value(prompt_tools).unwrap_or(Value::Array(Vec::new())))
     };
     let prefix_len = input.len();
-    let mut wires: Vec<Rc<ItemWire>> = Vec::with_capacity(prompt.input.len());
+    let mut wires: Vec<Arc<ItemWire>> = Vec::with_capacity(prompt.input.len());
     let mut groups: Vec<NoteGroup> = Vec::new();
     for (i, item) in prompt.input.iter().enumerate() {
         if matches!(item, ResponseItem::ConfigurationUpdate(_))

@@ -1,7 +1,8 @@
-//! `BodyValue`: a compiled body as a JSON object, built from the body's exact bytes the first time
-//! something reads it, and shared (one allocation, one parse) by every view whose body is the same.
-//! Compiling six views of a 1 MiB prompt then costs one serialization per item and one byte
-//! assembly per view; the object form is paid for only by a reader that wants a tree.
+//! `BodyValue`: a compiled body as a JSON object, materialized the first time something reads it
+//! (the prompt items' cached values put in place of their placeholders) and shared — one
+//! allocation, one materialization — by every view whose body is the same. Compiling six views of
+//! a 1 MiB prompt then costs one serialization per item and one byte assembly per view; the
+//! object form is paid for only by a reader that wants a tree.
 
 use std::fmt;
 use std::ops::Deref;
@@ -9,6 +10,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 
+use super::body::BuiltBody;
 use crate::core::json::JsonMap;
 
 /// The body object, keys in wire order, materialized on first use.
@@ -18,19 +20,26 @@ pub struct BodyValue {
 }
 
 struct Inner {
-    bytes: Vec<u8>,
+    built: BuiltBody,
+    input_overridden: bool,
     value: OnceLock<JsonMap>,
 }
 
 impl BodyValue {
-    /// A body whose object form is parsed from `bytes` (the compiler's own JSON) when read.
-    pub fn from_bytes(bytes: Vec<u8>) -> Self {
+    /// A body whose object form is materialized from `built` when read.
+    pub(super) fn new(built: BuiltBody, input_overridden: bool) -> Self {
         Self {
             inner: Arc::new(Inner {
-                bytes,
+                built,
+                input_overridden,
                 value: OnceLock::new(),
             }),
         }
+    }
+
+    /// The built body it materializes from.
+    pub(super) fn built(&self) -> &BuiltBody {
+        &self.inner.built
     }
 
     /// True when both share one body (identical views of one compile batch).
@@ -43,17 +52,16 @@ impl Deref for BodyValue {
     type Target = JsonMap;
 
     fn deref(&self) -> &JsonMap {
-        self.inner.value.get_or_init(|| {
-            // The bytes are the compiler's serialization of an object: parsing cannot fail, and
-            // `preserve_order` keeps the wire key order.
-            serde_json::from_slice(&self.inner.bytes).unwrap_or_default()
-        })
+        let inner = &*self.inner;
+        inner
+            .value
+            .get_or_init(|| inner.built.materialize(inner.input_overridden))
     }
 }
 
 impl PartialEq for BodyValue {
     fn eq(&self, other: &Self) -> bool {
-        Self::ptr_eq(self, other) || self.inner.bytes == other.inner.bytes
+        Self::ptr_eq(self, other) || **self == **other
     }
 }
 

@@ -67,8 +67,8 @@ pub struct CompiledRequest {
     pub url: String,
     /// Headers in the order they are added; secret values redacted.
     pub headers: Vec<Header>,
-    /// The body as a JSON object, keys in wire order: built from `body_json` on first use and
-    /// shared between identical views.
+    /// The body as a JSON object, keys in wire order: materialized on first use and shared
+    /// between identical views.
     pub body: BodyValue,
     /// The body's exact JSON bytes (what `Content-Length` counts before compression).
     pub body_json: Vec<u8>,
@@ -188,7 +188,7 @@ fn compile_with(
     dialect: Dialect,
     rules: &CompileRules,
     cache: &mut cache::ItemCache,
-    bodies: &mut Vec<(body::BuiltBody, BodyValue)>,
+    bodies: &mut Vec<BodyValue>,
 ) -> Result<CompiledRequest, PromptError> {
     let lite = match dialect {
         Dialect::Auto => model.use_responses_lite,
@@ -243,12 +243,12 @@ fn compile_with(
             unary: prompt.mode == PromptMode::CompactEndpoint,
         },
     )?;
-    // Views whose bodies are the same share one object form (built when first read).
-    let body = match bodies.iter().find(|(other, _)| other.same_as(&built)) {
-        Some((_, shared)) => shared.clone(),
+    // Views whose bodies are the same share one object form (materialized when first read).
+    let body = match bodies.iter().find(|other| other.built().same_as(&built)) {
+        Some(shared) => shared.clone(),
         None => {
-            let body = BodyValue::from_bytes(body_json.clone());
-            bodies.push((built, body.clone()));
+            let body = BodyValue::new(built, input_overridden);
+            bodies.push(body.clone());
             body
         }
     };
