@@ -1,5 +1,6 @@
 //! The HTTP body: each top-level field decided by the rules and the model's capabilities (§1, §2,
-//! §6, §7), emitted in the rules' field order, then the Prompt's body overrides.
+//! §6, §7; the gated controls in `controls`), emitted in the rules' field order, the compaction
+//! modes applied, then the Prompt's body overrides.
 
 use serde_json::{Value, json};
 
@@ -7,22 +8,20 @@ use super::CompileNote;
 use std::sync::Arc;
 
 use super::cache::{ItemCache, ItemWire};
-use super::compaction::{COMPACT_FIELDS, checkpoint_message};
+use super::compaction::{checkpoint_message, compact_endpoint_body};
+use super::controls::{reasoning_value, service_tier, text_value};
 use super::items::{ItemContext, apply_id_policy};
 use super::lite::{additional_tools_id, instructions_message_id, lite_tools};
 use crate::core::error::PromptError;
 use crate::core::items::ResponseItem;
 use crate::core::json::JsonMap;
 use crate::core::models::ModelInfo;
-use crate::core::prompt::{Prompt, PromptMode, Setting};
+use crate::core::prompt::{Prompt, PromptMode};
 use crate::core::provider::Provider;
 use crate::core::rules::{
-    BodyField, CompileRules, IncludePolicy, InstructionsPlacement, ReasoningGate, StorePolicy,
+    BodyField, CompileRules, IncludePolicy, InstructionsPlacement, StorePolicy,
 };
 use crate::core::tools::ToolSpec;
-
-/// Name of the output-schema format Codex sends.
-pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
 
 /// A built body and the cached wire forms of its prompt items (for assembling its bytes).
 pub struct BuiltBody {
@@ -313,170 +312,6 @@ fn instructions_item(
     };
     apply_id_policy(&mut map, ctx, "base_instructions", notes);
     Value::Object(map)
-}
-
-/// `reasoning`: an object `{effort?, summary?, context?}` or `null` (§7).
-fn reasoning_value(
-    prompt: &Prompt,
-    model: &ModelInfo,
-    lite: bool,
-    rules: &CompileRules,
-    notes: &mut Vec<CompileNote>,
-) -> Value {
-    if rules.reasoning_gate == ReasoningGate::SummariesFlag && !model.supports_reasoning_summaries {
-        if !prompt.reasoning.effort.is_default() || !prompt.reasoning.summary.is_default() {
-            notes.push(CompileNote::new(
-                "reasoning",
-                "null: the model does not support reasoning summaries (A-era gate)",
-            ));
-        }
-        return Value::Null;
-    }
-    let mut effort = match &prompt.reasoning.effort {
-        Setting::Value(e) => Some(e.clone()),
-        Setting::Omit => None,
-        Setting::Default => model.default_reasoning_level.clone(),
-    };
-    if rules.ultra_as_max && effort.as_deref() == Some("ultra") {
-        notes.push(CompileNote::new(
-            "reasoning.effort",
-            "`ultra` is sent as `max`",
-        ));
-        effort = Some("max".to_string());
-    }
-    let mut summary = match &prompt.reasoning.summary {
-        Setting::Value(s) => Some(s.clone()),
-        Setting::Omit => None,
-        Setting::Default => Some(
-            model
-                .default_reasoning_summary
-                .clone()
-                .unwrap_or_else(|| "auto".to_string()),
-        ),
-    };
-    if summary.as_deref() == Some("none") {
-        summary = None;
-    }
-    let summary_gate = match rules.reasoning_gate {
-        ReasoningGate::Always => (!model.supports_reasoning_summary_parameter)
-            .then_some("omitted: the model does not take a summary parameter"),
-        ReasoningGate::SummaryByFlag => (!model.supports_reasoning_summaries)
-            .then_some("omitted: the model does not support reasoning summaries"),
-        ReasoningGate::SummariesFlag => None,
-    };
-    if summary.is_some()
-        && let Some(why) = summary_gate
-    {
-        notes.push(CompileNote::new("reasoning.summary", why));
-        summary = None;
-    }
-    let mut obj = JsonMap::new();
-    if let Some(effort) = effort {
-        obj.insert("effort".to_string(), Value::String(effort));
-    }
-    if let Some(summary) = summary {
-        obj.insert("summary".to_string(), Value::String(summary));
-    }
-    if lite {
-        obj.insert("context".to_string(), json!("all_turns"));
-    }
-    Value::Object(obj)
-}
-
-/// `text`: `{verbosity?, format?}` or None when neither applies (§2, §7).
-fn text_value(
-    prompt: &Prompt,
-    model: &ModelInfo,
-    notes: &mut Vec<CompileNote>,
-) -> Result<Option<Value>, PromptError> {
-    let verbosity = if model.support_verbosity {
-        match &prompt.verbosity {
-            Setting::Value(v) => Some(v.clone()),
-            Setting::Omit => None,
-            Setting::Default => model.default_verbosity.clone(),
-        }
-    } else {
-        if let Setting::Value(v) = &prompt.verbosity {
-            notes.push(CompileNote::new(
-                "text.verbosity",
-                format!("`{v}` omitted: the model does not support verbosity"),
-            ));
-        }
-        None
-    };
-    let format = match &prompt.output_schema {
-        Some(schema @ Value::Object(_)) => Some(json!({
-            "type": "json_schema",
-            "strict": prompt.output_schema_strict,
-            "schema": schema,
-            "name": OUTPUT_SCHEMA_NAME,
-        })),
-        Some(_) => {
-            return Err(PromptError::invalid(
-                "output_schema",
-                "the output schema must be a JSON object",
-            ));
-        }
-        None => None,
-    };
-    if verbosity.is_none() && format.is_none() {
-        return Ok(None);
-    }
-    let mut text = JsonMap::new();
-    if let Some(v) = verbosity {
-        text.insert("verbosity".to_string(), Value::String(v));
-    }
-    if let Some(f) = format {
-        text.insert("format".to_string(), f);
-    }
-    Ok(Some(Value::Object(text)))
-}
-
-/// `service_tier`: sent only if not `default` and listed by the model (`fast` = `priority`).
-fn service_tier(
-    prompt: &Prompt,
-    model: &ModelInfo,
-    notes: &mut Vec<CompileNote>,
-) -> Option<String> {
-    let tier = prompt.service_tier.as_deref()?;
-    let tier = if tier == "fast" { "priority" } else { tier };
-    if tier == "default" {
-        return None;
-    }
-    if model.service_tiers.iter().any(|t| t == tier) {
-        Some(tier.to_string())
-    } else {
-        notes.push(CompileNote::new(
-            "service_tier",
-            format!("`{tier}` omitted: the model does not offer this tier"),
-        ));
-        None
-    }
-}
-
-/// The `/responses/compact` body: the compact fields in their order, `reasoning` only when set.
-fn compact_endpoint_body(mut body: JsonMap, notes: &mut Vec<CompileNote>) -> JsonMap {
-    let mut out = JsonMap::with_capacity(COMPACT_FIELDS.len());
-    for key in COMPACT_FIELDS {
-        match body.shift_remove(key) {
-            Some(Value::Null) if key == "reasoning" => {}
-            Some(value) => {
-                out.insert(key.to_string(), value);
-            }
-            None => {}
-        }
-    }
-    let left_out: Vec<String> = body.keys().cloned().collect();
-    if !left_out.is_empty() {
-        notes.push(CompileNote::new(
-            "body",
-            format!(
-                "{} left out: the /responses/compact request has no such fields",
-                left_out.join(", ")
-            ),
-        ));
-    }
-    out
 }
 
 /// Applies `body_omit` then `body_overrides` (replace in place; unknown keys appended).

@@ -14,6 +14,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::CompileNote;
 use crate::core::json::JsonMap;
 
 /// The checkpoint message Codex 0.169/0.171 append to an in-band compaction request (captured
@@ -104,4 +105,29 @@ fn metadata_kind(body: &JsonMap) -> Option<&'static str> {
         "compaction" => Some("compaction"),
         _ => None,
     }
+}
+
+/// The `/responses/compact` body: the compact fields in their order, `reasoning` only when set.
+pub fn compact_endpoint_body(mut body: JsonMap, notes: &mut Vec<CompileNote>) -> JsonMap {
+    let mut out = JsonMap::with_capacity(COMPACT_FIELDS.len());
+    for key in COMPACT_FIELDS {
+        match body.shift_remove(key) {
+            Some(Value::Null) if key == "reasoning" => {}
+            Some(value) => {
+                out.insert(key.to_string(), value);
+            }
+            None => {}
+        }
+    }
+    let left_out: Vec<String> = body.keys().cloned().collect();
+    if !left_out.is_empty() {
+        notes.push(CompileNote::new(
+            "body",
+            format!(
+                "{} left out: the /responses/compact request has no such fields",
+                left_out.join(", ")
+            ),
+        ));
+    }
+    out
 }

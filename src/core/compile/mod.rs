@@ -8,6 +8,7 @@ mod body_value;
 mod cache;
 pub mod client;
 pub mod compaction;
+mod controls;
 mod headers;
 pub mod items;
 pub mod lite;
