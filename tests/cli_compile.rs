@@ -60,10 +60,41 @@ fn compile_prints_the_exact_body_bytes() {
     let out = run(&["compile", &example("hello.json")], None);
     assert_eq!(out.status.code(), Some(0));
     let expected = r#"{"model":"gpt-5.5","stream":true,"input":[{"type":"message","id":"msg_d315eb5c-080c-557a-9edb-293a53b0a4a0","role":"developer","content":[{"type":"input_text","text":"You are a careful coding assistant. Answer briefly."}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"What does `git rebase --onto` do?"}]}],"tools":[],"tool_choice":"auto","parallel_tool_calls":true,"reasoning":{"effort":"medium"},"store":false,"include":["reasoning.encrypted_content"],"prompt_cache_key":"0196a2c1-7b2e-7c11-9d40-5e1f0a3b8c77","text":{"verbosity":"low"}}"#;
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("{expected}\n")
+    // Exactly the body bytes: no trailing newline.
+    assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+}
+
+#[test]
+fn compile_output_is_exactly_the_body_bytes_and_pretty_adds_a_newline() {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
+        return;
+    };
+    // A compact capture: import it, compile it, and get the file's bytes back.
+    let body = dir.join("standard-gpt-5.5-settings-three-requests/req_02.json");
+    let captured = std::fs::read(&body).expect("read");
+    let out = run(&["import-body", &body.display().to_string()], None);
+    assert_eq!(out.status.code(), Some(0));
+    let prompt = scratch("req02-prompt.json", &out.stdout)
+        .display()
+        .to_string();
+    let out = run(&["compile", &prompt], None);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        out.stdout == captured,
+        "compile output differs from the captured bytes"
     );
+    let pretty = run(&["compile", &prompt, "--pretty"], None);
+    let value: Value = serde_json::from_slice(&captured).expect("JSON");
+    let expected = format!(
+        "{}\n",
+        serde_json::to_string_pretty(&value).expect("pretty")
+    );
+    assert_eq!(String::from_utf8_lossy(&pretty.stdout), expected);
+    // The frame and the headers are compact JSON too, with nothing after them.
+    for flag in ["--ws", "--headers"] {
+        let out = run(&["compile", &prompt, flag], None);
+        assert_eq!(out.stdout.last(), Some(&b'}'), "{flag}");
+    }
 }
 
 #[test]
@@ -420,7 +451,7 @@ fn import_body_with_headers_then_compile_headers_reproduces_them() {
     expected.shift_remove("content-length");
     assert_eq!(expected["authorization"], json!("Bearer <redacted>"));
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim_end(),
+        String::from_utf8_lossy(&out.stdout),
         serde_json::to_string(&expected).expect("json")
     );
 }

@@ -44,15 +44,15 @@ fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
     compile(prompt, &model, &provider, prompt.compile.dialect, &rules).expect("compile")
 }
 
-/// Imports a captured body and checks that it compiles back to the same bytes with the
-/// `codex-0.171` preset, nothing kept as an override and every item typed.
-fn assert_round_trip(path: &Path) -> Prompt {
+/// Imports a captured body and checks that it compiles back to the same bytes with the preset
+/// `preset`, nothing kept as an override and every item typed.
+fn assert_round_trip(path: &Path, preset: &str) -> Prompt {
     let bytes = wire_bytes(path);
     let body: Value = serde_json::from_slice(&bytes).expect("JSON");
     let outcome = import_body(&body, &ModelCatalog::bundled()).expect("import");
     let name = path.display().to_string();
     assert_eq!(outcome.overridden, Vec::<String>::new(), "{name}");
-    assert_eq!(outcome.prompt.compile.rules, "codex-0.171", "{name}");
+    assert_eq!(outcome.prompt.compile.rules, preset, "{name}");
     let typed = outcome
         .prompt
         .input
@@ -85,7 +85,7 @@ fn shared_0171_captures_round_trip_exactly() {
         "the shared 0.171 fixtures hold 4 request bodies"
     );
     for path in &bodies {
-        let prompt = assert_round_trip(path);
+        let prompt = assert_round_trip(path, "codex-0.171");
         let expected = if path.to_string_lossy().contains("lite-") {
             Dialect::Lite
         } else {
@@ -136,6 +136,27 @@ fn shared_captures_headers_round_trip() {
         for path in &bodies {
             assert_header_round_trip(path, preset);
         }
+    }
+}
+
+/// Our own captures of the real Codex CLI 0.171 (`codex exec` against a stand-in upstream,
+/// `tools/standin_upstream.py`, vendored with `tools/vendor_capture.py`): bodies and headers.
+#[test]
+fn own_0171_captures_round_trip_exactly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codex-0.171");
+    let bodies = shared::request_bodies(&dir);
+    assert_eq!(bodies.len(), 7, "own captures");
+    for path in &bodies {
+        // The compaction request offers no tools and names a model 0.169 had too: its body
+        // alone holds no evidence of 0.171 (same bytes under both presets), so import keeps the
+        // older preset; its headers' user agent says 0.171.
+        let body_only = if path.ends_with("compaction-model-switch/req_00.json") {
+            "codex-0.169"
+        } else {
+            "codex-0.171"
+        };
+        assert_round_trip(path, body_only);
+        assert_header_round_trip(path, "codex-0.171");
     }
 }
 

@@ -1,5 +1,5 @@
 //! WIRE_SPEC §15 request, item and tool vectors (1, 4, 14–25, 27–33, 35) as whole-value
-//! assertions. Vector 26 (the `/responses/compact` request) is not compiled by promptwire.
+//! assertions. Vector 26 (the `/responses/compact` request) is in `tests/core_compaction.rs`.
 //!
 //! Stream vectors (5–13, 34, 36, 37) live with the stream mapping tests. Every request vector is
 //! reproduced through `compile()`; bodies, frames and items are compared as whole JSON values

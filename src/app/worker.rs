@@ -244,7 +244,7 @@ pub fn compile_job(job: &CompileJob) -> Result<Vec<ViewResult>, String> {
         .iter()
         .zip(&compiled)
         .map(|(column, compiled)| match column.view {
-            ViewKind::Body => (Arc::clone(&compiled.body), compiled.wire_body().len()),
+            ViewKind::Body => (compiled.body.shared(), compiled.wire_body().len()),
             ViewKind::WsFrame => {
                 let frame = compiled.ws_frame();
                 let bytes = serde_json::to_vec(&frame).map(|b| b.len()).unwrap_or(0);

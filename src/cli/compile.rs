@@ -38,7 +38,8 @@ pub struct CompileArgs {
     /// Print the request headers (as a JSON object, secrets redacted) instead of the body.
     #[arg(long)]
     headers: bool,
-    /// Pretty-print (the default output is the exact compact bytes).
+    /// Pretty-print, ending with a newline (the default output is the exact compact bytes, with
+    /// no newline added).
     #[arg(long)]
     pretty: bool,
     /// Print why fields were changed or left out, on standard error.
@@ -132,18 +133,24 @@ pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
             eprintln!("note: {}: {}", note.path, note.message);
         }
     }
+    let mut stdout = std::io::stdout().lock();
+    if !args.pretty && !args.headers && !args.ws {
+        // Exactly the body bytes as sent (before any compression): nothing added.
+        stdout.write_all(&compiled.body_json)?;
+        return Ok(());
+    }
     let out = if args.headers {
         to_json(&compiled.headers_json(), args.pretty)
     } else if args.ws {
         to_json(&compiled.ws_frame(), args.pretty)
-    } else if args.pretty {
-        to_json(&compiled.body, true)
     } else {
-        compiled.body_json.clone()
+        to_json(&compiled.body, true)
     };
-    let mut stdout = std::io::stdout().lock();
     stdout.write_all(&out)?;
-    stdout.write_all(b"\n")?;
+    // Only pretty output ends with a newline; compact JSON is exactly the value's bytes.
+    if args.pretty {
+        stdout.write_all(b"\n")?;
+    }
     Ok(())
 }
 

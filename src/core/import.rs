@@ -13,6 +13,7 @@ pub use headers::{CAPTURED_KEY_ENV, CapturedHeaders, TRANSPORT_HEADERS};
 
 use serde_json::Value;
 
+use super::compile::compaction::{CompactionKind, checkpoint_message, is_compaction_request};
 use super::compile::compile;
 use super::compile::items::{ItemContext, item_to_wire};
 use super::compile::lite::unfold_tools;
@@ -20,7 +21,7 @@ use super::error::PromptError;
 use super::items::{PASSTHROUGH_KEY, ResponseItem};
 use super::json::{JsonMap, kind_of};
 use super::models::{ModelCatalog, ModelInfo};
-use super::prompt::{Dialect, PinnedIds, Prompt, ReasoningSettings, Setting};
+use super::prompt::{Dialect, PinnedIds, Prompt, PromptMode, ReasoningSettings, Setting};
 use super::provider::{Provider, ProviderKind};
 use super::rules::{CompileRules, InstructionsPlacement, StorePolicy};
 use super::tools::ToolSpec;
@@ -63,6 +64,7 @@ fn import_body_with(
     user_agent: Option<&str>,
     catalog: &ModelCatalog,
 ) -> Result<ImportOutcome, PromptError> {
+    let compaction = is_compaction_request(body);
     let Value::Object(body) = body else {
         return Err(PromptError::invalid(
             "$",
@@ -88,24 +90,43 @@ fn import_body_with(
         Some(Value::Array(items)) => items.as_slice(),
         _ => &[],
     };
+    // A compaction request is imported as its history with the Prompt in that mode (the
+    // checkpoint message is the mode's, not the history's); as a turn too, should the mode not
+    // reproduce the body (a bare SDK body can look like a `/responses/compact` one).
+    let mut tries = match (compaction, input.split_last()) {
+        (Some(CompactionKind::InBand), Some((last, history))) if *last == checkpoint_message() => {
+            vec![(history, PromptMode::Compaction)]
+        }
+        (Some(CompactionKind::Endpoint), _) => vec![(input, PromptMode::CompactEndpoint)],
+        _ => Vec::new(),
+    };
+    tries.push((input, PromptMode::Turn));
     let model = catalog.lookup(&model_name);
     let lite = matches!(input.first(), Some(Value::Object(first))
         if first.get("type").and_then(Value::as_str) == Some("additional_tools"));
 
     let mut best: Option<ImportOutcome> = None;
-    for (rules, kind) in candidates(body, input, user_agent) {
-        let provider = Provider::preset(kind);
-        let prompt = build_prompt(body, input, lite, &model_name, &model, &rules, &provider)?;
-        let outcome = reconcile(prompt, body, &model, &provider, &rules)?;
-        let better = match &best {
-            None => true,
-            Some(b) => outcome.overridden.len() < b.overridden.len(),
-        };
-        if better {
-            let done = outcome.overridden.is_empty();
-            best = Some(outcome);
-            if done {
-                break;
+    'modes: for (input, mode) in tries {
+        for (rules, kind) in candidates(body, input, user_agent) {
+            let provider = Provider::preset(kind);
+            let mut prompt =
+                build_prompt(body, input, lite, &model_name, &model, &rules, &provider)?;
+            prompt.mode = mode;
+            if mode == PromptMode::Compaction {
+                // `false` is the mode's; the turn it precedes follows the model again.
+                prompt.parallel_tool_calls = None;
+            }
+            let outcome = reconcile(prompt, body, &model, &provider, &rules)?;
+            let better = match &best {
+                None => true,
+                Some(b) => outcome.overridden.len() < b.overridden.len(),
+            };
+            if better {
+                let done = outcome.overridden.is_empty();
+                best = Some(outcome);
+                if done {
+                    break 'modes;
+                }
             }
         }
     }

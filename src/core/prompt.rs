@@ -112,6 +112,27 @@ impl Dialect {
     }
 }
 
+/// What request the Prompt compiles to: a turn, or one of the compaction requests
+/// (`core::compile::compaction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PromptMode {
+    /// An ordinary streamed turn request.
+    #[default]
+    Turn,
+    /// The in-band compaction request Codex sends on a model switch: the history, `tools: []`,
+    /// `parallel_tool_calls: false`, the checkpoint user message, `request_kind: compaction`.
+    Compaction,
+    /// The unary `POST {base}/responses/compact` request (v1).
+    CompactEndpoint,
+}
+
+impl PromptMode {
+    fn is_turn(&self) -> bool {
+        *self == Self::Turn
+    }
+}
+
 /// How Codex authenticates; only ChatGPT-style auth makes a request eligible for zstd (§4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -258,6 +279,9 @@ pub struct Prompt {
     /// secrets are refused.
     #[serde(default, skip_serializing_if = "JsonMap::is_empty")]
     pub headers: JsonMap,
+    /// `turn` (absent), `compaction` or `compact_endpoint`.
+    #[serde(default, skip_serializing_if = "PromptMode::is_turn")]
+    pub mode: PromptMode,
     /// How the client names itself in headers (originator, user agent, beta features).
     #[serde(default, skip_serializing_if = "ClientIdentity::is_default")]
     pub client: ClientIdentity,
@@ -301,6 +325,7 @@ impl Prompt {
             previous_response_id: None,
             pinned_ids: PinnedIds::default(),
             headers: JsonMap::new(),
+            mode: PromptMode::Turn,
             client: ClientIdentity::default(),
             compile: CompileTarget::default(),
             body_overrides: JsonMap::new(),

@@ -124,7 +124,16 @@ impl Provider {
 
     /// `{base_url}/responses` plus query parameters.
     pub fn responses_url(&self) -> String {
-        let mut url = format!("{}/responses", self.base_url.trim_end_matches('/'));
+        self.url_for("responses")
+    }
+
+    /// `{base_url}/responses/compact` plus query parameters (the unary compaction request).
+    pub fn compact_url(&self) -> String {
+        self.url_for("responses/compact")
+    }
+
+    fn url_for(&self, path: &str) -> String {
+        let mut url = format!("{}/{path}", self.base_url.trim_end_matches('/'));
         for (i, (k, v)) in self.query_params.iter().enumerate() {
             url.push(if i == 0 { '?' } else { '&' });
             url.push_str(k);

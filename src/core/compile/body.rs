@@ -1,26 +1,27 @@
 //! The HTTP body: each top-level field decided by the rules and the model's capabilities (§1, §2,
-//! §6, §7), emitted in the rules' field order, then the Prompt's body overrides.
+//! §6, §7; the gated controls in `controls`), emitted in the rules' field order, the compaction
+//! modes applied, then the Prompt's body overrides.
 
 use serde_json::{Value, json};
 
 use super::CompileNote;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::cache::{ItemCache, ItemWire};
+use super::compaction::{checkpoint_message, compact_endpoint_body};
+use super::controls::{reasoning_value, service_tier, text_value};
 use super::items::{ItemContext, apply_id_policy};
 use super::lite::{additional_tools_id, instructions_message_id, lite_tools};
 use crate::core::error::PromptError;
 use crate::core::items::ResponseItem;
 use crate::core::json::JsonMap;
 use crate::core::models::ModelInfo;
-use crate::core::prompt::{Prompt, Setting};
+use crate::core::prompt::{Prompt, PromptMode};
 use crate::core::provider::Provider;
 use crate::core::rules::{
-    BodyField, CompileRules, IncludePolicy, InstructionsPlacement, ReasoningGate, StorePolicy,
+    BodyField, CompileRules, IncludePolicy, InstructionsPlacement, StorePolicy,
 };
-
-/// Name of the output-schema format Codex sends.
-pub const OUTPUT_SCHEMA_NAME: &str = "codex_output_schema";
+use crate::core::tools::ToolSpec;
 
 /// A built body and the cached wire forms of its prompt items (for assembling its bytes).
 pub struct BuiltBody {
@@ -30,7 +31,7 @@ pub struct BuiltBody {
     /// Number of synthesized items before the prompt's items in `input`.
     pub prefix_len: usize,
     /// Wire forms of the prompt items that follow the prefix, in order.
-    pub items: Vec<Rc<ItemWire>>,
+    pub items: Vec<Arc<ItemWire>>,
 }
 
 impl BuiltBody {
@@ -45,7 +46,7 @@ impl BuiltBody {
         body
     }
 
-    /// True when `other` would materialize to the same body (same fields, same cached items).
+    /// True when `other` is the same body (same fields, same cached items).
     pub fn same_as(&self, other: &BuiltBody) -> bool {
         self.prefix_len == other.prefix_len
             && self.items.len() == other.items.len()
@@ -53,7 +54,7 @@ impl BuiltBody {
                 .items
                 .iter()
                 .zip(&other.items)
-                .all(|(a, b)| Rc::ptr_eq(a, b))
+                .all(|(a, b)| Arc::ptr_eq(a, b))
             && self.body == other.body
     }
 }
@@ -68,10 +69,12 @@ pub fn build_body(
     cache: &mut ItemCache,
     notes: &mut Vec<CompileNote>,
 ) -> Result<BuiltBody, PromptError> {
+    let mode = prompt.mode;
+    // The compact endpoint prepares ids as for a `store: false` request (§11).
     let stored = match rules.store {
         StorePolicy::AzureOnly => provider.is_azure_responses_endpoint(),
         StorePolicy::AlwaysFalse => false,
-    };
+    } && mode != PromptMode::CompactEndpoint;
     let ctx = ItemContext {
         rules,
         stored,
@@ -96,7 +99,14 @@ pub fn build_body(
     } else {
         model.supports_parallel_tool_calls
     };
-    let parallel = prompt.parallel_tool_calls.unwrap_or(model_parallel);
+    let mut parallel = prompt.parallel_tool_calls.unwrap_or(model_parallel);
+    if mode == PromptMode::Compaction && parallel {
+        notes.push(CompileNote::new(
+            "parallel_tool_calls",
+            "false: the compaction request offers no tools",
+        ));
+        parallel = false;
+    }
     if lite && parallel {
         notes.push(CompileNote::new(
             "parallel_tool_calls",
@@ -141,6 +151,9 @@ pub fn build_body(
             body.insert(field.key().to_string(), value);
         }
     }
+    if mode == PromptMode::CompactEndpoint {
+        body = compact_endpoint_body(body, notes);
+    }
     apply_overrides(&mut body, prompt, notes);
     Ok(BuiltBody {
         body,
@@ -155,17 +168,29 @@ fn tools_and_input(
     ctx: ItemContext<'_>,
     cache: &mut ItemCache,
     notes: &mut Vec<CompileNote>,
-) -> (Option<Value>, Vec<Value>, usize, Vec<Rc<ItemWire>>) {
+) -> (Option<Value>, Vec<Value>, usize, Vec<Arc<ItemWire>>) {
     let rules = ctx.rules;
     let thread = prompt
         .thread_id
         .as_deref()
         .or(prompt.prompt_cache_key.as_deref())
         .unwrap_or("");
-    let mut input = Vec::with_capacity(prompt.input.len() + 2);
+    let mut input = Vec::with_capacity(prompt.input.len() + 3);
+    // The compaction request offers no tools (§18).
+    let prompt_tools: &[ToolSpec] = if prompt.mode == PromptMode::Compaction {
+        if !prompt.tools.is_empty() {
+            notes.push(CompileNote::new(
+                "tools",
+                "[]: the compaction request offers no tools",
+            ));
+        }
+        &[]
+    } else {
+        &prompt.tools
+    };
     let tools = if ctx.lite {
         let tools = lite_tools(
-            &prompt.tools,
+            prompt_tools,
             rules.lite_function_namespace.as_deref(),
             notes,
         );
@@ -205,10 +230,10 @@ fn tools_and_input(
             ));
             input.push(instructions_item(prompt, thread, ctx, notes));
         }
-        Some(serde_json::to_value(&prompt.tools).unwrap_or(Value::Array(Vec::new())))
+        Some(serde_json::to_value(prompt_tools).unwrap_or(Value::Array(Vec::new())))
     };
     let prefix_len = input.len();
-    let mut wires: Vec<Rc<ItemWire>> = Vec::with_capacity(prompt.input.len());
+    let mut wires: Vec<Arc<ItemWire>> = Vec::with_capacity(prompt.input.len());
     let mut groups: Vec<NoteGroup> = Vec::new();
     for (i, item) in prompt.input.iter().enumerate() {
         if matches!(item, ResponseItem::ConfigurationUpdate(_))
@@ -240,6 +265,14 @@ fn tools_and_input(
         // its bytes come from the cache.
         input.push(Value::Null);
         wires.push(wire);
+    }
+    if prompt.mode == PromptMode::Compaction {
+        // A real value (not a placeholder): it has no cached wire form.
+        input.push(checkpoint_message());
+        notes.push(CompileNote::new(
+            format!("input[{}]", input.len() - 1),
+            "the checkpoint message asking for a handoff summary (compaction request)",
+        ));
     }
     // One note per kind of change, not one per item: a 500-item history would otherwise
     // explain the same dropped id 500 times.
@@ -329,149 +362,6 @@ fn instructions_item(
     };
     apply_id_policy(&mut map, ctx, "base_instructions", notes);
     Value::Object(map)
-}
-
-/// `reasoning`: an object `{effort?, summary?, context?}` or `null` (§7).
-fn reasoning_value(
-    prompt: &Prompt,
-    model: &ModelInfo,
-    lite: bool,
-    rules: &CompileRules,
-    notes: &mut Vec<CompileNote>,
-) -> Value {
-    if rules.reasoning_gate == ReasoningGate::SummariesFlag && !model.supports_reasoning_summaries {
-        if !prompt.reasoning.effort.is_default() || !prompt.reasoning.summary.is_default() {
-            notes.push(CompileNote::new(
-                "reasoning",
-                "null: the model does not support reasoning summaries, and these rules send reasoning only to models that do",
-            ));
-        }
-        return Value::Null;
-    }
-    let mut effort = match &prompt.reasoning.effort {
-        Setting::Value(e) => Some(e.clone()),
-        Setting::Omit => None,
-        Setting::Default => model.default_reasoning_level.clone(),
-    };
-    if rules.ultra_as_max && effort.as_deref() == Some("ultra") {
-        notes.push(CompileNote::new(
-            "reasoning.effort",
-            "`ultra` is sent as `max`",
-        ));
-        effort = Some("max".to_string());
-    }
-    let mut summary = match &prompt.reasoning.summary {
-        Setting::Value(s) => Some(s.clone()),
-        Setting::Omit => None,
-        Setting::Default => Some(
-            model
-                .default_reasoning_summary
-                .clone()
-                .unwrap_or_else(|| "auto".to_string()),
-        ),
-    };
-    if summary.as_deref() == Some("none") {
-        summary = None;
-    }
-    let summary_gate = match rules.reasoning_gate {
-        ReasoningGate::Always => (!model.supports_reasoning_summary_parameter)
-            .then_some("omitted: the model does not take a summary parameter"),
-        ReasoningGate::SummaryByFlag => (!model.supports_reasoning_summaries)
-            .then_some("omitted: the model does not support reasoning summaries"),
-        ReasoningGate::SummariesFlag => None,
-    };
-    if summary.is_some()
-        && let Some(why) = summary_gate
-    {
-        notes.push(CompileNote::new("reasoning.summary", why));
-        summary = None;
-    }
-    let mut obj = JsonMap::new();
-    if let Some(effort) = effort {
-        obj.insert("effort".to_string(), Value::String(effort));
-    }
-    if let Some(summary) = summary {
-        obj.insert("summary".to_string(), Value::String(summary));
-    }
-    if lite {
-        obj.insert("context".to_string(), json!("all_turns"));
-        notes.push(CompileNote::new(
-            "reasoning.context",
-            "added: all_turns — Lite always asks the model to keep its reasoning across turns",
-        ));
-    }
-    Value::Object(obj)
-}
-
-/// `text`: `{verbosity?, format?}` or None when neither applies (§2, §7).
-fn text_value(
-    prompt: &Prompt,
-    model: &ModelInfo,
-    notes: &mut Vec<CompileNote>,
-) -> Result<Option<Value>, PromptError> {
-    let verbosity = if model.support_verbosity {
-        match &prompt.verbosity {
-            Setting::Value(v) => Some(v.clone()),
-            Setting::Omit => None,
-            Setting::Default => model.default_verbosity.clone(),
-        }
-    } else {
-        if let Setting::Value(v) = &prompt.verbosity {
-            notes.push(CompileNote::new(
-                "text.verbosity",
-                format!("`{v}` omitted: the model does not support verbosity"),
-            ));
-        }
-        None
-    };
-    let format = match &prompt.output_schema {
-        Some(schema @ Value::Object(_)) => Some(json!({
-            "type": "json_schema",
-            "strict": prompt.output_schema_strict,
-            "schema": schema,
-            "name": OUTPUT_SCHEMA_NAME,
-        })),
-        Some(_) => {
-            return Err(PromptError::invalid(
-                "output_schema",
-                "the output schema must be a JSON object",
-            ));
-        }
-        None => None,
-    };
-    if verbosity.is_none() && format.is_none() {
-        return Ok(None);
-    }
-    let mut text = JsonMap::new();
-    if let Some(v) = verbosity {
-        text.insert("verbosity".to_string(), Value::String(v));
-    }
-    if let Some(f) = format {
-        text.insert("format".to_string(), f);
-    }
-    Ok(Some(Value::Object(text)))
-}
-
-/// `service_tier`: sent only if not `default` and listed by the model (`fast` = `priority`).
-fn service_tier(
-    prompt: &Prompt,
-    model: &ModelInfo,
-    notes: &mut Vec<CompileNote>,
-) -> Option<String> {
-    let tier = prompt.service_tier.as_deref()?;
-    let tier = if tier == "fast" { "priority" } else { tier };
-    if tier == "default" {
-        return None;
-    }
-    if model.service_tiers.iter().any(|t| t == tier) {
-        Some(tier.to_string())
-    } else {
-        notes.push(CompileNote::new(
-            "service_tier",
-            format!("`{tier}` omitted: the model does not offer this tier"),
-        ));
-        None
-    }
 }
 
 /// Applies `body_omit` then `body_overrides` (replace in place; unknown keys appended).

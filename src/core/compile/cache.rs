@@ -2,7 +2,7 @@
 //! and bytes) depends only on the few request facts it is sensitive to, so the six views of a
 //! prompt serialize each item once or twice instead of six times.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -14,7 +14,7 @@ use crate::core::rules::IdPolicy;
 /// One item as it goes on the wire for one request context.
 #[derive(Debug)]
 pub struct ItemWire {
-    /// The item's JSON.
+    /// The item's JSON (for the body's object form, built when read).
     pub value: Value,
     /// Its exact compact bytes.
     pub bytes: Vec<u8>,
@@ -33,7 +33,7 @@ struct Key {
 /// Wire forms of a prompt's items, computed on demand and kept per sensitive context.
 #[derive(Debug)]
 pub struct ItemCache {
-    slots: Vec<Vec<(Key, Rc<ItemWire>)>>,
+    slots: Vec<Vec<(Key, Arc<ItemWire>)>>,
 }
 
 impl ItemCache {
@@ -45,23 +45,28 @@ impl ItemCache {
     }
 
     /// The wire form of `items[index]` under `ctx`.
-    pub fn get(&mut self, index: usize, item: &ResponseItem, ctx: ItemContext<'_>) -> Rc<ItemWire> {
+    pub fn get(
+        &mut self,
+        index: usize,
+        item: &ResponseItem,
+        ctx: ItemContext<'_>,
+    ) -> Arc<ItemWire> {
         let key = sensitive_key(item, ctx);
         if let Some(slot) = self.slots.get(index)
             && let Some((_, wire)) = slot.iter().find(|(k, _)| *k == key)
         {
-            return Rc::clone(wire);
+            return Arc::clone(wire);
         }
         let mut notes = Vec::new();
         let value = item_to_wire(item, ctx, "", &mut notes);
         let bytes = serde_json::to_vec(&value).unwrap_or_default();
-        let wire = Rc::new(ItemWire {
+        let wire = Arc::new(ItemWire {
             value,
             bytes,
             notes,
         });
         if let Some(slot) = self.slots.get_mut(index) {
-            slot.push((key, Rc::clone(&wire)));
+            slot.push((key, Arc::clone(&wire)));
         }
         wire
     }

@@ -1,15 +1,17 @@
 //! The request compiler: `compile(prompt, model, provider, dialect, rules)` → the exact request
 //! Codex would send — URL, headers (§4), HTTP body (§2), WebSocket `response.create` frame (§3) —
-//! plus a note for every field the rules changed or left out, so a viewer can explain it.
+//! plus a note for every field the rules changed or left out, so a viewer can explain it. A
+//! Prompt in a compaction mode compiles to a compaction request ([`compaction`]).
 
 mod body;
+mod body_value;
 mod cache;
 pub mod client;
+pub mod compaction;
+mod controls;
 mod headers;
 pub mod items;
 pub mod lite;
-
-use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -17,10 +19,11 @@ use serde_json::Value;
 use super::error::PromptError;
 use super::json::JsonMap;
 use super::models::ModelInfo;
-use super::prompt::{Dialect, Prompt};
+use super::prompt::{Dialect, Prompt, PromptMode};
 use super::provider::{Provider, ProviderKind};
 use super::rules::CompileRules;
 
+pub use body_value::BodyValue;
 pub use headers::{Header, REDACTED};
 
 /// Why a field was changed or left out ("verbosity omitted: model does not support it").
@@ -65,8 +68,9 @@ pub struct CompiledRequest {
     pub url: String,
     /// Headers in the order they are added; secret values redacted.
     pub headers: Vec<Header>,
-    /// The body as a JSON object, keys in wire order (shared between identical views).
-    pub body: Arc<JsonMap>,
+    /// The body as a JSON object, keys in wire order: materialized on first use and shared
+    /// between identical views.
+    pub body: BodyValue,
     /// The body's exact JSON bytes (what `Content-Length` counts before compression).
     pub body_json: Vec<u8>,
     /// The zstd-compressed body, when `Content-Encoding: zstd` applies.
@@ -185,7 +189,7 @@ fn compile_with(
     dialect: Dialect,
     rules: &CompileRules,
     cache: &mut cache::ItemCache,
-    bodies: &mut Vec<(body::BuiltBody, Arc<JsonMap>)>,
+    bodies: &mut Vec<BodyValue>,
 ) -> Result<CompiledRequest, PromptError> {
     let lite = match dialect {
         Dialect::Auto => model.use_responses_lite,
@@ -236,16 +240,16 @@ fn compile_with(
             lite,
             compress,
             body: &built.body,
-            compaction: false,
-            unary: false,
+            compaction: prompt.mode != PromptMode::Turn,
+            unary: prompt.mode == PromptMode::CompactEndpoint,
         },
     )?;
-    // Views whose bodies are the same share one materialized object.
-    let body = match bodies.iter().find(|(other, _)| other.same_as(&built)) {
-        Some((_, shared)) => Arc::clone(shared),
+    // Views whose bodies are the same share one object form (materialized when first read).
+    let body = match bodies.iter().find(|other| other.built().same_as(&built)) {
+        Some(shared) => shared.clone(),
         None => {
-            let body = Arc::new(built.materialize(input_overridden));
-            bodies.push((built, Arc::clone(&body)));
+            let body = BodyValue::new(built, input_overridden);
+            bodies.push(body.clone());
             body
         }
     };
@@ -257,7 +261,11 @@ fn compile_with(
         },
         provider_kind: provider.kind(),
         rules: rules.name.clone(),
-        url: provider.responses_url(),
+        url: if prompt.mode == PromptMode::CompactEndpoint {
+            provider.compact_url()
+        } else {
+            provider.responses_url()
+        },
         headers,
         body,
         body_json,

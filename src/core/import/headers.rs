@@ -14,8 +14,8 @@ use crate::core::compile::{Header, compile};
 use crate::core::error::PromptError;
 use crate::core::json::kind_of;
 use crate::core::models::ModelInfo;
-use crate::core::prompt::{Prompt, SECRET_HEADERS, Setting};
-use crate::core::provider::Provider;
+use crate::core::prompt::{AuthMode, Prompt, SECRET_HEADERS, Setting};
+use crate::core::provider::{Provider, ProviderKind};
 use crate::core::rules::CompileRules;
 
 /// Headers the HTTP client adds on its own; a compiled request does not list them.
@@ -184,6 +184,12 @@ pub fn apply_captured(
         None if rules.beta_features.is_some() => Setting::Omit,
         None => Setting::Default,
     };
+    if captured.get("content-encoding") == Some("zstd")
+        && prompt.compile.provider == ProviderKind::Openai
+    {
+        // Only ChatGPT-style auth makes the OpenAI provider compress (§4).
+        prompt.compile.auth = AuthMode::Chatgpt;
+    }
     let mut provider = Provider::preset(prompt.compile.provider);
     if captured.get("authorization").is_some() && provider.env_key.is_none() {
         prompt.compile.api_key_env = Some(CAPTURED_KEY_ENV.to_string());
