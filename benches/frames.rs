@@ -1,6 +1,7 @@
-//! Frame CPU time of the workbench with a 5 MB prompt shown in four compiled columns, measured
-//! through egui_kittest (the real UI code, no GPU): each frame is the egui pass plus tessellation
-//! of its shapes, while the columns scroll. Target: p95 ≤ 16 ms. Prints p50/p95/max.
+//! Frame CPU time of the workbench with a 5 MB prompt shown in four compiled columns with their
+//! structural diff (rows aligned across columns, marks, scrolling together), measured through
+//! egui_kittest (the real UI code, no GPU): each frame is the egui pass plus tessellation of its
+//! shapes, while the columns scroll. Target: p95 ≤ 16 ms. Prints p50/p95/max.
 
 use std::time::{Duration, Instant};
 

@@ -18,7 +18,7 @@ use crate::core::json_diff::Mark;
 use crate::core::provider::ProviderKind;
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
-const MAX_LINE_CHARS: usize = 400;
+const MAX_LINE_CHARS: usize = 240;
 
 /// Narrowest a compiled column gets; more columns than fit scroll sideways.
 pub const COLUMN_MIN_WIDTH: f32 = 300.0;
