@@ -24,6 +24,7 @@ mod rollout;
 mod schema;
 pub mod seed;
 pub mod send_recording;
+pub mod summary;
 mod types;
 mod write;
 
