@@ -86,7 +86,7 @@ pub fn break_text(pair: &PairReport) -> String {
     let missed =
         cacheable_tokens(pair.from_tokens).saturating_sub(cacheable_tokens(pair.reusable_tokens));
     format!(
-        "turn {} → {}: broken{place} · {} · reusable {} of {} tokens · {missed} cacheable tokens missed",
+        "turns {}–{}: broken{place} · {} · reusable {} of {} tokens · {missed} cacheable tokens missed",
         pair.from,
         pair.to,
         causes.join(", "),

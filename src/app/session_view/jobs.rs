@@ -3,7 +3,7 @@
 //! compare two requests with the structural diff. Each runs on a worker thread and reports one
 //! [`SessionEvent`].
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -37,7 +37,7 @@ fn start(
     }
 }
 
-fn open_store(path: &PathBuf) -> Result<Store, String> {
+fn open_store(path: &Path) -> Result<Store, String> {
     open_seeded(path).map_err(|e| format!("{e}"))
 }
 
@@ -185,7 +185,7 @@ pub fn compare(state: &mut AppState) {
     let path = state.sessions.db_path.clone();
     let spawned = state.workers.spawn("compare", move |ctx| {
         let result = (|| {
-            let store = path.as_ref().map(open_store).transpose()?;
+            let store = path.as_deref().map(open_store).transpose()?;
             let form = form.map(|body| Value::Object((*body).clone()));
             let a = side_body(store.as_ref(), &left, form.as_ref())?;
             let b = side_body(store.as_ref(), &right, form.as_ref())?;

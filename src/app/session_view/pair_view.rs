@@ -100,7 +100,7 @@ impl PairView {
                 first_difference.get_or_insert(lines.len());
                 lines.push(PairLine {
                     kind: LineKind::Break,
-                    text: format!("⚑ prefix broke at {path} · {causes}"),
+                    text: format!("» prefix broke at {path} · {causes}"),
                     at_break: true,
                 });
             }
@@ -112,7 +112,7 @@ impl PairView {
             };
             let places = match (&row.from_pointer, &row.to_pointer) {
                 (Some(a), Some(b)) if a == b => a.clone(),
-                (Some(a), Some(b)) => format!("{a} → {b}"),
+                (Some(a), Some(b)) => format!("{a} -> {b}"),
                 (Some(a), None) => a.clone(),
                 (None, Some(b)) => b.clone(),
                 (None, None) => row.at.as_str().to_string(),

@@ -1,0 +1,173 @@
+//! The Sessions view: the paged, searchable session list on the left; the open session's
+//! request table (virtualized) on top; below it the cache-prefix view (strip with break markers,
+//! break list, charts, the selected pair's diff) or the compare view; the replay timeline in a
+//! resizable bottom panel. Panels read `&AppState` and their [`SessionsUi`], and send
+//! [`SessionCommand`]s; keyboard: j/k and arrows move between requests, Enter opens the
+//! selected one in the form, `/` focuses the search.
+
+mod charts;
+mod compare;
+mod list;
+mod pair;
+mod prefix;
+mod replay_bar;
+mod table;
+
+pub use replay_bar::recorded_text;
+pub use table::status_text;
+
+use egui::{Key, Ui};
+
+use crate::app::session_view::{MainView, SessionCommand};
+use crate::app::{AppCommand, AppState, CommandSender};
+use crate::ui::timeline::{TimelinePanelState, timeline_ui};
+
+/// Which tab is shown under the request table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionsTab {
+    /// The cache-prefix view.
+    #[default]
+    Prefix,
+    /// Two requests side by side.
+    Compare,
+}
+
+/// The Sessions view's own widget state.
+#[derive(Debug, Default)]
+pub struct SessionsUi {
+    /// The search text being typed.
+    pub search: String,
+    /// Focus the search field next frame.
+    pub focus_search: bool,
+    /// The tab under the table.
+    pub tab: SessionsTab,
+    /// The replay timeline panel's state.
+    pub timeline: TimelinePanelState,
+    /// Scroll the table to the selected row next frame.
+    pub scroll_to_selected: bool,
+    /// The pair view last scrolled to its first difference (by pair).
+    pub pair_scrolled: Option<(usize, usize)>,
+}
+
+/// Sends a Sessions command.
+fn send(tx: &CommandSender, command: SessionCommand) {
+    tx.send(AppCommand::Sessions(command));
+}
+
+/// The Workbench | Sessions switch.
+pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    ui.horizontal(|ui| {
+        for (view, label) in [
+            (MainView::Workbench, "Workbench"),
+            (MainView::Sessions, "Sessions"),
+        ] {
+            if ui
+                .selectable_label(state.browser.view == view, label)
+                .clicked()
+                && state.browser.view != view
+            {
+                send(tx, SessionCommand::ShowView(view));
+            }
+        }
+    });
+}
+
+/// Draws the Sessions view (inside the window, under the view tabs and above the status bar).
+pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    keyboard(ui.ctx(), state, sui, tx);
+    egui::Panel::left("session_list")
+        .resizable(true)
+        .default_size(230.0)
+        .size_range(160.0..=420.0)
+        .show(ui, |ui| list::list_ui(ui, state, sui, tx));
+    egui::Panel::bottom("replay_timeline")
+        .resizable(true)
+        .default_size(240.0)
+        .size_range(90.0..=700.0)
+        .show(ui, |ui| {
+            replay_bar::replay_bar_ui(ui, state, tx);
+            let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
+            for command in commands {
+                if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {
+                    ui.ctx().copy_text(text.clone());
+                }
+                send(tx, SessionCommand::Timeline(command));
+            }
+        });
+    egui::CentralPanel::default().show(ui, |ui| {
+        egui::Panel::top("request_table")
+            .resizable(true)
+            .default_size(230.0)
+            .size_range(80.0..=600.0)
+            .show(ui, |ui| table::table_ui(ui, state, sui, tx));
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
+                ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
+            });
+            ui.separator();
+            match sui.tab {
+                SessionsTab::Prefix => prefix::prefix_ui(ui, state, sui, tx),
+                SessionsTab::Compare => compare::compare_ui(ui, state, tx),
+            }
+        });
+    });
+}
+
+/// j/k and arrows move between requests, Enter opens in the form, `/` focuses the search; only
+/// while no text field has the keyboard.
+fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    if ctx.memory(|m| m.focused().is_some()) {
+        return;
+    }
+    let browser = &state.browser;
+    let count = browser.rows.len();
+    let (down, up, enter, slash) = ctx.input(|i| {
+        let plain = |key| i.modifiers.is_none() && i.key_pressed(key);
+        (
+            plain(Key::ArrowDown) || plain(Key::J),
+            plain(Key::ArrowUp) || plain(Key::K),
+            plain(Key::Enter),
+            plain(Key::Slash),
+        )
+    });
+    if slash {
+        sui.focus_search = true;
+    }
+    if count == 0 {
+        return;
+    }
+    let current = browser.selected;
+    let next = match (down, up, current) {
+        (true, _, Some(i)) => Some((i + 1).min(count - 1)),
+        (true, _, None) => Some(0),
+        (_, true, Some(i)) => Some(i.saturating_sub(1)),
+        (_, true, None) => Some(0),
+        _ => None,
+    };
+    if let Some(next) = next.filter(|n| Some(*n) != current) {
+        sui.scroll_to_selected = true;
+        send(tx, SessionCommand::Select(next));
+    }
+    if enter && let Some(i) = current {
+        send(tx, SessionCommand::OpenInForm(i));
+    }
+}
+
+/// Thousands separated by commas (`12,345`).
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Milliseconds of a microsecond count (`412 ms`).
+fn millis(us: Option<i64>) -> String {
+    us.map_or_else(String::new, |us| format!("{} ms", us / 1000))
+}
