@@ -9,8 +9,8 @@ mod ui_support;
 
 use std::time::Duration;
 
-use egui::Key;
 use egui::accesskit::Role;
+use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
 use promptwire::app::AppState;
@@ -234,4 +234,33 @@ fn two_requests_compare_with_the_structural_diff() {
         .expect("result");
     assert_eq!(compared.aligned, align(&[Some(&a), Some(&b)]));
     assert!(!compared.aligned.differences.is_empty());
+}
+
+#[test]
+fn shortcuts_switch_views_open_sessions_and_replay() {
+    let db = scratch_dir("sessions-shortcuts").join("promptwire.sqlite");
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num2);
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && s.browser.sessions.len() == 4
+    });
+    // Newest first: Shift+J opens #4, then #3; Shift+K goes back to #4.
+    for (key, want) in [(Key::J, 4), (Key::J, 3), (Key::K, 4)] {
+        harness.key_press_modifiers(Modifiers::SHIFT, key);
+        wait_until(&mut harness, "session open", move |s| {
+            s.browser.open == Some(want)
+                && s.browser
+                    .analysis
+                    .as_ref()
+                    .is_some_and(|a| a.session == want)
+        });
+    }
+    harness.key_press(Key::R);
+    wait_until(&mut harness, "replayed", |s| {
+        s.browser.timeline.outcome().is_some()
+    });
+    assert_eq!(state(&harness).browser.replay.request, Some((4, 0)));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num1);
+    harness.run_steps(2);
+    assert_eq!(state(&harness).browser.view, MainView::Workbench);
 }

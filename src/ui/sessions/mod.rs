@@ -2,8 +2,9 @@
 //! request table (virtualized) on top; below it the cache-prefix view (strip with break markers,
 //! break list, charts, the selected pair's diff) or the compare view; the replay timeline in a
 //! resizable bottom panel. Panels read `&AppState` and their [`SessionsUi`], and send
-//! [`SessionCommand`]s; keyboard: j/k and arrows move between requests, Enter opens the
-//! selected one in the form, `/` focuses the search.
+//! [`SessionCommand`]s. Keyboard: Ctrl+1 / Ctrl+2 switch views; j/k and arrows move between
+//! requests, Enter opens the selected one in the form, `r` replays it instantly, Shift+J /
+//! Shift+K open the next / previous session, `/` focuses the search.
 
 mod charts;
 mod compare;
@@ -18,7 +19,7 @@ pub use table::status_text;
 
 use egui::{Key, Ui};
 
-use crate::app::session_view::{MainView, SessionCommand};
+use crate::app::session_view::{MainView, ReplaySpeed, SessionCommand};
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::ui::timeline::{TimelinePanelState, timeline_ui};
 
@@ -54,8 +55,17 @@ fn send(tx: &CommandSender, command: SessionCommand) {
     tx.send(AppCommand::Sessions(command));
 }
 
-/// The Workbench | Sessions switch.
+/// The Workbench | Sessions switch (also Ctrl+1 / Ctrl+2).
 pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    for (key, view) in [
+        (Key::Num1, MainView::Workbench),
+        (Key::Num2, MainView::Sessions),
+    ] {
+        let shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
+        if ui.input_mut(|i| i.consume_shortcut(&shortcut)) && state.browser.view != view {
+            send(tx, SessionCommand::ShowView(view));
+        }
+    }
     ui.horizontal(|ui| {
         for (view, label) in [
             (MainView::Workbench, "Workbench"),
@@ -114,25 +124,53 @@ pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Com
     });
 }
 
-/// j/k and arrows move between requests, Enter opens in the form, `/` focuses the search; only
-/// while no text field has the keyboard.
+/// The next (`delta` 1) or previous (-1) session of the listed page, from the open one.
+fn neighbour_session(state: &AppState, delta: i64) -> Option<i64> {
+    let sessions = &state.browser.sessions;
+    let current = state
+        .browser
+        .open
+        .and_then(|id| sessions.iter().position(|s| s.id == id));
+    let index = match current {
+        None => 0,
+        Some(i) if delta < 0 => i.checked_sub(1)?,
+        Some(i) => i + 1,
+    };
+    sessions.get(index).map(|s| s.id)
+}
+
+/// Keyboard, only while no text field has the keyboard: j/k and arrows move between requests,
+/// Enter opens the selected one in the form, `r` replays it instantly, Shift+J / Shift+K open
+/// the next / previous session, `/` focuses the search.
 fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     if ctx.memory(|m| m.focused().is_some()) {
         return;
     }
     let browser = &state.browser;
     let count = browser.rows.len();
-    let (down, up, enter, slash) = ctx.input(|i| {
+    let (down, up, enter, slash, replay, next_session, previous_session) = ctx.input(|i| {
         let plain = |key| i.modifiers.is_none() && i.key_pressed(key);
+        let shifted = |key| i.modifiers.shift_only() && i.key_pressed(key);
         (
             plain(Key::ArrowDown) || plain(Key::J),
             plain(Key::ArrowUp) || plain(Key::K),
             plain(Key::Enter),
             plain(Key::Slash),
+            plain(Key::R),
+            shifted(Key::J),
+            shifted(Key::K),
         )
     });
     if slash {
         sui.focus_search = true;
+    }
+    let session = match (next_session, previous_session) {
+        (true, _) => neighbour_session(state, 1),
+        (_, true) => neighbour_session(state, -1),
+        _ => None,
+    };
+    if let Some(id) = session {
+        send(tx, SessionCommand::Open(id));
     }
     if count == 0 {
         return;
@@ -149,8 +187,13 @@ fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &Co
         sui.scroll_to_selected = true;
         send(tx, SessionCommand::Select(next));
     }
-    if enter && let Some(i) = current {
-        send(tx, SessionCommand::OpenInForm(i));
+    if let Some(i) = current {
+        if enter {
+            send(tx, SessionCommand::OpenInForm(i));
+        }
+        if replay {
+            send(tx, SessionCommand::Replay(i, ReplaySpeed::Instant));
+        }
     }
 }
 
