@@ -5,6 +5,7 @@
 //! at the text pointer, the charts carry one point per request, the keyboard moves and opens,
 //! and two requests compare with the structural diff.
 
+mod http_server;
 mod ui_support;
 
 use std::time::Duration;
@@ -12,12 +13,14 @@ use std::time::Duration;
 use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::kittest::Queryable as _;
+use http_server::{End, Reply, Server, paced, sse_file};
 use pretty_assertions::assert_eq;
-use promptwire::app::AppState;
 use promptwire::app::event::PromptSource;
 use promptwire::app::session_view::MainView;
+use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::core::json_diff::align;
-use promptwire::core::stream::StreamReader;
+use promptwire::core::provider::ProviderKind;
+use promptwire::core::stream::{StreamReader, read_all};
 use promptwire::store::summary::OutcomeClass;
 use promptwire::store::{Page, Store};
 use ui_support::{App, app_with, scratch_dir, state, wait_until};
@@ -263,4 +266,61 @@ fn shortcuts_switch_views_open_sessions_and_replay() {
     harness.key_press_modifiers(Modifiers::COMMAND, Key::Num1);
     harness.run_steps(2);
     assert_eq!(state(&harness).browser.view, MainView::Workbench);
+}
+
+#[test]
+fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 3, Duration::from_millis(20)),
+        End::Complete,
+    )]);
+    let (mut harness, db) = sessions_app("sessions-resend");
+    // The workbench's provider: a Responses-compatible endpoint on loopback (no key).
+    let mut target = state(&harness).prompt.compile.clone();
+    target.provider = ProviderKind::Compatible;
+    target.base_url = Some(server.base_url.clone());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Edit(Box::new(PromptEdit::Target(target))));
+    let base = server.base_url.clone();
+    wait_until(&mut harness, "compiled for loopback", move |s| {
+        s.views_are_current() && s.views[0].compiled.url.starts_with(&base)
+    });
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    harness.get_by_label("Re-send").click();
+    wait_until(&mut harness, "re-sent and recorded", |s| {
+        s.browser.replay.job.is_none() && s.browser.rows.len() == 4 && s.browser.analysis.is_some()
+    });
+    let store = Store::open(&db).expect("db");
+    let rows = state(&harness).browser.rows.clone();
+    let sent = store.body(rows[0].id).expect("body").bytes;
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].body, sent);
+    // Recorded as a new request of the same session, with the same body and the new outcome.
+    assert_eq!(rows[3].position, 3);
+    assert_eq!(store.body(rows[3].id).expect("body").bytes, sent);
+    let timeline = &state(&harness).browser.timeline;
+    let outcome = timeline.outcome().expect("outcome").clone();
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    assert_eq!(
+        (&outcome.text, &outcome.usage, outcome.events),
+        (&expected.text, &expected.usage, expected.events)
+    );
+    let stored = store
+        .outcome(rows[3].id)
+        .expect("outcome")
+        .expect("recorded");
+    assert_eq!(
+        (stored.state.as_str(), &stored.text),
+        ("completed", &expected.text)
+    );
+    // Both outcomes on screen, side by side.
+    let recorded = store
+        .outcome(rows[0].id)
+        .expect("outcome")
+        .expect("recorded");
+    harness.get_by_label(&promptwire::ui::sessions::recorded_text(&recorded));
+    harness.get_by_label(&promptwire::ui::sessions::resent_text(&outcome));
 }

@@ -13,6 +13,7 @@ mod analysis;
 mod jobs;
 mod pair_view;
 mod replay;
+mod resend;
 
 use std::sync::Arc;
 
@@ -148,7 +149,10 @@ pub enum SessionCommand {
     Replay(usize, ReplaySpeed),
     /// In step mode: show one more (+1) or one fewer (-1) event.
     Step(i64),
-    /// Stop a running replay (what arrived stays).
+    /// Send request `index`'s recorded body again to the workbench's provider; the answer
+    /// streams into the timeline beside the recorded outcome and is recorded in the session.
+    Resend(usize),
+    /// Stop a running replay or re-send (what arrived stays).
     StopReplay,
     /// Show the item-aligned diff of requests `from` and `to` of the open session.
     SelectPair(usize, usize),
@@ -248,6 +252,7 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
         }
         SessionCommand::Replay(index, speed) => replay::start(state, index, speed),
         SessionCommand::Step(delta) => replay::step(&mut state.browser, delta),
+        SessionCommand::Resend(index) => resend::start(state, index),
         SessionCommand::StopReplay => {
             if let Some(job) = state.browser.replay.job.take() {
                 state.workers.cancel(job);
@@ -288,7 +293,10 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
         }
         SessionEvent::Rows { session, result } if browser.open == Some(session) => match result {
             Ok(rows) => {
-                browser.selected = (!rows.is_empty()).then_some(0);
+                browser.selected = browser
+                    .selected
+                    .filter(|i| *i < rows.len())
+                    .or((!rows.is_empty()).then_some(0));
                 browser.rows = rows;
             }
             Err(e) => browser.error = Some(e),
@@ -325,7 +333,17 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
                 Err(e) => browser.compare.error = Some(e),
             }
         }
-        SessionEvent::Replay { generation, update } => replay::apply(browser, generation, update),
+        SessionEvent::Replay { generation, update } => {
+            let resent = matches!(update, ReplayUpdate::Resent(Ok(_)))
+                && generation == browser.replay.generation;
+            replay::apply(browser, generation, update);
+            // The new request is in the session: read its rows and prefix again.
+            if resent && let Some(session) = state.browser.open {
+                let selected = state.browser.selected;
+                jobs::open_session(state, session);
+                state.browser.selected = selected;
+            }
+        }
         _ => {}
     }
 }

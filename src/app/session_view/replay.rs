@@ -89,6 +89,10 @@ pub enum ReplayUpdate {
     },
     /// The recording could not be read.
     Failed(String),
+    /// A re-send's progress (`resend.rs`).
+    Live(TimelineUpdate),
+    /// A re-send ended: the session it was recorded into, or why it could not be sent.
+    Resent(Result<i64, String>),
 }
 
 /// The replay shown in the timeline.
@@ -112,6 +116,8 @@ pub struct ReplayState {
     pub shown: usize,
     /// Step mode: how it ends (applied when the last event is shown).
     pub ending: Option<(Box<TurnOutcome>, Option<FailureInfo>)>,
+    /// The timeline shows a re-send (a live answer), not a replay.
+    pub resend: bool,
 }
 
 /// Starts replaying request `index` of the open session.
@@ -313,10 +319,12 @@ pub fn apply(browser: &mut SessionBrowser, generation: u64, update: ReplayUpdate
             browser.replay.ending = Some((outcome, failure));
             browser.replay.job = None;
         }
-        ReplayUpdate::Failed(e) => {
+        ReplayUpdate::Failed(e) | ReplayUpdate::Resent(Err(e)) => {
             browser.error = Some(e);
             browser.replay.job = None;
         }
+        ReplayUpdate::Live(update) => timeline.apply(update),
+        ReplayUpdate::Resent(Ok(_)) => browser.replay.job = None,
     }
 }
 

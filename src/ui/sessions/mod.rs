@@ -14,7 +14,7 @@ mod prefix;
 mod replay_bar;
 mod table;
 
-pub use replay_bar::recorded_text;
+pub use replay_bar::{recorded_text, resent_text};
 pub use table::status_text;
 
 use egui::{Key, Ui};

@@ -33,6 +33,31 @@ pub fn recorded_text(recorded: &crate::store::OutcomeRecord) -> String {
     text
 }
 
+/// The re-sent outcome in one line, to read beside the recorded one.
+pub fn resent_text(outcome: &crate::core::stream::TurnOutcome) -> String {
+    use crate::core::stream::TurnState;
+    let state = match &outcome.state {
+        TurnState::Open => "open".to_string(),
+        TurnState::Completed { .. } => "completed".to_string(),
+        TurnState::Failed(e) => format!("failed ({})", e.class()),
+    };
+    let mut text = format!("re-sent: {state}, {} events", outcome.events);
+    if let Some(usage) = &outcome.usage {
+        text.push_str(&format!(
+            ", {} in ({} cached) / {} out",
+            usage.input_tokens, usage.cached_input_tokens, usage.output_tokens
+        ));
+    }
+    if let Some(total) = outcome.timings.total {
+        text.push_str(&format!(", {} ms", total.as_millis()));
+    }
+    if !outcome.text.is_empty() {
+        let short: String = outcome.text.chars().take(60).collect();
+        text.push_str(&format!(", text “{short}”"));
+    }
+    text
+}
+
 /// Draws the bar.
 pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let browser = &state.browser;
@@ -47,6 +72,18 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             {
                 send(tx, SessionCommand::Replay(index, speed));
             }
+        }
+        let resend = egui::Button::new("Re-send");
+        if ui
+            .add_enabled(selected.is_some() && replay.job.is_none(), resend)
+            .on_hover_text(
+                "Send this request's recorded body again to the workbench's provider; the answer \
+                 is recorded as a new request of this session",
+            )
+            .clicked()
+            && let Some(index) = selected
+        {
+            send(tx, SessionCommand::Resend(index));
         }
         if replay.job.is_some() {
             ui.spinner();
@@ -68,6 +105,11 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         }
         if let Some(recorded) = &replay.recorded {
             ui.label(recorded_text(recorded));
+        }
+        if replay.resend
+            && let Some(outcome) = browser.timeline.outcome()
+        {
+            ui.label(resent_text(outcome));
         }
     });
 }
