@@ -16,7 +16,7 @@ use egui_kittest::kittest::Queryable as _;
 use http_server::{End, Reply, Server, paced, sse_file};
 use pretty_assertions::assert_eq;
 use promptwire::app::event::PromptSource;
-use promptwire::app::session_view::MainView;
+use promptwire::app::session_view::{LineKind, MainView};
 use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::core::json_diff::align;
 use promptwire::core::provider::ProviderKind;
@@ -132,6 +132,20 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
     assert_eq!(
         view.lines[first].text,
         "» prefix broke at /input/0/content/0/text · instructions_changed"
+    );
+    // The changed lines at the pointer (`"text": …`, not the derived id) are marked.
+    let at_pointer: Vec<(LineKind, bool)> = view
+        .lines
+        .iter()
+        .filter(|l| l.at_pointer)
+        .map(|l| {
+            let member = l.text.trim_start_matches(['-', '+', ' ']);
+            (l.kind, member.starts_with("\"text\":"))
+        })
+        .collect();
+    assert_eq!(
+        at_pointer,
+        [(LineKind::Delete, true), (LineKind::Insert, true)]
     );
     let badges: Vec<String> = browser
         .analysis

@@ -31,6 +31,8 @@ pub struct PairLine {
     pub text: String,
     /// Inside the element where the prefix broke.
     pub at_break: bool,
+    /// A changed line at the break's pointer (its last key), inside that element.
+    pub at_pointer: bool,
 }
 
 /// The flattened diff of one pair.
@@ -56,6 +58,12 @@ impl PairView {
     /// Flattens `diff`; `brk` and `causes` describe where and why the prefix broke.
     pub fn new(diff: &PairDiff, brk: Option<&Break>, causes: &str) -> Self {
         let break_path = brk.and_then(|b| b.path.clone());
+        // The last key of the pointer as it starts a pretty-printed member line (`"text":`).
+        let pointer_key = break_path
+            .as_deref()
+            .and_then(|p| p.rsplit('/').next())
+            .filter(|k| !k.is_empty() && k.parse::<usize>().is_err())
+            .map(|k| format!("\"{}\":", k.replace("~1", "/").replace("~0", "~")));
         let mut lines = Vec::new();
         let mut first_difference = None;
         let mut same_run: Vec<&str> = Vec::new();
@@ -70,6 +78,7 @@ impl PairView {
                     kind: LineKind::Collapsed,
                     text,
                     at_break: false,
+                    at_pointer: false,
                 });
             }
             run.clear();
@@ -102,6 +111,7 @@ impl PairView {
                     kind: LineKind::Break,
                     text: format!("» prefix broke at {path} · {causes}"),
                     at_break: true,
+                    at_pointer: false,
                 });
             }
             first_difference.get_or_insert(lines.len());
@@ -121,6 +131,7 @@ impl PairView {
                 kind: LineKind::Header,
                 text: format!("{kind} {} {places}", row.at.as_str()),
                 at_break,
+                at_pointer: false,
             });
             for change in &row.lines {
                 let kind = match change.tag {
@@ -133,10 +144,16 @@ impl PairView {
                     LineKind::Delete => '-',
                     _ => ' ',
                 };
+                let at_pointer = at_break
+                    && kind != LineKind::Same
+                    && pointer_key
+                        .as_deref()
+                        .is_some_and(|key| change.text.trim_start().starts_with(key));
                 lines.push(PairLine {
                     kind,
                     text: format!("{sign} {}", change.text),
                     at_break,
+                    at_pointer,
                 });
             }
         }

@@ -8,12 +8,9 @@ use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
 
 use crate::app::session_view::Analysis;
 
-/// Height of each chart.
-const CHART_HEIGHT: f32 = 150.0;
-
-fn plot(id: &'static str, y: &'static str) -> Plot<'static> {
+fn plot(id: &'static str, y: &'static str, height: f32) -> Plot<'static> {
     Plot::new(id)
-        .height(CHART_HEIGHT)
+        .height(height)
         .legend(Legend::default())
         .x_axis_label("request")
         .y_axis_label(y)
@@ -23,9 +20,11 @@ fn plot(id: &'static str, y: &'static str) -> Plot<'static> {
 
 /// Draws the two charts side by side.
 pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
+    // A third of what is left, between a readable minimum and a comfortable maximum.
+    let height = (ui.available_height() * 0.4).clamp(80.0, 170.0);
     ui.columns(2, |columns| {
         columns[0].strong("Input tokens per request");
-        plot("prefix_tokens_chart", "tokens").show(&mut columns[0], |plot_ui| {
+        plot("prefix_tokens_chart", "tokens", height).show(&mut columns[0], |plot_ui| {
             plot_ui.line(Line::new(
                 "cached (local estimate)",
                 PlotPoints::from(analysis.cached_local.clone()),
@@ -45,7 +44,7 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
             }
         });
         columns[1].strong("Payload growth");
-        plot("prefix_growth_chart", "bytes").show(&mut columns[1], |plot_ui| {
+        plot("prefix_growth_chart", "bytes", height).show(&mut columns[1], |plot_ui| {
             plot_ui.line(Line::new(
                 "sent",
                 PlotPoints::from(analysis.sent_bytes.clone()),

@@ -85,30 +85,37 @@ pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
 /// Draws the Sessions view (inside the window, under the view tabs and above the status bar).
 pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     keyboard(ui.ctx(), state, sui, tx);
+    // First-show sizes follow the window (then the user's resizing is kept).
+    let height = ui.available_height();
     egui::Panel::left("session_list")
         .resizable(true)
         .default_size(230.0)
         .size_range(160.0..=420.0)
         .show(ui, |ui| list::list_ui(ui, state, sui, tx));
-    egui::Panel::bottom("replay_timeline")
-        .resizable(true)
-        .default_size(240.0)
-        .size_range(90.0..=700.0)
-        .show(ui, |ui| {
-            replay_bar::replay_bar_ui(ui, state, tx);
-            let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
-            for command in commands {
-                if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {
-                    ui.ctx().copy_text(text.clone());
+    // The timeline appears with the first replay (or re-send); until then only its bar.
+    if state.browser.replay.request.is_some() {
+        egui::Panel::bottom("replay_timeline")
+            .resizable(true)
+            .default_size((height * 0.3).clamp(120.0, 320.0))
+            .size_range(90.0..=(height * 0.75).max(100.0))
+            .show(ui, |ui| {
+                replay_bar::replay_bar_ui(ui, state, tx);
+                let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
+                for command in commands {
+                    if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {
+                        ui.ctx().copy_text(text.clone());
+                    }
+                    send(tx, SessionCommand::Timeline(command));
                 }
-                send(tx, SessionCommand::Timeline(command));
-            }
-        });
+            });
+    } else {
+        egui::Panel::bottom("replay_bar").show(ui, |ui| replay_bar::replay_bar_ui(ui, state, tx));
+    }
     egui::CentralPanel::default().show(ui, |ui| {
         egui::Panel::top("request_table")
             .resizable(true)
-            .default_size(230.0)
-            .size_range(80.0..=600.0)
+            .default_size((height * 0.25).clamp(100.0, 280.0))
+            .size_range(80.0..=(height * 0.6).max(90.0))
             .show(ui, |ui| table::table_ui(ui, state, sui, tx));
         egui::CentralPanel::default().show(ui, |ui| {
             ui.horizontal(|ui| {
@@ -139,11 +146,11 @@ fn neighbour_session(state: &AppState, delta: i64) -> Option<i64> {
     sessions.get(index).map(|s| s.id)
 }
 
-/// Keyboard, only while no text field has the keyboard: j/k and arrows move between requests,
+/// Keyboard, only while no text field has the keyboard (a clicked button may keep focus): j/k and arrows move between requests,
 /// Enter opens the selected one in the form, `r` replays it instantly, Shift+J / Shift+K open
 /// the next / previous session, `/` focuses the search.
 fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
-    if ctx.memory(|m| m.focused().is_some()) {
+    if ctx.text_edit_focused() {
         return;
     }
     let browser = &state.browser;

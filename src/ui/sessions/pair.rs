@@ -63,5 +63,9 @@ fn line_ui(ui: &mut Ui, line: &PairLine) {
     if let Some(color) = background {
         text = text.background_color(color);
     }
+    if line.at_pointer {
+        // The changed line at the break's pointer.
+        text = text.strong().underline();
+    }
     ui.add(Label::new(text).extend());
 }

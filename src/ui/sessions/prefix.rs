@@ -10,8 +10,8 @@ use crate::app::session_view::{Analysis, PrefixBadge, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::ui::widgets;
 
-/// Width of one turn in the strip.
-const CELL: f32 = 12.0;
+/// Narrowest and widest a turn gets in the strip.
+const CELL_RANGE: (f32, f32) = (12.0, 48.0);
 /// Height of the strip.
 const STRIP_HEIGHT: f32 = 22.0;
 
@@ -62,20 +62,21 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
 fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
     let n = analysis.badges.len();
     let selected = state.browser.selected;
+    let cell_width = (ui.available_width() / n.max(1) as f32).clamp(CELL_RANGE.0, CELL_RANGE.1);
     egui::ScrollArea::horizontal()
         .id_salt("prefix_strip")
         .show_viewport(ui, |ui, viewport| {
             let (rect, response) =
-                ui.allocate_exact_size(vec2(CELL * n as f32, STRIP_HEIGHT), Sense::click());
-            let first = (viewport.min.x / CELL).floor().max(0.0) as usize;
-            let last = ((viewport.max.x / CELL).ceil() as usize + 1).min(n);
+                ui.allocate_exact_size(vec2(cell_width * n as f32, STRIP_HEIGHT), Sense::click());
+            let first = (viewport.min.x / cell_width).floor().max(0.0) as usize;
+            let last = ((viewport.max.x / cell_width).ceil() as usize + 1).min(n);
             let visuals = ui.visuals().clone();
             let painter = ui.painter_at(rect);
             for (i, badge) in analysis.badges.iter().enumerate().take(last).skip(first) {
-                let x = rect.min.x + i as f32 * CELL;
+                let x = rect.min.x + i as f32 * cell_width;
                 let cell = Rect::from_min_size(
                     egui::pos2(x + 1.0, rect.min.y + 4.0),
-                    vec2(CELL - 2.0, STRIP_HEIGHT - 8.0),
+                    vec2(cell_width - 2.0, STRIP_HEIGHT - 8.0),
                 );
                 let fill = match badge {
                     PrefixBadge::First => visuals.widgets.inactive.bg_fill,
@@ -98,7 +99,7 @@ fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSend
                     );
                 }
             }
-            let index_at = |x: f32| ((x - rect.min.x) / CELL).floor().max(0.0) as usize;
+            let index_at = |x: f32| ((x - rect.min.x) / cell_width).floor().max(0.0) as usize;
             if let Some(pos) = response.hover_pos() {
                 let i = index_at(pos.x).min(n.saturating_sub(1));
                 if let Some(badge) = analysis.badges.get(i) {

@@ -93,12 +93,16 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
     }
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let badges = browser.analysis.as_ref().map(|a| &a.badges);
+    // Every row of a short session; a fifth of the window for a long one.
+    let min_height = ((browser.rows.len() as f32 + 0.5) * row_height)
+        .min(ui.ctx().content_rect().height() * 0.2);
     let mut table = TableBuilder::new(ui)
         .id_salt("session_requests")
         .striped(true)
         .resizable(true)
         .sense(Sense::click())
         .auto_shrink(false)
+        .min_scrolled_height(min_height)
         .column(Column::initial(34.0).at_least(24.0))
         .column(Column::initial(64.0).at_least(40.0))
         .column(Column::initial(96.0).at_least(40.0).clip(true))
