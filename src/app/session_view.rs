@@ -299,7 +299,11 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
                     .or((!rows.is_empty()).then_some(0));
                 browser.rows = rows;
             }
-            Err(e) => browser.error = Some(e),
+            Err(e) => {
+                // No rows: the analysis that would follow them never starts.
+                browser.analyzing = false;
+                browser.error = Some(e);
+            }
         },
         SessionEvent::Analyzed { session, result } if browser.open == Some(session) => {
             browser.analyzing = false;

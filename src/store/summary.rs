@@ -268,3 +268,54 @@ impl Store {
         Ok(parts)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn outcome_classes_flag_failures_under_http_200() {
+        let cases = [
+            (
+                (Some(200), Some("completed"), None),
+                OutcomeClass::Completed,
+            ),
+            (
+                (Some(200), Some("failed"), Some("retryable")),
+                OutcomeClass::Failed("retryable".to_string()),
+            ),
+            (
+                (Some(200), Some("failed"), Some("stream")),
+                OutcomeClass::Incomplete,
+            ),
+            ((Some(200), Some("open"), None), OutcomeClass::Open),
+            (
+                (Some(429), Some("failed"), Some("retryable")),
+                OutcomeClass::Http(429),
+            ),
+            ((None, None, None), OutcomeClass::None),
+        ];
+        let got: Vec<_> = cases
+            .iter()
+            .map(|((status, state, class), _)| OutcomeClass::of(*status, *state, *class))
+            .collect();
+        let want: Vec<_> = cases.into_iter().map(|(_, want)| want).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn usage_tokens_read_both_stored_shapes_and_tolerate_missing_fields() {
+        let reader =
+            json!({"input_tokens": 1912, "cached_input_tokens": 1792, "output_tokens": 12});
+        let api = json!({"input_tokens": 1912, "input_tokens_details": {"cached_tokens": 1792},
+            "output_tokens": 12});
+        assert_eq!(usage_tokens(&reader), (Some(1912), Some(1792), Some(12)));
+        assert_eq!(usage_tokens(&api), (Some(1912), Some(1792), Some(12)));
+        assert_eq!(
+            usage_tokens(&json!({"input_tokens": "many"})),
+            (None, None, None)
+        );
+    }
+}

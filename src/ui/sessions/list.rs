@@ -7,6 +7,9 @@ use super::{SessionsUi, send};
 use crate::app::session_view::{SESSIONS_PAGE, SessionCommand};
 use crate::app::{AppState, CommandSender};
 
+/// Longest search text (it becomes a LIKE pattern over every stored item).
+const MAX_SEARCH_CHARS: usize = 200;
+
 /// Draws the list.
 pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let browser = &state.browser;
@@ -16,6 +19,7 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
         .add(
             TextEdit::singleline(&mut sui.search)
                 .hint_text("/ name, model, text")
+                .char_limit(MAX_SEARCH_CHARS)
                 .desired_width(f32::INFINITY),
         )
         .labelled_by(label.id);
