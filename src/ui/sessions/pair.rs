@@ -9,8 +9,8 @@ use crate::app::AppState;
 use crate::app::session_view::{LineKind, PairLine, PairView};
 use crate::ui::widgets;
 
-/// Draws the pair view.
-pub fn pair_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi) {
+/// Draws the pair view; `height` fixes its height (inside a scrolling view), else it fills.
+pub fn pair_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, height: Option<f32>) {
     let browser = &state.browser;
     let Some((from, to)) = browser.pair else {
         ui.weak("Select a break (or a turn in the strip) to see the two requests side by side.");
@@ -21,10 +21,10 @@ pub fn pair_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi) {
         ui.spinner();
         return;
     };
-    lines_ui(ui, view, sui);
+    lines_ui(ui, view, sui, height);
 }
 
-fn lines_ui(ui: &mut Ui, view: &PairView, sui: &mut SessionsUi) {
+fn lines_ui(ui: &mut Ui, view: &PairView, sui: &mut SessionsUi, height: Option<f32>) {
     if view.lines.is_empty() {
         ui.label("The two requests are the same.");
         return;
@@ -33,6 +33,9 @@ fn lines_ui(ui: &mut Ui, view: &PairView, sui: &mut SessionsUi) {
     let mut area = egui::ScrollArea::both()
         .id_salt("pair_diff_scroll")
         .auto_shrink(false);
+    if let Some(height) = height {
+        area = area.max_height(height).min_scrolled_height(height);
+    }
     if sui.pair_scrolled != Some(view.pair) {
         sui.pair_scrolled = Some(view.pair);
         let first = view.first_difference.unwrap_or(0);

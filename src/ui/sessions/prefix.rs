@@ -12,6 +12,10 @@ use crate::ui::widgets;
 
 /// Narrowest and widest a turn gets in the strip.
 const CELL_RANGE: (f32, f32) = (12.0, 48.0);
+/// Below this height the view scrolls as a whole.
+const ROOMY_HEIGHT: f32 = 420.0;
+/// The pair diff's height when the view scrolls.
+const SMALL_PAIR_HEIGHT: f32 = 240.0;
 /// Height of the strip.
 const STRIP_HEIGHT: f32 = 22.0;
 
@@ -51,12 +55,23 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
         }
         return;
     };
-    ui.label(summary_text(analysis));
-    strip_ui(ui, state, analysis, tx);
-    breaks_ui(ui, state, analysis, tx);
-    charts::charts_ui(ui, analysis);
-    ui.separator();
-    pair::pair_ui(ui, state, sui);
+    let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
+        ui.label(summary_text(analysis));
+        strip_ui(ui, state, analysis, tx);
+        breaks_ui(ui, state, analysis, tx);
+        charts::charts_ui(ui, analysis);
+        ui.separator();
+        pair::pair_ui(ui, state, sui, pair_height);
+    };
+    if ui.available_height() >= ROOMY_HEIGHT {
+        body(ui, None);
+    } else {
+        // A small window (or a tall timeline): everything scrolls, the pair diff keeps a height.
+        egui::ScrollArea::vertical()
+            .id_salt("prefix_view_scroll")
+            .auto_shrink(false)
+            .show(ui, |ui| body(ui, Some(SMALL_PAIR_HEIGHT)));
+    }
 }
 
 fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
