@@ -140,6 +140,8 @@ pub enum AppCommand {
     Notify(String),
     /// Stop a running job.
     CancelJob(JobId),
+    /// The Sessions view (browser, prefix view, replay, compare): `session_view.rs`.
+    Sessions(super::session_view::SessionCommand),
 }
 
 /// The bundled example prompts: (file name, contents).

@@ -127,4 +127,6 @@ pub enum AppEvent {
         /// The job.
         job: JobId,
     },
+    /// A job of the Sessions view reports (`session_view.rs`).
+    Sessions(super::session_view::SessionEvent),
 }

@@ -59,6 +59,7 @@ impl AppState {
                 db_path: options.db,
                 ..SessionsView::default()
             },
+            browser: super::session_view::SessionBrowser::default(),
             close_confirmed: false,
             workers,
             compiler,
@@ -243,6 +244,7 @@ impl AppState {
             }
             AppCommand::Notify(text) => self.set_status(text, false),
             AppCommand::CancelJob(id) => self.workers.cancel(id),
+            AppCommand::Sessions(command) => super::session_view::handle(self, command),
         }
     }
 

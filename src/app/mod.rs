@@ -35,6 +35,7 @@ pub mod handle;
 pub mod jobs;
 pub mod poll;
 pub mod sender;
+pub mod session_view;
 pub mod sessions;
 pub mod settings;
 pub mod state;

@@ -164,6 +164,7 @@ impl AppState {
             }
             AppEvent::Progress { .. } | AppEvent::JobFinished { .. } => {}
             AppEvent::Failed { what, error } => self.set_status(format!("{what}: {error}"), true),
+            AppEvent::Sessions(event) => super::session_view::apply(self, event),
         }
     }
 

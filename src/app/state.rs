@@ -135,6 +135,8 @@ pub struct AppState {
     pub dialog_generation: u64,
     /// Recorded sessions in the sidebar.
     pub sessions: SessionsView,
+    /// The Sessions view: browser, prefix view, replay, compare.
+    pub browser: super::session_view::SessionBrowser,
     /// The user agreed to close with unsaved edits: the window should close now.
     pub close_confirmed: bool,
     /// The worker bridge.

@@ -25,6 +25,7 @@ mod rollout_files;
 mod schema;
 pub mod seed;
 pub mod send_recording;
+pub mod summary;
 mod types;
 mod write;
 

@@ -12,6 +12,7 @@ pub mod json_tree;
 pub mod json_views;
 pub mod list_form;
 pub mod search;
+pub mod sessions;
 pub mod sidebar;
 pub mod status_bar;
 pub mod timeline;
@@ -51,6 +52,8 @@ pub struct UiState {
     pub model_text: String,
     /// Path of a Codex config.toml typed in the sidebar.
     pub config_path: String,
+    /// The Sessions view's widget state.
+    pub sessions: sessions::SessionsUi,
 }
 
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
@@ -59,6 +62,13 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     if state.dialog.is_none() {
         shortcuts(ui.ctx(), ui_state, tx);
         dropped_files(ui.ctx(), tx);
+    }
+    egui::Panel::top("view_tabs").show(ui, |ui| sessions::view_tabs_ui(ui, state, tx));
+    if state.browser.view == crate::app::session_view::MainView::Sessions {
+        egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
+        sessions::sessions_ui(ui, state, &mut ui_state.sessions, tx);
+        dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
+        return;
     }
     egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
     egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));

@@ -1,0 +1,264 @@
+//! The Sessions view on a 1,000-request session whose last body is about 2 MB (the generated
+//! agent session of `support/prefix_session.rs`, stored in a real SQLite file the way the app
+//! stores sessions), driven through egui_kittest with the real UI code (no GPU):
+//!
+//! 1. Open: from the Open command to the first frame that shows the table, the prefix badges
+//!    and the charts (the rows, then the analysis, arrive from a worker). Target ≤ 1 s.
+//! 2. Frames of the prefix view while the pointer sweeps the strip and the charts and the pair
+//!    diff scrolls: the egui pass plus tessellation, as `frames.rs` measures. Target p95 ≤ 16 ms.
+//!
+//! Prints medians (open) and p50/p95/max (frames). The database is built once per target dir.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use egui_kittest::Harness;
+use promptwire::app::session_view::{MainView, SessionCommand};
+use promptwire::app::{AppCommand, AppOptions, AppState, Settings, command_channel};
+use promptwire::store::{NewRequest, NewSession, OutcomeRecord, ResponseMeta, Source, Store};
+use promptwire::ui::sessions::{SessionsUi, sessions_ui};
+use serde_json::{Value, json};
+
+#[path = "support/prefix_session.rs"]
+mod prefix_session;
+
+/// Bumped when the generated database changes.
+const DB_NAME: &str = "sessions-bench-v1.sqlite";
+
+struct Bench {
+    state: AppState,
+    ui: SessionsUi,
+    tx: promptwire::app::CommandSender,
+    rx: promptwire::app::CommandReceiver,
+}
+
+/// Writes the generated session (and a small one to switch away to) into `path`.
+fn build_db(path: &Path) {
+    let synthetic = prefix_session::generate();
+    let building = path.with_extension("building");
+    let _ = std::fs::remove_file(&building);
+    let mut store = Store::open(&building).expect("bench db");
+    let small = store
+        .create_session(&NewSession {
+            name: "small".to_string(),
+            source: Source::Import,
+            provider: None,
+            model: Some("gpt-5.5".to_string()),
+            created_us: 1_000,
+        })
+        .expect("session");
+    let big = store
+        .create_session(&NewSession {
+            name: "agent-1000".to_string(),
+            source: Source::Import,
+            provider: None,
+            model: Some("gpt-5.5".to_string()),
+            created_us: 2_000,
+        })
+        .expect("session");
+    for (i, (head, items)) in synthetic.requests.iter().enumerate() {
+        let mut body = synthetic.heads[*head].clone();
+        body.insert(
+            "input".to_string(),
+            Value::Array(
+                items
+                    .iter()
+                    .map(|id| synthetic.items[*id as usize].clone())
+                    .collect(),
+            ),
+        );
+        let bytes = serde_json::to_vec(&Value::Object(body)).expect("body");
+        for session in [big, small].into_iter().take(if i < 3 { 2 } else { 1 }) {
+            let id = store
+                .add_request(
+                    session,
+                    &NewRequest {
+                        dialect: Some("standard".to_string()),
+                        rules: None,
+                        provider: Some("openai".to_string()),
+                        method: "POST".to_string(),
+                        url: "https://api.openai.com/v1/responses".to_string(),
+                        body: &bytes,
+                        headers: &[],
+                        extra: None,
+                        started_us: Some(1_700_000_000_000_000 + i as i64 * 20_000_000),
+                    },
+                )
+                .expect("request");
+            store
+                .set_response(
+                    id,
+                    &ResponseMeta {
+                        status: Some(200),
+                        wait_us: Some(300_000),
+                        total_us: Some(4_000_000),
+                        ..ResponseMeta::default()
+                    },
+                )
+                .expect("response");
+            let input = (bytes.len() / 4) as u64;
+            store
+                .set_outcome(
+                    id,
+                    &OutcomeRecord {
+                        state: "completed".to_string(),
+                        usage: Some(json!({"input_tokens": input,
+                            "input_tokens_details": {"cached_tokens": input / 1024 * 1024},
+                            "output_tokens": 200})),
+                        events: 40,
+                        first_event_us: Some(310_000),
+                        total_us: Some(4_000_000),
+                        ..OutcomeRecord::default()
+                    },
+                )
+                .expect("outcome");
+        }
+    }
+    drop(store);
+    std::fs::rename(&building, path).expect("db in place");
+    eprintln!(
+        "built {}: last body {} bytes",
+        path.display(),
+        synthetic.body_bytes(synthetic.requests.len() - 1)
+    );
+}
+
+fn db_path() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join(DB_NAME);
+    if !path.exists() {
+        build_db(&path);
+    }
+    path
+}
+
+fn step_until(harness: &mut Harness<'_, Bench>, what: &str, done: impl Fn(&AppState) -> bool) {
+    let started = Instant::now();
+    loop {
+        harness.step();
+        if done(&harness.state().state) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "{what} timed out"
+        );
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+fn send(harness: &mut Harness<'_, Bench>, command: SessionCommand) {
+    harness.state().tx.send(AppCommand::Sessions(command));
+}
+
+fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
+fn main() {
+    let path = db_path();
+    let state = AppState::new(
+        Settings::default(),
+        AppOptions {
+            db: Some(path),
+            ctx: None,
+        },
+    );
+    let (tx, rx) = command_channel(None);
+    let bench = Bench {
+        state,
+        ui: SessionsUi::default(),
+        tx,
+        rx,
+    };
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(
+            |ui, b: &mut Bench| {
+                b.state.poll();
+                sessions_ui(ui, &b.state, &mut b.ui, &b.tx);
+                b.state.handle_all(&b.rx);
+            },
+            bench,
+        );
+    send(&mut harness, SessionCommand::ShowView(MainView::Sessions));
+    step_until(&mut harness, "list", |s| s.browser.sessions.len() == 2);
+    let big = harness.state().state.browser.sessions[0].id;
+    let small = harness.state().state.browser.sessions[1].id;
+
+    let mut open_ms = Vec::new();
+    let mut analysis_ms = Vec::new();
+    for _ in 0..5 {
+        send(&mut harness, SessionCommand::Open(small));
+        step_until(&mut harness, "small", |s| s.browser.analysis.is_some());
+        let t0 = Instant::now();
+        send(&mut harness, SessionCommand::Open(big));
+        step_until(&mut harness, "open", |s| {
+            s.browser.rows.len() == prefix_session::REQUESTS
+                && s.browser
+                    .analysis
+                    .as_ref()
+                    .is_some_and(|a| a.session == big)
+        });
+        // The frame that draws the table, badges and charts with the analysis in.
+        harness.step();
+        open_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+        let analysis = harness
+            .state()
+            .state
+            .browser
+            .analysis
+            .as_ref()
+            .map_or(0.0, |a| a.millis);
+        analysis_ms.push(analysis);
+    }
+    println!(
+        "sessions_open_1000_requests_2MB: median {:.0} ms (max {:.0} ms) to table + badges + charts; analysis on the worker median {:.0} ms",
+        median(&mut open_ms),
+        open_ms.last().copied().unwrap_or(0.0),
+        median(&mut analysis_ms)
+    );
+    step_until(&mut harness, "pair diff", |s| s.browser.pair_diff.is_some());
+    harness.run_steps(3);
+
+    let ctx = harness.ctx.clone();
+    let mut times = Vec::new();
+    for frame in 0..300 {
+        // Sweep the strip and the charts, and scroll the pair diff.
+        let x = 260.0 + (frame % 60) as f32 * 20.0;
+        let y = match frame % 3 {
+            0 => 330.0,
+            1 => 450.0,
+            _ => 650.0,
+        };
+        harness.event(egui::Event::PointerMoved(egui::pos2(x, y)));
+        if frame % 3 == 2 {
+            harness.event(egui::Event::MouseWheel {
+                unit: egui::MouseWheelUnit::Point,
+                delta: egui::vec2(0.0, if frame < 150 { -60.0 } else { 60.0 }),
+                modifiers: egui::Modifiers::NONE,
+                phase: egui::TouchPhase::Move,
+                source: egui::MouseWheelSource::Unknown,
+            });
+        }
+        let t0 = Instant::now();
+        harness.step();
+        let shapes = harness.output().shapes.clone();
+        let ppp = harness.output().pixels_per_point;
+        let primitives = ctx.tessellate(shapes, ppp);
+        let elapsed = t0.elapsed();
+        std::hint::black_box(primitives);
+        times.push(elapsed.as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
+    println!(
+        "sessions_prefix_view_frames: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms over {} frames",
+        pct(0.50),
+        pct(0.95),
+        pct(1.0),
+        times.len()
+    );
+}

@@ -1,0 +1,361 @@
+//! The Sessions view's state — the paged, searchable session list, the open session's request
+//! rows, its cache-prefix analysis (strip, badges, chart series), the selected pair's
+//! item-aligned diff, the compare slots, and the replay timeline — and the commands and events
+//! that change it. Everything slow (store reads, the analysis, diffs, replays) is a job on
+//! [`Workers`](super::jobs::Workers) (`session_view/jobs.rs`, `session_view/replay.rs`); the UI
+//! thread only swaps in finished results, so a 1,000-request session never stalls a frame.
+//!
+//! Wiring: [`AppCommand::Sessions`](super::AppCommand::Sessions) goes to [`handle`],
+//! [`AppEvent::Sessions`](super::AppEvent::Sessions) to [`apply`]; the panels are
+//! `crate::ui::sessions`.
+
+mod analysis;
+mod jobs;
+mod pair_view;
+mod replay;
+mod resend;
+
+use std::sync::Arc;
+
+use super::state::AppState;
+use super::timeline::{TimelineCommand, TimelineModel};
+use crate::core::json::JsonMap;
+use crate::core::json_diff::Aligned;
+use crate::store::SessionSummary;
+use crate::store::summary::RequestRow;
+
+pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text};
+pub use pair_view::{LineKind, PairLine, PairView};
+pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};
+
+/// Sessions listed per page.
+pub const SESSIONS_PAGE: u64 = 50;
+
+/// The top-level view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MainView {
+    /// The Prompt form and its compiled columns.
+    #[default]
+    Workbench,
+    /// The session browser, the cache-prefix view and replay.
+    Sessions,
+}
+
+/// One side of a comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompareSide {
+    /// A stored request.
+    Stored {
+        /// Session id.
+        session: i64,
+        /// Request id.
+        request: i64,
+        /// Its position in the session.
+        position: i64,
+    },
+    /// The current form's first compiled column.
+    Form,
+}
+
+impl CompareSide {
+    /// Short label (`#4 turn 2`, `the form`).
+    pub fn label(&self) -> String {
+        match self {
+            Self::Stored {
+                session, position, ..
+            } => format!("session #{session} turn {position}"),
+            Self::Form => "the form".to_string(),
+        }
+    }
+}
+
+/// Two requests laid out side by side by the structural diff.
+#[derive(Debug, Clone)]
+pub struct Compared {
+    /// What is on the left and on the right.
+    pub sides: [CompareSide; 2],
+    /// The aligned rows.
+    pub aligned: Aligned,
+}
+
+/// The compare slots and their result.
+#[derive(Debug, Clone, Default)]
+pub struct CompareState {
+    /// Left and right.
+    pub slots: [Option<CompareSide>; 2],
+    /// The diff of the two slots, when both are set and read.
+    pub result: Option<Arc<Compared>>,
+    /// Why the last comparison failed.
+    pub error: Option<String>,
+    /// Incremented per comparison started (stale results are dropped).
+    pub generation: u64,
+}
+
+/// Everything the Sessions view shows.
+#[derive(Debug, Default)]
+pub struct SessionBrowser {
+    /// Which top-level view is shown.
+    pub view: MainView,
+    /// The applied search text (empty: all sessions).
+    pub search: String,
+    /// First session shown (a multiple of [`SESSIONS_PAGE`]).
+    pub page_offset: u64,
+    /// The listed page of sessions.
+    pub sessions: Vec<SessionSummary>,
+    /// Another page follows.
+    pub more: bool,
+    /// Incremented per list read (stale pages are dropped).
+    pub list_generation: u64,
+    /// The open session.
+    pub open: Option<i64>,
+    /// Its requests.
+    pub rows: Vec<RequestRow>,
+    /// The selected request (index into `rows`).
+    pub selected: Option<usize>,
+    /// The open session's prefix analysis.
+    pub analysis: Option<Arc<Analysis>>,
+    /// The analysis is running.
+    pub analyzing: bool,
+    /// The selected pair (earlier, later) and its diff once computed.
+    pub pair: Option<(usize, usize)>,
+    /// The selected pair's item-aligned diff, flattened for drawing.
+    pub pair_diff: Option<Arc<PairView>>,
+    /// Compare two requests.
+    pub compare: CompareState,
+    /// The replay timeline.
+    pub timeline: TimelineModel,
+    /// The replay under way or shown.
+    pub replay: ReplayState,
+    /// The last error of a read, the analysis or a replay.
+    pub error: Option<String>,
+}
+
+/// What the Sessions view asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionCommand {
+    /// Show a top-level view (the first switch to Sessions lists them).
+    ShowView(MainView),
+    /// Search sessions by name, model and text inside bodies (empty: all).
+    Search(String),
+    /// Show the page of sessions starting at this offset.
+    Page(u64),
+    /// Open a session: its rows, then its prefix analysis.
+    Open(i64),
+    /// Select a request (index into the rows).
+    Select(usize),
+    /// Open request `index` in the Prompt form (switches to the workbench).
+    OpenInForm(usize),
+    /// Replay request `index`'s recorded stream into the timeline.
+    Replay(usize, ReplaySpeed),
+    /// In step mode: show one more (+1) or one fewer (-1) event.
+    Step(i64),
+    /// Send request `index`'s recorded body again to the workbench's provider; the answer
+    /// streams into the timeline beside the recorded outcome and is recorded in the session.
+    Resend(usize),
+    /// Stop a running replay or re-send (what arrived stays).
+    StopReplay,
+    /// Show the item-aligned diff of requests `from` and `to` of the open session.
+    SelectPair(usize, usize),
+    /// Put a request (or the form) in compare slot 0 (left) or 1 (right).
+    SetCompare(usize, CompareSide),
+    /// Empty both compare slots.
+    ClearCompare,
+    /// A command of the timeline panel.
+    Timeline(TimelineCommand),
+}
+
+/// What the Sessions view's jobs report.
+#[derive(Debug)]
+pub enum SessionEvent {
+    /// A page of sessions was read.
+    Listed {
+        /// The read's generation.
+        generation: u64,
+        /// The page and whether another follows.
+        result: Result<(Vec<SessionSummary>, bool), String>,
+    },
+    /// A session's rows were read.
+    Rows {
+        /// The session.
+        session: i64,
+        /// Its rows.
+        result: Result<Vec<RequestRow>, String>,
+    },
+    /// A session's prefix analysis finished.
+    Analyzed {
+        /// The session.
+        session: i64,
+        /// The analysis.
+        result: Result<Arc<Analysis>, String>,
+    },
+    /// A pair's diff was computed.
+    PairDiffed {
+        /// The session.
+        session: i64,
+        /// The pair.
+        pair: (usize, usize),
+        /// The diff.
+        result: Result<Arc<PairView>, String>,
+    },
+    /// Two requests were compared.
+    Compared {
+        /// The comparison's generation.
+        generation: u64,
+        /// The result.
+        result: Result<Arc<Compared>, String>,
+    },
+    /// The replay job reports.
+    Replay {
+        /// The replay's generation.
+        generation: u64,
+        /// What happened.
+        update: ReplayUpdate,
+    },
+}
+
+/// Applies a Sessions command (called from `AppState::handle`).
+pub fn handle(state: &mut AppState, command: SessionCommand) {
+    let browser = &mut state.browser;
+    match command {
+        SessionCommand::ShowView(view) => {
+            browser.view = view;
+            if view == MainView::Sessions && browser.list_generation == 0 {
+                jobs::list(state);
+            }
+        }
+        SessionCommand::Search(text) => {
+            browser.search = text;
+            browser.page_offset = 0;
+            jobs::list(state);
+        }
+        SessionCommand::Page(offset) => {
+            browser.page_offset = offset;
+            jobs::list(state);
+        }
+        SessionCommand::Open(session) => jobs::open_session(state, session),
+        SessionCommand::Select(index) => {
+            if index < browser.rows.len() {
+                browser.selected = Some(index);
+            }
+        }
+        SessionCommand::OpenInForm(index) => {
+            let (Some(session), Some(row)) = (browser.open, browser.rows.get(index)) else {
+                return;
+            };
+            let command = super::AppCommand::LoadStoredRequest {
+                session,
+                request: row.id,
+                position: row.position,
+            };
+            browser.view = MainView::Workbench;
+            state.handle(command);
+        }
+        SessionCommand::Replay(index, speed) => replay::start(state, index, speed),
+        SessionCommand::Step(delta) => replay::step(&mut state.browser, delta),
+        SessionCommand::Resend(index) => resend::start(state, index),
+        SessionCommand::StopReplay => {
+            if let Some(job) = state.browser.replay.job.take() {
+                state.workers.cancel(job);
+            }
+        }
+        SessionCommand::SelectPair(from, to) => jobs::pair_diff(state, from, to),
+        SessionCommand::SetCompare(slot, side) => {
+            if let Some(place) = browser.compare.slots.get_mut(slot) {
+                *place = Some(side);
+                jobs::compare(state);
+            }
+        }
+        SessionCommand::ClearCompare => {
+            browser.compare = CompareState {
+                generation: browser.compare.generation + 1,
+                ..CompareState::default()
+            };
+        }
+        SessionCommand::Timeline(command) => browser.timeline.handle(&command),
+    }
+}
+
+/// Applies a Sessions event (called from `AppState::apply_event`).
+pub fn apply(state: &mut AppState, event: SessionEvent) {
+    let browser = &mut state.browser;
+    match event {
+        SessionEvent::Listed { generation, result } => {
+            if generation != browser.list_generation {
+                return;
+            }
+            match result {
+                Ok((sessions, more)) => {
+                    browser.sessions = sessions;
+                    browser.more = more;
+                }
+                Err(e) => browser.error = Some(e),
+            }
+        }
+        SessionEvent::Rows { session, result } if browser.open == Some(session) => match result {
+            Ok(rows) => {
+                browser.selected = browser
+                    .selected
+                    .filter(|i| *i < rows.len())
+                    .or((!rows.is_empty()).then_some(0));
+                browser.rows = rows;
+            }
+            Err(e) => {
+                // No rows: the analysis that would follow them never starts.
+                browser.analyzing = false;
+                browser.error = Some(e);
+            }
+        },
+        SessionEvent::Analyzed { session, result } if browser.open == Some(session) => {
+            browser.analyzing = false;
+            match result {
+                Ok(analysis) => {
+                    let first_break = analysis.first_break();
+                    browser.analysis = Some(analysis);
+                    if let Some((from, to)) = first_break {
+                        jobs::pair_diff(state, from, to);
+                    }
+                }
+                Err(e) => browser.error = Some(e),
+            }
+        }
+        SessionEvent::PairDiffed {
+            session,
+            pair,
+            result,
+        } if browser.open == Some(session) && browser.pair == Some(pair) => match result {
+            Ok(diff) => browser.pair_diff = Some(diff),
+            Err(e) => browser.error = Some(e),
+        },
+        SessionEvent::Compared { generation, result }
+            if generation == browser.compare.generation =>
+        {
+            match result {
+                Ok(compared) => {
+                    browser.compare.result = Some(compared);
+                    browser.compare.error = None;
+                }
+                Err(e) => browser.compare.error = Some(e),
+            }
+        }
+        SessionEvent::Replay { generation, update } => {
+            let resent = matches!(update, ReplayUpdate::Resent(Ok(_)))
+                && generation == browser.replay.generation;
+            replay::apply(browser, generation, update);
+            // The new request is in the session: read its rows and prefix again.
+            if resent && let Some(session) = state.browser.open {
+                let selected = state.browser.selected;
+                jobs::open_session(state, session);
+                state.browser.selected = selected;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The current form's first compiled body, for a comparison against it.
+fn form_body(state: &AppState) -> Option<Arc<JsonMap>> {
+    state
+        .views
+        .first()
+        .map(|view| Arc::clone(&view.compiled.body))
+}

@@ -1,0 +1,160 @@
+//! Re-send: a recorded request's exact body sent again to a live provider — the workbench's
+//! current target (the first compiled column's URL and headers, with its API key read from the
+//! environment at send time) — on the app's network runtime. Its events stream into the
+//! Sessions timeline, the recorded outcome stays beside the new one, and the new attempt is
+//! recorded as a new request of the same session (the same recording `promptwire send
+//! --session` makes).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::{ReplaySpeed, ReplayState, ReplayUpdate, SessionEvent};
+use crate::app::event::AppEvent;
+use crate::app::jobs::JobContext;
+use crate::app::state::AppState;
+use crate::app::timeline::TimelineUpdate;
+use crate::core::compile::CompiledRequest;
+use crate::store::seed::open_seeded;
+use crate::store::{OutcomeRecord, SendRecording};
+use crate::transport::recording::{finish_recording, record_event};
+use crate::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
+
+/// Starts re-sending request `index` of the open session.
+pub fn start(state: &mut AppState, index: usize) {
+    let browser = &mut state.browser;
+    let (Some(session), Some(row), Some(path)) = (
+        browser.open,
+        browser.rows.get(index),
+        state.sessions.db_path.clone(),
+    ) else {
+        return;
+    };
+    let Some(target) = state.views.first().map(|v| Arc::clone(&v.compiled)) else {
+        browser.error =
+            Some("Re-send uses the workbench's provider: wait for the form to compile".to_string());
+        return;
+    };
+    let (request, position) = (row.id, row.position);
+    if let Some(job) = browser.replay.job.take() {
+        state.workers.cancel(job);
+    }
+    let generation = browser.replay.generation + 1;
+    browser.replay = ReplayState {
+        generation,
+        speed: ReplaySpeed::Original,
+        request: Some((session, position)),
+        resend: true,
+        ..ReplayState::default()
+    };
+    browser.timeline.clear();
+    let spawned = state.workers.spawn_network("resend", move |ctx| {
+        resend_job(ctx, path, session, request, target, generation)
+    });
+    match spawned {
+        Ok(id) => state.browser.replay.job = Some(id),
+        Err(e) => state.browser.error = Some(e),
+    }
+}
+
+/// The recorded body and outcome, and the recording that will hold the new attempt.
+type Prepared = (CompiledRequest, Option<OutcomeRecord>, SendRecording);
+
+fn prepare(
+    path: &std::path::Path,
+    session: i64,
+    request: i64,
+    target: &CompiledRequest,
+) -> Result<Prepared, String> {
+    let store = open_seeded(path).map_err(|e| e.to_string())?;
+    let body = store.body(request).map_err(|e| e.to_string())?;
+    let Some(serde_json::Value::Object(map)) = body.value else {
+        return Err(format!(
+            "request {request}: the stored body is not a JSON object"
+        ));
+    };
+    let recorded = store.outcome(request).map_err(|e| e.to_string())?;
+    // The target's URL and headers with the recorded body, sent as stored (uncompressed).
+    let mut compiled = target.clone();
+    compiled.body = Arc::new(map);
+    compiled.body_json = body.bytes;
+    compiled.compressed_body = None;
+    compiled
+        .headers
+        .retain(|h| !h.name.eq_ignore_ascii_case("content-encoding"));
+    compiled.notes.clear();
+    let recording =
+        SendRecording::into_session(store, session, &compiled).map_err(|e| e.to_string())?;
+    Ok((compiled, recorded, recording))
+}
+
+async fn resend_job(
+    ctx: JobContext,
+    path: PathBuf,
+    session: i64,
+    request: i64,
+    target: Arc<CompiledRequest>,
+    generation: u64,
+) -> JobContext {
+    let report = |ctx: &JobContext, update| {
+        ctx.report(AppEvent::Sessions(SessionEvent::Replay {
+            generation,
+            update,
+        }))
+    };
+    let prepared =
+        tokio::task::spawn_blocking(move || prepare(&path, session, request, &target)).await;
+    let (compiled, recorded, mut recording) = match prepared {
+        Ok(Ok(prepared)) => prepared,
+        Ok(Err(e)) => {
+            report(&ctx, ReplayUpdate::Resent(Err(e)));
+            return ctx;
+        }
+        Err(e) => {
+            report(&ctx, ReplayUpdate::Resent(Err(e.to_string())));
+            return ctx;
+        }
+    };
+    if !report(
+        &ctx,
+        ReplayUpdate::Started {
+            recorded: recorded.map(Box::new),
+            status: None,
+        },
+    ) {
+        return ctx;
+    }
+    let sender = resolve_headers(&compiled, |env| std::env::var(env).ok())
+        .map_err(|e| e.to_string())
+        .and_then(|headers| {
+            HttpSender::new(&compiled.url, SendOptions::default())
+                .map(|sender| (sender, headers))
+                .map_err(|e| e.to_string())
+        });
+    let (sender, headers) = match sender {
+        Ok(ready) => ready,
+        Err(e) => {
+            report(&ctx, ReplayUpdate::Resent(Err(e)));
+            return ctx;
+        }
+    };
+    let cancel = CancelToken::new();
+    let result = sender
+        .send(&compiled, &headers, &cancel, |event| {
+            record_event(&mut recording, &event);
+            if let Some(update) = TimelineUpdate::from_send_event(&event)
+                && !report(&ctx, ReplayUpdate::Live(update))
+            {
+                cancel.cancel();
+            }
+        })
+        .await;
+    report(&ctx, ReplayUpdate::Live(TimelineUpdate::finished(&result)));
+    let recorded = tokio::task::spawn_blocking(move || {
+        finish_recording(recording, &result).map_err(|e| format!("{e:#}"))
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|r| r);
+    report(&ctx, ReplayUpdate::Resent(recorded));
+    ctx
+}

@@ -1,0 +1,321 @@
+//! The session browser's reads: one summary row per request (position, time, model, dialect,
+//! HTTP status and the stream's outcome class — so a failed or incomplete stream is flagged even
+//! under HTTP 200 — tokens, duration, time to first event, bytes) in one query, and a session's
+//! bodies as their content-addressed parts (each distinct item once), which the prefix analysis
+//! interns without rebuilding a single body. The paged, searchable session list is
+//! [`Store::list_sessions`] / [`Store::search_sessions`] (`read.rs`).
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::error::StoreResult;
+use super::types::Page;
+use super::{Store, StoreError, body};
+
+/// How a request ended, as the browser flags it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "class", content = "detail")]
+pub enum OutcomeClass {
+    /// The stream completed.
+    Completed,
+    /// The stream reported a failure (`response.failed`, an error event); the error class.
+    Failed(String),
+    /// The stream ended without completing (`response.incomplete`, closed early, idle timeout).
+    Incomplete,
+    /// Events were recorded but no terminal one (still open when recording stopped).
+    Open,
+    /// The server answered with a non-2xx status and no stream.
+    Http(u16),
+    /// Nothing came back (or nothing was recorded).
+    None,
+}
+
+impl OutcomeClass {
+    /// Classifies a stored request: its HTTP status and its outcome's state and error class.
+    pub fn of(status: Option<u16>, state: Option<&str>, error_class: Option<&str>) -> Self {
+        if let Some(code) = status.filter(|s| !(200..300).contains(s)) {
+            return Self::Http(code);
+        }
+        match (state, error_class) {
+            (Some("completed"), _) => Self::Completed,
+            (Some("failed"), Some("stream")) => Self::Incomplete,
+            (Some("failed"), class) => Self::Failed(class.unwrap_or("failed").to_string()),
+            (Some("open"), _) => Self::Open,
+            _ => Self::None,
+        }
+    }
+
+    /// True for everything but a completed stream.
+    pub fn is_problem(&self) -> bool {
+        !matches!(self, Self::Completed)
+    }
+
+    /// Short text for the status column.
+    pub fn label(&self) -> String {
+        match self {
+            Self::Completed => "completed".to_string(),
+            Self::Failed(class) => format!("failed: {class}"),
+            Self::Incomplete => "incomplete".to_string(),
+            Self::Open => "open".to_string(),
+            Self::Http(code) => format!("HTTP {code}"),
+            Self::None => "no answer".to_string(),
+        }
+    }
+}
+
+/// One row of the session browser.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestRow {
+    /// Request id.
+    pub id: i64,
+    /// Position in the session, from 0.
+    pub position: i64,
+    /// Start time, Unix microseconds.
+    pub started_us: Option<i64>,
+    /// Model slug.
+    pub model: Option<String>,
+    /// `standard` / `lite`.
+    pub dialect: Option<String>,
+    /// HTTP status.
+    pub status: Option<u16>,
+    /// How the stream ended.
+    pub outcome: OutcomeClass,
+    /// The failure message, when it failed.
+    pub error_message: Option<String>,
+    /// `usage.input_tokens` the server reported.
+    pub input_tokens: Option<u64>,
+    /// `usage.input_tokens_details.cached_tokens` the server reported.
+    pub cached_tokens: Option<u64>,
+    /// `usage.output_tokens`.
+    pub output_tokens: Option<u64>,
+    /// Microseconds to the end of the response.
+    pub total_us: Option<i64>,
+    /// Microseconds to the first event.
+    pub first_event_us: Option<i64>,
+    /// Body size in bytes.
+    pub body_bytes: u64,
+    /// Raw events recorded.
+    pub events: u64,
+}
+
+impl RequestRow {
+    /// Input tokens the server did not read from its cache.
+    pub fn uncached_tokens(&self) -> Option<u64> {
+        Some(
+            self.input_tokens?
+                .saturating_sub(self.cached_tokens.unwrap_or(0)),
+        )
+    }
+}
+
+/// A session's bodies as stored: each distinct item and field set once, each request as
+/// references to them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionParts {
+    /// Distinct input items of the session: item id → compact JSON.
+    pub items: HashMap<i64, String>,
+    /// Distinct non-input field sets: fields id → compact JSON object.
+    pub fields: HashMap<i64, String>,
+    /// The requests in order.
+    pub requests: Vec<StoredParts>,
+}
+
+/// One request of [`SessionParts`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredParts {
+    /// Request id.
+    pub id: i64,
+    /// Its field set (None: the body is kept verbatim only).
+    pub fields_id: Option<i64>,
+    /// Its input items, in order.
+    pub items: Vec<i64>,
+    /// The exact bytes, when the parts would not rebuild them.
+    pub verbatim: Option<Vec<u8>>,
+    /// Start time, Unix microseconds.
+    pub started_us: Option<i64>,
+    /// Microseconds to the end of the response.
+    pub total_us: Option<i64>,
+    /// The outcome's usage (JSON), when recorded.
+    pub usage: Option<Value>,
+}
+
+fn usage_u64(usage: &Value, keys: &[&[&str]]) -> Option<u64> {
+    keys.iter().find_map(|path| {
+        path.iter()
+            .try_fold(usage, |v, k| v.get(k))
+            .and_then(Value::as_u64)
+    })
+}
+
+/// Input, cached and output tokens of a stored usage (the stream reader's shape or the API's).
+pub fn usage_tokens(usage: &Value) -> (Option<u64>, Option<u64>, Option<u64>) {
+    (
+        usage_u64(usage, &[&["input_tokens"]]),
+        usage_u64(
+            usage,
+            &[
+                &["cached_input_tokens"],
+                &["input_tokens_details", "cached_tokens"],
+            ],
+        ),
+        usage_u64(usage, &[&["output_tokens"]]),
+    )
+}
+
+fn page_params(page: Page) -> (i64, i64) {
+    (
+        i64::try_from(page.limit).unwrap_or(i64::MAX),
+        i64::try_from(page.offset).unwrap_or(i64::MAX),
+    )
+}
+
+fn parse_usage(text: Option<String>) -> Option<Value> {
+    text.and_then(|u| serde_json::from_str::<Value>(&u).ok())
+}
+
+impl Store {
+    /// A session's requests as browser rows, in order (one query).
+    pub fn request_rows(&self, session_id: i64, page: Page) -> StoreResult<Vec<RequestRow>> {
+        self.session(session_id)?;
+        let (limit, offset) = page_params(page);
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT r.id, r.position, r.started_us, r.model, r.dialect, r.status, r.body_bytes,
+                    r.total_us, o.state, o.error_class, o.error_message, o.usage, o.events,
+                    o.first_event_us, o.total_us
+             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
+             WHERE r.session_id = ?1 ORDER BY r.position LIMIT ?2 OFFSET ?3",
+        )?;
+        let rows = stmt.query_map(params![session_id, limit, offset], |row| {
+            let status: Option<u16> = row.get(5)?;
+            let state: Option<String> = row.get(8)?;
+            let error_class: Option<String> = row.get(9)?;
+            let usage = parse_usage(row.get(11)?);
+            let (input_tokens, cached_tokens, output_tokens) =
+                usage.as_ref().map_or((None, None, None), usage_tokens);
+            let request_total: Option<i64> = row.get(7)?;
+            let outcome_total: Option<i64> = row.get(14)?;
+            Ok(RequestRow {
+                id: row.get(0)?,
+                position: row.get(1)?,
+                started_us: row.get(2)?,
+                model: row.get(3)?,
+                dialect: row.get(4)?,
+                status,
+                outcome: OutcomeClass::of(status, state.as_deref(), error_class.as_deref()),
+                error_message: row.get(10)?,
+                input_tokens,
+                cached_tokens,
+                output_tokens,
+                total_us: request_total.or(outcome_total),
+                first_event_us: row.get(13)?,
+                body_bytes: u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0),
+                events: u64::try_from(row.get::<_, Option<i64>>(12)?.unwrap_or(0)).unwrap_or(0),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A session's bodies as content-addressed parts, each distinct item read once.
+    pub fn session_parts(&self, session_id: i64) -> StoreResult<SessionParts> {
+        self.session(session_id)?;
+        let mut parts = SessionParts::default();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT r.id, r.fields_id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
+                    o.usage
+             FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
+             WHERE r.session_id = ?1 ORDER BY r.position",
+        )?;
+        let mut rows = stmt.query([session_id])?;
+        while let Some(row) = rows.next()? {
+            let list: Vec<u8> = row.get(2)?;
+            let items = body::read_varints(&list)
+                .map_err(StoreError::Damaged)?
+                .into_iter()
+                .map(|id| i64::try_from(id).unwrap_or(i64::MAX))
+                .collect();
+            parts.requests.push(StoredParts {
+                id: row.get(0)?,
+                fields_id: row.get(1)?,
+                items,
+                verbatim: row.get(3)?,
+                started_us: row.get(4)?,
+                total_us: row.get(5)?,
+                usage: parse_usage(row.get(6)?),
+            });
+        }
+        let mut items = self.conn.prepare_cached(
+            "SELECT i.id, i.json FROM session_items si JOIN items i ON i.id = si.item_id
+             WHERE si.session_id = ?1",
+        )?;
+        for item in items.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))? {
+            let (id, json) = item?;
+            parts.items.insert(id, json);
+        }
+        let mut fields = self
+            .conn
+            .prepare_cached("SELECT json FROM fields WHERE id = ?1")?;
+        for request in &parts.requests {
+            if let Some(id) = request.fields_id
+                && !parts.fields.contains_key(&id)
+            {
+                let json: String = fields.query_row([id], |r| r.get(0))?;
+                parts.fields.insert(id, json);
+            }
+        }
+        Ok(parts)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn outcome_classes_flag_failures_under_http_200() {
+        let cases = [
+            (
+                (Some(200), Some("completed"), None),
+                OutcomeClass::Completed,
+            ),
+            (
+                (Some(200), Some("failed"), Some("retryable")),
+                OutcomeClass::Failed("retryable".to_string()),
+            ),
+            (
+                (Some(200), Some("failed"), Some("stream")),
+                OutcomeClass::Incomplete,
+            ),
+            ((Some(200), Some("open"), None), OutcomeClass::Open),
+            (
+                (Some(429), Some("failed"), Some("retryable")),
+                OutcomeClass::Http(429),
+            ),
+            ((None, None, None), OutcomeClass::None),
+        ];
+        let got: Vec<_> = cases
+            .iter()
+            .map(|((status, state, class), _)| OutcomeClass::of(*status, *state, *class))
+            .collect();
+        let want: Vec<_> = cases.into_iter().map(|(_, want)| want).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn usage_tokens_read_both_stored_shapes_and_tolerate_missing_fields() {
+        let reader =
+            json!({"input_tokens": 1912, "cached_input_tokens": 1792, "output_tokens": 12});
+        let api = json!({"input_tokens": 1912, "input_tokens_details": {"cached_tokens": 1792},
+            "output_tokens": 12});
+        assert_eq!(usage_tokens(&reader), (Some(1912), Some(1792), Some(12)));
+        assert_eq!(usage_tokens(&api), (Some(1912), Some(1792), Some(12)));
+        assert_eq!(
+            usage_tokens(&json!({"input_tokens": "many"})),
+            (None, None, None)
+        );
+    }
+}

@@ -1,0 +1,91 @@
+//! The session list: a search field (name, model, text inside bodies; applied on Enter), one
+//! page of sessions, newest first, and the paging buttons.
+
+use egui::{Key, RichText, TextEdit, Ui};
+
+use super::{SessionsUi, send};
+use crate::app::session_view::{SESSIONS_PAGE, SessionCommand};
+use crate::app::{AppState, CommandSender};
+
+/// Longest search text (it becomes a LIKE pattern over every stored item).
+const MAX_SEARCH_CHARS: usize = 200;
+
+/// Draws the list.
+pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    let browser = &state.browser;
+    ui.add_space(4.0);
+    let label = ui.strong("Search sessions");
+    let response = ui
+        .add(
+            TextEdit::singleline(&mut sui.search)
+                .hint_text("/ name, model, text")
+                .char_limit(MAX_SEARCH_CHARS)
+                .desired_width(f32::INFINITY),
+        )
+        .labelled_by(label.id);
+    if sui.focus_search {
+        response.request_focus();
+        sui.focus_search = false;
+    }
+    if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
+        send(tx, SessionCommand::Search(sui.search.clone()));
+    }
+    if !browser.search.is_empty() {
+        ui.horizontal(|ui| {
+            ui.label(RichText::new(format!("matching “{}”", browser.search)).small());
+            if ui.small_button("Clear").clicked() {
+                sui.search.clear();
+                send(tx, SessionCommand::Search(String::new()));
+            }
+        });
+    }
+    ui.separator();
+    if state.sessions.db_path.is_none() {
+        ui.label("No session database.");
+        return;
+    }
+    egui::ScrollArea::vertical()
+        .id_salt("session_list_scroll")
+        .auto_shrink(false)
+        .max_height(ui.available_height() - 30.0)
+        .show(ui, |ui| {
+            if browser.sessions.is_empty() {
+                ui.weak("No sessions.");
+            }
+            for session in &browser.sessions {
+                let text = format!(
+                    "#{} {} · {} req · {}",
+                    session.id,
+                    session.name,
+                    session.requests,
+                    session.model.as_deref().unwrap_or("?")
+                );
+                let open = browser.open == Some(session.id);
+                if ui.selectable_label(open, text).clicked() && !open {
+                    send(tx, SessionCommand::Open(session.id));
+                }
+            }
+        });
+    ui.horizontal(|ui| {
+        let offset = browser.page_offset;
+        if ui
+            .add_enabled(offset > 0, egui::Button::new("‹ Newer"))
+            .clicked()
+        {
+            send(
+                tx,
+                SessionCommand::Page(offset.saturating_sub(SESSIONS_PAGE)),
+            );
+        }
+        if ui
+            .add_enabled(browser.more, egui::Button::new("Older ›"))
+            .clicked()
+        {
+            send(tx, SessionCommand::Page(offset + SESSIONS_PAGE));
+        }
+        let shown = browser.sessions.len() as u64;
+        if shown > 0 {
+            ui.weak(format!("{}–{}", offset + 1, offset + shown));
+        }
+    });
+}

@@ -1,0 +1,223 @@
+//! The Sessions view: the paged, searchable session list on the left; the open session's
+//! request table (virtualized) on top; below it the cache-prefix view (strip with break markers,
+//! break list, charts, the selected pair's diff) or the compare view; the replay timeline in a
+//! resizable bottom panel. Panels read `&AppState` and their [`SessionsUi`], and send
+//! [`SessionCommand`]s. Keyboard: Ctrl+1 / Ctrl+2 switch views; j/k and arrows move between
+//! requests, Enter opens the selected one in the form, `r` replays it instantly, Shift+J /
+//! Shift+K open the next / previous session, `/` focuses the search.
+
+mod charts;
+mod compare;
+mod list;
+mod pair;
+mod prefix;
+mod replay_bar;
+mod table;
+
+pub use replay_bar::{recorded_text, resent_text};
+pub use table::status_text;
+
+use egui::{Key, Ui};
+
+use crate::app::session_view::{MainView, ReplaySpeed, SessionCommand};
+use crate::app::{AppCommand, AppState, CommandSender};
+use crate::ui::timeline::{TimelinePanelState, timeline_ui};
+
+/// Which tab is shown under the request table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SessionsTab {
+    /// The cache-prefix view.
+    #[default]
+    Prefix,
+    /// Two requests side by side.
+    Compare,
+}
+
+/// The Sessions view's own widget state.
+#[derive(Debug, Default)]
+pub struct SessionsUi {
+    /// The search text being typed.
+    pub search: String,
+    /// Focus the search field next frame.
+    pub focus_search: bool,
+    /// The tab under the table.
+    pub tab: SessionsTab,
+    /// The replay timeline panel's state.
+    pub timeline: TimelinePanelState,
+    /// Scroll the table to the selected row next frame.
+    pub scroll_to_selected: bool,
+    /// The pair view last scrolled to its first difference (by pair).
+    pub pair_scrolled: Option<(usize, usize)>,
+}
+
+/// Sends a Sessions command.
+fn send(tx: &CommandSender, command: SessionCommand) {
+    tx.send(AppCommand::Sessions(command));
+}
+
+/// The Workbench | Sessions switch (also Ctrl+1 / Ctrl+2).
+pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    for (key, view) in [
+        (Key::Num1, MainView::Workbench),
+        (Key::Num2, MainView::Sessions),
+    ] {
+        let shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
+        if ui.input_mut(|i| i.consume_shortcut(&shortcut)) && state.browser.view != view {
+            send(tx, SessionCommand::ShowView(view));
+        }
+    }
+    ui.horizontal(|ui| {
+        for (view, label) in [
+            (MainView::Workbench, "Workbench"),
+            (MainView::Sessions, "Sessions"),
+        ] {
+            if ui
+                .selectable_label(state.browser.view == view, label)
+                .clicked()
+                && state.browser.view != view
+            {
+                send(tx, SessionCommand::ShowView(view));
+            }
+        }
+    });
+}
+
+/// Draws the Sessions view (inside the window, under the view tabs and above the status bar).
+pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    keyboard(ui.ctx(), state, sui, tx);
+    // First-show sizes follow the window (then the user's resizing is kept).
+    let height = ui.available_height();
+    egui::Panel::left("session_list")
+        .resizable(true)
+        .default_size(230.0)
+        .size_range(160.0..=420.0)
+        .show(ui, |ui| list::list_ui(ui, state, sui, tx));
+    // The timeline appears with the first replay (or re-send); until then only its bar.
+    if state.browser.replay.request.is_some() {
+        egui::Panel::bottom("replay_timeline")
+            .resizable(true)
+            .default_size((height * 0.3).clamp(120.0, 320.0))
+            .size_range(90.0..=(height * 0.75).max(100.0))
+            .show(ui, |ui| {
+                replay_bar::replay_bar_ui(ui, state, tx);
+                let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
+                for command in commands {
+                    if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {
+                        ui.ctx().copy_text(text.clone());
+                    }
+                    send(tx, SessionCommand::Timeline(command));
+                }
+            });
+    } else {
+        egui::Panel::bottom("replay_bar").show(ui, |ui| replay_bar::replay_bar_ui(ui, state, tx));
+    }
+    egui::CentralPanel::default().show(ui, |ui| {
+        egui::Panel::top("request_table")
+            .resizable(true)
+            .default_size((height * 0.25).clamp(100.0, 280.0))
+            .size_range(80.0..=(height * 0.6).max(90.0))
+            .show(ui, |ui| table::table_ui(ui, state, sui, tx));
+        egui::CentralPanel::default().show(ui, |ui| {
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
+                ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
+            });
+            ui.separator();
+            match sui.tab {
+                SessionsTab::Prefix => prefix::prefix_ui(ui, state, sui, tx),
+                SessionsTab::Compare => compare::compare_ui(ui, state, tx),
+            }
+        });
+    });
+}
+
+/// The next (`delta` 1) or previous (-1) session of the listed page, from the open one.
+fn neighbour_session(state: &AppState, delta: i64) -> Option<i64> {
+    let sessions = &state.browser.sessions;
+    let current = state
+        .browser
+        .open
+        .and_then(|id| sessions.iter().position(|s| s.id == id));
+    let index = match current {
+        None => 0,
+        Some(i) if delta < 0 => i.checked_sub(1)?,
+        Some(i) => i + 1,
+    };
+    sessions.get(index).map(|s| s.id)
+}
+
+/// Keyboard, only while no text field has the keyboard (a clicked button may keep focus): j/k and arrows move between requests,
+/// Enter opens the selected one in the form, `r` replays it instantly, Shift+J / Shift+K open
+/// the next / previous session, `/` focuses the search.
+fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    if ctx.text_edit_focused() {
+        return;
+    }
+    let browser = &state.browser;
+    let count = browser.rows.len();
+    let (down, up, enter, slash, replay, next_session, previous_session) = ctx.input(|i| {
+        let plain = |key| i.modifiers.is_none() && i.key_pressed(key);
+        let shifted = |key| i.modifiers.shift_only() && i.key_pressed(key);
+        (
+            plain(Key::ArrowDown) || plain(Key::J),
+            plain(Key::ArrowUp) || plain(Key::K),
+            plain(Key::Enter),
+            plain(Key::Slash),
+            plain(Key::R),
+            shifted(Key::J),
+            shifted(Key::K),
+        )
+    });
+    if slash {
+        sui.focus_search = true;
+    }
+    let session = match (next_session, previous_session) {
+        (true, _) => neighbour_session(state, 1),
+        (_, true) => neighbour_session(state, -1),
+        _ => None,
+    };
+    if let Some(id) = session {
+        send(tx, SessionCommand::Open(id));
+    }
+    if count == 0 {
+        return;
+    }
+    let current = browser.selected;
+    let next = match (down, up, current) {
+        (true, _, Some(i)) => Some((i + 1).min(count - 1)),
+        (true, _, None) => Some(0),
+        (_, true, Some(i)) => Some(i.saturating_sub(1)),
+        (_, true, None) => Some(0),
+        _ => None,
+    };
+    if let Some(next) = next.filter(|n| Some(*n) != current) {
+        sui.scroll_to_selected = true;
+        send(tx, SessionCommand::Select(next));
+    }
+    if let Some(i) = current {
+        if enter {
+            send(tx, SessionCommand::OpenInForm(i));
+        }
+        if replay {
+            send(tx, SessionCommand::Replay(i, ReplaySpeed::Instant));
+        }
+    }
+}
+
+/// Thousands separated by commas (`12,345`).
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (k, c) in digits.chars().enumerate() {
+        if k > 0 && (digits.len() - k).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Milliseconds of a microsecond count (`412 ms`).
+fn millis(us: Option<i64>) -> String {
+    us.map_or_else(String::new, |us| format!("{} ms", us / 1000))
+}

@@ -1,0 +1,176 @@
+//! The cache-prefix view of the open session: its totals and miss cost, a strip of its turns
+//! with a marker on every break (hover: cause; click: that pair), the list of breaks (where,
+//! causes, tokens missed; the selected one's explanation and fix), the charts, and the
+//! selected pair's item-aligned diff. The strip draws only the cells in view.
+
+use egui::{Rect, Sense, Ui, vec2};
+
+use super::{SessionsUi, charts, grouped, pair, send};
+use crate::app::session_view::{Analysis, PrefixBadge, SessionCommand};
+use crate::app::{AppState, CommandSender};
+use crate::ui::widgets;
+
+/// Narrowest and widest a turn gets in the strip.
+const CELL_RANGE: (f32, f32) = (12.0, 48.0);
+/// Below this height the view scrolls as a whole.
+const ROOMY_HEIGHT: f32 = 420.0;
+/// The pair diff's height when the view scrolls.
+const SMALL_PAIR_HEIGHT: f32 = 240.0;
+/// Height of the strip.
+const STRIP_HEIGHT: f32 = 22.0;
+
+/// The totals line.
+pub fn summary_text(analysis: &Analysis) -> String {
+    let s = &analysis.report.summary;
+    let cost = &analysis.report.cost;
+    let server = s
+        .reported_cached_tokens
+        .map_or_else(|| "not reported".to_string(), grouped);
+    let mut text = format!(
+        "{} requests · {} breaks · local estimate: {} of {} input tokens reusable · server cached_tokens: {server} · missed {} cacheable tokens (${:.4})",
+        s.requests,
+        s.breaks,
+        grouped(s.reusable_tokens),
+        grouped(s.input_tokens),
+        grouped(cost.missed_tokens),
+        cost.miss_cost_usd
+    );
+    if !cost.unpriced_models.is_empty() {
+        text.push_str(&format!("; unpriced: {}", cost.unpriced_models.join(", ")));
+    }
+    text
+}
+
+/// Draws the prefix view.
+pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    let browser = &state.browser;
+    let Some(analysis) = &browser.analysis else {
+        if browser.analyzing {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label("Analysing the cache prefix on a worker…");
+            });
+        } else if browser.open.is_some() {
+            ui.weak("No prefix analysis.");
+        }
+        return;
+    };
+    let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
+        ui.label(summary_text(analysis));
+        strip_ui(ui, state, analysis, tx);
+        breaks_ui(ui, state, analysis, tx);
+        charts::charts_ui(ui, analysis);
+        ui.separator();
+        pair::pair_ui(ui, state, sui, pair_height);
+    };
+    if ui.available_height() >= ROOMY_HEIGHT {
+        body(ui, None);
+    } else {
+        // A small window (or a tall timeline): everything scrolls, the pair diff keeps a height.
+        egui::ScrollArea::vertical()
+            .id_salt("prefix_view_scroll")
+            .auto_shrink(false)
+            .show(ui, |ui| body(ui, Some(SMALL_PAIR_HEIGHT)));
+    }
+}
+
+fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
+    let n = analysis.badges.len();
+    let selected = state.browser.selected;
+    let cell_width = (ui.available_width() / n.max(1) as f32).clamp(CELL_RANGE.0, CELL_RANGE.1);
+    egui::ScrollArea::horizontal()
+        .id_salt("prefix_strip")
+        .show_viewport(ui, |ui, viewport| {
+            let (rect, response) =
+                ui.allocate_exact_size(vec2(cell_width * n as f32, STRIP_HEIGHT), Sense::click());
+            let first = (viewport.min.x / cell_width).floor().max(0.0) as usize;
+            let last = ((viewport.max.x / cell_width).ceil() as usize + 1).min(n);
+            let visuals = ui.visuals().clone();
+            let painter = ui.painter_at(rect);
+            for (i, badge) in analysis.badges.iter().enumerate().take(last).skip(first) {
+                let x = rect.min.x + i as f32 * cell_width;
+                let cell = Rect::from_min_size(
+                    egui::pos2(x + 1.0, rect.min.y + 4.0),
+                    vec2(cell_width - 2.0, STRIP_HEIGHT - 8.0),
+                );
+                let fill = match badge {
+                    PrefixBadge::First => visuals.widgets.inactive.bg_fill,
+                    PrefixBadge::Kept => widgets::added_background(ui),
+                    PrefixBadge::Broken(_) => visuals.error_fg_color,
+                };
+                painter.rect_filled(cell, 2.0, fill);
+                if matches!(badge, PrefixBadge::Broken(_)) {
+                    // The break marker: a full-height bar at the turn's left edge.
+                    let bar =
+                        Rect::from_min_size(egui::pos2(x, rect.min.y), vec2(2.0, STRIP_HEIGHT));
+                    painter.rect_filled(bar, 0.0, visuals.error_fg_color);
+                }
+                if selected == Some(i) {
+                    painter.rect_stroke(
+                        cell.expand(1.0),
+                        2.0,
+                        visuals.selection.stroke,
+                        egui::StrokeKind::Outside,
+                    );
+                }
+            }
+            let index_at = |x: f32| ((x - rect.min.x) / cell_width).floor().max(0.0) as usize;
+            if let Some(pos) = response.hover_pos() {
+                let i = index_at(pos.x).min(n.saturating_sub(1));
+                if let Some(badge) = analysis.badges.get(i) {
+                    response
+                        .clone()
+                        .on_hover_text(format!("turn {i}: {}", badge.label()));
+                }
+            }
+            if response.clicked()
+                && let Some(pos) = response.interact_pointer_pos()
+            {
+                let i = index_at(pos.x).min(n.saturating_sub(1));
+                send(tx, SessionCommand::Select(i));
+                if i > 0 {
+                    send(tx, SessionCommand::SelectPair(i - 1, i));
+                }
+            }
+        });
+}
+
+fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
+    if analysis.breaks.is_empty() {
+        ui.label("The prefix was kept across every turn.");
+        return;
+    }
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    egui::ScrollArea::vertical()
+        .id_salt("prefix_breaks")
+        .max_height(row_height * 4.0)
+        .auto_shrink([false, true])
+        .show_rows(ui, row_height, analysis.breaks.len(), |ui, range| {
+            for (pair_index, text) in &analysis.breaks[range] {
+                let Some(pair) = analysis.report.pairs.get(*pair_index) else {
+                    continue;
+                };
+                let chosen = state.browser.pair == Some((pair.from, pair.to));
+                if ui.selectable_label(chosen, text).clicked() {
+                    send(tx, SessionCommand::Select(pair.to));
+                    send(tx, SessionCommand::SelectPair(pair.from, pair.to));
+                }
+            }
+        });
+    let chosen = state.browser.pair.and_then(|(from, to)| {
+        analysis
+            .report
+            .pairs
+            .iter()
+            .find(|p| p.from == from && p.to == to && !p.prefix_kept)
+    });
+    if let Some(pair) = chosen {
+        for cause in &pair.causes {
+            let mut text = format!("{}: {}", cause.as_str(), cause.explanation());
+            if let Some(fix) = cause.fix() {
+                text.push_str(&format!(" Fix: {fix}"));
+            }
+            ui.label(egui::RichText::new(text).small());
+        }
+    }
+}

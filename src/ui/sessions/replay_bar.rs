@@ -1,0 +1,115 @@
+//! The replay bar above the timeline: replay the selected request at 1×, 4×, instant or step by
+//! step (previous / next event), stop, and the recorded outcome beside the replayed one.
+
+use egui::Ui;
+
+use super::{millis, send};
+use crate::app::session_view::{ReplaySpeed, SessionCommand};
+use crate::app::{AppState, CommandSender};
+
+/// The recorded outcome in one line.
+pub fn recorded_text(recorded: &crate::store::OutcomeRecord) -> String {
+    let mut text = format!("recorded: {}", recorded.state);
+    if let Some(class) = &recorded.error_class {
+        text.push_str(&format!(" ({class})"));
+    }
+    text.push_str(&format!(", {} events", recorded.events));
+    if let Some(usage) = &recorded.usage {
+        let (input, cached, output) = crate::store::summary::usage_tokens(usage);
+        if let (Some(input), Some(output)) = (input, output) {
+            text.push_str(&format!(
+                ", {input} in ({} cached) / {output} out",
+                cached.unwrap_or(0)
+            ));
+        }
+    }
+    if recorded.total_us.is_some() {
+        text.push_str(&format!(", {}", millis(recorded.total_us)));
+    }
+    if !recorded.text.is_empty() {
+        let short: String = recorded.text.chars().take(60).collect();
+        text.push_str(&format!(", text “{short}”"));
+    }
+    text
+}
+
+/// The re-sent outcome in one line, to read beside the recorded one.
+pub fn resent_text(outcome: &crate::core::stream::TurnOutcome) -> String {
+    use crate::core::stream::TurnState;
+    let state = match &outcome.state {
+        TurnState::Open => "open".to_string(),
+        TurnState::Completed { .. } => "completed".to_string(),
+        TurnState::Failed(e) => format!("failed ({})", e.class()),
+    };
+    let mut text = format!("re-sent: {state}, {} events", outcome.events);
+    if let Some(usage) = &outcome.usage {
+        text.push_str(&format!(
+            ", {} in ({} cached) / {} out",
+            usage.input_tokens, usage.cached_input_tokens, usage.output_tokens
+        ));
+    }
+    if let Some(total) = outcome.timings.total {
+        text.push_str(&format!(", {} ms", total.as_millis()));
+    }
+    if !outcome.text.is_empty() {
+        let short: String = outcome.text.chars().take(60).collect();
+        text.push_str(&format!(", text “{short}”"));
+    }
+    text
+}
+
+/// Draws the bar.
+pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    let browser = &state.browser;
+    let replay = &browser.replay;
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Replay");
+        let selected = browser.selected.filter(|i| *i < browser.rows.len());
+        for speed in ReplaySpeed::ALL {
+            let button = egui::Button::new(speed.label());
+            if ui.add_enabled(selected.is_some(), button).clicked()
+                && let Some(index) = selected
+            {
+                send(tx, SessionCommand::Replay(index, speed));
+            }
+        }
+        let resend = egui::Button::new("Re-send");
+        if ui
+            .add_enabled(selected.is_some() && replay.job.is_none(), resend)
+            .on_hover_text(
+                "Send this request's recorded body again to the workbench's provider; the answer \
+                 is recorded as a new request of this session",
+            )
+            .clicked()
+            && let Some(index) = selected
+        {
+            send(tx, SessionCommand::Resend(index));
+        }
+        if replay.job.is_some() {
+            ui.spinner();
+            if ui.button("Stop").clicked() {
+                send(tx, SessionCommand::StopReplay);
+            }
+        }
+        if replay.speed == ReplaySpeed::Step && replay.job.is_none() && replay.request.is_some() {
+            if ui.button("‹ Previous event").clicked() {
+                send(tx, SessionCommand::Step(-1));
+            }
+            if ui.button("Next event ›").clicked() {
+                send(tx, SessionCommand::Step(1));
+            }
+            ui.label(format!("{} / {}", replay.shown, replay.buffer.len()));
+        }
+        if let Some((session, position)) = replay.request {
+            ui.weak(format!("session #{session} turn {position}"));
+        }
+        if let Some(recorded) = &replay.recorded {
+            ui.label(recorded_text(recorded));
+        }
+        if replay.resend
+            && let Some(outcome) = browser.timeline.outcome()
+        {
+            ui.label(resent_text(outcome));
+        }
+    });
+}

@@ -1,0 +1,214 @@
+//! The open session's header (totals, miss cost, actions on the selected request) and its
+//! request table: one virtualized row per request (`TableBody::rows`) with position, time,
+//! model, dialect, status with the stream's outcome class (flagged when not completed, even
+//! under HTTP 200), input / cached / uncached / output tokens, duration, time to first event,
+//! bytes and the prefix badge. Click selects, double-click opens in the form.
+
+use egui::{Label, RichText, Sense, Ui};
+use egui_extras::{Column, TableBuilder};
+
+use super::{SessionsUi, grouped, millis, send};
+use crate::app::session_view::{CompareSide, PrefixBadge, SessionCommand};
+use crate::app::{AppState, CommandSender};
+use crate::store::summary::{OutcomeClass, RequestRow};
+
+/// The status cell: HTTP status and outcome class, `!` when the stream did not complete.
+pub fn status_text(row: &RequestRow) -> String {
+    let flag = if row.outcome.is_problem() { "! " } else { "" };
+    match (&row.outcome, row.status) {
+        (OutcomeClass::Http(code), _) => format!("{flag}HTTP {code}"),
+        (outcome, Some(status)) => format!("{flag}{status} · {}", outcome.label()),
+        (outcome, None) => format!("{flag}{}", outcome.label()),
+    }
+}
+
+fn tokens(n: Option<u64>) -> String {
+    n.map_or_else(String::new, grouped)
+}
+
+fn time_of(us: Option<i64>) -> String {
+    us.and_then(chrono::DateTime::from_timestamp_micros)
+        .map_or_else(String::new, |t| t.format("%H:%M:%S").to_string())
+}
+
+fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    let browser = &state.browser;
+    let Some(session) = browser.open else {
+        ui.weak("Open a session on the left.");
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        let name = browser
+            .sessions
+            .iter()
+            .find(|s| s.id == session)
+            .map_or(String::new(), |s| s.name.clone());
+        ui.strong(format!("#{session} {name}"));
+        ui.label(format!("{} requests", browser.rows.len()));
+        if browser.analyzing {
+            ui.spinner();
+            ui.weak("analysing the prefix…");
+        }
+        if let Some(error) = &browser.error {
+            ui.colored_label(ui.visuals().error_fg_color, error);
+        }
+    });
+    let Some(index) = browser.selected else {
+        return;
+    };
+    let Some(row) = browser.rows.get(index) else {
+        return;
+    };
+    ui.horizontal_wrapped(|ui| {
+        ui.label(format!("Turn {}:", row.position));
+        if ui.button("Open in form (Enter)").clicked() {
+            send(tx, SessionCommand::OpenInForm(index));
+        }
+        let side = CompareSide::Stored {
+            session,
+            request: row.id,
+            position: row.position,
+        };
+        if ui.button("Compare: left").clicked() {
+            send(tx, SessionCommand::SetCompare(0, side.clone()));
+        }
+        if ui.button("Compare: right").clicked() {
+            send(tx, SessionCommand::SetCompare(1, side));
+        }
+        if index > 0 && ui.button("Diff with previous").clicked() {
+            send(tx, SessionCommand::SelectPair(index - 1, index));
+        }
+        if let Some(message) = &row.error_message {
+            ui.colored_label(ui.visuals().error_fg_color, message);
+        }
+    });
+}
+
+/// Draws the header and the table.
+pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    header_ui(ui, state, tx);
+    let browser = &state.browser;
+    if browser.rows.is_empty() {
+        return;
+    }
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    let badges = browser.analysis.as_ref().map(|a| &a.badges);
+    // Every row of a short session; a fifth of the window for a long one.
+    let min_height = ((browser.rows.len() as f32 + 0.5) * row_height)
+        .min(ui.ctx().content_rect().height() * 0.2);
+    let mut table = TableBuilder::new(ui)
+        .id_salt("session_requests")
+        .striped(true)
+        .resizable(true)
+        .sense(Sense::click())
+        .auto_shrink(false)
+        .min_scrolled_height(min_height)
+        .column(Column::initial(34.0).at_least(24.0))
+        .column(Column::initial(64.0).at_least(40.0))
+        .column(Column::initial(96.0).at_least(40.0).clip(true))
+        .column(Column::initial(64.0).at_least(40.0).clip(true))
+        .column(Column::initial(150.0).at_least(60.0).clip(true))
+        .columns(Column::initial(62.0).at_least(40.0), 4)
+        .columns(Column::initial(64.0).at_least(40.0), 2)
+        .column(Column::initial(64.0).at_least(40.0))
+        .column(Column::remainder().at_least(80.0).clip(true));
+    if sui.scroll_to_selected
+        && let Some(selected) = browser.selected
+    {
+        table = table.scroll_to_row(selected, None);
+        sui.scroll_to_selected = false;
+    }
+    table
+        .header(row_height, |mut header| {
+            for title in [
+                "#",
+                "time",
+                "model",
+                "dialect",
+                "status",
+                "input",
+                "cached",
+                "uncached",
+                "output",
+                "duration",
+                "1st event",
+                "bytes",
+                "prefix",
+            ] {
+                header.col(|ui| {
+                    ui.strong(title);
+                });
+            }
+        })
+        .body(|body| {
+            body.rows(row_height, browser.rows.len(), |mut table_row| {
+                let index = table_row.index();
+                let Some(row) = browser.rows.get(index) else {
+                    return;
+                };
+                table_row.set_selected(browser.selected == Some(index));
+                let badge = badges.and_then(|b| b.get(index));
+                cells(&mut table_row, row, badge);
+                let response = table_row.response();
+                if response.double_clicked() {
+                    send(tx, SessionCommand::OpenInForm(index));
+                } else if response.clicked() {
+                    send(tx, SessionCommand::Select(index));
+                }
+            });
+        });
+}
+
+fn cells(
+    table_row: &mut egui_extras::TableRow<'_, '_>,
+    row: &RequestRow,
+    badge: Option<&PrefixBadge>,
+) {
+    let mut text = |text: RichText| {
+        table_row.col(|ui| {
+            ui.add(Label::new(text).selectable(false).truncate());
+        });
+    };
+    text(RichText::new(row.position.to_string()).monospace());
+    text(RichText::new(time_of(row.started_us)).monospace());
+    text(RichText::new(row.model.as_deref().unwrap_or("")));
+    text(RichText::new(row.dialect.as_deref().unwrap_or("")));
+    table_row.col(|ui| {
+        let mut status = RichText::new(status_text(row));
+        if row.outcome.is_problem() {
+            status = status.color(ui.visuals().error_fg_color);
+        }
+        ui.add(Label::new(status).selectable(false).truncate());
+    });
+    let mut text = |text: String| {
+        table_row.col(|ui| {
+            ui.add(
+                Label::new(RichText::new(text).monospace())
+                    .selectable(false)
+                    .truncate(),
+            );
+        });
+    };
+    text(tokens(row.input_tokens));
+    text(tokens(row.cached_tokens));
+    text(tokens(row.uncached_tokens()));
+    text(tokens(row.output_tokens));
+    text(millis(row.total_us));
+    text(millis(row.first_event_us));
+    text(grouped(row.body_bytes));
+    table_row.col(|ui| {
+        let Some(badge) = badge else {
+            ui.weak("…");
+            return;
+        };
+        let color = match badge {
+            PrefixBadge::Broken(_) => ui.visuals().error_fg_color,
+            _ => ui.visuals().weak_text_color(),
+        };
+        ui.add(
+            Label::new(RichText::new(badge.label()).color(color))
+                .selectable(false)
+                .truncate(),
+        );
+    });
+}

@@ -1,0 +1,340 @@
+//! The Sessions view on the whole app (egui_kittest, no GPU) over a real database seeded from
+//! the bundled samples in a scratch directory, as the app's default database is: the browser
+//! flags the failed turns of `failing-stream`, an instant replay fills the timeline with the
+//! recorded events and outcome, the `cache-prefix-break` sample shows its break with its cause
+//! at the text pointer, the charts carry one point per request, the keyboard moves and opens,
+//! and two requests compare with the structural diff.
+
+mod http_server;
+mod ui_support;
+
+use std::time::Duration;
+
+use egui::accesskit::Role;
+use egui::{Key, Modifiers};
+use egui_kittest::kittest::Queryable as _;
+use http_server::{End, Reply, Server, paced, sse_file};
+use pretty_assertions::assert_eq;
+use promptwire::app::event::PromptSource;
+use promptwire::app::session_view::{LineKind, MainView};
+use promptwire::app::{AppCommand, AppState, PromptEdit};
+use promptwire::core::json_diff::align;
+use promptwire::core::provider::ProviderKind;
+use promptwire::core::stream::{StreamReader, read_all};
+use promptwire::store::summary::OutcomeClass;
+use promptwire::store::{Page, Store};
+use ui_support::{App, app_with, scratch_dir, state, wait_until};
+
+/// The app on a freshly seeded database, showing the Sessions view with the list read.
+fn sessions_app(name: &str) -> (App, std::path::PathBuf) {
+    let db = scratch_dir(name).join("promptwire.sqlite");
+    let mut harness = app_with((1500.0, 950.0), Some(db.clone()));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && !s.browser.sessions.is_empty()
+    });
+    (harness, db)
+}
+
+/// Opens the session whose list entry reads `label` and waits for its analysis.
+fn open_session(harness: &mut App, label: &str) {
+    harness.get_by_label(label).click();
+    wait_until(harness, "session analysed", |s: &AppState| {
+        !s.browser.rows.is_empty() && s.browser.analysis.is_some()
+    });
+}
+
+#[test]
+fn failing_stream_opens_with_its_failed_turns_flagged() {
+    let (mut harness, _db) = sessions_app("sessions-failing");
+    open_session(&mut harness, "#3 failing-stream · 3 req · gpt-5.5");
+    let rows: Vec<(i64, Option<u16>, OutcomeClass, u64)> = state(&harness)
+        .browser
+        .rows
+        .iter()
+        .map(|r| (r.position, r.status, r.outcome.clone(), r.events))
+        .collect();
+    assert_eq!(
+        rows,
+        vec![
+            // response.failed (rate_limit_exceeded): the stream failed under HTTP 200.
+            (
+                0,
+                Some(200),
+                OutcomeClass::Failed("retryable".to_string()),
+                2
+            ),
+            (1, Some(500), OutcomeClass::Http(500), 0),
+            // Deltas and then the connection closed without response.completed.
+            (2, Some(200), OutcomeClass::Incomplete, 4),
+        ]
+    );
+    // Each flag is on screen, the HTTP 200 ones included.
+    for label in [
+        "! 200 · failed: retryable",
+        "! HTTP 500",
+        "! 200 · incomplete",
+    ] {
+        harness.get_by_label(label);
+    }
+}
+
+#[test]
+fn an_instant_replay_fills_the_timeline_with_the_recorded_events_and_outcome() {
+    let (mut harness, db) = sessions_app("sessions-replay");
+    open_session(&mut harness, "#3 failing-stream · 3 req · gpt-5.5");
+    let request = state(&harness).browser.rows[2].id;
+    harness.key_press(Key::J);
+    harness.key_press(Key::J);
+    harness.run_steps(3);
+    assert_eq!(state(&harness).browser.selected, Some(2));
+    harness.get_by_label("instant").click();
+    wait_until(&mut harness, "replay finished", |s| {
+        s.browser.timeline.outcome().is_some()
+    });
+    // The same recorded events through the decoder, independently of the app.
+    let store = Store::open(&db).expect("db");
+    let events = store.events(request, Page::ALL).expect("events");
+    let mut reader = StreamReader::new();
+    let mut expected = Vec::new();
+    for event in &events {
+        expected.extend(reader.push(&event.to_sse(), event.received_at));
+    }
+    let recorded = store.outcome(request).expect("outcome").expect("recorded");
+    let end = Duration::from_micros(recorded.total_us.unwrap_or(0) as u64);
+    expected.extend(reader.finish(end));
+    let timeline = &state(&harness).browser.timeline;
+    let shown: Vec<_> = timeline.rows().iter().map(|r| r.entry.clone()).collect();
+    assert_eq!(shown, expected);
+    assert_eq!(timeline.outcome(), Some(reader.outcome()));
+    assert_eq!(
+        state(&harness).browser.replay.recorded.as_deref(),
+        Some(&recorded)
+    );
+    harness.get_by_label(&promptwire::ui::sessions::recorded_text(&recorded));
+}
+
+#[test]
+fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
+    let (mut harness, _db) = sessions_app("sessions-prefix");
+    open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
+    wait_until(&mut harness, "pair diff", |s| s.browser.pair_diff.is_some());
+    harness.get_by_label(
+        "turns 1–2: broken at /input/0/content/0/text (with /input/0/id) · instructions_changed · reusable 158 of 433 tokens · 0 cacheable tokens missed",
+    );
+    harness.get_by_label("» prefix broke at /input/0/content/0/text · instructions_changed");
+    let browser = &state(&harness).browser;
+    assert_eq!(browser.pair, Some((1, 2)));
+    let view = browser.pair_diff.as_ref().expect("pair view");
+    let first = view.first_difference.expect("a difference");
+    assert_eq!(
+        view.lines[first].text,
+        "» prefix broke at /input/0/content/0/text · instructions_changed"
+    );
+    // The changed lines at the pointer (`"text": …`, not the derived id) are marked.
+    let at_pointer: Vec<(LineKind, bool)> = view
+        .lines
+        .iter()
+        .filter(|l| l.at_pointer)
+        .map(|l| {
+            let member = l.text.trim_start_matches(['-', '+', ' ']);
+            (l.kind, member.starts_with("\"text\":"))
+        })
+        .collect();
+    assert_eq!(
+        at_pointer,
+        [(LineKind::Delete, true), (LineKind::Insert, true)]
+    );
+    let badges: Vec<String> = browser
+        .analysis
+        .as_ref()
+        .expect("analysis")
+        .badges
+        .iter()
+        .map(|b| b.label())
+        .collect();
+    assert_eq!(badges, ["first", "kept", "broken: instructions_changed"]);
+}
+
+#[test]
+fn the_charts_have_one_point_per_request() {
+    let (mut harness, _db) = sessions_app("sessions-charts");
+    open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
+    harness.get_by_label("Input tokens per request");
+    harness.get_by_label("Payload growth");
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    let xs = |series: &[[f64; 2]]| series.iter().map(|p| p[0]).collect::<Vec<_>>();
+    let per_request = vec![0.0, 1.0, 2.0];
+    assert_eq!(xs(&analysis.cached_local), per_request);
+    assert_eq!(xs(&analysis.uncached_local), per_request);
+    assert_eq!(xs(&analysis.sent_bytes), per_request);
+    assert_eq!(xs(&analysis.full_history_bytes), per_request);
+    // The server reported cached_tokens for each request of the sample.
+    let server: Vec<[f64; 2]> = state(&harness)
+        .browser
+        .rows
+        .iter()
+        .filter_map(|r| Some([r.position as f64, r.cached_tokens? as f64]))
+        .collect();
+    assert_eq!(analysis.cached_server, server);
+    assert_eq!(server.len(), 3);
+}
+
+#[test]
+fn keyboard_moves_opens_in_the_form_and_focuses_search() {
+    let (mut harness, _db) = sessions_app("sessions-keys");
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    harness.key_press(Key::ArrowDown);
+    harness.run_steps(2);
+    harness.key_press(Key::J);
+    harness.run_steps(2);
+    harness.key_press(Key::K);
+    harness.run_steps(2);
+    assert_eq!(state(&harness).browser.selected, Some(1));
+    let request = state(&harness).browser.rows[1].id;
+    harness.key_press(Key::Enter);
+    wait_until(&mut harness, "loaded into the form", move |s| {
+        s.sessions.loaded_request == Some(request)
+    });
+    assert_eq!(state(&harness).browser.view, MainView::Workbench);
+    assert_eq!(
+        state(&harness).source,
+        Some(PromptSource::Stored {
+            session: 1,
+            request,
+            position: 1
+        })
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    harness.run_steps(2);
+    harness.key_press(Key::Slash);
+    harness.run_steps(2);
+    assert!(harness.get_by_label("Search sessions").is_focused());
+    harness.get_by_label("Search sessions").type_text("lite");
+    harness.key_press(Key::Enter);
+    wait_until(&mut harness, "search", |s| {
+        s.browser.search == "lite" && s.browser.sessions.len() == 1
+    });
+    assert_eq!(state(&harness).browser.sessions[0].name, "lite-image");
+}
+
+#[test]
+fn two_requests_compare_with_the_structural_diff() {
+    let (mut harness, db) = sessions_app("sessions-compare");
+    open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
+    harness
+        .get_by_role_and_label(Role::Button, "Compare")
+        .click();
+    harness.run_steps(2);
+    harness.get_by_label("Compare: left").click();
+    harness.run_steps(2);
+    harness.key_press(Key::J);
+    harness.key_press(Key::J);
+    harness.run_steps(2);
+    harness.get_by_label("Compare: right").click();
+    wait_until(&mut harness, "compared", |s| {
+        s.browser.compare.result.is_some()
+    });
+    let store = Store::open(&db).expect("db");
+    let rows = &state(&harness).browser.rows;
+    let a = store.body(rows[0].id).expect("body").value.expect("json");
+    let b = store.body(rows[2].id).expect("body").value.expect("json");
+    let compared = state(&harness)
+        .browser
+        .compare
+        .result
+        .clone()
+        .expect("result");
+    assert_eq!(compared.aligned, align(&[Some(&a), Some(&b)]));
+    assert!(!compared.aligned.differences.is_empty());
+}
+
+#[test]
+fn shortcuts_switch_views_open_sessions_and_replay() {
+    let db = scratch_dir("sessions-shortcuts").join("promptwire.sqlite");
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num2);
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && s.browser.sessions.len() == 4
+    });
+    // Newest first: Shift+J opens #4, then #3; Shift+K goes back to #4.
+    for (key, want) in [(Key::J, 4), (Key::J, 3), (Key::K, 4)] {
+        harness.key_press_modifiers(Modifiers::SHIFT, key);
+        wait_until(&mut harness, "session open", move |s| {
+            s.browser.open == Some(want)
+                && s.browser
+                    .analysis
+                    .as_ref()
+                    .is_some_and(|a| a.session == want)
+        });
+    }
+    harness.key_press(Key::R);
+    wait_until(&mut harness, "replayed", |s| {
+        s.browser.timeline.outcome().is_some()
+    });
+    assert_eq!(state(&harness).browser.replay.request, Some((4, 0)));
+    harness.key_press_modifiers(Modifiers::COMMAND, Key::Num1);
+    harness.run_steps(2);
+    assert_eq!(state(&harness).browser.view, MainView::Workbench);
+}
+
+#[test]
+fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 3, Duration::from_millis(20)),
+        End::Complete,
+    )]);
+    let (mut harness, db) = sessions_app("sessions-resend");
+    // The workbench's provider: a Responses-compatible endpoint on loopback (no key).
+    let mut target = state(&harness).prompt.compile.clone();
+    target.provider = ProviderKind::Compatible;
+    target.base_url = Some(server.base_url.clone());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Edit(Box::new(PromptEdit::Target(target))));
+    let base = server.base_url.clone();
+    wait_until(&mut harness, "compiled for loopback", move |s| {
+        s.views_are_current() && s.views[0].compiled.url.starts_with(&base)
+    });
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    harness.get_by_label("Re-send").click();
+    wait_until(&mut harness, "re-sent and recorded", |s| {
+        s.browser.replay.job.is_none() && s.browser.rows.len() == 4 && s.browser.analysis.is_some()
+    });
+    let store = Store::open(&db).expect("db");
+    let rows = state(&harness).browser.rows.clone();
+    let sent = store.body(rows[0].id).expect("body").bytes;
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].body, sent);
+    // Recorded as a new request of the same session, with the same body and the new outcome.
+    assert_eq!(rows[3].position, 3);
+    assert_eq!(store.body(rows[3].id).expect("body").bytes, sent);
+    let timeline = &state(&harness).browser.timeline;
+    let outcome = timeline.outcome().expect("outcome").clone();
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    assert_eq!(
+        (&outcome.text, &outcome.usage, outcome.events),
+        (&expected.text, &expected.usage, expected.events)
+    );
+    let stored = store
+        .outcome(rows[3].id)
+        .expect("outcome")
+        .expect("recorded");
+    assert_eq!(
+        (stored.state.as_str(), &stored.text),
+        ("completed", &expected.text)
+    );
+    // Both outcomes on screen, side by side.
+    let recorded = store
+        .outcome(rows[0].id)
+        .expect("outcome")
+        .expect("recorded");
+    harness.get_by_label(&promptwire::ui::sessions::recorded_text(&recorded));
+    harness.get_by_label(&promptwire::ui::sessions::resent_text(&outcome));
+}
