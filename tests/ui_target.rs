@@ -15,7 +15,7 @@ use ui_support::{
     wait_for_compile, wait_until,
 };
 
-/// What `promptwire compile FILE` prints, without the line end it adds.
+/// What `promptwire compile FILE` prints: exactly the body bytes.
 fn cli_compile(path: &Path) -> Vec<u8> {
     let out = Command::new(env!("CARGO_BIN_EXE_promptwire"))
         .arg("compile")
@@ -28,9 +28,7 @@ fn cli_compile(path: &Path) -> Vec<u8> {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut bytes = out.stdout;
-    assert_eq!(bytes.pop(), Some(b'\n'));
-    bytes
+    out.stdout
 }
 
 #[test]

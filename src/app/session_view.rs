@@ -357,5 +357,5 @@ fn form_body(state: &AppState) -> Option<Arc<JsonMap>> {
     state
         .views
         .first()
-        .map(|view| Arc::clone(&view.compiled.body))
+        .map(|view| view.compiled.body.shared())
 }

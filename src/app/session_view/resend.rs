@@ -13,7 +13,7 @@ use crate::app::event::AppEvent;
 use crate::app::jobs::JobContext;
 use crate::app::state::AppState;
 use crate::app::timeline::TimelineUpdate;
-use crate::core::compile::CompiledRequest;
+use crate::core::compile::{BodyValue, CompiledRequest};
 use crate::store::seed::open_seeded;
 use crate::store::{OutcomeRecord, SendRecording};
 use crate::transport::recording::{finish_recording, record_event};
@@ -75,7 +75,7 @@ fn prepare(
     let recorded = store.outcome(request).map_err(|e| e.to_string())?;
     // The target's URL and headers with the recorded body, sent as stored (uncompressed).
     let mut compiled = target.clone();
-    compiled.body = Arc::new(map);
+    compiled.body = BodyValue::from_map(map);
     compiled.body_json = body.bytes;
     compiled.compressed_body = None;
     compiled

@@ -20,7 +20,8 @@ pub struct BodyValue {
 }
 
 struct Inner {
-    built: BuiltBody,
+    /// `None` for a body given as an object (e.g. a recorded one): `value` is then set.
+    built: Option<BuiltBody>,
     input_overridden: bool,
     value: OnceLock<Arc<JsonMap>>,
 }
@@ -30,16 +31,27 @@ impl BodyValue {
     pub(super) fn new(built: BuiltBody, input_overridden: bool) -> Self {
         Self {
             inner: Arc::new(Inner {
-                built,
+                built: Some(built),
                 input_overridden,
                 value: OnceLock::new(),
             }),
         }
     }
 
+    /// A body that is already an object (a recorded body sent again as stored).
+    pub fn from_map(map: JsonMap) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                built: None,
+                input_overridden: false,
+                value: OnceLock::from(Arc::new(map)),
+            }),
+        }
+    }
+
     /// The built body it materializes from.
-    pub(super) fn built(&self) -> &BuiltBody {
-        &self.inner.built
+    pub(super) fn built(&self) -> Option<&BuiltBody> {
+        self.inner.built.as_ref()
     }
 
     /// The object, shared (materialized first if nothing read it yet): a view that keeps the
@@ -49,13 +61,22 @@ impl BodyValue {
         Arc::clone(
             inner
                 .value
-                .get_or_init(|| Arc::new(inner.built.materialize(inner.input_overridden))),
+                .get_or_init(|| Arc::new(inner.materialize())),
         )
     }
 
     /// True when both share one body (identical views of one compile batch).
     pub fn ptr_eq(a: &Self, b: &Self) -> bool {
         Arc::ptr_eq(&a.inner, &b.inner)
+    }
+}
+
+impl Inner {
+    fn materialize(&self) -> JsonMap {
+        self.built
+            .as_ref()
+            .map(|built| built.materialize(self.input_overridden))
+            .unwrap_or_default()
     }
 }
 
@@ -66,7 +87,7 @@ impl Deref for BodyValue {
         let inner = &*self.inner;
         inner
             .value
-            .get_or_init(|| Arc::new(inner.built.materialize(inner.input_overridden)))
+            .get_or_init(|| Arc::new(inner.materialize()))
     }
 }
 
