@@ -221,6 +221,17 @@ impl Exchange {
         self.response_headers = headers;
     }
 
+    /// Reads what follows as a stream of events whatever the headers said (WebSocket frames,
+    /// each handed over as one SSE event).
+    pub(crate) fn stream_frames(&mut self) {
+        self.sse = true;
+    }
+
+    /// True once the turn completed or failed.
+    pub(crate) fn is_done(&self) -> bool {
+        self.reader.is_done()
+    }
+
     /// One chunk of the response body, as it passed to the client.
     pub(crate) fn chunk(&mut self, bytes: &[u8]) {
         if !self.sse {
