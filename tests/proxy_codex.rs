@@ -13,12 +13,13 @@ mod support;
 
 use std::io::{BufRead as _, BufReader, Lines};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Output, Stdio};
+use std::process::{ChildStdout, Command, Output, Stdio};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use serde_json::{Value, json};
+use support::server::Server;
 use support::upstream::{Reply, Upstream, paced, turn_events};
 
 const DEFAULT_CODEX: &str = "/work/cache/codex-0.171.0/node_modules/.bin/codex";
@@ -93,18 +94,6 @@ fn codex(bin: &Path, home: &Path, work: &Path, args: &[&str]) -> Output {
         .expect("run codex")
 }
 
-/// A server process, killed if the test ends (or fails) before stopping it.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        if let Ok(None) = self.0.try_wait() {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-}
-
 /// Starts `promptwire ARGS --json` and reads its first line (`{"listening": ADDR, …}`).
 fn start_server(args: &[&str]) -> (Server, Lines<BufReader<ChildStdout>>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
@@ -124,12 +113,8 @@ fn start_server(args: &[&str]) -> (Server, Lines<BufReader<ChildStdout>>, String
 
 /// SIGTERM, then the remaining lines; the process must exit 0.
 fn stop_server(server: &mut Server, lines: Lines<BufReader<ChildStdout>>) -> Vec<Value> {
+    server.terminate();
     let child = &mut server.0;
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
     let rest: Vec<Value> = lines
         .map(|l| serde_json::from_str(&l.expect("read")).expect("JSON line"))
         .collect();

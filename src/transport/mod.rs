@@ -6,6 +6,7 @@
 //! - [`proxy`]: the recording proxy for real clients (HTTP and WebSocket), and the listening side
 //!   the replay endpoint shares.
 //! - [`replay`]: recordings loaded for replay, and replay timing.
+//! - [`replay_server`]: the replay endpoint, serving a recording to a real client.
 
 pub mod http;
 pub mod proxy;
@@ -17,3 +18,5 @@ pub use http::{
     resolve_headers,
 };
 pub use proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, ServerState, start_proxy};
+pub use replay::{Recording, Timing};
+pub use replay_server::{ReplayOptions, start_replay};

@@ -27,6 +27,7 @@ use super::wire::{
 use super::{ProxyEvent, ProxyOptions};
 use crate::core::redact::redact_url;
 use crate::store::NewRequest;
+pub(crate) use crate::transport::http::error_chain;
 
 /// Forwards requests to one upstream and records them into one sink.
 pub(crate) struct Relay {
@@ -64,21 +65,6 @@ pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, Res
             &format!("cannot read the request body: {e}"),
         )),
     }
-}
-
-/// An error and its sources, `outer: inner`.
-pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(inner) = source {
-        let inner_text = inner.to_string();
-        if !text.contains(&inner_text) {
-            text.push_str(": ");
-            text.push_str(&inner_text);
-        }
-        source = inner.source();
-    }
-    text
 }
 
 impl Relay {
