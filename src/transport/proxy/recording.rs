@@ -25,6 +25,10 @@ use crate::store::{
 /// Largest non-SSE response body kept (an error body, a compaction answer).
 const MAX_KEPT_BODY: usize = 1024 * 1024;
 
+/// Largest unfinished SSE event held for decoding; past it, the bytes still pass to the client
+/// but the exchange stops recording events and is recorded as failed.
+const MAX_PENDING_EVENT: usize = 64 * 1024 * 1024;
+
 /// Unix time in microseconds.
 pub(crate) fn now_us() -> i64 {
     std::time::SystemTime::now()
@@ -239,9 +243,18 @@ impl Exchange {
             self.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
             return;
         }
+        if self.failure.is_some() {
+            return;
+        }
         let entries = self.reader.push(bytes, self.start.elapsed());
         for entry in entries {
             self.record_event(entry.raw);
+        }
+        if self.reader.decoder().pending_bytes() > MAX_PENDING_EVENT {
+            self.fail(
+                "stream",
+                format!("an SSE event is larger than {MAX_PENDING_EVENT} bytes; recording stopped"),
+            );
         }
     }
 
