@@ -220,44 +220,37 @@ impl Relay {
     }
 }
 
-/// The client-facing body: each upstream chunk is recorded and handed on as soon as it arrives.
+/// The client-facing body: each upstream chunk is handed on as soon as it arrives, and handed
+/// to the exchange's recording task beside it.
 fn pump<S>(upstream: S, exchange: Option<Exchange>, idle: Duration) -> Body
 where
     S: futures_util::Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
 {
+    let exchange = exchange.map(Exchange::live);
     let stream =
         futures_util::stream::unfold(Some((upstream, exchange)), move |state| async move {
-            let (mut upstream, mut exchange) = state?;
-            match tokio::time::timeout(idle, upstream.next()).await {
+            let (mut upstream, exchange) = state?;
+            let failure = match tokio::time::timeout(idle, upstream.next()).await {
                 Ok(Some(Ok(bytes))) => {
-                    if let Some(exchange) = exchange.as_mut() {
-                        exchange.chunk(&bytes);
+                    if let Some(exchange) = exchange.as_ref() {
+                        exchange.chunk(&bytes).await;
                     }
-                    Some((Ok(Frame::data(bytes)), Some((upstream, exchange))))
+                    return Some((Ok(Frame::data(bytes)), Some((upstream, exchange))));
                 }
                 Ok(None) => {
                     if let Some(exchange) = exchange {
-                        exchange.finish();
+                        exchange.finish().await;
                     }
-                    None
+                    return None;
                 }
-                Ok(Some(Err(e))) => {
-                    let message = error_chain(&e);
-                    if let Some(mut exchange) = exchange {
-                        exchange.fail("stream", message.clone());
-                        exchange.finish();
-                    }
-                    Some((Err(std::io::Error::other(message)), None))
-                }
-                Err(_) => {
-                    let message = crate::core::stream::errors::IDLE_TIMEOUT.to_string();
-                    if let Some(mut exchange) = exchange {
-                        exchange.fail("stream", message.clone());
-                        exchange.finish();
-                    }
-                    Some((Err(std::io::Error::other(message)), None))
-                }
+                Ok(Some(Err(e))) => error_chain(&e),
+                Err(_) => crate::core::stream::errors::IDLE_TIMEOUT.to_string(),
+            };
+            if let Some(exchange) = exchange {
+                exchange.fail("stream", failure.clone()).await;
+                exchange.finish().await;
             }
+            Some((Err(std::io::Error::other(failure)), None))
         });
     http_body_util::BodyExt::boxed_unsync(http_body_util::StreamBody::new(stream))
 }

@@ -236,8 +236,13 @@ impl Exchange {
         self.reader.is_done()
     }
 
-    /// One chunk of the response body, as it passed to the client.
+    /// One chunk of the response body, as it passed to the client now.
     pub(crate) fn chunk(&mut self, bytes: &[u8]) {
+        self.chunk_at(bytes, self.start.elapsed());
+    }
+
+    /// One chunk of the response body, that passed to the client `at` (since the request).
+    pub(crate) fn chunk_at(&mut self, bytes: &[u8], at: Duration) {
         if !self.sse {
             let room = MAX_KEPT_BODY.saturating_sub(self.body.len());
             self.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
@@ -246,7 +251,7 @@ impl Exchange {
         if self.failure.is_some() {
             return;
         }
-        let entries = self.reader.push(bytes, self.start.elapsed());
+        let entries = self.reader.push(bytes, at);
         for entry in entries {
             self.record_event(entry.raw);
         }
@@ -378,5 +383,64 @@ impl Drop for Exchange {
             self.fail("cancelled", "the proxy stopped before the response ended");
             self.close();
         }
+    }
+}
+
+/// What the relay hands to an exchange recorded on a task of its own.
+enum Handed {
+    Chunk(bytes::Bytes, Duration),
+    Fail(&'static str, String),
+    Finish,
+}
+
+/// An exchange recorded beside the relay: the relay hands each chunk over (with the time it
+/// passed) and goes on at once, while a task of its own decodes, maps and records it — so the
+/// client never waits for the recording, and the two run on separate cores. Dropping it without
+/// [`LiveExchange::finish`] (the client went away) records the exchange as cancelled.
+pub(crate) struct LiveExchange {
+    tx: mpsc::Sender<Handed>,
+    start: Instant,
+}
+
+/// Chunks waiting to be recorded before the relay waits for the recorder.
+const LIVE_BACKLOG: usize = 1024;
+
+impl Exchange {
+    /// Moves the exchange to a recording task of its own (on the current runtime).
+    pub(crate) fn live(self) -> LiveExchange {
+        let (tx, mut rx) = mpsc::channel(LIVE_BACKLOG);
+        let start = self.start;
+        tokio::spawn(async move {
+            let mut exchange = self;
+            while let Some(handed) = rx.recv().await {
+                match handed {
+                    Handed::Chunk(bytes, at) => exchange.chunk_at(&bytes, at),
+                    Handed::Fail(class, message) => exchange.fail(class, message),
+                    Handed::Finish => {
+                        exchange.finish();
+                        return;
+                    }
+                }
+            }
+        });
+        LiveExchange { tx, start }
+    }
+}
+
+impl LiveExchange {
+    /// Hands over a chunk that passed to the client just now.
+    pub(crate) async fn chunk(&self, bytes: &bytes::Bytes) {
+        let at = self.start.elapsed();
+        let _ = self.tx.send(Handed::Chunk(bytes.clone(), at)).await;
+    }
+
+    /// The exchange failed with `class`.
+    pub(crate) async fn fail(&self, class: &'static str, message: String) {
+        let _ = self.tx.send(Handed::Fail(class, message)).await;
+    }
+
+    /// The response ended.
+    pub(crate) async fn finish(self) {
+        let _ = self.tx.send(Handed::Finish).await;
     }
 }
