@@ -168,26 +168,40 @@ fn main() {
         ))
         .await
         .expect("proxy");
-        let mut direct = Vec::new();
-        let mut proxied = Vec::new();
+        // The same proxy without a database: the relay's own cost.
+        let (relay, _relay_events) =
+            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), None))
+                .await
+                .expect("relay");
+        let rate = |bytes: usize, started: Instant| {
+            bytes as f64 / started.elapsed().as_secs_f64() / 1e6
+        };
+        let (mut direct, mut proxied, mut relayed) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..3 {
             let started = Instant::now();
             let (_, bytes) = read(&format!("{}/responses", upstream.base_url())).await;
-            direct.push(bytes as f64 / started.elapsed().as_secs_f64() / 1e6);
+            direct.push(rate(bytes, started));
             let started = Instant::now();
             let (_, bytes) = read(&format!("{}/v1/responses", proxy.base_url())).await;
-            proxied.push(bytes as f64 / started.elapsed().as_secs_f64() / 1e6);
+            proxied.push(rate(bytes, started));
+            let started = Instant::now();
+            let (_, bytes) = read(&format!("{}/v1/responses", relay.base_url())).await;
+            relayed.push(rate(bytes, started));
         }
-        direct.sort_by(f64::total_cmp);
-        proxied.sort_by(f64::total_cmp);
-        let (d, p) = (direct[1], proxied[1]);
+        for list in [&mut direct, &mut proxied, &mut relayed] {
+            list.sort_by(f64::total_cmp);
+        }
+        let (d, p, r) = (direct[1], proxied[1], relayed[1]);
         println!(
-            "throughput ({} MB of {} B deltas, median of 3): direct {d:.0} MB/s; through the recording proxy {p:.0} MB/s; ratio {:.2} (target >= 100 MB/s)",
+            "throughput ({} MB of {} B deltas, median of 3): direct {d:.0} MB/s; through the recording proxy {p:.0} MB/s (ratio {:.2}; target >= 100 MB/s); through the proxy not recording {r:.0} MB/s (ratio {:.2})",
             THROUGHPUT_BYTES / (1024 * 1024),
             DELTA_BYTES,
-            p / d
+            p / d,
+            r / d
         );
-        proxy.stop();
-        proxy.stopped().await;
+        for server in [proxy, relay] {
+            server.stop();
+            server.stopped().await;
+        }
     });
 }

@@ -270,6 +270,11 @@ impl Exchange {
             self.sink
                 .emit(ProxyEvent::Note(format!("recording failed: {e}")));
         }
+        // The app's channel may be full (it fell behind): then the event is not even built.
+        if self.sink.events.capacity() == 0 {
+            self.sink.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         self.sink.emit(ProxyEvent::Event {
             exchange: self.exchange,
             request_id: self.request_id,
