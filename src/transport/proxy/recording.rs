@@ -391,7 +391,7 @@ impl Drop for Exchange {
     }
 }
 
-/// What the relay hands to an exchange recorded on a task of its own.
+/// What the relay hands to an exchange recorded on a thread of its own.
 enum Handed {
     Chunk(bytes::Bytes, Duration),
     Fail(&'static str, String),
@@ -399,7 +399,7 @@ enum Handed {
 }
 
 /// An exchange recorded beside the relay: the relay hands each chunk over (with the time it
-/// passed) and goes on at once, while a task of its own decodes, maps and records it — so the
+/// passed) and goes on at once, while a thread of its own decodes, maps and records it — so the
 /// client never waits for the recording, and the two run on separate cores. Dropping it without
 /// [`LiveExchange::finish`] (the client went away) records the exchange as cancelled.
 pub(crate) struct LiveExchange {
@@ -411,13 +411,15 @@ pub(crate) struct LiveExchange {
 const LIVE_BACKLOG: usize = 1024;
 
 impl Exchange {
-    /// Moves the exchange to a recording task of its own (on the current runtime).
+    /// Moves the exchange to a recording thread of its own (the current runtime's blocking pool).
     pub(crate) fn live(self) -> LiveExchange {
         let (tx, mut rx) = mpsc::channel(LIVE_BACKLOG);
         let start = self.start;
-        tokio::spawn(async move {
+        // A blocking-pool thread: decoding and handing events to the store's recorder (whose
+        // channel may make it wait) never hold up the async workers that relay bytes.
+        tokio::task::spawn_blocking(move || {
             let mut exchange = self;
-            while let Some(handed) = rx.recv().await {
+            while let Some(handed) = rx.blocking_recv() {
                 match handed {
                     Handed::Chunk(bytes, at) => exchange.chunk_at(&bytes, at),
                     Handed::Fail(class, message) => exchange.fail(class, message),
