@@ -80,11 +80,8 @@ async fn read(url: &str) -> (Vec<Instant>, usize) {
     (arrivals, total)
 }
 
-/// Requests of `db` whose outcome is committed.
-fn recorded_outcomes(db: &std::path::Path) -> usize {
-    let Ok(store) = promptwire::store::Store::open(db) else {
-        return 0;
-    };
+/// Requests of the store whose outcome is committed.
+fn recorded_outcomes(store: &promptwire::store::Store) -> usize {
     let page = promptwire::store::Page::ALL;
     let Ok(sessions) = store.list_sessions(page) else {
         return 0;
@@ -206,7 +203,7 @@ fn main() {
         let rate = |bytes: usize, started: Instant| {
             bytes as f64 / started.elapsed().as_secs_f64() / 1e6
         };
-        let db = dir.join("throughput.sqlite");
+        let store = promptwire::store::Store::open(dir.join("throughput.sqlite")).expect("db");
         let (mut direct, mut proxied, mut stored, mut relayed) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for round in 1..=3 {
@@ -218,8 +215,8 @@ fn main() {
             proxied.push(rate(bytes, started));
             // The recording may trail the client: wait until this stream's outcome is committed
             // (and time that too), so the next measurement does not pay for it.
-            while recorded_outcomes(&db) < round {
-                tokio::time::sleep(Duration::from_millis(5)).await;
+            while recorded_outcomes(&store) < round {
+                tokio::time::sleep(Duration::from_millis(20)).await;
             }
             stored.push(rate(bytes, started));
             let started = Instant::now();
