@@ -6,12 +6,13 @@ mod support;
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use serde_json::{Value, json};
+use support::server::Server;
 use support::upstream::{Reply, Upstream, paced, turn_events};
 
 fn scratch(name: &str) -> PathBuf {
@@ -23,22 +24,16 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn spawn(args: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_promptwire"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn promptwire")
-}
-
-fn terminate(child: &Child) {
-    let status = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
+fn spawn(args: &[&str]) -> Server {
+    Server(
+        Command::new(env!("CARGO_BIN_EXE_promptwire"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn promptwire"),
+    )
 }
 
 #[test]
@@ -59,7 +54,7 @@ fn record_prints_its_address_records_and_stops_on_sigterm() {
         "my run",
         "--json",
     ]);
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut lines = BufReader::new(child.0.stdout.take().expect("stdout")).lines();
     let first: Value =
         serde_json::from_str(&lines.next().expect("a line").expect("read")).expect("json");
     assert_eq!(first["upstream"], upstream.base_url());
@@ -84,14 +79,14 @@ fn record_prints_its_address_records_and_stops_on_sigterm() {
         outcome,
         json!({"outcome": {"exchange": 1, "id": id, "status": 200, "state": "completed", "error": null, "events": count}})
     );
-    terminate(&child);
+    child.terminate();
     let last: Value =
         serde_json::from_str(&lines.next().expect("line").expect("read")).expect("json");
     assert_eq!(
         last,
         json!({"stopped": true, "requests": 1, "sessions": [session]})
     );
-    assert_eq!(child.wait().expect("wait").code(), Some(0));
+    assert_eq!(child.0.wait().expect("wait").code(), Some(0));
 
     let store = Store::open(&db).expect("db");
     let sessions = store.list_sessions(Page::ALL).expect("sessions");
@@ -116,29 +111,33 @@ fn a_non_loopback_address_warns_and_bad_upstreams_are_user_errors() {
         "--db",
         db.to_str().expect("path"),
     ]);
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut stdout = BufReader::new(child.0.stdout.take().expect("stdout")).lines();
     let first = stdout.next().expect("line").expect("read");
     assert!(first.starts_with("listening on http://0.0.0.0:"), "{first}");
-    terminate(&child);
-    let output = child.wait_with_output().expect("wait");
-    assert_eq!(output.status.code(), Some(0));
-    let stderr = String::from_utf8(output.stderr).expect("utf8");
+    child.terminate();
+    let mut stderr_text = String::new();
+    std::io::Read::read_to_string(child.0.stderr.as_mut().expect("stderr"), &mut stderr_text)
+        .expect("stderr");
+    let status = child.0.wait().expect("wait");
+    assert_eq!(status.code(), Some(0));
+    let stderr = stderr_text;
     assert!(
         stderr.starts_with("promptwire: warning: listening on 0.0.0.0:"),
         "{stderr}"
     );
 
-    let output = spawn(&[
-        "record",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
-        "ftp://x",
-        "--db",
-        db.to_str().expect("path"),
-    ])
-    .wait_with_output()
-    .expect("wait");
+    let output = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .args([
+            "record",
+            "--listen",
+            "127.0.0.1:0",
+            "--upstream",
+            "ftp://x",
+            "--db",
+            db.to_str().expect("path"),
+        ])
+        .output()
+        .expect("wait");
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(output.stderr).expect("utf8"),

@@ -149,11 +149,11 @@ fn commit(store: &mut Store, batch: &mut Batch, committed: &AtomicU64) -> StoreR
             .iter()
             .position(|(r, _)| *r != request)
             .map_or(batch.events.len(), |n| start + n);
-        let events: Vec<RawEvent> = batch.events[start..end]
-            .iter()
-            .map(|(_, e)| e.clone())
-            .collect();
-        insert_events(&tx, request, &events)?;
+        insert_events(
+            &tx,
+            request,
+            batch.events[start..end].iter().map(|(_, e)| e),
+        )?;
         start = end;
     }
     for (request, outcome) in &batch.outcomes {

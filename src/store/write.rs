@@ -135,10 +135,10 @@ pub(super) fn update_response(
 }
 
 /// Inserts raw events of one request inside a transaction.
-pub(super) fn insert_events(
+pub(super) fn insert_events<'a>(
     conn: &Connection,
     request_id: i64,
-    events: &[RawEvent],
+    events: impl IntoIterator<Item = &'a RawEvent>,
 ) -> StoreResult<()> {
     let mut stmt = conn.prepare_cached(
         "INSERT OR REPLACE INTO events (request_id, seq, received_us, event, data) VALUES (?1, ?2, ?3, ?4, ?5)",

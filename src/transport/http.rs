@@ -580,7 +580,7 @@ fn secs(d: Duration) -> String {
 }
 
 /// An error and its sources, `outer: inner: innermost`.
-fn error_chain(err: &dyn std::error::Error) -> String {
+pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();
     while let Some(inner) = source {

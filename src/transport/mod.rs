@@ -8,6 +8,7 @@
 //! - [`replay`]: recordings loaded for replay, and replay timing.
 //! - [`ws`]: live WebSocket send of the `response.create` frame, into the same stream reader.
 //! - [`recording`]: feeds a send's progress into the session store.
+//! - [`replay_server`]: the replay endpoint, serving a recording to a real client.
 
 pub mod http;
 pub mod proxy;
@@ -22,3 +23,5 @@ pub use http::{
 };
 pub use proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, ServerState, start_proxy};
 pub use ws::WsSender;
+pub use replay::{Recording, Timing};
+pub use replay_server::{ReplayOptions, start_replay};

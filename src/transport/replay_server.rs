@@ -1,7 +1,8 @@
 //! The replay endpoint: serves a recording to a real client, offline and deterministic. Each
 //! incoming `POST …/responses` is matched to a recorded request — by position in the session,
 //! confirmed by the cache-prefix analysis (the incoming prompt must keep at least
-//! [`ReplayOptions::min_similarity`] of the recorded prompt's tokens; when the request at the
+//! [`ReplayOptions::min_similarity`] of the recorded prompt's tokens once the per-run `id`s of
+//! input items are set aside — a fresh client run mints new ones; when the request at the
 //! expected position does not, the best unused recorded request that does is taken) — and
 //! answered with the recorded events at their recorded pace (see [`Timing`]), or the recorded
 //! HTTP error. How each incoming request differs from the recorded one is reported (a
@@ -70,6 +71,30 @@ impl ReplayOptions {
     }
 }
 
+/// A body with the `id` of every input item removed: what matching compares, since a fresh run
+/// of the same client mints new item ids (the reported comparison keeps them).
+fn without_item_ids(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
+        for item in items {
+            if let Some(item) = item.as_object_mut() {
+                item.shift_remove("id");
+            }
+        }
+    }
+    body
+}
+
+/// The prefix analyses of recorded and incoming requests: `exact` as sent (what is reported),
+/// `matching` without item ids (what decides the match). Recorded requests come first (index =
+/// position in the recording), then each incoming one as it arrives.
+struct Analyses {
+    exact: Session,
+    matching: Session,
+    used: Vec<bool>,
+    next: usize,
+}
+
 /// Which recorded request an incoming one was matched to, and how it differs.
 struct Matched {
     recorded: usize,
@@ -81,7 +106,7 @@ struct Replayer {
     recording: Recording,
     /// Prefix analysis: the recorded bodies first (index = position in the recording), then
     /// each incoming body as it arrives.
-    prefix: Mutex<(Session, Vec<bool>, usize)>,
+    prefix: Mutex<Analyses>,
     sink: Arc<Sink>,
     options: ReplayOptions,
     incoming: std::sync::atomic::AtomicU64,
@@ -100,17 +125,19 @@ pub async fn start_replay(
             options.session
         )));
     }
-    let mut session = Session::default();
+    let mut exact = Session::default();
+    let mut matching = Session::default();
     for request in &recording.requests {
         let body = request.body.clone().unwrap_or(Value::Null);
-        session
+        let pushed = exact
             .push_body(&body, RequestMeta::default())
-            .map_err(|e| {
-                ServerError::Replay(format!(
-                    "session {}, request {}: {e}",
-                    options.session, request.position
-                ))
-            })?;
+            .and_then(|_| matching.push_body(&without_item_ids(&body), RequestMeta::default()));
+        pushed.map_err(|e| {
+            ServerError::Replay(format!(
+                "session {}, request {}: {e}",
+                options.session, request.position
+            ))
+        })?;
     }
     let used = vec![false; recording.requests.len()];
     let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
@@ -124,7 +151,12 @@ pub async fn start_replay(
     let (listener, addr, warning) = listen::bind(&options.listen).await?;
     let replayer = Arc::new(Replayer {
         recording,
-        prefix: Mutex::new((session, used, 0)),
+        prefix: Mutex::new(Analyses {
+            exact,
+            matching,
+            used,
+            next: 0,
+        }),
         sink: Arc::clone(&sink),
         options,
         incoming: std::sync::atomic::AtomicU64::new(0),
@@ -295,14 +327,20 @@ impl Replayer {
     /// The recorded request an incoming body stands for, or why there is none.
     fn match_request(&self, body: &Value, compact: bool) -> Result<Matched, String> {
         let mut guard = self.prefix.lock().unwrap_or_else(PoisonError::into_inner);
-        let (session, used, next) = &mut *guard;
-        let incoming = session
+        let Analyses {
+            exact,
+            matching,
+            used,
+            next,
+        } = &mut *guard;
+        let incoming = exact
             .push_body(body, RequestMeta::default())
+            .and_then(|_| matching.push_body(&without_item_ids(body), RequestMeta::default()))
             .map_err(|e| format!("the request cannot be compared: {e}"))?;
         let kind_fits = |i: usize| self.recording.requests[i].url.ends_with("/compact") == compact;
         let score = |i: usize| -> Option<(f64, PairReport)> {
-            let report = session.compare(i, incoming).ok()?;
-            Some((similarity(&report), report))
+            let matched = matching.compare(i, incoming).ok()?;
+            Some((similarity(&matched), exact.compare(i, incoming).ok()?))
         };
         let min = self.options.min_similarity;
         let mut best: Option<(usize, f64, PairReport)> = None;

@@ -27,6 +27,7 @@ use super::wire::{
 use super::{ProxyEvent, ProxyOptions};
 use crate::core::redact::redact_url;
 use crate::store::NewRequest;
+pub(crate) use crate::transport::http::error_chain;
 
 /// Forwards requests to one upstream and records them into one sink.
 pub(crate) struct Relay {
@@ -64,21 +65,6 @@ pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, Res
             &format!("cannot read the request body: {e}"),
         )),
     }
-}
-
-/// An error and its sources, `outer: inner`.
-pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
-    let mut text = err.to_string();
-    let mut source = err.source();
-    while let Some(inner) = source {
-        let inner_text = inner.to_string();
-        if !text.contains(&inner_text) {
-            text.push_str(": ");
-            text.push_str(&inner_text);
-        }
-        source = inner.source();
-    }
-    text
 }
 
 impl Relay {
@@ -234,44 +220,37 @@ impl Relay {
     }
 }
 
-/// The client-facing body: each upstream chunk is recorded and handed on as soon as it arrives.
+/// The client-facing body: each upstream chunk is handed on as soon as it arrives, and handed
+/// to the exchange's recording task beside it.
 fn pump<S>(upstream: S, exchange: Option<Exchange>, idle: Duration) -> Body
 where
     S: futures_util::Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
 {
+    let exchange = exchange.map(Exchange::live);
     let stream =
         futures_util::stream::unfold(Some((upstream, exchange)), move |state| async move {
-            let (mut upstream, mut exchange) = state?;
-            match tokio::time::timeout(idle, upstream.next()).await {
+            let (mut upstream, exchange) = state?;
+            let failure = match tokio::time::timeout(idle, upstream.next()).await {
                 Ok(Some(Ok(bytes))) => {
-                    if let Some(exchange) = exchange.as_mut() {
-                        exchange.chunk(&bytes);
+                    if let Some(exchange) = exchange.as_ref() {
+                        exchange.chunk(&bytes).await;
                     }
-                    Some((Ok(Frame::data(bytes)), Some((upstream, exchange))))
+                    return Some((Ok(Frame::data(bytes)), Some((upstream, exchange))));
                 }
                 Ok(None) => {
                     if let Some(exchange) = exchange {
-                        exchange.finish();
+                        exchange.finish().await;
                     }
-                    None
+                    return None;
                 }
-                Ok(Some(Err(e))) => {
-                    let message = error_chain(&e);
-                    if let Some(mut exchange) = exchange {
-                        exchange.fail("stream", message.clone());
-                        exchange.finish();
-                    }
-                    Some((Err(std::io::Error::other(message)), None))
-                }
-                Err(_) => {
-                    let message = crate::core::stream::errors::IDLE_TIMEOUT.to_string();
-                    if let Some(mut exchange) = exchange {
-                        exchange.fail("stream", message.clone());
-                        exchange.finish();
-                    }
-                    Some((Err(std::io::Error::other(message)), None))
-                }
+                Ok(Some(Err(e))) => error_chain(&e),
+                Err(_) => crate::core::stream::errors::IDLE_TIMEOUT.to_string(),
+            };
+            if let Some(exchange) = exchange {
+                exchange.fail("stream", failure.clone()).await;
+                exchange.finish().await;
             }
+            Some((Err(std::io::Error::other(failure)), None))
         });
     http_body_util::BodyExt::boxed_unsync(http_body_util::StreamBody::new(stream))
 }

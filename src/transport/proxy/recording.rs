@@ -25,6 +25,10 @@ use crate::store::{
 /// Largest non-SSE response body kept (an error body, a compaction answer).
 const MAX_KEPT_BODY: usize = 1024 * 1024;
 
+/// Largest unfinished SSE event held for decoding; past it, the bytes still pass to the client
+/// but the exchange stops recording events and is recorded as failed.
+const MAX_PENDING_EVENT: usize = 64 * 1024 * 1024;
+
 /// Unix time in microseconds.
 pub(crate) fn now_us() -> i64 {
     std::time::SystemTime::now()
@@ -221,16 +225,41 @@ impl Exchange {
         self.response_headers = headers;
     }
 
-    /// One chunk of the response body, as it passed to the client.
+    /// Reads what follows as a stream of events whatever the headers said (WebSocket frames,
+    /// each handed over as one SSE event).
+    pub(crate) fn stream_frames(&mut self) {
+        self.sse = true;
+    }
+
+    /// True once the turn completed or failed.
+    pub(crate) fn is_done(&self) -> bool {
+        self.reader.is_done()
+    }
+
+    /// One chunk of the response body, as it passed to the client now.
     pub(crate) fn chunk(&mut self, bytes: &[u8]) {
+        self.chunk_at(bytes, self.start.elapsed());
+    }
+
+    /// One chunk of the response body, that passed to the client `at` (since the request).
+    pub(crate) fn chunk_at(&mut self, bytes: &[u8], at: Duration) {
         if !self.sse {
             let room = MAX_KEPT_BODY.saturating_sub(self.body.len());
             self.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
             return;
         }
-        let entries = self.reader.push(bytes, self.start.elapsed());
+        if self.failure.is_some() {
+            return;
+        }
+        let entries = self.reader.push(bytes, at);
         for entry in entries {
             self.record_event(entry.raw);
+        }
+        if self.reader.decoder().pending_bytes() > MAX_PENDING_EVENT {
+            self.fail(
+                "stream",
+                format!("an SSE event is larger than {MAX_PENDING_EVENT} bytes; recording stopped"),
+            );
         }
     }
 
@@ -240,6 +269,11 @@ impl Exchange {
         {
             self.sink
                 .emit(ProxyEvent::Note(format!("recording failed: {e}")));
+        }
+        // The app's channel may be full (it fell behind): then the event is not even built.
+        if self.sink.events.capacity() == 0 {
+            self.sink.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
         }
         self.sink.emit(ProxyEvent::Event {
             exchange: self.exchange,
@@ -354,5 +388,66 @@ impl Drop for Exchange {
             self.fail("cancelled", "the proxy stopped before the response ended");
             self.close();
         }
+    }
+}
+
+/// What the relay hands to an exchange recorded on a thread of its own.
+enum Handed {
+    Chunk(bytes::Bytes, Duration),
+    Fail(&'static str, String),
+    Finish,
+}
+
+/// An exchange recorded beside the relay: the relay hands each chunk over (with the time it
+/// passed) and goes on at once, while a thread of its own decodes, maps and records it — so the
+/// client never waits for the recording, and the two run on separate cores. Dropping it without
+/// [`LiveExchange::finish`] (the client went away) records the exchange as cancelled.
+pub(crate) struct LiveExchange {
+    tx: mpsc::Sender<Handed>,
+    start: Instant,
+}
+
+/// Chunks waiting to be recorded before the relay waits for the recorder.
+const LIVE_BACKLOG: usize = 1024;
+
+impl Exchange {
+    /// Moves the exchange to a recording thread of its own (the current runtime's blocking pool).
+    pub(crate) fn live(self) -> LiveExchange {
+        let (tx, mut rx) = mpsc::channel(LIVE_BACKLOG);
+        let start = self.start;
+        // A blocking-pool thread: decoding and handing events to the store's recorder (whose
+        // channel may make it wait) never hold up the async workers that relay bytes.
+        tokio::task::spawn_blocking(move || {
+            let mut exchange = self;
+            while let Some(handed) = rx.blocking_recv() {
+                match handed {
+                    Handed::Chunk(bytes, at) => exchange.chunk_at(&bytes, at),
+                    Handed::Fail(class, message) => exchange.fail(class, message),
+                    Handed::Finish => {
+                        exchange.finish();
+                        return;
+                    }
+                }
+            }
+        });
+        LiveExchange { tx, start }
+    }
+}
+
+impl LiveExchange {
+    /// Hands over a chunk that passed to the client just now.
+    pub(crate) async fn chunk(&self, bytes: &bytes::Bytes) {
+        let at = self.start.elapsed();
+        let _ = self.tx.send(Handed::Chunk(bytes.clone(), at)).await;
+    }
+
+    /// The exchange failed with `class`.
+    pub(crate) async fn fail(&self, class: &'static str, message: String) {
+        let _ = self.tx.send(Handed::Fail(class, message)).await;
+    }
+
+    /// The response ended.
+    pub(crate) async fn finish(self) {
+        let _ = self.tx.send(Handed::Finish).await;
     }
 }

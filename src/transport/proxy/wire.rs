@@ -235,6 +235,11 @@ mod tests {
                 limit: 4
             })
         );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut gz, plain).expect("gzip");
+        let gz = gz.finish().expect("gzip");
+        assert_eq!(decode_body(&gz, Some("gzip"), 100).expect("decoded"), plain);
+        assert_eq!(decode_body(plain, None, 100).expect("identity"), plain);
         assert!(matches!(
             decode_body(b"nope", Some("gzip"), 100),
             Err(DecodeError::Corrupt { .. })

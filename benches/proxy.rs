@@ -1,0 +1,243 @@
+//! Recording proxy benchmark (`cargo bench --bench proxy`), the targets of issue 11, measured
+//! side by side with the same stream read directly from the upstream (a real HTTP/1.1 server on
+//! 127.0.0.1, the one the tests use):
+//!
+//! - per-event latency: two identical SSE streams of small events 2 ms apart, read at the same
+//!   time, one directly and one through the proxy (recording into a fresh database); for each
+//!   event, the time from the upstream handing it to its HTTP server to the client having it, and
+//!   the difference between the two streams event by event. Target: added p99 ≤ 1 ms.
+//! - throughput: 64 MB of SSE (4 KB text deltas) sent as fast as the upstream can, read by the
+//!   client direct and through the recording proxy. Target: ≥ 100 MB/s through the proxy;
+//!   the ratio to direct is reported.
+//!
+//! A bench binary (not criterion): it reports percentiles, which criterion does not.
+
+#[path = "../tests/support/upstream.rs"]
+mod upstream;
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::StreamExt as _;
+use promptwire::transport::proxy::{ProxyOptions, start_proxy};
+use serde_json::json;
+use upstream::{Reply, Step, Upstream, sse_event};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const LATENCY_EVENTS: usize = 2000;
+const THROUGHPUT_BYTES: usize = 64 * 1024 * 1024;
+const DELTA_BYTES: usize = 4096;
+
+fn delta(i: usize, size: usize) -> Bytes {
+    let text: String = std::iter::repeat_n('x', size).collect();
+    sse_event(
+        "response.output_text.delta",
+        &json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+                "content_index": 0, "delta": text, "sequence_number": i}),
+    )
+}
+
+fn completed() -> Bytes {
+    sse_event(
+        "response.completed",
+        &json!({"type": "response.completed", "response": {"id": "resp_bench", "status": "completed"}}),
+    )
+}
+
+fn body() -> String {
+    json!({"model": "gpt-5.5", "input": "bench", "stream": true}).to_string()
+}
+
+/// Reads the stream from `url`; returns each complete event's arrival instant and the bytes.
+async fn read(url: &str) -> (Vec<Instant>, usize) {
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .body(body())
+        .send()
+        .await
+        .expect("response");
+    let mut stream = response.bytes_stream();
+    let mut arrivals = Vec::new();
+    let mut total = 0;
+    let mut tail = [0u8; 1];
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.expect("chunk");
+        let now = Instant::now();
+        total += chunk.len();
+        // An event ends with "\n\n" (possibly split across chunks).
+        let mut previous = tail[0];
+        for &b in chunk.iter() {
+            if b == b'\n' && previous == b'\n' {
+                arrivals.push(now);
+            }
+            previous = b;
+        }
+        tail[0] = previous;
+    }
+    (arrivals, total)
+}
+
+/// Requests of the store whose outcome is committed.
+fn recorded_outcomes(store: &promptwire::store::Store) -> usize {
+    let page = promptwire::store::Page::ALL;
+    let Ok(sessions) = store.list_sessions(page) else {
+        return 0;
+    };
+    sessions
+        .iter()
+        .flat_map(|s| store.requests(s.id, page).unwrap_or_default())
+        .filter(|r| store.outcome(r.id).ok().flatten().is_some())
+        .count()
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+/// Latencies (ms) of each event, upstream hand-over to client arrival.
+async fn latencies(upstream: &Upstream, url: &str) -> Vec<f64> {
+    let before = upstream.sent_at().len();
+    let (arrivals, _) = read(url).await;
+    let sent = upstream.sent_at();
+    let sent = &sent[before..];
+    assert_eq!(sent.len(), arrivals.len(), "every event arrived");
+    sent.iter()
+        .zip(&arrivals)
+        .map(|((_, s), a)| a.saturating_duration_since(*s).as_secs_f64() * 1e3)
+        .collect()
+}
+
+fn sorted(mut values: Vec<f64>) -> Vec<f64> {
+    values.sort_by(f64::total_cmp);
+    values
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --benches` does not: skip the heavy work then.
+    if !std::env::args().any(|a| a == "--bench") {
+        eprintln!("proxy bench: run with `cargo bench --bench proxy`");
+        return;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("proxy_bench");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("bench dir");
+
+    // Latency: small events, 2 ms apart, from two identical upstreams at the same time — one
+    // read directly, one through the proxy — so both streams live through the same machine load
+    // and event k of one is compared with event k of the other.
+    let mut steps = Vec::new();
+    for i in 0..LATENCY_EVENTS {
+        steps.push(Step::Sleep(Duration::from_millis(2)));
+        steps.push(Step::Send(delta(i, 40)));
+    }
+    steps.push(Step::Send(completed()));
+    let direct_steps = steps.clone();
+    let direct_upstream = Upstream::start(move |_| Reply::sse(direct_steps.clone()));
+    let upstream = Upstream::start(move |_| Reply::sse(steps.clone()));
+    runtime.block_on(async {
+        let (proxy, _events) = start_proxy(ProxyOptions::new(
+            "127.0.0.1:0",
+            &upstream.base_url(),
+            Some(dir.join("latency.sqlite")),
+        ))
+        .await
+        .expect("proxy");
+        let direct_url = format!("{}/responses", direct_upstream.base_url());
+        let proxied_url = format!("{}/v1/responses", proxy.base_url());
+        let (direct, proxied) = tokio::join!(
+            latencies(&direct_upstream, &direct_url),
+            latencies(&upstream, &proxied_url)
+        );
+        let added = sorted(direct.iter().zip(&proxied).map(|(d, p)| p - d).collect());
+        let (direct, proxied) = (sorted(direct), sorted(proxied));
+        println!(
+            "latency per event ({} events, both streams at once): direct p50 {:.3} ms p99 {:.3} ms; through the recording proxy p50 {:.3} ms p99 {:.3} ms; added (event by event) p50 {:.3} ms, p99 {:.3} ms (target p99 <= 1 ms)",
+            direct.len(),
+            percentile(&direct, 0.5),
+            percentile(&direct, 0.99),
+            percentile(&proxied, 0.5),
+            percentile(&proxied, 0.99),
+            percentile(&added, 0.5),
+            percentile(&added, 0.99),
+        );
+        proxy.stop();
+        proxy.stopped().await;
+    });
+
+    // Throughput: 64 MB of 4 KB deltas, 16 events per write.
+    let events = THROUGHPUT_BYTES / DELTA_BYTES;
+    // Built once: the upstream only clones the chunks (reference-counted) per request.
+    let mut steps = Vec::new();
+    let mut batch = Vec::new();
+    for i in 0..events {
+        batch.extend_from_slice(&delta(i, DELTA_BYTES));
+        if batch.len() >= 16 * DELTA_BYTES {
+            steps.push(Step::Send(Bytes::from(std::mem::take(&mut batch))));
+        }
+    }
+    batch.extend_from_slice(&completed());
+    steps.push(Step::Send(Bytes::from(batch)));
+    let upstream = Upstream::start(move |_| Reply::sse(steps.clone()));
+    runtime.block_on(async {
+        let (proxy, _events) = start_proxy(ProxyOptions::new(
+            "127.0.0.1:0",
+            &upstream.base_url(),
+            Some(dir.join("throughput.sqlite")),
+        ))
+        .await
+        .expect("proxy");
+        // The same proxy without a database: the relay's own cost.
+        let (relay, _relay_events) =
+            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), None))
+                .await
+                .expect("relay");
+        let rate = |bytes: usize, started: Instant| {
+            bytes as f64 / started.elapsed().as_secs_f64() / 1e6
+        };
+        let store = promptwire::store::Store::open(dir.join("throughput.sqlite")).expect("db");
+        let (mut direct, mut proxied, mut stored, mut relayed) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        for round in 1..=3 {
+            let started = Instant::now();
+            let (_, bytes) = read(&format!("{}/responses", upstream.base_url())).await;
+            direct.push(rate(bytes, started));
+            let started = Instant::now();
+            let (_, bytes) = read(&format!("{}/v1/responses", proxy.base_url())).await;
+            proxied.push(rate(bytes, started));
+            // The recording may trail the client: wait until this stream's outcome is committed
+            // (and time that too), so the next measurement does not pay for it.
+            while recorded_outcomes(&store) < round {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            stored.push(rate(bytes, started));
+            let started = Instant::now();
+            let (_, bytes) = read(&format!("{}/v1/responses", relay.base_url())).await;
+            relayed.push(rate(bytes, started));
+        }
+        let median = |mut list: Vec<f64>| {
+            list.sort_by(f64::total_cmp);
+            list[1]
+        };
+        let (d, p, s, r) = (median(direct), median(proxied), median(stored), median(relayed));
+        println!(
+            "throughput ({} MB of {} B deltas, median of 3): direct {d:.0} MB/s; through the recording proxy {p:.0} MB/s (ratio {:.2}; target >= 100 MB/s), everything committed to the store at {s:.0} MB/s; through the proxy not recording {r:.0} MB/s (ratio {:.2})",
+            THROUGHPUT_BYTES / (1024 * 1024),
+            DELTA_BYTES,
+            p / d,
+            r / d
+        );
+        for server in [proxy, relay] {
+            server.stop();
+            server.stopped().await;
+        }
+    });
+}
