@@ -354,8 +354,5 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
 
 /// The current form's first compiled body, for a comparison against it.
 fn form_body(state: &AppState) -> Option<Arc<JsonMap>> {
-    state
-        .views
-        .first()
-        .map(|view| view.compiled.body.shared())
+    state.views.first().map(|view| view.compiled.body.shared())
 }

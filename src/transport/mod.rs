@@ -22,6 +22,6 @@ pub use http::{
     resolve_headers,
 };
 pub use proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, ServerState, start_proxy};
-pub use ws::WsSender;
 pub use replay::{Recording, Timing};
 pub use replay_server::{ReplayOptions, start_replay};
+pub use ws::WsSender;

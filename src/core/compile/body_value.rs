@@ -58,11 +58,7 @@ impl BodyValue {
     /// body holds this instead of a copy.
     pub fn shared(&self) -> Arc<JsonMap> {
         let inner = &*self.inner;
-        Arc::clone(
-            inner
-                .value
-                .get_or_init(|| Arc::new(inner.materialize())),
-        )
+        Arc::clone(inner.value.get_or_init(|| Arc::new(inner.materialize())))
     }
 
     /// True when both share one body (identical views of one compile batch).
@@ -85,9 +81,7 @@ impl Deref for BodyValue {
 
     fn deref(&self) -> &JsonMap {
         let inner = &*self.inner;
-        inner
-            .value
-            .get_or_init(|| Arc::new(inner.materialize()))
+        inner.value.get_or_init(|| Arc::new(inner.materialize()))
     }
 }
 

@@ -245,7 +245,10 @@ fn compile_with(
         },
     )?;
     // Views whose bodies are the same share one object form (materialized when first read).
-    let body = match bodies.iter().find(|other| other.built().is_some_and(|b| b.same_as(&built))) {
+    let body = match bodies
+        .iter()
+        .find(|other| other.built().is_some_and(|b| b.same_as(&built)))
+    {
         Some(shared) => shared.clone(),
         None => {
             let body = BodyValue::new(built, input_overridden);
