@@ -142,6 +142,8 @@ pub enum AppCommand {
     CancelJob(JobId),
     /// The Sessions view (browser, prefix view, replay, compare): `session_view.rs`.
     Sessions(super::session_view::SessionCommand),
+    /// The Record panel: recording proxy and replay endpoint (`proxy.rs`).
+    Record(super::proxy::RecordCommand),
 }
 
 /// The bundled example prompts: (file name, contents).

@@ -129,4 +129,6 @@ pub enum AppEvent {
     },
     /// A job of the Sessions view reports (`session_view.rs`).
     Sessions(super::session_view::SessionEvent),
+    /// A recording proxy or replay endpoint reports (`proxy.rs`).
+    Record(super::proxy::RecordEvent),
 }

@@ -60,6 +60,7 @@ impl AppState {
                 ..SessionsView::default()
             },
             browser: super::session_view::SessionBrowser::default(),
+            record: super::proxy::RecordState::default(),
             close_confirmed: false,
             workers,
             compiler,
@@ -245,6 +246,7 @@ impl AppState {
             AppCommand::Notify(text) => self.set_status(text, false),
             AppCommand::CancelJob(id) => self.workers.cancel(id),
             AppCommand::Sessions(command) => super::session_view::handle(self, command),
+            AppCommand::Record(command) => super::proxy::handle(self, command),
         }
     }
 

@@ -137,6 +137,8 @@ pub struct AppState {
     pub sessions: SessionsView,
     /// The Sessions view: browser, prefix view, replay, compare.
     pub browser: super::session_view::SessionBrowser,
+    /// The Record panel: recording proxy and replay endpoint.
+    pub record: super::proxy::RecordState,
     /// The user agreed to close with unsaved edits: the window should close now.
     pub close_confirmed: bool,
     /// The worker bridge.

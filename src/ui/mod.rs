@@ -11,6 +11,7 @@ pub mod items_panel;
 pub mod json_tree;
 pub mod json_views;
 pub mod list_form;
+pub mod proxy_panel;
 pub mod search;
 pub mod sessions;
 pub mod sidebar;
@@ -54,6 +55,8 @@ pub struct UiState {
     pub config_path: String,
     /// The Sessions view's widget state.
     pub sessions: sessions::SessionsUi,
+    /// The Record panel's widget state.
+    pub record: proxy_panel::RecordUi,
 }
 
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
@@ -63,7 +66,20 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
         shortcuts(ui.ctx(), ui_state, tx);
         dropped_files(ui.ctx(), tx);
     }
-    egui::Panel::top("view_tabs").show(ui, |ui| sessions::view_tabs_ui(ui, state, tx));
+    egui::Panel::top("view_tabs").show(ui, |ui| {
+        ui.horizontal(|ui| {
+            sessions::view_tabs_ui(ui, state, tx);
+            proxy_panel::record_toggle(ui, state, &mut ui_state.record);
+        });
+    });
+    if ui_state.record.open {
+        egui::Panel::right("record_panel")
+            .resizable(true)
+            .default_size(300.0)
+            .show(ui, |ui| {
+                proxy_panel::record_panel_ui(ui, state, &mut ui_state.record, tx);
+            });
+    }
     if state.browser.view == crate::app::session_view::MainView::Sessions {
         egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
         sessions::sessions_ui(ui, state, &mut ui_state.sessions, tx);

@@ -1,0 +1,359 @@
+//! The app's recording proxy and replay endpoint (issue 11, "live in the app"): what the Record
+//! panel (`crate::ui::proxy_panel`) shows — each server's listening address, requests so far,
+//! errors and notes — and the jobs that run them. A server is a network job
+//! ([`Workers::spawn_network`](super::jobs::Workers::spawn_network)) that starts
+//! [`start_proxy`] / [`start_replay`] on the app's tokio runtime and forwards every
+//! [`ProxyEvent`] as an [`AppEvent::Record`]; cancelling the job stops the server (everything
+//! recorded is committed first). When a request starts or finishes the Sessions view's list
+//! (and the open session's rows) are read again, so recorded requests appear as they arrive.
+//!
+//! Wiring: [`AppCommand::Record`](super::AppCommand::Record) goes to [`handle`],
+//! [`AppEvent::Record`] to [`apply`], a finished job to [`job_finished`].
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use super::event::AppEvent;
+use super::jobs::{JobContext, JobId};
+use super::session_view::SessionCommand;
+use super::state::AppState;
+use crate::store::RecorderOptions;
+use crate::store::summary::OutcomeClass;
+use crate::transport::proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, start_proxy};
+use crate::transport::replay::Timing;
+use crate::transport::replay_server::{ReplayOptions, start_replay};
+
+/// Notes kept per server (older ones are dropped).
+pub const NOTES_KEPT: usize = 50;
+
+/// Which server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServerKind {
+    /// The recording proxy.
+    Proxy,
+    /// The replay endpoint.
+    Replay,
+}
+
+impl ServerKind {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Proxy => "proxy",
+            Self::Replay => "replay endpoint",
+        }
+    }
+}
+
+/// One server as the Record panel shows it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ServerView {
+    /// Its job while it starts or runs.
+    pub job: Option<JobId>,
+    /// The address it listens on, once started.
+    pub addr: Option<SocketAddr>,
+    /// The base URL clients are pointed at (`http://ADDR/v1` for the proxy).
+    pub base_url: Option<String>,
+    /// Requests that arrived.
+    pub requests: u64,
+    /// Requests that ended (with any outcome).
+    pub finished: u64,
+    /// Requests that ended in an error (HTTP error, failed or broken stream).
+    pub errors: u64,
+    /// The last session a request was recorded into.
+    pub session: Option<i64>,
+    /// Why it could not start.
+    pub error: Option<String>,
+    /// Warnings and notes (the non-loopback warning, replay differences), oldest first.
+    pub notes: Vec<String>,
+}
+
+impl ServerView {
+    /// Starting or running.
+    pub fn is_active(&self) -> bool {
+        self.job.is_some()
+    }
+
+    fn note(&mut self, text: String) {
+        if self.notes.len() >= NOTES_KEPT {
+            self.notes.remove(0);
+        }
+        self.notes.push(text);
+    }
+}
+
+/// Both servers.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RecordState {
+    /// The recording proxy.
+    pub proxy: ServerView,
+    /// The replay endpoint.
+    pub replay: ServerView,
+}
+
+impl RecordState {
+    fn server(&mut self, kind: ServerKind) -> &mut ServerView {
+        match kind {
+            ServerKind::Proxy => &mut self.proxy,
+            ServerKind::Replay => &mut self.replay,
+        }
+    }
+}
+
+/// What the Record panel asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RecordCommand {
+    /// Start the recording proxy.
+    StartProxy {
+        /// `HOST:PORT` to listen on.
+        listen: String,
+        /// The upstream base URL.
+        upstream: String,
+    },
+    /// Start the replay endpoint for a recorded session.
+    StartReplay {
+        /// The session to serve.
+        session: i64,
+        /// `HOST:PORT` to listen on.
+        listen: String,
+        /// Pace of the served events.
+        timing: Timing,
+    },
+    /// Stop a server.
+    Stop(ServerKind),
+}
+
+/// What a server job reports.
+#[derive(Debug)]
+pub enum RecordEvent {
+    /// The server started (address, warning) or could not.
+    Started {
+        /// Which server.
+        kind: ServerKind,
+        /// Its address and start warning, or why it did not start.
+        result: Result<(SocketAddr, Option<String>), String>,
+    },
+    /// Outcomes of this session reached the store (the recorder commits them in batches).
+    Committed {
+        /// The session.
+        session: i64,
+    },
+    /// The server reported.
+    Event {
+        /// Which server.
+        kind: ServerKind,
+        /// What it said.
+        event: Box<ProxyEvent>,
+    },
+}
+
+/// True when `listen`'s host is not a loopback address (the panel warns before starting).
+pub fn is_exposed(listen: &str) -> bool {
+    let host = listen
+        .rsplit_once(':')
+        .map_or(listen, |(host, _)| host)
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    match host.parse::<std::net::IpAddr>() {
+        Ok(ip) => !ip.is_loopback(),
+        Err(_) => !host.eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// Applies a Record command (called from `AppState::handle`).
+pub fn handle(state: &mut AppState, command: RecordCommand) {
+    let db = state.sessions.db_path.clone();
+    let kind = match &command {
+        RecordCommand::StartProxy { .. } => ServerKind::Proxy,
+        RecordCommand::StartReplay { .. } => ServerKind::Replay,
+        RecordCommand::Stop(kind) => {
+            if let Some(job) = state.record.server(*kind).job {
+                state.workers.cancel(job);
+            }
+            return;
+        }
+    };
+    if state.record.server(kind).is_active() {
+        return;
+    }
+    let Some(db) = db else {
+        state.record.server(kind).error = Some("no session database to record into".into());
+        return;
+    };
+    let spawned = match command {
+        RecordCommand::StartProxy { listen, upstream } => {
+            let options = ProxyOptions::new(listen.trim(), upstream.trim(), Some(db));
+            state.workers.spawn_network("proxy", move |ctx| {
+                server_job(ctx, ServerKind::Proxy, start_proxy(options))
+            })
+        }
+        RecordCommand::StartReplay {
+            session,
+            listen,
+            timing,
+        } => {
+            let mut options = ReplayOptions::new(listen.trim(), PathBuf::from(&db), session);
+            options.timing = timing;
+            state.workers.spawn_network("replay-endpoint", move |ctx| {
+                server_job(ctx, ServerKind::Replay, start_replay(options))
+            })
+        }
+        RecordCommand::Stop(_) => return,
+    };
+    let server = state.record.server(kind);
+    match spawned {
+        Ok(job) => {
+            *server = ServerView {
+                job: Some(job),
+                ..ServerView::default()
+            };
+        }
+        Err(e) => server.error = Some(e),
+    }
+}
+
+/// Runs a server until its job is cancelled, forwarding its events.
+async fn server_job(
+    ctx: JobContext,
+    kind: ServerKind,
+    start: impl Future<Output = Result<(ServerHandle, mpsc::Receiver<ProxyEvent>), ServerError>>,
+) -> JobContext {
+    let (handle, mut events) = match start.await {
+        Ok(started) => started,
+        Err(e) => {
+            ctx.report(AppEvent::Record(RecordEvent::Started {
+                kind,
+                result: Err(e.to_string()),
+            }));
+            return ctx;
+        }
+    };
+    let started = (handle.local_addr(), handle.warning().map(str::to_string));
+    let mut open = ctx.report(AppEvent::Record(RecordEvent::Started {
+        kind,
+        result: Ok(started),
+    }));
+    // Outcomes reach the store with the recorder's next batch: the rows are read again once
+    // that batch is surely committed (and once per burst of outcomes).
+    let settle = RecorderOptions::default().max_delay + Duration::from_millis(100);
+    let mut session = None;
+    let mut commit_due: Option<Instant> = None;
+    while open && !ctx.is_cancelled() {
+        match tokio::time::timeout(Duration::from_millis(50), events.recv()).await {
+            Ok(Some(event)) => {
+                match &event {
+                    ProxyEvent::RequestStarted { session_id, .. } => {
+                        session = session_id.or(session);
+                    }
+                    ProxyEvent::Outcome { .. } => commit_due = Some(Instant::now() + settle),
+                    _ => {}
+                }
+                open = ctx.report(AppEvent::Record(RecordEvent::Event {
+                    kind,
+                    event: Box::new(event),
+                }));
+            }
+            Ok(None) => break,
+            Err(_) => {}
+        }
+        if let (Some(due), Some(session)) = (commit_due, session)
+            && Instant::now() >= due
+        {
+            commit_due = None;
+            open = open && ctx.report(AppEvent::Record(RecordEvent::Committed { session }));
+        }
+    }
+    handle.stop();
+    handle.stopped().await;
+    ctx
+}
+
+/// Applies a server's report (called from `AppState::apply_event`).
+pub fn apply(state: &mut AppState, event: RecordEvent) {
+    match event {
+        RecordEvent::Started { kind, result } => {
+            let server = state.record.server(kind);
+            match result {
+                Ok((addr, warning)) => {
+                    server.addr = Some(addr);
+                    server.base_url = Some(format!("http://{addr}/v1"));
+                    if let Some(warning) = warning {
+                        server.note(warning);
+                    }
+                    let text = format!("The {} listens on {addr}", kind.name());
+                    state.set_status(text, false);
+                }
+                Err(e) => {
+                    server.error = Some(e.clone());
+                    state.set_status(format!("The {} did not start: {e}", kind.name()), true);
+                }
+            }
+        }
+        RecordEvent::Committed { session } => refresh_sessions(state, session),
+        RecordEvent::Event { kind, event } => server_event(state, kind, *event),
+    }
+}
+
+fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
+    let server = state.record.server(kind);
+    let changed = match event {
+        ProxyEvent::RequestStarted { session_id, .. } => {
+            server.requests += 1;
+            server.session = session_id.or(server.session);
+            session_id
+        }
+        ProxyEvent::Outcome {
+            status, outcome, ..
+        } => {
+            server.finished += 1;
+            let class = OutcomeClass::of(
+                status,
+                Some(outcome.state.as_str()),
+                outcome.error_class.as_deref(),
+            );
+            if class.is_problem() {
+                server.errors += 1;
+            }
+            None
+        }
+        ProxyEvent::Note(text) => {
+            server.note(text);
+            None
+        }
+        ProxyEvent::Event { .. } => None,
+    };
+    if let Some(session) = changed {
+        refresh_sessions(state, session);
+    }
+}
+
+/// Reads the Sessions view's list again (and the open session's rows when `session` is open).
+fn refresh_sessions(state: &mut AppState, session: i64) {
+    if state.browser.list_generation > 0 {
+        let offset = state.browser.page_offset;
+        super::session_view::handle(state, SessionCommand::Page(offset));
+    }
+    if state.browser.open == Some(session) {
+        let selected = state.browser.selected;
+        super::session_view::handle(state, SessionCommand::Open(session));
+        state.browser.selected = selected;
+    }
+    if state.sessions.listed {
+        super::sessions::list(state);
+    }
+}
+
+/// A job ended: when it was a server's, the server has stopped.
+pub fn job_finished(state: &mut AppState, job: JobId) {
+    for kind in [ServerKind::Proxy, ServerKind::Replay] {
+        let server = state.record.server(kind);
+        if server.job == Some(job) {
+            server.job = None;
+            if server.addr.take().is_some() {
+                state.set_status(format!("The {} stopped", kind.name()), false);
+            }
+        }
+    }
+}

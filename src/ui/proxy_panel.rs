@@ -1,0 +1,199 @@
+//! The Record panel (issue 11): a right-hand panel, opened with the Record toggle beside the
+//! Workbench | Sessions tabs, as a Proxyman / mitmproxy user expects the capture switch next to
+//! the flow list. It starts and stops the recording proxy (listen address, loopback by default
+//! with a warning for any other; upstream from a provider preset or typed), shows where it
+//! listens, how many requests it saw and how many failed, and its notes; the requests themselves
+//! appear live in the Sessions view. Below, the replay endpoint serves the session open in the
+//! Sessions view at a chosen pace. Reads `&AppState`, sends [`RecordCommand`]s.
+
+use egui::{RichText, Ui};
+
+use crate::app::proxy::{RecordCommand, ServerKind, ServerView, is_exposed};
+use crate::app::{AppCommand, AppState, CommandSender};
+use crate::transport::replay::Timing;
+
+/// The default listen address (loopback; a fixed port so a client's config can name it).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";
+/// The default listen address of the replay endpoint.
+pub const DEFAULT_REPLAY_LISTEN: &str = "127.0.0.1:8788";
+
+/// The Record panel's widget state.
+#[derive(Debug)]
+pub struct RecordUi {
+    /// The panel is shown.
+    pub open: bool,
+    /// Proxy listen address being typed.
+    pub listen: String,
+    /// Upstream base URL being typed (or filled from a preset).
+    pub upstream: String,
+    /// Replay endpoint listen address.
+    pub replay_listen: String,
+    /// Replay pace.
+    pub timing: Timing,
+}
+
+impl Default for RecordUi {
+    fn default() -> Self {
+        Self {
+            open: false,
+            listen: DEFAULT_LISTEN.to_string(),
+            upstream: "https://api.openai.com/v1".to_string(),
+            replay_listen: DEFAULT_REPLAY_LISTEN.to_string(),
+            timing: Timing::Original,
+        }
+    }
+}
+
+/// The Record toggle (shows whether the proxy runs).
+pub fn record_toggle(ui: &mut Ui, state: &AppState, record: &mut RecordUi) {
+    ui.separator();
+    let text = if state.record.proxy.is_active() {
+        RichText::new("Record").color(ui.visuals().error_fg_color)
+    } else {
+        RichText::new("Record")
+    };
+    if ui
+        .selectable_label(record.open, text)
+        .on_hover_text("Record a real client through a local proxy, or replay a session to it")
+        .clicked()
+    {
+        record.open = !record.open;
+    }
+}
+
+/// The panel's contents.
+pub fn record_panel_ui(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
+    egui::ScrollArea::vertical().show(ui, |ui| {
+        ui.heading("Recording proxy");
+        proxy_section(ui, state, record, tx);
+        ui.separator();
+        ui.heading("Replay endpoint");
+        replay_section(ui, state, record, tx);
+    });
+}
+
+fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
+    let proxy = &state.record.proxy;
+    ui.add_enabled_ui(!proxy.is_active(), |ui| {
+        let label = ui.label("Listen address");
+        ui.text_edit_singleline(&mut record.listen)
+            .labelled_by(label.id);
+        listen_warning(ui, &record.listen);
+        ui.horizontal(|ui| {
+            ui.label("Upstream");
+            egui::ComboBox::from_id_salt("upstream_preset")
+                .selected_text("from provider")
+                .show_ui(ui, |ui| {
+                    for preset in &state.settings.providers {
+                        if ui.selectable_label(false, &preset.label).clicked() {
+                            record.upstream = preset.provider.base_url.clone();
+                        }
+                    }
+                });
+        });
+        let label = ui.label("Upstream URL");
+        ui.add(
+            egui::TextEdit::singleline(&mut record.upstream).hint_text("https://api.openai.com/v1"),
+        )
+        .labelled_by(label.id);
+    });
+    if proxy.is_active() {
+        if ui.button("Stop proxy").clicked() {
+            tx.send(AppCommand::Record(RecordCommand::Stop(ServerKind::Proxy)));
+        }
+    } else if ui.button("Start proxy").clicked() {
+        tx.send(AppCommand::Record(RecordCommand::StartProxy {
+            listen: record.listen.clone(),
+            upstream: record.upstream.clone(),
+        }));
+    }
+    server_state(ui, proxy, "Point the client's base_url at");
+}
+
+fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
+    let replay = &state.record.replay;
+    let session = state.browser.open;
+    match session {
+        Some(id) => ui.label(format!("Serves session #{id} (open in Sessions)")),
+        None => ui.weak("Open a session in the Sessions view to replay it"),
+    };
+    ui.add_enabled_ui(!replay.is_active(), |ui| {
+        ui.horizontal(|ui| {
+            let label = ui.label("Replay listen address");
+            ui.text_edit_singleline(&mut record.replay_listen)
+                .labelled_by(label.id);
+        });
+        listen_warning(ui, &record.replay_listen);
+        ui.horizontal(|ui| {
+            ui.label("Timing");
+            for (timing, label) in [
+                (Timing::Original, "original"),
+                (Timing::Speed(4.0), "4×"),
+                (Timing::Instant, "instant"),
+            ] {
+                if ui
+                    .selectable_label(record.timing == timing, label)
+                    .clicked()
+                {
+                    record.timing = timing;
+                }
+            }
+        });
+    });
+    if replay.is_active() {
+        if ui.button("Stop replay endpoint").clicked() {
+            tx.send(AppCommand::Record(RecordCommand::Stop(ServerKind::Replay)));
+        }
+    } else if let Some(session) = session
+        && ui.button("Start replay endpoint").clicked()
+    {
+        tx.send(AppCommand::Record(RecordCommand::StartReplay {
+            session,
+            listen: record.replay_listen.clone(),
+            timing: record.timing,
+        }));
+    }
+    server_state(ui, replay, "Point the client at");
+}
+
+fn listen_warning(ui: &mut Ui, listen: &str) {
+    if is_exposed(listen) {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            "Warning: not a loopback address: other machines can reach it and its recordings",
+        );
+    }
+}
+
+fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
+    if let Some(e) = &server.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
+    match (&server.base_url, server.is_active()) {
+        (Some(url), true) => {
+            ui.label(format!(
+                "Listening on {}",
+                server.addr.map_or_else(String::new, |a| a.to_string())
+            ));
+            ui.horizontal(|ui| {
+                ui.label(point);
+                ui.code(url);
+            });
+        }
+        (None, true) => {
+            ui.spinner();
+        }
+        _ => {
+            ui.weak("Stopped");
+        }
+    }
+    ui.label(format!(
+        "{} requests · {} in flight · {} errors",
+        server.requests,
+        server.requests.saturating_sub(server.finished),
+        server.errors
+    ));
+    for note in &server.notes {
+        ui.label(RichText::new(note).small());
+    }
+}

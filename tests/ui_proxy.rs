@@ -1,0 +1,130 @@
+//! The Record panel on the whole app (egui_kittest, no GPU) over a real scratch database: the
+//! recording proxy is started from the panel, a reqwest client streams a request through it to a
+//! loopback upstream the test starts, the request appears in the Sessions view as it is recorded
+//! (with its outcome), and the proxy stops from the panel, after which nothing listens.
+
+mod http_server;
+mod ui_support;
+
+use std::time::Duration;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable as _;
+use http_server::{End, Reply, Server, paced, sse_file};
+use pretty_assertions::assert_eq;
+use promptwire::app::session_view::MainView;
+use promptwire::store::summary::OutcomeClass;
+use promptwire::store::{Page, Store};
+use ui_support::{app_with, replace_text, scratch_dir, state, wait_until};
+
+/// A request body as Codex sends it (streamed, grouped by its `session_id` header).
+const BODY: &str = r#"{"model":"gpt-5.5","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hello"}]}],"stream":true}"#;
+
+/// Posts `BODY` to `url` and reads the whole streamed answer.
+fn post_through(url: &str) -> (u16, Vec<u8>) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    runtime.block_on(async {
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .header("session_id", "live-1")
+            .body(BODY)
+            .send()
+            .await
+            .expect("send through the proxy");
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.expect("answer");
+        (status, bytes.to_vec())
+    })
+}
+
+#[test]
+fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
+    let answer = sse_file("text-answer.sse");
+    let upstream = Server::start(vec![Reply::sse(
+        paced(&answer, 3, Duration::from_millis(20)),
+        End::Complete,
+    )]);
+    let db = scratch_dir("ui-proxy").join("promptwire.sqlite");
+    let mut harness = app_with((1500.0, 950.0), Some(db.clone()));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && !s.browser.sessions.is_empty()
+    });
+    let listed_before = state(&harness).browser.sessions.len();
+
+    harness.get_by_label("Record").click();
+    harness.run_steps(2);
+    // A non-loopback address is flagged before anything starts.
+    replace_text(&mut harness, "Listen address", "0.0.0.0:0");
+    harness.get_by_label(
+        "Warning: not a loopback address: other machines can reach it and its recordings",
+    );
+    replace_text(&mut harness, "Listen address", "127.0.0.1:0");
+    replace_text(&mut harness, "Upstream URL", &upstream.base_url);
+    harness.get_by_label("Start proxy").click();
+    wait_until(&mut harness, "proxy listening", |s| {
+        s.record.proxy.addr.is_some()
+    });
+    let proxy = state(&harness).record.proxy.clone();
+    let addr = proxy.addr.expect("address");
+    assert_eq!(addr.ip().is_loopback(), true);
+    let base_url = format!("http://{addr}/v1");
+    assert_eq!(proxy.base_url.as_deref(), Some(base_url.as_str()));
+    harness.get_by_label(&format!("Listening on {addr}"));
+
+    // A client pointed at the proxy gets the upstream's stream byte for byte.
+    let (status, received) = post_through(&format!("{base_url}/responses"));
+    assert_eq!((status, received), (200, answer.clone()));
+    let seen = upstream.received();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].request_line, "POST /v1/responses HTTP/1.1");
+    assert_eq!(seen[0].body, BODY.as_bytes());
+
+    // The request shows up in the session browser without any refresh by the user.
+    wait_until(&mut harness, "recorded request listed", move |s| {
+        s.record.proxy.requests == 1
+            && s.browser.sessions.len() == listed_before + 1
+            && s.browser
+                .sessions
+                .iter()
+                .any(|x| x.requests == 1 && x.name == "proxy session:live-1")
+    });
+    let session = state(&harness).record.proxy.session.expect("session");
+    let label = format!("#{session} proxy session:live-1 · 1 req · gpt-5.5");
+    harness.get_by_label(&label).click();
+    // Its outcome follows once the recorder has committed it.
+    wait_until(&mut harness, "recorded outcome shown", |s| {
+        s.record.proxy.finished == 1
+            && s.browser.rows.len() == 1
+            && s.browser.rows[0].outcome != OutcomeClass::None
+            && s.browser.analysis.is_some()
+    });
+    let row = state(&harness).browser.rows[0].clone();
+    assert_eq!(
+        (row.position, row.status, row.outcome),
+        (0, Some(200), OutcomeClass::Completed)
+    );
+    let store = Store::open(&db).expect("db");
+    assert_eq!(store.body(row.id).expect("body").bytes, BODY.as_bytes());
+    let sessions = store.list_sessions(Page::first(100)).expect("sessions");
+    assert_eq!(
+        sessions.iter().filter(|s| s.id == session).count(),
+        1,
+        "the recorded session is in the store"
+    );
+    harness.get_by_label("1 requests · 0 in flight · 0 errors");
+
+    // Stop: the panel says so and nothing listens any more.
+    harness.get_by_label("Stop proxy").click();
+    wait_until(&mut harness, "proxy stopped", |s| {
+        !s.record.proxy.is_active()
+    });
+    harness.get_by_label("Start proxy");
+    assert_eq!(std::net::TcpStream::connect(addr).is_err(), true);
+}
