@@ -144,6 +144,8 @@ pub enum AppCommand {
     Sessions(super::session_view::SessionCommand),
     /// The Record panel: recording proxy and replay endpoint (`proxy.rs`).
     Record(super::proxy::RecordCommand),
+    /// Codex session and model catalog imports (`imports.rs`).
+    Import(super::imports::ImportCommand),
 }
 
 /// The bundled example prompts: (file name, contents).

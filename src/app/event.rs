@@ -131,4 +131,6 @@ pub enum AppEvent {
     Sessions(super::session_view::SessionEvent),
     /// A recording proxy or replay endpoint reports (`proxy.rs`).
     Record(super::proxy::RecordEvent),
+    /// A Codex session or catalog import reports (`imports.rs`).
+    Import(super::imports::ImportEvent),
 }

@@ -32,6 +32,7 @@ pub mod edit;
 pub mod event;
 pub mod files;
 pub mod handle;
+pub mod imports;
 pub mod jobs;
 pub mod poll;
 pub mod proxy;

@@ -163,10 +163,14 @@ impl AppState {
                 }
             }
             AppEvent::Progress { .. } => {}
-            AppEvent::JobFinished { job } => super::proxy::job_finished(self, job),
+            AppEvent::JobFinished { job } => {
+                super::proxy::job_finished(self, job);
+                super::imports::job_finished(self, job);
+            }
             AppEvent::Failed { what, error } => self.set_status(format!("{what}: {error}"), true),
             AppEvent::Sessions(event) => super::session_view::apply(self, event),
             AppEvent::Record(event) => super::proxy::apply(self, event),
+            AppEvent::Import(event) => super::imports::apply(self, event),
         }
     }
 

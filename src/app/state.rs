@@ -139,6 +139,8 @@ pub struct AppState {
     pub browser: super::session_view::SessionBrowser,
     /// The Record panel: recording proxy and replay endpoint.
     pub record: super::proxy::RecordState,
+    /// Codex session and catalog imports.
+    pub imports: super::imports::ImportsState,
     /// The user agreed to close with unsaved edits: the window should close now.
     pub close_confirmed: bool,
     /// The worker bridge.

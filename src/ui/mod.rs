@@ -7,6 +7,7 @@
 
 pub mod dialogs;
 pub mod form_panel;
+pub mod imports_panel;
 pub mod items_panel;
 pub mod json_tree;
 pub mod json_views;
@@ -57,6 +58,8 @@ pub struct UiState {
     pub sessions: sessions::SessionsUi,
     /// The Record panel's widget state.
     pub record: proxy_panel::RecordUi,
+    /// The import sections' buffers.
+    pub imports: imports_panel::ImportsUi,
 }
 
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.

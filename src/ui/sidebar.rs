@@ -14,6 +14,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
         .show(ui, |ui| {
             ui.heading("Sessions");
             sessions_ui(ui, state, tx);
+            super::imports_panel::codex_sessions_ui(ui, state, &mut ui_state.imports, tx);
             ui.separator();
             ui.heading("Examples");
             for (name, _) in EXAMPLES {
@@ -85,11 +86,14 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
             {
                 tx.send(AppCommand::ImportCodexConfig(expand_home(path.trim())));
             }
+            ui.separator();
+            ui.heading("Model catalog");
+            super::imports_panel::catalog_ui(ui, state, &mut ui_state.imports, tx);
         });
 }
 
 /// `~/x` → `$HOME/x`.
-fn expand_home(path: &str) -> std::path::PathBuf {
+pub(super) fn expand_home(path: &str) -> std::path::PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),
         _ => std::path::PathBuf::from(path),
