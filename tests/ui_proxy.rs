@@ -1,7 +1,8 @@
 //! The Record panel on the whole app (egui_kittest, no GPU) over a real scratch database: the
 //! recording proxy is started from the panel, a reqwest client streams a request through it to a
 //! loopback upstream the test starts, the request appears in the Sessions view as it is recorded
-//! (with its outcome), and the proxy stops from the panel, after which nothing listens.
+//! (with its outcome), and the proxy stops from the panel, after which nothing listens; then the
+//! replay endpoint serves that recorded session back to the same client.
 
 mod http_server;
 mod ui_support;
@@ -13,6 +14,7 @@ use egui_kittest::kittest::Queryable as _;
 use http_server::{End, Reply, Server, paced, sse_file};
 use pretty_assertions::assert_eq;
 use promptwire::app::session_view::MainView;
+use promptwire::core::stream::read_all;
 use promptwire::store::summary::OutcomeClass;
 use promptwire::store::{Page, Store};
 use ui_support::{app_with, replace_text, scratch_dir, state, wait_until};
@@ -127,4 +129,34 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     });
     harness.get_by_label("Start proxy");
     assert_eq!(std::net::TcpStream::connect(addr).is_err(), true);
+
+    // The replay endpoint serves the open (recorded) session to the same client, instantly.
+    harness.get_by_label(&format!("Serves session #{session} (open in Sessions)"));
+    replace_text(&mut harness, "Replay listen address", "127.0.0.1:0");
+    harness.get_by_label("instant (no waits)").click();
+    harness.get_by_label("Start replay endpoint").click();
+    wait_until(&mut harness, "replay endpoint listening", |s| {
+        s.record.replay.addr.is_some()
+    });
+    let replay_addr = state(&harness).record.replay.addr.expect("address");
+    let (status, replayed) = post_through(&format!("http://{replay_addr}/v1/responses"));
+    let (_, expected) = read_all(&answer, Duration::ZERO);
+    let (_, served) = read_all(&replayed, Duration::ZERO);
+    assert_eq!(
+        (status, &served.text, &served.usage, served.events),
+        (200, &expected.text, &expected.usage, expected.events)
+    );
+    // The incoming request is stored as a session linked to the recording, listed live.
+    wait_until(&mut harness, "replay session listed", |s| {
+        s.record.replay.requests == 1
+            && s.browser
+                .sessions
+                .iter()
+                .any(|x| x.name == "replay of proxy session:live-1" && x.requests == 1)
+    });
+    harness.get_by_label("Stop replay endpoint").click();
+    wait_until(&mut harness, "replay endpoint stopped", |s| {
+        !s.record.replay.is_active()
+    });
+    assert_eq!(std::net::TcpStream::connect(replay_addr).is_err(), true);
 }

@@ -127,9 +127,9 @@ fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Com
         ui.horizontal(|ui| {
             ui.label("Timing");
             for (timing, label) in [
-                (Timing::Original, "original"),
-                (Timing::Speed(4.0), "4×"),
-                (Timing::Instant, "instant"),
+                (Timing::Original, "as recorded"),
+                (Timing::Speed(4.0), "4× faster"),
+                (Timing::Instant, "instant (no waits)"),
             ] {
                 if ui
                     .selectable_label(record.timing == timing, label)
