@@ -357,3 +357,40 @@ pub fn job_finished(state: &mut AppState, job: JobId) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+
+    use super::is_exposed;
+
+    #[test]
+    fn only_loopback_listen_addresses_are_unexposed() {
+        let cases: Vec<(&str, bool)> = [
+            "127.0.0.1:8787",
+            "127.0.0.2:0",
+            "[::1]:8787",
+            "localhost:8787",
+            "0.0.0.0:8787",
+            "192.168.1.20:8787",
+            "[::]:8787",
+            "myhost:8787",
+        ]
+        .into_iter()
+        .map(|listen| (listen, is_exposed(listen)))
+        .collect();
+        assert_eq!(
+            cases,
+            vec![
+                ("127.0.0.1:8787", false),
+                ("127.0.0.2:0", false),
+                ("[::1]:8787", false),
+                ("localhost:8787", false),
+                ("0.0.0.0:8787", true),
+                ("192.168.1.20:8787", true),
+                ("[::]:8787", true),
+                ("myhost:8787", true),
+            ]
+        );
+    }
+}
