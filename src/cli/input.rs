@@ -1,7 +1,7 @@
 //! Reading a JSON input argument (`FILE` or `-` for stdin) with a size limit, and turning JSON
 //! syntax errors into messages with line and column.
 
-use std::io::Read as _;
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
@@ -11,33 +11,7 @@ use crate::core::error::PromptError;
 
 /// Reads `arg` (a path, or `-` for stdin) as UTF-8 text of at most `max_bytes`.
 pub fn read_text(arg: &str, max_bytes: u64) -> anyhow::Result<String> {
-    let mut bytes = Vec::new();
-    if arg == "-" {
-        std::io::stdin()
-            .lock()
-            .take(max_bytes + 1)
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
-        if bytes.len() as u64 > max_bytes {
-            bail!(
-                "standard input is larger than the limit of {} (raise it with --max-bytes)",
-                human_size(max_bytes)
-            );
-        }
-    } else {
-        let path = Path::new(arg);
-        let size = std::fs::metadata(path)
-            .with_context(|| format!("cannot read {arg}"))?
-            .len();
-        if size > max_bytes {
-            bail!(
-                "{arg} is {}, larger than the limit of {} (raise it with --max-bytes)",
-                human_size(size),
-                human_size(max_bytes)
-            );
-        }
-        bytes = std::fs::read(path).with_context(|| format!("cannot read {arg}"))?;
-    }
+    let bytes = read_bytes(arg, max_bytes)?;
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}: not UTF-8 text (invalid byte at offset {})",
@@ -45,6 +19,55 @@ pub fn read_text(arg: &str, max_bytes: u64) -> anyhow::Result<String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// Reads `arg` (a path, or `-` for stdin) as bytes, at most `max_bytes`: bounded while reading,
+/// so pipes and devices (whose reported size is 0) stop at the limit too.
+pub fn read_bytes(arg: &str, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
+    if arg == "-" {
+        return read_capped(std::io::stdin().lock(), max_bytes)
+            .context("reading standard input")?
+            .ok_or_else(|| too_large("standard input", max_bytes));
+    }
+    read_file(Path::new(arg), max_bytes)
+}
+
+/// Reads the file at `path` (a device or named pipe too), at most `max_bytes`, bounded while
+/// reading.
+pub fn read_file(path: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
+    // A regular file's size gives the better message up front; the read stays bounded anyway.
+    if let Ok(meta) = file.metadata()
+        && meta.is_file()
+        && meta.len() > max_bytes
+    {
+        bail!(
+            "{shown} is {}, larger than the limit of {} (raise it with --max-bytes)",
+            human_size(meta.len()),
+            human_size(max_bytes)
+        );
+    }
+    read_capped(file, max_bytes)
+        .with_context(|| format!("cannot read {shown}"))?
+        .ok_or_else(|| too_large(&shown.to_string(), max_bytes))
+}
+
+fn too_large(what: &str, max_bytes: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} is larger than the limit of {} (raise it with --max-bytes)",
+        human_size(max_bytes)
+    )
+}
+
+/// Reads `reader` to its end but never more than `max_bytes` (plus one byte to tell): `None` when
+/// there was more. The one bounded reader of the command line; `max_bytes` may be `u64::MAX`.
+pub fn read_capped(reader: impl Read, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= max_bytes).then_some(bytes))
 }
 
 /// Parses JSON text, naming the line and column of a syntax error.
