@@ -8,6 +8,8 @@ use anyhow::{Context as _, bail};
 use serde_json::Value;
 
 use crate::core::error::PromptError;
+/// Sizes in messages, shared with the stream limits.
+pub use crate::core::stream::limits::human_size;
 
 /// Reads `arg` (a path, or `-` for stdin) as UTF-8 text of at most `max_bytes`.
 pub fn read_text(arg: &str, max_bytes: u64) -> anyhow::Result<String> {
@@ -79,16 +81,4 @@ pub fn parse_json(arg: &str, text: &str) -> anyhow::Result<Value> {
 /// `stdin` for `-`, else the path.
 pub fn display_name(arg: &str) -> &str {
     if arg == "-" { "stdin" } else { arg }
-}
-
-/// Size in MiB/KiB/bytes for messages.
-pub fn human_size(bytes: u64) -> String {
-    const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB {
-        format!("{:.1} MiB", bytes as f64 / MIB as f64)
-    } else if bytes >= 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{bytes} bytes")
-    }
 }

@@ -31,10 +31,12 @@ use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
 use crate::core::prompt::Prompt;
 use crate::core::rules::CompileRules;
-use crate::core::stream::TurnOutcome;
+use crate::core::stream::limits::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES};
+use crate::core::stream::{StreamLimits, TurnOutcome};
 use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
 use crate::store::SendRecording;
 use crate::store::send_recording::open_or_default;
+use crate::transport::http::DEFAULT_DEADLINE;
 use crate::transport::recording::{finish_recording, record_event};
 use crate::transport::{
     CancelToken, HttpSender, SendEvent, SendOptions, WsSender, resolve_headers,
@@ -71,6 +73,15 @@ pub struct SendArgs {
     /// Seconds to wait for the connection.
     #[arg(long, default_value_t = 10.0)]
     connect_timeout_secs: f64,
+    /// Seconds the whole send may take, retries included (keep-alives do not extend it).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_DEADLINE.as_secs_f64())]
+    deadline: f64,
+    /// Largest accepted event of the response stream, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_EVENT_BYTES)]
+    max_event_bytes: u64,
+    /// Largest accepted response stream, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_RESPONSE_BYTES)]
+    max_response_bytes: u64,
     /// Model catalog file to use instead of the bundled one.
     #[arg(long)]
     catalog: Option<String>,
@@ -250,6 +261,11 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         connect_timeout: duration("connect-timeout-secs", args.connect_timeout_secs)?,
         idle_timeout: duration("idle-timeout-secs", args.idle_timeout_secs)?,
         max_retries: args.max_retries,
+        deadline: duration("deadline", args.deadline)?,
+        limits: StreamLimits {
+            max_event_bytes: args.max_event_bytes,
+            max_response_bytes: args.max_response_bytes,
+        },
         ..SendOptions::default()
     };
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
