@@ -39,18 +39,24 @@ pub fn read_bytes(arg: &str, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
 pub fn read_file(path: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
     let file = std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
-    // A regular file's size gives the better message up front; the read stays bounded anyway.
-    if let Ok(meta) = file.metadata()
-        && meta.is_file()
-        && meta.len() > max_bytes
+    // A regular file's size gives the better message up front (and the buffer's size: no
+    // doubling copies of a large file); the read stays bounded anyway.
+    let reported = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if let Some(size) = reported
+        && size > max_bytes
     {
         bail!(
             "{shown} is {}, larger than the limit of {} (raise it with --max-bytes)",
-            human_size(meta.len()),
+            human_size(size),
             human_size(max_bytes)
         );
     }
-    read_capped(file, max_bytes)
+    let mut bytes = Vec::with_capacity(usize::try_from(reported.unwrap_or(0)).unwrap_or(0) + 1);
+    read_capped_into(file, max_bytes, &mut bytes)
         .with_context(|| format!("cannot read {shown}"))?
         .ok_or_else(|| too_large(&shown.to_string(), max_bytes))
 }
@@ -65,10 +71,19 @@ fn too_large(what: &str, max_bytes: u64) -> anyhow::Error {
 /// Reads `reader` to its end but never more than `max_bytes` (plus one byte to tell): `None` when
 /// there was more. The one bounded reader of the command line; `max_bytes` may be `u64::MAX`.
 pub fn read_capped(reader: impl Read, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
-    let mut bytes = Vec::new();
+    read_capped_into(reader, max_bytes, &mut Vec::new())
+}
+
+/// [`read_capped`] into `bytes` (empty, perhaps with room reserved), which it takes.
+fn read_capped_into(
+    reader: impl Read,
+    max_bytes: u64,
+    bytes: &mut Vec<u8>,
+) -> std::io::Result<Option<Vec<u8>>> {
     reader
         .take(max_bytes.saturating_add(1))
-        .read_to_end(&mut bytes)?;
+        .read_to_end(bytes)?;
+    let bytes = std::mem::take(bytes);
     Ok((bytes.len() as u64 <= max_bytes).then_some(bytes))
 }
 
