@@ -53,10 +53,18 @@ fn ms(us: Option<i64>) -> f64 {
     us.map_or(-1.0, |us| us as f64 / 1000.0)
 }
 
-/// Writes `bytes` to `path`, readable and writable by its owner only.
+/// Writes `bytes` to `path`, readable and writable by its owner only. Never writes through a
+/// symbolic link: an existing file or link at `path` is replaced, and the new file is created
+/// exclusively (`O_EXCL`, which does not follow links).
 pub fn write_private(path: &Path, bytes: &[u8]) -> StoreResult<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => {
+            std::fs::remove_file(path).map_err(|e| StoreError::io(e, path))?;
+        }
+        _ => {}
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
@@ -152,9 +160,19 @@ impl Store {
     }
 
     /// Writes each request body of a session to `dir` as `0000.json`, `0001.json`, … in session
-    /// order, each the exact body (secrets redacted when `redact`). Returns the number written.
+    /// order, each the exact body (secrets redacted when `redact`), never through a symbolic
+    /// link. Returns the number written. A folder it creates is owner-only (0700); an existing one keeps its permissions.
     pub fn export_bodies(&self, session_id: i64, dir: &Path, redact: bool) -> StoreResult<usize> {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(e, dir))?;
+        if !dir.is_dir() {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt as _;
+                builder.mode(0o700);
+            }
+            builder.create(dir).map_err(|e| StoreError::io(e, dir))?;
+        }
         let requests = self.requests(session_id, Page::ALL)?;
         for (index, summary) in requests.iter().enumerate() {
             let body = self.body(summary.id)?;
