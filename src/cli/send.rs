@@ -294,19 +294,28 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         None => printer.note(&format!("POST {}", compiled.url)),
     }
     // Recording into the session store: kept apart from the send (see `store::SendRecording`).
-    let mut recording = match (args.no_record, args.session) {
-        (true, _) => None,
-        (false, Some(session)) => Some(SendRecording::into_session(
-            open_or_default(args.db.as_deref())?,
-            session,
-            compiled,
-        )?),
-        (false, None) => Some(SendRecording::new_session(
-            open_or_default(args.db.as_deref())?,
-            &plan.name,
-            &plan.prompt.model,
-            compiled,
-        )?),
+    // A database that cannot be opened never stops the send: it goes out unrecorded, with a
+    // warning (a session given by id that does not exist stays a usage error).
+    let store = match args.no_record {
+        true => None,
+        false => open_or_default(args.db.as_deref())
+            .inspect_err(|e| eprintln!("promptwire: not recording this send: {e}"))
+            .ok(),
+    };
+    let mut recording = match (store, args.session) {
+        (None, _) => None,
+        (Some(store), Some(session)) => {
+            Some(SendRecording::into_session(store, session, compiled)?)
+        }
+        (Some(store), None) => {
+            match SendRecording::new_session(store, &plan.name, &plan.prompt.model, compiled) {
+                Ok(recording) => Some(recording),
+                Err(e) => {
+                    eprintln!("promptwire: not recording this send: {e}");
+                    None
+                }
+            }
+        }
     };
     let cancel = CancelToken::new();
     let mut on_event = |event: SendEvent<'_>| {
