@@ -53,6 +53,9 @@ fn ms(us: Option<i64>) -> f64 {
     us.map_or(-1.0, |us| us as f64 / 1000.0)
 }
 
+/// Largest HAR timing accepted on import, in milliseconds (a century).
+const MAX_TIMING_MS: f64 = 100.0 * 365.0 * 24.0 * 3600.0 * 1000.0;
+
 /// Writes `bytes` to `path`, readable and writable by its owner only. Never writes through a
 /// symbolic link: an existing file or link at `path` is replaced, and the new file is created
 /// exclusively (`O_EXCL`, which does not follow links).
@@ -403,14 +406,22 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
         .remove("event_times_us")
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default();
+    // Times from the file are never negative: a negative one is dropped as unknown.
     let stored_outcome: Option<OutcomeRecord> = extra
         .remove("outcome")
-        .and_then(|v| serde_json::from_value(v).ok());
+        .and_then(|v| serde_json::from_value(v).ok())
+        .map(|mut o: OutcomeRecord| {
+            for t in [&mut o.first_event_us, &mut o.first_text_us, &mut o.total_us] {
+                *t = t.filter(|us| *us >= 0);
+            }
+            o
+        });
+    // HAR timings in milliseconds; beyond a century is not a time (and would overflow sums).
     let timing = |key: &str| {
         entry
             .pointer(&format!("/timings/{key}"))
             .and_then(Value::as_f64)
-            .filter(|v| *v >= 0.0)
+            .filter(|v| v.is_finite() && (0.0..=MAX_TIMING_MS).contains(v))
             .map(|ms| (ms * 1000.0).round() as i64)
     };
     let status = entry
@@ -431,7 +442,7 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             .to_string();
         let wait_us = timing("wait");
         let total_us = match (wait_us, timing("receive")) {
-            (Some(w), Some(r)) => Some(w + r),
+            (Some(w), Some(r)) => Some(w.saturating_add(r)),
             (w, _) => w,
         };
         let at = Duration::from_micros(u64::try_from(wait_us.unwrap_or(0)).unwrap_or(0));
