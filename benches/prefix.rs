@@ -47,5 +47,71 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// Two bodies of `items` messages of about `item_bytes` each (the second with one more item), as
+/// JSON text; words drawn from a small list with a fixed-seed generator.
+fn two_bodies(items: usize, item_bytes: usize) -> (String, String) {
+    const WORDS: [&str; 8] = [
+        "the", "build", "failed", "because", "cargo", "fn", "let", "crate",
+    ];
+    let mut state = 0x9e37_79b9_u32;
+    let mut text = |n: usize| {
+        let mut out = String::with_capacity(n + 8);
+        while out.len() < n {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            out.push_str(WORDS[state as usize % WORDS.len()]);
+            out.push(' ');
+        }
+        out
+    };
+    let item = |i: usize, text: String| {
+        serde_json::json!({"type": "message", "role": if i.is_multiple_of(2) { "user" } else { "assistant" },
+            "content": [{"type": "input_text", "text": text}]})
+    };
+    let mut input: Vec<serde_json::Value> = (0..items).map(|i| item(i, text(item_bytes))).collect();
+    let a = serde_json::json!({"model": "gpt-5.5", "instructions": "Be brief.", "input": input});
+    input.push(item(items, "one more".to_string()));
+    let b = serde_json::json!({"model": "gpt-5.5", "instructions": "Be brief.", "input": input});
+    (a.to_string(), b.to_string())
+}
+
+/// What `promptwire diff A B` does with two bodies: parse, analyze, report.
+fn diff_bodies(a: &str, b: &str, prices: &PriceTable) -> usize {
+    let mut session = Session::new(Tokenizer::o200k());
+    for text in [a, b] {
+        let body: serde_json::Value = serde_json::from_str(text).expect("body");
+        session
+            .push_body_owned(body, RequestMeta::default())
+            .expect("valid body");
+    }
+    session.report(prices).summary.breaks
+}
+
+/// `diff` of two 30 MB bodies (target ≤ 1 s), and of two 8 MB runs of one character (the case
+/// that was quadratic in the tokenizer).
+fn bench_diff(c: &mut Criterion) {
+    let prices = PriceTable::bundled();
+    let _ = Tokenizer::o200k().count("warm up");
+    let (a, b) = two_bodies(3000, 10_000);
+    eprintln!("bodies: {} and {} bytes", a.len(), b.len());
+    assert_eq!(diff_bodies(&a, &b, &prices), 0);
+    let run = |n: usize| {
+        serde_json::json!({"model": "gpt-5.5", "input": [{"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "a".repeat(n)}]}]})
+        .to_string()
+    };
+    let (e, f) = (run(8_000_000), run(8_000_001));
+    let mut group = c.benchmark_group("diff");
+    group.sample_size(10);
+    group.bench_function("two_30MB_bodies", |bench| {
+        bench.iter(|| diff_bodies(&a, &b, &prices))
+    });
+    group.bench_function("two_8MB_runs_of_one_char", |bench| {
+        bench.iter(|| diff_bodies(&e, &f, &prices))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_diff);
 criterion_main!(benches);

@@ -117,3 +117,45 @@ fn send_records_request_events_and_outcome_without_the_key() {
     assert!(!bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes()));
     assert!(!bytes.windows(11).any(|w| w == b"NEVERSTORED"));
 }
+
+#[test]
+fn an_unopenable_database_warns_and_the_send_still_goes_out() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_send_unopenable");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    // A folder where the database file should be: SQLite cannot open it.
+    let db = dir.join("db-is-a-folder");
+    std::fs::create_dir_all(&db).expect("folder");
+    let sse = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/sse/text-answer.sse"),
+    )
+    .expect("sse fixture");
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://{}/v1", listener.local_addr().expect("addr"));
+    let server = serve_once(listener, sse);
+    let prompt = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .arg("send")
+        .arg(&prompt)
+        .args(["--provider", "openai", "--base-url", &base, "--json"])
+        .arg("--db")
+        .arg(&db)
+        .args(["--max-retries", "0", "--idle-timeout-secs", "10"])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .expect("run promptwire");
+    let head = server.join().expect("server");
+    assert!(head.starts_with("POST /v1/responses"), "{head}");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "promptwire: not recording this send: not a promptwire database (not SQLite or damaged): {}\n",
+            db.display()
+        )
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let last: serde_json::Value =
+        serde_json::from_str(stdout.lines().last().unwrap_or("")).expect("outcome line");
+    assert_eq!(last["outcome"], serde_json::json!("completed"));
+}

@@ -250,4 +250,26 @@ fn retry_after_headers() {
     );
     assert_eq!(header_retry_after(&headers(&[("retry-after", "-1")])), None);
     assert_eq!(header_retry_after(&[]), None);
+    // An HTTP date counts from the response's own `Date`; a past one means no wait.
+    assert_eq!(
+        header_retry_after(&headers(&[
+            ("Date", "Wed, 21 Oct 2026 07:27:30 GMT"),
+            ("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT"),
+        ])),
+        Some(Duration::from_secs(30))
+    );
+    assert_eq!(
+        header_retry_after(&headers(&[
+            ("date", "Wed, 21 Oct 2026 07:29:00 GMT"),
+            ("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT"),
+        ])),
+        Some(Duration::ZERO)
+    );
+    assert_eq!(
+        header_retry_after(&headers(&[
+            ("date", "not a date"),
+            ("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT"),
+        ])),
+        None
+    );
 }

@@ -68,6 +68,7 @@ fn fast_options() -> SendOptions {
         retry_base_delay: Duration::from_millis(10),
         max_retry_delay: Duration::from_secs(5),
         max_error_body_bytes: 64 * 1024,
+        ..SendOptions::default()
     }
 }
 

@@ -154,6 +154,7 @@ fn options(idle: Duration) -> SendOptions {
         retry_base_delay: Duration::from_millis(10),
         max_retry_delay: Duration::from_secs(1),
         max_error_body_bytes: 64 * 1024,
+        ..SendOptions::default()
     }
 }
 

@@ -240,7 +240,7 @@ fn load_bodies(session: &mut Session, args: &DiffArgs) -> anyhow::Result<()> {
         let body = parse_json(arg, &text)?;
         drop(text);
         session
-            .push_body(&body, meta)
+            .push_body_owned(body, meta)
             .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(arg)))?;
     }
     Ok(())

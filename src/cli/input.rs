@@ -1,43 +1,19 @@
 //! Reading a JSON input argument (`FILE` or `-` for stdin) with a size limit, and turning JSON
 //! syntax errors into messages with line and column.
 
-use std::io::Read as _;
+use std::io::Read;
 use std::path::Path;
 
 use anyhow::{Context as _, bail};
 use serde_json::Value;
 
 use crate::core::error::PromptError;
+/// Sizes in messages, shared with the stream limits.
+pub use crate::core::stream::limits::human_size;
 
 /// Reads `arg` (a path, or `-` for stdin) as UTF-8 text of at most `max_bytes`.
 pub fn read_text(arg: &str, max_bytes: u64) -> anyhow::Result<String> {
-    let mut bytes = Vec::new();
-    if arg == "-" {
-        std::io::stdin()
-            .lock()
-            .take(max_bytes + 1)
-            .read_to_end(&mut bytes)
-            .context("reading standard input")?;
-        if bytes.len() as u64 > max_bytes {
-            bail!(
-                "standard input is larger than the limit of {} (raise it with --max-bytes)",
-                human_size(max_bytes)
-            );
-        }
-    } else {
-        let path = Path::new(arg);
-        let size = std::fs::metadata(path)
-            .with_context(|| format!("cannot read {arg}"))?
-            .len();
-        if size > max_bytes {
-            bail!(
-                "{arg} is {}, larger than the limit of {} (raise it with --max-bytes)",
-                human_size(size),
-                human_size(max_bytes)
-            );
-        }
-        bytes = std::fs::read(path).with_context(|| format!("cannot read {arg}"))?;
-    }
+    let bytes = read_bytes(arg, max_bytes)?;
     String::from_utf8(bytes).map_err(|e| {
         anyhow::anyhow!(
             "{}: not UTF-8 text (invalid byte at offset {})",
@@ -45,6 +21,70 @@ pub fn read_text(arg: &str, max_bytes: u64) -> anyhow::Result<String> {
             e.utf8_error().valid_up_to()
         )
     })
+}
+
+/// Reads `arg` (a path, or `-` for stdin) as bytes, at most `max_bytes`: bounded while reading,
+/// so pipes and devices (whose reported size is 0) stop at the limit too.
+pub fn read_bytes(arg: &str, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
+    if arg == "-" {
+        return read_capped(std::io::stdin().lock(), max_bytes)
+            .context("reading standard input")?
+            .ok_or_else(|| too_large("standard input", max_bytes));
+    }
+    read_file(Path::new(arg), max_bytes)
+}
+
+/// Reads the file at `path` (a device or named pipe too), at most `max_bytes`, bounded while
+/// reading.
+pub fn read_file(path: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
+    let shown = path.display();
+    let file = std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
+    // A regular file's size gives the better message up front (and the buffer's size: no
+    // doubling copies of a large file); the read stays bounded anyway.
+    let reported = file
+        .metadata()
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|m| m.len());
+    if let Some(size) = reported
+        && size > max_bytes
+    {
+        bail!(
+            "{shown} is {}, larger than the limit of {} (raise it with --max-bytes)",
+            human_size(size),
+            human_size(max_bytes)
+        );
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(reported.unwrap_or(0)).unwrap_or(0) + 1);
+    read_capped_into(file, max_bytes, &mut bytes)
+        .with_context(|| format!("cannot read {shown}"))?
+        .ok_or_else(|| too_large(&shown.to_string(), max_bytes))
+}
+
+fn too_large(what: &str, max_bytes: u64) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{what} is larger than the limit of {} (raise it with --max-bytes)",
+        human_size(max_bytes)
+    )
+}
+
+/// Reads `reader` to its end but never more than `max_bytes` (plus one byte to tell): `None` when
+/// there was more. The one bounded reader of the command line; `max_bytes` may be `u64::MAX`.
+pub fn read_capped(reader: impl Read, max_bytes: u64) -> std::io::Result<Option<Vec<u8>>> {
+    read_capped_into(reader, max_bytes, &mut Vec::new())
+}
+
+/// [`read_capped`] into `bytes` (empty, perhaps with room reserved), which it takes.
+fn read_capped_into(
+    reader: impl Read,
+    max_bytes: u64,
+    bytes: &mut Vec<u8>,
+) -> std::io::Result<Option<Vec<u8>>> {
+    reader
+        .take(max_bytes.saturating_add(1))
+        .read_to_end(bytes)?;
+    let bytes = std::mem::take(bytes);
+    Ok((bytes.len() as u64 <= max_bytes).then_some(bytes))
 }
 
 /// Parses JSON text, naming the line and column of a syntax error.
@@ -56,16 +96,4 @@ pub fn parse_json(arg: &str, text: &str) -> anyhow::Result<Value> {
 /// `stdin` for `-`, else the path.
 pub fn display_name(arg: &str) -> &str {
     if arg == "-" { "stdin" } else { arg }
-}
-
-/// Size in MiB/KiB/bytes for messages.
-pub fn human_size(bytes: u64) -> String {
-    const MIB: u64 = 1024 * 1024;
-    if bytes >= MIB {
-        format!("{:.1} MiB", bytes as f64 / MIB as f64)
-    } else if bytes >= 1024 {
-        format!("{:.1} KiB", bytes as f64 / 1024.0)
-    } else {
-        format!("{bytes} bytes")
-    }
 }

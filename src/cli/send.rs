@@ -32,10 +32,12 @@ use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
 use crate::core::prompt::Prompt;
 use crate::core::rules::CompileRules;
-use crate::core::stream::TurnOutcome;
+use crate::core::stream::limits::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES};
+use crate::core::stream::{StreamLimits, TurnOutcome};
 use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
 use crate::store::SendRecording;
 use crate::store::send_recording::open_or_default;
+use crate::transport::http::DEFAULT_DEADLINE;
 use crate::transport::recording::{finish_recording, record_event};
 use crate::transport::{
     CancelToken, HttpSender, SendEvent, SendOptions, WsSender, resolve_headers,
@@ -72,6 +74,15 @@ pub struct SendArgs {
     /// Seconds to wait for the connection.
     #[arg(long, default_value_t = 10.0)]
     connect_timeout_secs: f64,
+    /// Seconds the whole send may take, retries included (keep-alives do not extend it).
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_DEADLINE.as_secs_f64())]
+    deadline: f64,
+    /// Largest accepted event of the response stream, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_EVENT_BYTES)]
+    max_event_bytes: u64,
+    /// Largest accepted response stream, in bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_RESPONSE_BYTES)]
+    max_response_bytes: u64,
     /// Model catalog file to use instead of the bundled one.
     #[arg(long)]
     catalog: Option<String>,
@@ -243,6 +254,11 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         connect_timeout: duration("connect-timeout-secs", args.connect_timeout_secs)?,
         idle_timeout: duration("idle-timeout-secs", args.idle_timeout_secs)?,
         max_retries: args.max_retries,
+        deadline: duration("deadline", args.deadline)?,
+        limits: StreamLimits {
+            max_event_bytes: args.max_event_bytes,
+            max_response_bytes: args.max_response_bytes,
+        },
         ..SendOptions::default()
     };
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
@@ -271,19 +287,28 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         None => printer.note(&format!("POST {}", compiled.url)),
     }
     // Recording into the session store: kept apart from the send (see `store::SendRecording`).
-    let mut recording = match (args.no_record, args.session) {
-        (true, _) => None,
-        (false, Some(session)) => Some(SendRecording::into_session(
-            open_or_default(args.db.as_deref())?,
-            session,
-            compiled,
-        )?),
-        (false, None) => Some(SendRecording::new_session(
-            open_or_default(args.db.as_deref())?,
-            &plan.name,
-            &plan.prompt.model,
-            compiled,
-        )?),
+    // A database that cannot be opened never stops the send: it goes out unrecorded, with a
+    // warning (a session given by id that does not exist stays a usage error).
+    let store = match args.no_record {
+        true => None,
+        false => open_or_default(args.db.as_deref())
+            .inspect_err(|e| eprintln!("promptwire: not recording this send: {e}"))
+            .ok(),
+    };
+    let mut recording = match (store, args.session) {
+        (None, _) => None,
+        (Some(store), Some(session)) => {
+            Some(SendRecording::into_session(store, session, compiled)?)
+        }
+        (Some(store), None) => {
+            match SendRecording::new_session(store, &plan.name, &plan.prompt.model, compiled) {
+                Ok(recording) => Some(recording),
+                Err(e) => {
+                    eprintln!("promptwire: not recording this send: {e}");
+                    None
+                }
+            }
+        }
     };
     let cancel = CancelToken::new();
     let mut on_event = |event: SendEvent<'_>| {

@@ -63,6 +63,9 @@ enum SessionsCommand {
         /// Session name when the file has none (default: the file name).
         #[arg(long)]
         name: Option<String>,
+        /// Largest file read (bytes; pipes and devices are cut off at this size too).
+        #[arg(long, default_value_t = MAX_IMPORT_BYTES)]
+        max_bytes: u64,
     },
     /// Delete a session.
     Delete {
@@ -91,7 +94,7 @@ struct ExportArgs {
     no_redact: bool,
 }
 
-/// Largest HAR file accepted by `import`.
+/// Largest HAR or rollout file `import` reads unless `--max-bytes` says otherwise.
 const MAX_IMPORT_BYTES: u64 = 1024 * 1024 * 1024;
 
 fn open(db: Option<&Path>) -> anyhow::Result<Store> {
@@ -232,21 +235,18 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 ))
             }
         }
-        SessionsCommand::Import { file, name } => {
+        SessionsCommand::Import {
+            file,
+            name,
+            max_bytes,
+        } => {
             let meta = std::fs::metadata(file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             if meta.is_dir() {
                 let mut store = open(db)?;
                 return rollouts::import_dir(&mut store, file, args.json);
             }
-            if meta.len() > MAX_IMPORT_BYTES {
-                anyhow::bail!(
-                    "file is larger than {MAX_IMPORT_BYTES} bytes: {}",
-                    file.display()
-                );
-            }
-            let bytes =
-                std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+            let bytes = super::input::read_file(file, *max_bytes)?;
             if crate::core::rollout::looks_like_rollout(&bytes) {
                 let mut store = open(db)?;
                 return rollouts::import_file(&mut store, file, &bytes, args.json);

@@ -58,10 +58,29 @@ impl PromptError {
             Category::Data => {
                 let path = if path == "." { "" } else { path };
                 let (path, message) = locate(path.to_string(), &strip_position(&err.to_string()));
-                Self::invalid(path, message)
+                Self::invalid(path, cut_long(&message))
             }
         }
     }
+}
+
+/// Longest message kept whole; a longer one (a type error quoting a huge bad value) keeps its
+/// first [`KEPT_HEAD_CHARS`] and last [`KEPT_TAIL_CHARS`] characters (the tail says what was
+/// expected).
+pub const MAX_MESSAGE_CHARS: usize = 300;
+const KEPT_HEAD_CHARS: usize = 200;
+const KEPT_TAIL_CHARS: usize = 60;
+
+/// `message`, cut in the middle when longer than [`MAX_MESSAGE_CHARS`].
+fn cut_long(message: &str) -> String {
+    let chars = message.chars().count();
+    if chars <= MAX_MESSAGE_CHARS {
+        return message.to_string();
+    }
+    let head: String = message.chars().take(KEPT_HEAD_CHARS).collect();
+    let tail: String = message.chars().skip(chars - KEPT_TAIL_CHARS).collect();
+    let cut = chars - KEPT_HEAD_CHARS - KEPT_TAIL_CHARS;
+    format!("{head}… ({cut} characters cut) …{tail}")
 }
 
 /// serde_json appends " at line L column C"; the path already locates data errors.
@@ -94,4 +113,26 @@ fn locate(mut path: String, message: &str) -> (String, String) {
         path = crate::core::json::join_path(&path, field);
     }
     (path, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_type_error_does_not_echo_a_huge_value() {
+        let text = format!("[\"{}\"]", "x".repeat(1_000_000));
+        let Err(err) = serde_json::from_str::<Vec<u32>>(&text) else {
+            panic!("a string is not a number");
+        };
+        let message = PromptError::from_serde("input", &err).to_string();
+        assert_eq!(
+            message,
+            format!(
+                "input: invalid type: string \"{}… (999777 characters cut) …{}\", expected u32",
+                "x".repeat(200 - "invalid type: string \"".len()),
+                "x".repeat(60 - "\", expected u32".len())
+            )
+        );
+    }
 }

@@ -5,10 +5,13 @@
 //! item inserted at the front lines up the rest. Each cell is marked against the column to its
 //! left: added, removed (the row is a placeholder in the column that lacks it), changed (a leaf
 //! whose value differs), or the same. Punctuation (commas) never counts as a difference.
-//! Cost: linear in the size of the values plus the Myers cost of each array's key sequence.
+//! Cost: linear in the size of the values plus the Myers cost of each array's key sequence
+//! (bounded: [`super::seq_diff`]).
 
 use serde_json::Value;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::DiffOp;
+
+use super::seq_diff::diff_ops;
 
 use super::json::JsonMap;
 
@@ -324,7 +327,7 @@ fn align_items(arrays: &[Option<&Vec<Value>>]) -> Vec<Vec<Option<usize>>> {
             slot[c] = Some(j);
             slot
         };
-        for op in capture_diff_slices(Algorithm::Myers, &slot_keys, &keys) {
+        for op in diff_ops(&slot_keys, &keys) {
             match op {
                 DiffOp::Equal {
                     old_index,

@@ -16,6 +16,7 @@ pub mod provider;
 pub mod redact;
 pub mod rollout;
 pub mod rules;
+pub mod seq_diff;
 pub mod stream;
 pub mod target;
 pub mod tools;

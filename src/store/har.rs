@@ -53,10 +53,21 @@ fn ms(us: Option<i64>) -> f64 {
     us.map_or(-1.0, |us| us as f64 / 1000.0)
 }
 
-/// Writes `bytes` to `path`, readable and writable by its owner only.
+/// Largest HAR timing accepted on import, in milliseconds (a century).
+const MAX_TIMING_MS: f64 = 100.0 * 365.0 * 24.0 * 3600.0 * 1000.0;
+
+/// Writes `bytes` to `path`, readable and writable by its owner only. Never writes through a
+/// symbolic link: an existing file or link at `path` is replaced, and the new file is created
+/// exclusively (`O_EXCL`, which does not follow links).
 pub fn write_private(path: &Path, bytes: &[u8]) -> StoreResult<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.is_dir() => {
+            std::fs::remove_file(path).map_err(|e| StoreError::io(e, path))?;
+        }
+        _ => {}
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt as _;
@@ -152,9 +163,19 @@ impl Store {
     }
 
     /// Writes each request body of a session to `dir` as `0000.json`, `0001.json`, … in session
-    /// order, each the exact body (secrets redacted when `redact`). Returns the number written.
+    /// order, each the exact body (secrets redacted when `redact`), never through a symbolic
+    /// link. Returns the number written. A folder it creates is owner-only (0700); an existing one keeps its permissions.
     pub fn export_bodies(&self, session_id: i64, dir: &Path, redact: bool) -> StoreResult<usize> {
-        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(e, dir))?;
+        if !dir.is_dir() {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt as _;
+                builder.mode(0o700);
+            }
+            builder.create(dir).map_err(|e| StoreError::io(e, dir))?;
+        }
         let requests = self.requests(session_id, Page::ALL)?;
         for (index, summary) in requests.iter().enumerate() {
             let body = self.body(summary.id)?;
@@ -385,14 +406,22 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
         .remove("event_times_us")
         .and_then(|v| serde_json::from_value(v).ok())
         .unwrap_or_default();
+    // Times from the file are never negative: a negative one is dropped as unknown.
     let stored_outcome: Option<OutcomeRecord> = extra
         .remove("outcome")
-        .and_then(|v| serde_json::from_value(v).ok());
+        .and_then(|v| serde_json::from_value(v).ok())
+        .map(|mut o: OutcomeRecord| {
+            for t in [&mut o.first_event_us, &mut o.first_text_us, &mut o.total_us] {
+                *t = t.filter(|us| *us >= 0);
+            }
+            o
+        });
+    // HAR timings in milliseconds; beyond a century is not a time (and would overflow sums).
     let timing = |key: &str| {
         entry
             .pointer(&format!("/timings/{key}"))
             .and_then(Value::as_f64)
-            .filter(|v| *v >= 0.0)
+            .filter(|v| v.is_finite() && (0.0..=MAX_TIMING_MS).contains(v))
             .map(|ms| (ms * 1000.0).round() as i64)
     };
     let status = entry
@@ -413,7 +442,7 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             .to_string();
         let wait_us = timing("wait");
         let total_us = match (wait_us, timing("receive")) {
-            (Some(w), Some(r)) => Some(w + r),
+            (Some(w), Some(r)) => Some(w.saturating_add(r)),
             (w, _) => w,
         };
         let at = Duration::from_micros(u64::try_from(wait_us.unwrap_or(0)).unwrap_or(0));

@@ -56,6 +56,22 @@ pub struct Store {
     read_only: bool,
 }
 
+/// Creates the empty database file readable and writable by its owner only, before SQLite opens
+/// it (an empty file is a new database); SQLite gives the `-wal` and `-shm` files the database
+/// file's permissions.
+fn create_private(path: &Path) {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.mode(0o600);
+    }
+    // Any failure (a file created meanwhile, a missing folder) is left for SQLite's open to
+    // report in its own words.
+    let _ = options.open(path);
+}
+
 impl Store {
     /// Opens the database at `path`, creating it (and the schema) when the file does not exist.
     /// A file without write permission is opened read-only: it browses, writes fail with
@@ -80,6 +96,7 @@ impl Store {
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if existing.is_none() {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
+            create_private(&path);
         }
         let mut conn =
             Connection::open_with_flags(&path, flags).map_err(|e| schema::classify(e, &path))?;

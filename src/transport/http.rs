@@ -7,7 +7,10 @@
 //!   longer than [`SendOptions::max_retry_delay`] is not waited for. Non-retryable failures are
 //!   never retried.
 //! - Timeouts: connect ([`SendOptions::connect_timeout`]) and idle — no response headers, or no
-//!   body bytes, within [`SendOptions::idle_timeout`].
+//!   body bytes, within [`SendOptions::idle_timeout`] — and an overall [`SendOptions::deadline`]
+//!   over every attempt and wait, so a server trickling keep-alives cannot hold a send forever.
+//! - Size limits ([`SendOptions::limits`]): an event or a response past its limit ends the turn
+//!   as `limit_exceeded` (not retried), keeping what arrived.
 //! - [`CancelToken`] stops the send; what was received so far stays in the result.
 //! - API keys are read from the environment variable a secret header names, at send time, and
 //!   are never logged or returned.
@@ -25,8 +28,10 @@ use crate::core::compile::{CompiledRequest, REDACTED};
 use crate::core::stream::errors::IDLE_TIMEOUT;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{
-    HttpError, MappedEvent, StreamError, StreamReader, TimelineEntry, TurnOutcome, TurnState,
+    HttpError, MappedEvent, StreamError, StreamLimits, StreamReader, TimelineEntry, TurnOutcome,
+    TurnState,
 };
 
 /// How a send behaves.
@@ -45,6 +50,25 @@ pub struct SendOptions {
     pub max_retry_delay: Duration,
     /// Largest error body kept from a non-2xx answer.
     pub max_error_body_bytes: usize,
+    /// Size limits on each event and on the whole response.
+    pub limits: StreamLimits,
+    /// Limit on the whole send, every attempt and retry delay included.
+    pub deadline: Duration,
+}
+
+/// Default overall deadline of a send: far above a real turn, low enough that no send runs on
+/// for hours.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(30 * 60);
+
+impl SendOptions {
+    /// When a send started now must be over.
+    pub(crate) fn deadline_from_now(&self) -> tokio::time::Instant {
+        // Clamped so that the addition cannot overflow (a century is "never").
+        let deadline = self
+            .deadline
+            .min(Duration::from_secs(100 * 365 * 24 * 3600));
+        tokio::time::Instant::now() + deadline
+    }
 }
 
 impl Default for SendOptions {
@@ -56,6 +80,8 @@ impl Default for SendOptions {
             retry_base_delay: Duration::from_millis(200),
             max_retry_delay: Duration::from_secs(60),
             max_error_body_bytes: 1024 * 1024,
+            limits: StreamLimits::default(),
+            deadline: DEFAULT_DEADLINE,
         }
     }
 }
@@ -265,6 +291,13 @@ impl CancelToken {
     }
 }
 
+/// What stops an attempt early: the user, or the send's deadline.
+#[derive(Debug, Clone, Copy)]
+struct Stop<'a> {
+    cancel: &'a CancelToken,
+    deadline: tokio::time::Instant,
+}
+
 /// Sends compiled requests.
 #[derive(Debug, Clone)]
 pub struct HttpSender {
@@ -316,6 +349,7 @@ impl HttpSender {
         F: FnMut(SendEvent<'_>) + Send,
     {
         let body = Bytes::copy_from_slice(request.wire_body());
+        let deadline = self.options.deadline_from_now();
         let mut attempts = Vec::new();
         let mut retries = 0;
         loop {
@@ -327,7 +361,7 @@ impl HttpSender {
                     &request.url,
                     headers,
                     body.clone(),
-                    cancel,
+                    Stop { cancel, deadline },
                     &mut on_event,
                 )
                 .await;
@@ -348,7 +382,9 @@ impl HttpSender {
             let delay = error
                 .retry_after()
                 .unwrap_or_else(|| backoff(self.options.retry_base_delay, retries));
-            if delay > self.options.max_retry_delay {
+            if delay > self.options.max_retry_delay
+                || tokio::time::Instant::now() + delay >= deadline
+            {
                 return SendResult {
                     attempts,
                     error: Some(error),
@@ -376,7 +412,7 @@ impl HttpSender {
         url: &str,
         headers: &HeaderMap,
         body: Bytes,
-        cancel: &CancelToken,
+        stop: Stop<'_>,
         on_event: &mut F,
     ) -> Attempt
     where
@@ -400,9 +436,13 @@ impl HttpSender {
             .body(body)
             .send();
         let idle = self.options.idle_timeout;
+        let Stop { cancel, deadline } = stop;
         let sent = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(SendError::Cancelled),
+            () = tokio::time::sleep_until(deadline) => {
+                Err(SendError::Stream(deadline_passed(self.options.deadline)))
+            }
             sent = tokio::time::timeout(idle, request) => match sent {
                 Err(_) => Err(SendError::Timeout {
                     message: format!("no response headers within {}", secs(idle)),
@@ -439,7 +479,7 @@ impl HttpSender {
         });
 
         if !response.status().is_success() {
-            let body = self.read_error_body(response, cancel).await;
+            let body = self.read_error_body(response, stop).await;
             attempt.error = Some(match body {
                 Ok(body) => SendError::Http(classify_http_error(
                     status,
@@ -453,7 +493,7 @@ impl HttpSender {
             return attempt;
         }
 
-        let mut reader = StreamReader::new();
+        let mut reader = StreamReader::with_limits(self.options.limits);
         attempt.header_events = header_events(&attempt.response_headers);
         if !attempt.header_events.is_empty() {
             reader.apply_header_events(&attempt.header_events, start.elapsed());
@@ -466,6 +506,10 @@ impl HttpSender {
                 biased;
                 () = cancel.cancelled() => {
                     cancelled = true;
+                    break;
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    reader.fail(deadline_passed(self.options.deadline), start.elapsed());
                     break;
                 }
                 next = tokio::time::timeout(idle, body.next()) => next,
@@ -502,18 +546,20 @@ impl HttpSender {
         attempt
     }
 
-    /// Reads a non-2xx body, up to the size limit, each chunk within the idle timeout.
+    /// Reads a non-2xx body, up to the size limit, each chunk within the idle timeout and all
+    /// of it before the deadline.
     async fn read_error_body(
         &self,
         response: reqwest::Response,
-        cancel: &CancelToken,
+        stop: Stop<'_>,
     ) -> Result<String, SendError> {
         let mut body = response.bytes_stream();
         let mut bytes = Vec::new();
         loop {
             let next = tokio::select! {
                 biased;
-                () = cancel.cancelled() => return Err(SendError::Cancelled),
+                () = stop.cancel.cancelled() => return Err(SendError::Cancelled),
+                () = tokio::time::sleep_until(stop.deadline) => break,
                 next = tokio::time::timeout(self.options.idle_timeout, body.next()) => next,
             };
             match next {

@@ -13,7 +13,9 @@
 //! `connect_timeout`, the upgrade handshake and then each message within `idle_timeout`; a
 //! refused upgrade (non-101) is classified like an HTTP error from its status, headers and body
 //! (at most `max_error_body_bytes`); messages and frames are bounded by
-//! [`WsSender::max_message_bytes`]. [`CancelToken`] stops the send and keeps what arrived. A
+//! [`WsSender::max_message_bytes`]; the event and response size limits
+//! ([`SendOptions::limits`]) and the overall [`SendOptions::deadline`] are the HTTP path's too.
+//! [`CancelToken`] stops the send and keeps what arrived. A
 //! WebSocket send is a single attempt (the WebSocket carries one turn; retrying is the caller's
 //! choice).
 
@@ -31,6 +33,7 @@ use super::http::{
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
 use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
 
 /// Default bound on one WebSocket message (and frame).
@@ -132,6 +135,7 @@ impl WsSender {
         F: FnMut(SendEvent<'_>) + Send,
     {
         let start = Instant::now();
+        let deadline = self.options.deadline_from_now();
         let mut attempt = Attempt {
             number: 1,
             status: None,
@@ -145,6 +149,9 @@ impl WsSender {
         let connected = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(SendError::Cancelled),
+            () = tokio::time::sleep_until(deadline) => {
+                Err(SendError::Stream(deadline_passed(self.options.deadline)))
+            }
             connected = self.connect(headers, &mut attempt) => connected,
         };
         let mut socket = match connected {
@@ -169,7 +176,7 @@ impl WsSender {
             return attempt;
         }
 
-        let mut reader = StreamReader::new();
+        let mut reader = StreamReader::with_limits(self.options.limits);
         let idle = self.options.idle_timeout;
         let mut cancelled = false;
         while !reader.is_done() {
@@ -177,6 +184,10 @@ impl WsSender {
                 biased;
                 () = cancel.cancelled() => {
                     cancelled = true;
+                    break;
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    reader.fail(deadline_passed(self.options.deadline), start.elapsed());
                     break;
                 }
                 next = tokio::time::timeout(idle, socket.next()) => next,

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::DiffOp;
 
 use super::canon::{ChangeKind, Digest, differences, digest};
 use super::pool::{ElementId, ElementPool};
@@ -421,7 +421,7 @@ fn input_causes(pool: &ElementPool, a: &[ElementId], b: &[ElementId]) -> Vec<Cau
     if new_compaction {
         return vec![Cause::InputRewritten];
     }
-    let ops = capture_diff_slices(Algorithm::Myers, a, b);
+    let ops = crate::core::seq_diff::diff_ops(a, b);
     let (mut matched, mut removed, mut edited, mut replaced) = (0, 0, 0, 0);
     let last = ops.len().saturating_sub(1);
     for (i, op) in ops.iter().enumerate() {

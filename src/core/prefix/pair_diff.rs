@@ -3,7 +3,9 @@
 //! of the pretty JSON of every element that changed.
 
 use serde::Serialize;
-use similar::{Algorithm, ChangeTag, DiffOp, TextDiff, capture_diff_slices};
+use similar::DiffOp;
+
+use crate::core::seq_diff::diff_ops;
 
 use super::compare::BreakAt;
 use super::pool::{ElementId, ElementPool};
@@ -78,7 +80,7 @@ pub fn pair_diff(
     }
     let ptr_a = |i: usize| Some(format!("/input/{}", a.input_offset + i));
     let ptr_b = |i: usize| Some(format!("/input/{}", b.input_offset + i));
-    for op in capture_diff_slices(Algorithm::Myers, &a.input, &b.input) {
+    for op in diff_ops(&a.input, &b.input) {
         match op {
             DiffOp::Equal {
                 old_index,
@@ -205,19 +207,56 @@ fn is_list(part: &HeaderPart) -> bool {
     )
 }
 
-/// Line diff of the pretty JSON of two elements.
+/// Line diff of the pretty JSON of two elements (bounded: [`crate::core::seq_diff`]).
 fn line_diff(pool: &ElementPool, x: ElementId, y: ElementId) -> Vec<LineChange> {
     let old = serde_json::to_string_pretty(pool.value(x)).unwrap_or_default();
     let new = serde_json::to_string_pretty(pool.value(y)).unwrap_or_default();
-    TextDiff::from_lines(&old, &new)
-        .iter_all_changes()
-        .map(|change| LineChange {
-            tag: match change.tag() {
-                ChangeTag::Equal => "equal",
-                ChangeTag::Delete => "delete",
-                ChangeTag::Insert => "insert",
-            },
-            text: change.value().trim_end_matches('\n').to_string(),
-        })
-        .collect()
+    let old: Vec<&str> = old.lines().collect();
+    let new: Vec<&str> = new.lines().collect();
+    let line = |tag: &'static str, text: &str| LineChange {
+        tag,
+        text: text.to_string(),
+    };
+    let mut out = Vec::new();
+    for op in diff_ops(&old, &new) {
+        match op {
+            DiffOp::Equal { old_index, len, .. } => out.extend(
+                old[old_index..old_index + len]
+                    .iter()
+                    .map(|t| line("equal", t)),
+            ),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => out.extend(
+                old[old_index..old_index + old_len]
+                    .iter()
+                    .map(|t| line("delete", t)),
+            ),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => out.extend(
+                new[new_index..new_index + new_len]
+                    .iter()
+                    .map(|t| line("insert", t)),
+            ),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => {
+                out.extend(
+                    old[old_index..old_index + old_len]
+                        .iter()
+                        .map(|t| line("delete", t)),
+                );
+                out.extend(
+                    new[new_index..new_index + new_len]
+                        .iter()
+                        .map(|t| line("insert", t)),
+                );
+            }
+        }
+    }
+    out
 }

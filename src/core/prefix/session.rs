@@ -125,6 +125,31 @@ impl Session {
         self.push_parts(head, &input, meta)
     }
 
+    /// [`Session::push_body`] taking the body: its input items move into the pool instead of
+    /// being copied, so a large body is held once, not twice, while it is added.
+    pub fn push_body_owned(
+        &mut self,
+        mut body: Value,
+        meta: RequestMeta,
+    ) -> Result<usize, PrefixError> {
+        let items = match body.get_mut("input") {
+            // The field stays in place (empty) so the body's key order and sizes are unchanged.
+            Some(input @ Value::Array(_)) => std::mem::replace(input, Value::Array(Vec::new())),
+            _ => return self.push_body(&body, meta),
+        };
+        let Value::Object(head) = &body else {
+            return self.push_body(&body, meta);
+        };
+        let Value::Array(items) = items else {
+            return self.push_body(&body, meta);
+        };
+        let input: Vec<ElementId> = items
+            .into_iter()
+            .map(|item| self.pool.intern_owned(item))
+            .collect();
+        self.push_parts(head, &input, meta)
+    }
+
     /// Interns one input item (for callers that hold items content-addressed): items that
     /// serialize identically (same keys in the same order) get the same id.
     pub fn intern_item(&mut self, item: &Value) -> ElementId {

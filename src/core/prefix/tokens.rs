@@ -1,5 +1,15 @@
 //! Token counting with the o200k_base encoding (the encoding of the GPT-4o/GPT-5 model family),
 //! through `tiktoken-rs`.
+//!
+//! Long texts are counted in segments of about [`SEGMENT_BYTES`], so time and memory stay linear:
+//! `tiktoken-rs` merges each pre-token piece with a heap over its bytes, which costs seconds and
+//! hundreds of megabytes on one long run (8 MB of one character). A segment ends before a space
+//! that follows a printable ASCII character — always a boundary of o200k's pre-tokenizer, so the
+//! count is exact; only a run with no such space for [`MAX_SEGMENT_BYTES`] is cut anyway (into
+//! ~100-byte pieces, which tiktoken merges quickly), an estimate that may miscount a token or two
+//! at each cut.
+
+use std::collections::HashMap;
 
 use tiktoken_rs::CoreBPE;
 
@@ -26,7 +36,87 @@ impl Tokenizer {
 
     /// Number of tokens in `text`, special-token markers counted as ordinary text.
     pub fn count(&self, text: &str) -> u64 {
-        self.bpe.encode_ordinary(text).len() as u64
+        // Runs repeat (one character over megabytes): each distinct run piece is encoded once.
+        let mut run_pieces: HashMap<&str, u64> = HashMap::new();
+        segments(text)
+            .map(|(segment, forced)| match forced {
+                // A long run with no boundary: in pieces short enough for tiktoken's quick merge.
+                true => pieces(segment, RUN_PIECE_BYTES)
+                    .map(|piece| {
+                        *run_pieces
+                            .entry(piece)
+                            .or_insert_with(|| self.bpe.encode_ordinary(piece).len() as u64)
+                    })
+                    .sum(),
+                false => self.bpe.encode_ordinary(segment).len() as u64,
+            })
+            .sum()
+    }
+}
+
+/// Length of the segments a long text is counted in.
+pub const SEGMENT_BYTES: usize = 16 * 1024;
+
+/// Longest segment: a run without a safe boundary is cut here.
+pub const MAX_SEGMENT_BYTES: usize = 64 * 1024;
+
+/// Length of the pieces a run without boundaries is counted in (tiktoken merges pieces under
+/// 100 bytes with a quick scan, longer ones with a heap costing ~200 ns a byte).
+const RUN_PIECE_BYTES: usize = 96;
+
+/// `text` cut into segments of at least [`SEGMENT_BYTES`] (the last may be shorter), each ending
+/// at a pre-tokenizer boundary when one comes within [`MAX_SEGMENT_BYTES`]; `true` marks a
+/// segment cut where no boundary came.
+fn segments(text: &str) -> impl Iterator<Item = (&str, bool)> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (cut, forced) = cut_point(rest);
+        let (segment, tail) = rest.split_at(cut);
+        rest = tail;
+        Some((segment, forced))
+    })
+}
+
+/// `text` in pieces of at most `max` bytes (more for a character longer than that), cut at
+/// character boundaries.
+fn pieces(text: &str, max: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let cut = (1..=max.min(rest.len()))
+            .rev()
+            .find(|&i| rest.is_char_boundary(i))
+            .unwrap_or(rest.len());
+        let (piece, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+/// Where the first segment of `text` ends, and whether it was cut without a boundary.
+fn cut_point(text: &str) -> (usize, bool) {
+    let bytes = text.as_bytes();
+    if bytes.len() <= MAX_SEGMENT_BYTES {
+        return (bytes.len(), false);
+    }
+    // A space after a printable ASCII character (not whitespace): the piece before ends there
+    // and the next starts with the space, whatever precedes it.
+    let safe = (SEGMENT_BYTES..MAX_SEGMENT_BYTES)
+        .find(|&i| bytes[i] == b' ' && bytes[i - 1].is_ascii_graphic());
+    match safe {
+        Some(i) => (i, false),
+        None => (
+            (1..=MAX_SEGMENT_BYTES)
+                .rev()
+                .find(|&i| text.is_char_boundary(i))
+                .unwrap_or(bytes.len()),
+            true,
+        ),
     }
 }
 
@@ -47,5 +137,43 @@ mod tests {
         assert_eq!(t.count("hello world"), 2);
         // Special markers in user text are plain text, never a control token.
         assert!(t.count("<|endoftext|>") > 1);
+    }
+
+    #[test]
+    fn long_text_counts_as_one_piece_would() {
+        let t = Tokenizer::o200k();
+        // Words, numbers, punctuation, double spaces, line ends and non-ASCII, well past a
+        // segment: counted in segments, the total equals one whole encoding.
+        let unit = "Hello, wörld!  The 12345 crates\n\tcompile   fast; naïve café's 'quoted' ";
+        let text = unit.repeat(4000);
+        assert!(text.len() > 4 * MAX_SEGMENT_BYTES);
+        assert!(segments(&text).count() > 4);
+        let whole = t.bpe.encode_ordinary(&text).len() as u64;
+        assert_eq!(t.count(&text), whole);
+        assert_eq!(segments(&text).map(|(s, _)| s).collect::<String>(), text);
+        assert!(segments(&text).all(|(_, forced)| !forced));
+    }
+
+    #[test]
+    fn a_run_without_spaces_is_cut_at_char_boundaries() {
+        let text = "é".repeat(100_000);
+        let parts: Vec<(&str, bool)> = segments(&text).collect();
+        assert_eq!(parts.iter().map(|(s, _)| *s).collect::<String>(), text);
+        assert!(parts.iter().all(|(p, _)| p.len() <= MAX_SEGMENT_BYTES));
+        assert!(parts[..parts.len() - 1].iter().all(|(_, forced)| *forced));
+        let small: Vec<&str> = pieces(parts[0].0, RUN_PIECE_BYTES).collect();
+        assert_eq!(small.concat(), parts[0].0);
+        assert!(small.iter().all(|p| p.len() <= RUN_PIECE_BYTES));
+        assert!(
+            small[..small.len() - 1]
+                .iter()
+                .all(|p| p.len() >= RUN_PIECE_BYTES - 1)
+        );
+        let t = Tokenizer::o200k();
+        let whole = t.bpe.encode_ordinary(&text).len() as u64;
+        let counted = t.count(&text);
+        // An estimate on such runs: at most a token or two off per piece.
+        let cuts = text.len().div_ceil(RUN_PIECE_BYTES - 1) as u64;
+        assert!(counted.abs_diff(whole) <= 2 * cuts, "{counted} vs {whole}");
     }
 }

@@ -1,6 +1,7 @@
 //! Error classification of a streamed turn: `response.failed` by exact `error.code` (WIRE_SPEC
 //! §14.1), the retry-after hint in rate-limit messages (§14.2), and the stream's own errors
-//! (§13: incomplete, closed before completion, unparseable completion, idle, transport).
+//! (§13: incomplete, closed before completion, unparseable completion, idle, transport), and
+//! the reader's own limits.
 
 use std::time::Duration;
 
@@ -75,6 +76,14 @@ pub enum StreamError {
         /// What happened.
         message: String,
     },
+    /// A limit the reader sets was reached: an event or the whole response too large, or the
+    /// send's overall deadline ([`super::limits`]). What arrived before it is kept. Not retried:
+    /// the same response would reach it again.
+    #[error("{message}")]
+    LimitExceeded {
+        /// Which limit, and its value.
+        message: String,
+    },
 }
 
 fn or_none(message: &str) -> &str {
@@ -104,6 +113,7 @@ impl StreamError {
             Self::ServerOverloaded { .. } => "server_overloaded",
             Self::Retryable { .. } => "retryable",
             Self::Stream { .. } => "stream",
+            Self::LimitExceeded { .. } => "limit_exceeded",
         }
     }
 

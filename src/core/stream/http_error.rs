@@ -238,8 +238,9 @@ pub fn classify_http_error(
     }
 }
 
-/// The delay in `retry-after-ms` (milliseconds) or `retry-after` (seconds; the HTTP-date form is
-/// not used by the API and is ignored).
+/// The delay in `retry-after-ms` (milliseconds) or `retry-after`: seconds, or an HTTP date,
+/// measured against the response's own `Date` header (the core reads no clock; without `Date`
+/// the date form gives no delay). A date already past means no wait.
 pub fn header_retry_after(headers: &[(String, String)]) -> Option<Duration> {
     if let Some(ms) = header(headers, "retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
         && ms.is_finite()
@@ -247,8 +248,14 @@ pub fn header_retry_after(headers: &[(String, String)]) -> Option<Duration> {
     {
         return Some(Duration::from_millis(ms as u64));
     }
-    let secs: f64 = header(headers, "retry-after")?.trim().parse().ok()?;
-    Duration::try_from_secs_f64(secs).ok()
+    let value = header(headers, "retry-after")?.trim();
+    if let Ok(secs) = value.parse::<f64>() {
+        return Duration::try_from_secs_f64(secs).ok();
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    let now = chrono::DateTime::parse_from_rfc2822(header(headers, "date")?.trim()).ok()?;
+    let ms = (at - now).num_milliseconds();
+    Some(Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
 }
 
 /// `error.code` of the base64-encoded JSON in `x-error-json`.

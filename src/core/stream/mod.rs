@@ -6,11 +6,14 @@
 //! get one [`TimelineEntry`] per raw event, and a [`TurnOutcome`] that applies the termination
 //! rules — `response.completed` ends the turn at once; `response.failed`/`response.incomplete`
 //! errors are deferred to end of stream and a later completion wins; end of stream without a
-//! completion is an error; a transport error or idle timeout ends the turn immediately.
+//! completion is an error; a transport error or idle timeout ends the turn immediately; an event
+//! or a response past its size limit ([`limits`]) ends it as `limit_exceeded`, keeping what came
+//! before.
 
 pub mod errors;
 pub mod events;
 pub mod http_error;
+pub mod limits;
 pub mod outcome;
 pub mod sse;
 
@@ -19,6 +22,7 @@ use std::time::Duration;
 pub use errors::StreamError;
 pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};
 pub use http_error::HttpError;
+pub use limits::StreamLimits;
 pub use outcome::{TurnOutcome, TurnState};
 pub use sse::{RawEvent, SseDecoder};
 
@@ -30,6 +34,9 @@ pub struct StreamReader {
     outcome: TurnOutcome,
     deferred: Option<StreamError>,
     ignored_after_completion: u64,
+    limits: StreamLimits,
+    /// Bytes pushed so far.
+    received: u64,
 }
 
 impl StreamReader {
@@ -38,14 +45,51 @@ impl StreamReader {
         Self::default()
     }
 
+    /// A reader at the start of a stream, with these size limits instead of the defaults.
+    pub fn with_limits(limits: StreamLimits) -> Self {
+        Self {
+            limits,
+            ..Self::default()
+        }
+    }
+
+    /// The size limits in force.
+    pub fn limits(&self) -> StreamLimits {
+        self.limits
+    }
+
+    /// Bytes pushed so far (never more than the response limit).
+    pub fn bytes_received(&self) -> u64 {
+        self.received
+    }
+
     /// Decodes and maps the next chunk, received at `at`. Returns one entry per raw event, up to
     /// and including `response.completed`; after the turn has ended, nothing more is read.
+    ///
+    /// Bytes past the response limit are not decoded, and an event past the event limit is not
+    /// kept: either ends the turn as `limit_exceeded`, with the events before it kept.
     pub fn push(&mut self, bytes: &[u8], at: Duration) -> Vec<TimelineEntry> {
         if self.is_done() {
             return Vec::new();
         }
+        let room = self.limits.max_response_bytes.saturating_sub(self.received);
+        let over_response = bytes.len() as u64 > room;
+        // `room` is below `bytes.len()` here, so it fits a usize.
+        let bytes = match over_response {
+            true => &bytes[..usize::try_from(room).unwrap_or(bytes.len())],
+            false => bytes,
+        };
+        self.received += bytes.len() as u64;
         let raws = self.decoder.push(bytes, at);
-        self.process(raws)
+        let entries = self.process(raws);
+        if !self.is_done() {
+            if self.decoder.unfinished_event_bytes() > self.limits.max_event_bytes {
+                self.outcome.fail(self.limits.event_too_large(), at);
+            } else if over_response {
+                self.outcome.fail(self.limits.response_too_large(), at);
+            }
+        }
+        entries
     }
 
     /// End of stream at `at`: maps the last buffered events, then, if no completion came, fails
@@ -116,6 +160,11 @@ impl StreamReader {
             if self.is_done() {
                 self.ignored_after_completion += 1;
                 continue;
+            }
+            if raw.data.len() as u64 > self.limits.max_event_bytes {
+                self.outcome
+                    .fail(self.limits.event_too_large(), raw.received_at);
+                break;
             }
             let entry = self.mapper.map(raw);
             if let Some(error) = &entry.error {

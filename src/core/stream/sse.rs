@@ -113,6 +113,9 @@ pub struct SseDecoder {
     next_seq: u64,
     finished: bool,
     error: Option<String>,
+    /// Bytes handed over since the last batch that completed an event (within a batch of the
+    /// true count): what the event being decoded has cost so far.
+    since_event: u64,
 }
 
 impl std::fmt::Debug for SseDecoder {
@@ -143,6 +146,7 @@ impl SseDecoder {
             next_seq: 0,
             finished: false,
             error: None,
+            since_event: 0,
         }
     }
 
@@ -199,6 +203,13 @@ impl SseDecoder {
         self.pending.len()
     }
 
+    /// Bytes of the event being decoded so far: lines handed over since the last completed
+    /// event (to within one [`FEED_BATCH_BYTES`] batch) and the unfinished line. Keep-alive
+    /// comments between events count too. Bounded by the reader's per-event limit.
+    pub fn unfinished_event_bytes(&self) -> u64 {
+        self.since_event.saturating_add(self.pending.len() as u64)
+    }
+
     /// A framing error reported by `eventsource-stream`. Its line grammar accepts any input and
     /// batches are valid UTF-8, so this stays `None`; it is kept rather than dropped if it ever
     /// happens.
@@ -241,6 +252,7 @@ impl SseDecoder {
             self.drain(received_at, out);
         }
         self.last_fed = batch.last().copied().or(Some(b'\n'));
+        let batch_len = batch.len() as u64;
         let text = match std::str::from_utf8(&batch) {
             Ok(_) => batch,
             Err(_) => Bytes::from(String::from_utf8_lossy(&batch).into_owned()),
@@ -249,7 +261,12 @@ impl SseDecoder {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .chunk = Some(text);
+        let before = out.len();
         self.drain(received_at, out);
+        self.since_event = match out.len() > before {
+            true => 0,
+            false => self.since_event.saturating_add(batch_len),
+        };
     }
 
     /// Polls `eventsource-stream` until it needs more input.
