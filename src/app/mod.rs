@@ -34,6 +34,7 @@ pub mod files;
 pub mod handle;
 pub mod jobs;
 pub mod poll;
+pub mod send;
 pub mod sender;
 pub mod session_view;
 pub mod sessions;

@@ -165,6 +165,7 @@ impl AppState {
             AppEvent::Progress { .. } | AppEvent::JobFinished { .. } => {}
             AppEvent::Failed { what, error } => self.set_status(format!("{what}: {error}"), true),
             AppEvent::Sessions(event) => super::session_view::apply(self, event),
+            AppEvent::Send(report) => super::send::apply(self, report),
         }
     }
 
