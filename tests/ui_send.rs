@@ -3,7 +3,9 @@
 //! from `tests/data/sse/`): the events, the completed outcome and usage appear on screen and the
 //! send is recorded in a session; Esc stops mid-stream and keeps the partial text; a 429 with
 //! Retry-After shows its class and both attempts; a missing API key variable is explained and
-//! nothing reaches the server. The API key lookup is injected (no environment variable is set).
+//! nothing reaches the server; Continue after a tool call loads the next request, shows its
+//! prefix verdict, and sends the first input plus the call outputs into the same session. The
+//! API key lookup is injected (no environment variable is set).
 
 mod http_server;
 mod ui_support;
@@ -18,12 +20,14 @@ use egui_kittest::kittest::Queryable as _;
 use http_server::{End, Reply, Server, paced, sse_file};
 use pretty_assertions::assert_eq;
 use promptwire::app::send::KeyLookup;
+use promptwire::app::send::turn::verdict_text;
 use promptwire::app::{AppCommand, PromptEdit};
 use promptwire::core::stream::read_all;
+use promptwire::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
 use promptwire::store::Store;
 use promptwire::ui::PromptwireApp;
 use serde_json::json;
-use ui_support::{App, scratch_dir, state, wait_for_compile, wait_until};
+use ui_support::{App, replace_text, scratch_dir, state, wait_for_compile, wait_until};
 
 const KEY: &str = "sk-test-0123";
 
@@ -207,4 +211,97 @@ fn a_missing_api_key_is_explained_and_nothing_is_sent() {
             .expect("sessions");
         assert!(sessions.iter().all(|s| !s.name.starts_with("send ")));
     }
+}
+
+#[test]
+fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_session() {
+    let server = Server::start(vec![
+        Reply::sse(
+            paced(
+                &sse_file("tool-calls-crlf.sse"),
+                3,
+                Duration::from_millis(10),
+            ),
+            End::Complete,
+        ),
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+    ]);
+    let (mut harness, db) = send_app("send-continue", &server, with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let (session, first) = state(&harness).send.recorded.expect("first recorded");
+    let (_, answer) = read_all(&sse_file("tool-calls-crlf.sse"), Duration::ZERO);
+    let calls = pending_calls(&answer);
+    assert!(!calls.is_empty(), "the fixture answers with tool calls");
+    // Every call gets its output field, prefilled with the placeholder; the first is edited.
+    for call in &calls {
+        let label = format!("output of {} {}", call.name, call.call_id);
+        assert_eq!(
+            harness.get_by_label(&label).value().as_deref(),
+            Some(PLACEHOLDER_OUTPUT)
+        );
+    }
+    let label = format!("output of {} {}", calls[0].name, calls[0].call_id);
+    replace_text(&mut harness, &label, "exit code 0");
+    harness.get_by_label("Continue").click();
+    wait_until(&mut harness, "prefix checked", |s| {
+        s.send
+            .continued
+            .as_ref()
+            .is_some_and(|c| c.prefix.is_some())
+    });
+    let continued = state(&harness).send.continued.clone().expect("continued");
+    let report = continued.prefix.clone().expect("verdict").expect("report");
+    assert!(report.prefix_kept, "{report:?}");
+    harness.get_by_label(&verdict_text(&report));
+    // Send the next request: it lands in the same session.
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "second send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(_, r)| r != first)
+    });
+    let (second_session, second) = state(&harness).send.recorded.expect("second recorded");
+    assert_eq!(second_session, session);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let body = |i: usize| -> serde_json::Value {
+        serde_json::from_slice(&received[i].body).expect("json body")
+    };
+    let (one, two) = (body(0), body(1));
+    let (one, two) = (
+        one["input"].as_array().expect("input").clone(),
+        two["input"].as_array().expect("input").clone(),
+    );
+    // The second input begins with the first, then the response's items, then the outputs.
+    assert_eq!(two[..one.len()].to_vec(), one);
+    let outputs: Vec<serde_json::Value> = two[one.len()..]
+        .iter()
+        .filter(|item| {
+            item["type"] == "function_call_output" || item["type"] == "custom_tool_call_output"
+        })
+        .cloned()
+        .collect();
+    let expected: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            json!({
+                "type": format!("{}_output", call.kind),
+                "call_id": call.call_id,
+                "output": if i == 0 { "exit code 0" } else { PLACEHOLDER_OUTPUT },
+            })
+        })
+        .collect();
+    assert_eq!(outputs, expected);
+    let store = Store::open(&db).expect("db");
+    let requests = store
+        .requests(session, promptwire::store::Page::ALL)
+        .expect("requests");
+    assert_eq!(
+        requests.iter().map(|r| r.id).collect::<Vec<_>>(),
+        vec![first, second]
+    );
+    assert_eq!(store.body(second).expect("body").bytes, received[1].body);
 }

@@ -30,6 +30,7 @@ impl AppState {
         if !self.requested_revision_is_current() {
             self.submit_compile();
         }
+        super::send::turn::check_prefix(self);
         more
     }
 

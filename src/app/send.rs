@@ -11,6 +11,8 @@
 //! follows the Sessions view's re-send (`session_view/resend.rs`): same timeline updates, same
 //! recording calls.
 
+pub mod turn;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -61,6 +63,10 @@ pub struct SendState {
     pub recorded: Option<(i64, i64)>,
     /// The session the running send records into.
     pub session: Option<i64>,
+    /// The Prompt last sent (Continue builds the next one from it).
+    pub sent_prompt: Option<Arc<crate::core::prompt::Prompt>>,
+    /// The request Continue loaded into the form, and its prefix verdict.
+    pub continued: Option<turn::Continued>,
 }
 
 /// What the Send bar and the timeline panel ask for.
@@ -72,6 +78,14 @@ pub enum SendCommand {
     Target(usize),
     /// A command of the timeline panel.
     Timeline(TimelineCommand),
+    /// Build the next request from the last response: (call id, output) per pending call, and
+    /// an optional new user message.
+    Continue {
+        /// Output text per call id.
+        outputs: Vec<(String, String)>,
+        /// A new user message.
+        user: Option<String>,
+    },
 }
 
 /// What the send job reports.
@@ -83,6 +97,13 @@ pub enum SendUpdate {
     Started(Option<i64>),
     /// A timeline update.
     Live(TimelineUpdate),
+    /// The prefix verdict of the request Continue loaded (prompt `revision`).
+    Prefix {
+        /// The prompt revision checked.
+        revision: u64,
+        /// The pair report, or why it could not be computed.
+        result: Result<crate::core::prefix::PairReport, String>,
+    },
     /// The send ended: (session, request) recorded, or why the recording failed. None: not
     /// recorded (no store).
     Done(Option<Result<(i64, i64), String>>),
@@ -103,6 +124,7 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
         SendCommand::Stop => stop(state),
         SendCommand::Target(i) => state.send.target = i,
         SendCommand::Timeline(command) => state.send.timeline.handle(&command),
+        SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
     }
 }
 
@@ -165,6 +187,7 @@ pub fn start(state: &mut AppState) {
     send.error = None;
     send.recorded = None;
     send.sent = Some(Arc::clone(&compiled));
+    send.sent_prompt = Some(Arc::clone(&state.prompt));
     send.session = state.sessions.open_session;
     let cancel = CancelToken::new();
     send.cancel = Some(cancel.clone());
@@ -211,6 +234,7 @@ pub fn apply(state: &mut AppState, report: SendReport) {
             state.send.error = Some(e);
         }
         SendUpdate::Live(update) => state.send.timeline.apply(update),
+        SendUpdate::Prefix { revision, result } => turn::apply_prefix(state, revision, result),
         SendUpdate::Done(recorded) => {
             state.send.job = None;
             state.send.cancel = None;

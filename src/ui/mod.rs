@@ -13,6 +13,7 @@ pub mod json_views;
 pub mod list_form;
 pub mod search;
 pub mod send_bar;
+pub mod send_continue;
 pub mod sessions;
 pub mod sidebar;
 pub mod status_bar;

@@ -1,7 +1,7 @@
 //! Send in the workbench: the top bar's Send / Stop buttons, and the bottom panel that shows the
 //! send's timeline — a bar (target column, what is running, where it was recorded, why a send
-//! could not start) above the shared timeline panel ([`crate::ui::timeline`]). Keys: Ctrl+Enter
-//! sends, Esc stops (both in `ui/mod.rs`).
+//! could not start), the Continue strip (`send_continue.rs`), then the shared timeline panel
+//! ([`crate::ui::timeline`]). Keys: Ctrl+Enter sends, Esc stops (both in `ui/mod.rs`).
 
 use egui::Ui;
 
@@ -16,6 +16,8 @@ use crate::ui::timeline::{TimelinePanelState, timeline_ui};
 pub struct SendUi {
     /// The timeline panel's state.
     pub timeline: TimelinePanelState,
+    /// The Continue strip's buffers.
+    pub next: super::send_continue::ContinueUi,
 }
 
 /// The Send and Stop buttons (top bar).
@@ -68,7 +70,7 @@ fn target_picker(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
 fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let send = &state.send;
     ui.horizontal_wrapped(|ui| {
-        ui.strong("Send");
+        ui.strong("Last send");
         ui.label("target:");
         target_picker(ui, state, tx);
         if let Some(compiled) = &send.sent {
@@ -102,6 +104,7 @@ pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &Comma
         .size_range(90.0..=(height * 0.75).max(100.0))
         .show(ui, |ui| {
             bar_ui(ui, state, tx);
+            super::send_continue::continue_ui(ui, state, &mut sui.next, tx);
             let commands = timeline_ui(ui, &state.send.timeline, &mut sui.timeline);
             for command in commands {
                 if let TimelineCommand::CopyText(text) = &command {
