@@ -305,3 +305,32 @@ fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_sess
     );
     assert_eq!(store.body(second).expect("body").bytes, received[1].body);
 }
+
+#[test]
+fn the_api_key_variable_is_edited_in_the_sidebar_and_read_at_send_time() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
+        End::Complete,
+    )]);
+    let lookup: KeyLookup = Arc::new(|name| (name == "PW_UI_TEST_KEY").then(|| KEY.to_string()));
+    let (mut harness, _db) = send_app("send-keyvar", &server, lookup);
+    assert_eq!(
+        harness.get_by_label("API key variable").value().as_deref(),
+        Some("OPENAI_API_KEY")
+    );
+    replace_text(&mut harness, "API key variable", "PW_UI_TEST_KEY");
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        state(&harness).prompt.compile.api_key_env.as_deref(),
+        Some("PW_UI_TEST_KEY")
+    );
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    assert_eq!(state(&harness).send.error, None);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}
