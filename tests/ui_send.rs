@@ -334,3 +334,36 @@ fn the_api_key_variable_is_edited_in_the_sidebar_and_read_at_send_time() {
         Some(format!("Bearer {KEY}").as_str())
     );
 }
+
+#[test]
+fn extra_headers_are_edited_in_the_sidebar_and_sent_and_secrets_are_refused() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-headers", &server, with_key());
+    replace_text(
+        &mut harness,
+        "Extra headers",
+        "Authorization: Bearer sk-leak",
+    );
+    harness.get_by_label(
+        "line 1: Authorization carries a secret; use the API key variable (keys are never stored)",
+    );
+    assert_eq!(state(&harness).prompt.compile.headers, Vec::new());
+    replace_text(&mut harness, "Extra headers", "x-team: debugging");
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        state(&harness).prompt.compile.headers,
+        vec![("x-team".to_string(), "debugging".to_string())]
+    );
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].header("x-team"), Some("debugging"));
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}

@@ -11,6 +11,7 @@ pub mod items_panel;
 pub mod json_tree;
 pub mod json_views;
 pub mod list_form;
+pub mod provider_headers;
 pub mod search;
 pub mod send_bar;
 pub mod send_continue;

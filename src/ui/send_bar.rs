@@ -18,6 +18,8 @@ pub struct SendUi {
     pub timeline: TimelinePanelState,
     /// The Continue strip's buffers.
     pub next: super::send_continue::ContinueUi,
+    /// The sidebar's extra-headers field.
+    pub headers: super::provider_headers::HeadersBuffer,
 }
 
 /// The Send and Stop buttons (top bar).

@@ -66,6 +66,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
                     crate::core::provider::Provider::preset(state.prompt.compile.provider).env_key
                 });
             api_key_variable(ui, state, env_key, tx);
+            super::provider_headers::headers_ui(ui, state, &mut ui_state.send.headers, tx);
             let path = &mut ui_state.config_path;
             super::widgets::labelled_line(
                 ui,
