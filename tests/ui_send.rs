@@ -4,8 +4,9 @@
 //! send is recorded in a session; Esc stops mid-stream and keeps the partial text; a 429 with
 //! Retry-After shows its class and both attempts; a missing API key variable is explained and
 //! nothing reaches the server; Continue after a tool call loads the next request, shows its
-//! prefix verdict, and sends the first input plus the call outputs into the same session. The
-//! API key lookup is injected (no environment variable is set).
+//! prefix verdict, and sends the first input plus the call outputs into the same session; a
+//! WebSocket frame column goes out over a WebSocket; the sidebar's key variable and extra
+//! headers reach the server. The API key lookup is injected (no environment variable is set).
 
 mod http_server;
 mod ui_support;
@@ -21,6 +22,7 @@ use http_server::{End, Reply, Server, paced, sse_file};
 use pretty_assertions::assert_eq;
 use promptwire::app::send::KeyLookup;
 use promptwire::app::send::turn::verdict_text;
+use promptwire::app::settings::{Column, ColumnDialect, ViewKind};
 use promptwire::app::{AppCommand, PromptEdit};
 use promptwire::core::stream::read_all;
 use promptwire::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
@@ -366,4 +368,78 @@ fn extra_headers_are_edited_in_the_sidebar_and_sent_and_secrets_are_refused() {
         received[0].header("authorization"),
         Some(format!("Bearer {KEY}").as_str())
     );
+}
+
+/// One WebSocket connection on loopback: reads the `response.create` frame, answers with the
+/// data of each event of `tests/data/sse/{name}` as a text message, then closes. Returns the base
+/// URL and the frame it read.
+fn ws_upstream(name: &str) -> (String, Arc<std::sync::Mutex<Option<String>>>) {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    use tokio_tungstenite::tungstenite::Message;
+    let messages: Vec<String> = read_all(&sse_file(name), Duration::ZERO)
+        .0
+        .into_iter()
+        .map(|entry| entry.raw.data)
+        .collect();
+    let frame = Arc::new(std::sync::Mutex::new(None));
+    let seen = Arc::clone(&frame);
+    let addr = http_server::spawn_loopback(move |listener| async move {
+        let Ok((tcp, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut socket) = tokio_tungstenite::accept_async(tcp).await else {
+            return;
+        };
+        if let Some(Ok(Message::Text(text))) = socket.next().await {
+            *seen.lock().expect("frame") = Some(text.to_string());
+        }
+        for message in messages {
+            if socket.send(Message::text(message)).await.is_err() {
+                return;
+            }
+        }
+        let _ = socket.close(None).await;
+    });
+    (format!("http://{addr}/v1"), frame)
+}
+
+#[test]
+fn a_websocket_frame_column_is_sent_over_a_websocket() {
+    let (base, frame) = ws_upstream("text-answer.sse");
+    let server = Server {
+        base_url: base,
+        received: Arc::default(),
+    };
+    let (mut harness, _db) = send_app("send-ws", &server, with_key());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::SetColumns(vec![Column {
+            dialect: ColumnDialect::Primary,
+            provider: None,
+            view: ViewKind::WsFrame,
+        }]));
+    wait_until(&mut harness, "frame column compiled", |s| {
+        s.views_are_current() && s.views.len() == 1 && s.views[0].view == ViewKind::WsFrame
+    });
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    assert_eq!(s.send.error, None);
+    let sent = frame
+        .lock()
+        .expect("frame")
+        .clone()
+        .expect("a frame arrived");
+    assert_eq!(sent, s.views[0].export_text());
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    let outcome = s.send.timeline.outcome().expect("outcome");
+    assert_eq!(
+        (&outcome.text, &outcome.usage),
+        (&expected.text, &expected.usage)
+    );
+    harness.get_by_label(&format!(
+        "completed · {}",
+        expected.response_id().expect("id")
+    ));
 }
