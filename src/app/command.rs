@@ -117,8 +117,10 @@ pub enum AppCommand {
     DiscardAndContinue,
     /// The window is asked to close (asks first when there are unsaved edits).
     RequestClose,
-    /// Send (arrives with the streaming timeline).
+    /// Send the target column and stream the answer into the timeline (`send.rs`).
     Send,
+    /// Stop, pick the target, or a timeline command (`send.rs`).
+    SendBar(super::send::SendCommand),
     /// Select an item in the list.
     SelectItem(Option<usize>),
     /// Select a tool.

@@ -127,6 +127,8 @@ pub enum AppEvent {
         /// The job.
         job: JobId,
     },
+    /// The workbench's send reports (`send.rs`).
+    Send(super::send::SendReport),
     /// A job of the Sessions view reports (`session_view.rs`).
     Sessions(super::session_view::SessionEvent),
     /// A recording proxy or replay endpoint reports (`proxy.rs`).

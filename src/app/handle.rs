@@ -63,6 +63,8 @@ impl AppState {
             record: super::proxy::RecordState::default(),
             imports: super::imports::ImportsState::default(),
             close_confirmed: false,
+            send: super::send::SendState::default(),
+            key_lookup: super::send::env_lookup(),
             workers,
             compiler,
             requested_revision: None,
@@ -172,7 +174,8 @@ impl AppState {
                 self.set_import_busy();
                 let catalog = Arc::clone(&self.catalog);
                 self.spawn("import", move |job| {
-                    let result = files::import_body_text(&text, &catalog).map(|o| OpenedFile::Body(Box::new(o)));
+                    let result = files::import_body_text(&text, &catalog)
+                        .map(|o| OpenedFile::Body(Box::new(o)));
                     job.report(super::AppEvent::PromptLoaded {
                         source: PromptSource::Pasted,
                         result,
@@ -222,10 +225,8 @@ impl AppState {
                     self.close_confirmed = true;
                 }
             }
-            AppCommand::Send => self.set_status(
-                "Sending is not available yet: the live stream view comes with the streaming timeline",
-                false,
-            ),
+            AppCommand::Send => super::send::start(self),
+            AppCommand::SendBar(command) => super::send::handle(self, command),
             AppCommand::SelectItem(i) => self.selected_item = i,
             AppCommand::SelectTool(i) => self.selected_tool = i,
             AppCommand::RefreshSessions => sessions::list(self),

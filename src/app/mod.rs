@@ -36,6 +36,7 @@ pub mod imports;
 pub mod jobs;
 pub mod poll;
 pub mod proxy;
+pub mod send;
 pub mod sender;
 pub mod session_view;
 pub mod sessions;

@@ -30,6 +30,7 @@ impl AppState {
         if !self.requested_revision_is_current() {
             self.submit_compile();
         }
+        super::send::turn::check_prefix(self);
         more
     }
 
@@ -171,6 +172,7 @@ impl AppState {
             AppEvent::Sessions(event) => super::session_view::apply(self, event),
             AppEvent::Record(event) => super::proxy::apply(self, event),
             AppEvent::Import(event) => super::imports::apply(self, event),
+            AppEvent::Send(report) => super::send::apply(self, report),
         }
     }
 

@@ -143,6 +143,10 @@ pub struct AppState {
     pub imports: super::imports::ImportsState,
     /// The user agreed to close with unsaved edits: the window should close now.
     pub close_confirmed: bool,
+    /// The workbench's send and its timeline (`send.rs`).
+    pub send: super::send::SendState,
+    /// Reads the API key's environment variable (injectable for tests).
+    pub key_lookup: super::send::KeyLookup,
     /// The worker bridge.
     pub workers: Workers,
     /// The compile worker.

@@ -167,6 +167,10 @@ pub struct CompileTarget {
     /// request carried an Authorization header the preset would not send.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key_env: Option<String>,
+    /// Extra static headers sent with every request (name, value), after the provider preset's
+    /// (edited in the app's provider section). Never for secrets: use `api_key_env`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
 }
 
 fn is_api_key(mode: &AuthMode) -> bool {
@@ -190,6 +194,7 @@ impl Default for CompileTarget {
             base_url: None,
             auth: AuthMode::ApiKey,
             api_key_env: None,
+            headers: Vec::new(),
         }
     }
 }

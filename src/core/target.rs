@@ -69,6 +69,7 @@ pub fn resolve_target(
     if let Some(env) = &record.api_key_env {
         provider.env_key = Some(env.clone());
     }
+    provider.headers.extend(record.headers.iter().cloned());
     Ok(ResolvedTarget {
         dialect: overrides.dialect.unwrap_or(record.dialect),
         provider,

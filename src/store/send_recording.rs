@@ -101,6 +101,11 @@ impl SendRecording {
         })
     }
 
+    /// The request of the latest attempt (None before the first attempt started).
+    pub fn last_request(&self) -> Option<i64> {
+        self.attempts.last().map(|(request, _)| *request)
+    }
+
     /// The session recorded into.
     pub fn session(&self) -> i64 {
         self.session

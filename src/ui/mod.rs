@@ -13,7 +13,10 @@ pub mod json_tree;
 pub mod json_views;
 pub mod list_form;
 pub mod proxy_panel;
+pub mod provider_headers;
 pub mod search;
+pub mod send_bar;
+pub mod send_continue;
 pub mod sessions;
 pub mod sidebar;
 pub mod status_bar;
@@ -60,13 +63,15 @@ pub struct UiState {
     pub record: proxy_panel::RecordUi,
     /// The import sections' buffers.
     pub imports: imports_panel::ImportsUi,
+    /// The send timeline's widget state.
+    pub send: send_bar::SendUi,
 }
 
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
 pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     // Dialog shortcuts win: while a dialog is open the global ones are off.
     if state.dialog.is_none() {
-        shortcuts(ui.ctx(), ui_state, tx);
+        shortcuts(ui.ctx(), state, ui_state, tx);
         dropped_files(ui.ctx(), tx);
     }
     egui::Panel::top("view_tabs").show(ui, |ui| {
@@ -91,6 +96,7 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     }
     egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
     egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
+    send_bar::send_panel_ui(ui, state, &mut ui_state.send, tx);
     egui::Panel::left("sidebar")
         .resizable(true)
         .default_size(180.0)
@@ -107,7 +113,7 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
 }
 
-fn shortcuts(ctx: &egui::Context, ui_state: &mut UiState, tx: &CommandSender) {
+fn shortcuts(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     let pressed = |modifiers: Modifiers, key: Key| {
         ctx.input_mut(|i| i.consume_shortcut(&KeyboardShortcut::new(modifiers, key)))
     };
@@ -137,6 +143,9 @@ fn shortcuts(ctx: &egui::Context, ui_state: &mut UiState, tx: &CommandSender) {
     }
     if ui_state.search.open && pressed(Modifiers::NONE, Key::Escape) {
         ui_state.search.open = false;
+    }
+    if state.send.job.is_some() && pressed(Modifiers::NONE, Key::Escape) {
+        tx.send(AppCommand::SendBar(crate::app::send::SendCommand::Stop));
     }
 }
 

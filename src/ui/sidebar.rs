@@ -66,10 +66,8 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
                 .or_else(|| {
                     crate::core::provider::Provider::preset(state.prompt.compile.provider).env_key
                 });
-            super::widgets::note_line(
-                ui,
-                &format!("API key from ${}", env_key.as_deref().unwrap_or("(none)")),
-            );
+            api_key_variable(ui, state, env_key, tx);
+            super::provider_headers::headers_ui(ui, state, &mut ui_state.send.headers, tx);
             let path = &mut ui_state.config_path;
             super::widgets::labelled_line(
                 ui,
@@ -90,6 +88,29 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
             ui.heading("Model catalog");
             super::imports_panel::catalog_ui(ui, state, &mut ui_state.imports, tx);
         });
+}
+
+/// The environment variable Send reads the API key from (saved in the Prompt file as the
+/// target's `api_key_env` when it differs from the provider's; the key itself is never stored).
+fn api_key_variable(ui: &mut Ui, state: &AppState, preset: Option<String>, tx: &CommandSender) {
+    let record = &state.prompt.compile;
+    let mut name = record
+        .api_key_env
+        .clone()
+        .or(preset.clone())
+        .unwrap_or_default();
+    if super::widgets::labelled_line(
+        ui,
+        "API key variable",
+        &mut name,
+        "OPENAI_API_KEY",
+        "Send reads the API key from this environment variable (never stored)",
+    ) {
+        let name = name.trim().to_string();
+        let mut target = record.clone();
+        target.api_key_env = (!name.is_empty() && Some(&name) != preset.as_ref()).then_some(name);
+        tx.edit(PromptEdit::Target(target));
+    }
 }
 
 /// `~/x` → `$HOME/x`.

@@ -68,14 +68,7 @@ fn actions_row(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         tx.send(AppCommand::Redo);
     }
     ui.separator();
-    let send = ui
-        .add_enabled(false, egui::Button::new("Send"))
-        .on_disabled_hover_text(
-            "Send the request and watch the stream (Ctrl+Enter) — arrives with the streaming timeline",
-        );
-    if send.clicked() {
-        tx.send(AppCommand::Send);
-    }
+    super::send_bar::send_buttons(ui, state, tx);
     ui.separator();
     theme_picker(ui, state, tx);
 }

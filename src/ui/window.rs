@@ -50,6 +50,12 @@ impl PromptwireApp {
         }
     }
 
+    /// Reads API keys through `lookup` instead of the process environment (tests inject one).
+    pub fn with_key_lookup(mut self, lookup: crate::app::send::KeyLookup) -> Self {
+        self.state.key_lookup = lookup;
+        self
+    }
+
     /// The app state (for tests and benchmarks).
     pub fn state(&self) -> &AppState {
         &self.state

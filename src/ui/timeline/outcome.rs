@@ -87,7 +87,7 @@ fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
         if let Some(f) = &attempt.failure {
             line.push_str(&format!(" · {}: {}", f.class, f.message));
             if let Some(delay) = f.retried_after {
-                line.push_str(&format!(" → retried after {}", secs(delay)));
+                line.push_str(&format!(" · retried after {}", secs(delay)));
             }
         }
         ui.label(line);

@@ -1,0 +1,386 @@
+//! Send from the workbench: the compiled column the user picked as the target (an HTTP body is
+//! streamed over HTTP SSE, a WebSocket frame over a WebSocket to the provider's Responses
+//! endpoint) goes out on the app's network runtime; its events stream into the workbench's
+//! [`TimelineModel`] through the bounded event channel, and the send is recorded into the store
+//! as it streams — into the session open in the sidebar, or a new one that the sidebar then
+//! opens, so a conversation is one session. Stop cancels the send's [`CancelToken`] at once (a
+//! stalled stream too); the partial outcome still arrives and is recorded.
+//!
+//! The API key is read through the app's [`KeyLookup`] (the process environment, injectable for
+//! tests) when Send is pressed: a missing variable is explained and nothing is sent. The job
+//! follows the Sessions view's re-send (`session_view/resend.rs`): same timeline updates, same
+//! recording calls.
+
+pub mod turn;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use reqwest::header::HeaderMap;
+
+use super::event::AppEvent;
+use super::jobs::{JobContext, JobId};
+use super::settings::ViewKind;
+use super::state::AppState;
+use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
+use crate::core::compile::CompiledRequest;
+use crate::store::SendRecording;
+use crate::store::seed::open_seeded;
+use crate::transport::recording::{finish_recording, record_event};
+use crate::transport::ws::WsSender;
+use crate::transport::{
+    CancelToken, HttpSender, PrepareError, SendEvent, SendOptions, SendResult, resolve_headers,
+};
+
+/// Reads an environment variable by name (the API key); `std::env` unless a test injects one.
+pub type KeyLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
+
+/// The process environment.
+pub fn env_lookup() -> KeyLookup {
+    Arc::new(|name| std::env::var(name).ok())
+}
+
+/// The workbench's send: target column, the running job, its timeline and where it was recorded.
+#[derive(Debug, Default)]
+pub struct SendState {
+    /// The compiled column sent (index into `AppState::views`).
+    pub target: usize,
+    /// The running send.
+    pub job: Option<JobId>,
+    /// Cancels the running send.
+    pub cancel: Option<CancelToken>,
+    /// Increments per send; reports of older sends are ignored.
+    pub generation: u64,
+    /// The timeline of the last send.
+    pub timeline: TimelineModel,
+    /// A send was started at least once (the timeline panel shows from then on).
+    pub shown: bool,
+    /// Why the last send could not start, or its recording failed.
+    pub error: Option<String>,
+    /// The request last sent (Continue builds on it).
+    pub sent: Option<Arc<CompiledRequest>>,
+    /// Session and request id the last send was recorded as.
+    pub recorded: Option<(i64, i64)>,
+    /// The session the running send records into.
+    pub session: Option<i64>,
+    /// The Prompt last sent (Continue builds the next one from it).
+    pub sent_prompt: Option<Arc<crate::core::prompt::Prompt>>,
+    /// The request Continue loaded into the form, and its prefix verdict.
+    pub continued: Option<turn::Continued>,
+}
+
+/// What the Send bar and the timeline panel ask for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SendCommand {
+    /// Stop the running send (its partial outcome is kept).
+    Stop,
+    /// Send column `i` from now on.
+    Target(usize),
+    /// A command of the timeline panel.
+    Timeline(TimelineCommand),
+    /// Build the next request from the last response: (call id, output) per pending call, and
+    /// an optional new user message.
+    Continue {
+        /// Output text per call id.
+        outputs: Vec<(String, String)>,
+        /// A new user message.
+        user: Option<String>,
+    },
+}
+
+/// What the send job reports.
+#[derive(Debug)]
+pub enum SendUpdate {
+    /// Nothing was sent: why.
+    Failed(String),
+    /// Recording into this session (None: no store).
+    Started(Option<i64>),
+    /// A timeline update.
+    Live(TimelineUpdate),
+    /// The prefix verdict of the request Continue loaded (prompt `revision`).
+    Prefix {
+        /// The prompt revision checked.
+        revision: u64,
+        /// The pair report, or why it could not be computed.
+        result: Result<crate::core::prefix::PairReport, String>,
+    },
+    /// The send ended: (session, request) recorded, or why the recording failed. None: not
+    /// recorded (no store).
+    Done(Option<Result<(i64, i64), String>>),
+}
+
+/// A report of send `generation`.
+#[derive(Debug)]
+pub struct SendReport {
+    /// Which send.
+    pub generation: u64,
+    /// What happened.
+    pub update: SendUpdate,
+}
+
+/// Applies a Send-bar command.
+pub fn handle(state: &mut AppState, command: SendCommand) {
+    match command {
+        SendCommand::Stop => stop(state),
+        SendCommand::Target(i) => state.send.target = i,
+        SendCommand::Timeline(command) => state.send.timeline.handle(&command),
+        SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
+    }
+}
+
+/// Stops the running send; its partial outcome arrives as it finishes.
+pub fn stop(state: &mut AppState) {
+    if let Some(cancel) = &state.send.cancel {
+        cancel.cancel();
+        state.set_status("Stopping the send (the partial response is kept)", false);
+    }
+}
+
+/// Starts sending the target column.
+pub fn start(state: &mut AppState) {
+    if state.send.job.is_some() {
+        state.set_status("A send is running: Stop it first (Esc)", true);
+        return;
+    }
+    let fail = |state: &mut AppState, text: String| {
+        state.set_status(text.clone(), true);
+        state.send.error = Some(text);
+    };
+    if !state.views_are_current() {
+        return fail(state, "Send: wait for the form to compile".to_string());
+    }
+    let Some(view) = state.views.get(state.send.target) else {
+        return fail(
+            state,
+            "Send: the target column is gone; pick another".to_string(),
+        );
+    };
+    let ws = match view.view {
+        ViewKind::Body => false,
+        ViewKind::WsFrame => true,
+        ViewKind::Headers => {
+            return fail(
+                state,
+                "Send: a headers column cannot be sent; pick a body or frame column".to_string(),
+            );
+        }
+    };
+    let compiled = Arc::clone(&view.compiled);
+    let lookup = Arc::clone(&state.key_lookup);
+    let headers = match resolve_headers(&compiled, |env| lookup(env)) {
+        Ok(headers) => headers,
+        Err(PrepareError::MissingApiKey { env }) => {
+            return fail(
+                state,
+                format!(
+                    "Send: the API key variable {env} is not set — set {env} in the environment \
+                     the app runs in (nothing was sent)"
+                ),
+            );
+        }
+        Err(e) => return fail(state, format!("Send: {e}")),
+    };
+    let send = &mut state.send;
+    send.generation += 1;
+    send.timeline.clear();
+    send.shown = true;
+    send.error = None;
+    send.recorded = None;
+    send.sent = Some(Arc::clone(&compiled));
+    send.sent_prompt = Some(Arc::clone(&state.prompt));
+    send.session = state.sessions.open_session;
+    let cancel = CancelToken::new();
+    send.cancel = Some(cancel.clone());
+    let job = SendJob {
+        compiled,
+        headers,
+        ws,
+        db: state.sessions.db_path.clone(),
+        session: state.sessions.open_session,
+        model: state.prompt.model.clone(),
+        generation: send.generation,
+        cancel,
+    };
+    match state
+        .workers
+        .spawn_network("send", move |ctx| send_job(ctx, job))
+    {
+        Ok(id) => {
+            state.send.job = Some(id);
+            state.set_status(
+                format!(
+                    "Sending to {} ({})",
+                    state.send.sent.as_ref().map_or("", |c| c.url.as_str()),
+                    if ws { "WebSocket" } else { "HTTP" }
+                ),
+                false,
+            );
+        }
+        Err(e) => fail(state, format!("Send: {e}")),
+    }
+}
+
+/// Applies a report of the send job.
+pub fn apply(state: &mut AppState, report: SendReport) {
+    if report.generation != state.send.generation {
+        return;
+    }
+    match report.update {
+        SendUpdate::Started(session) => state.send.session = session,
+        SendUpdate::Failed(e) => {
+            state.send.job = None;
+            state.send.cancel = None;
+            state.set_status(e.clone(), true);
+            state.send.error = Some(e);
+        }
+        SendUpdate::Live(update) => state.send.timeline.apply(update),
+        SendUpdate::Prefix { revision, result } => turn::apply_prefix(state, revision, result),
+        SendUpdate::Done(recorded) => {
+            state.send.job = None;
+            state.send.cancel = None;
+            match recorded {
+                Some(Ok((session, request))) => {
+                    state.send.recorded = Some((session, request));
+                    state.set_status(
+                        format!("Sent; recorded as request {request} of session #{session}"),
+                        false,
+                    );
+                    // The conversation stays one session: it is the one open in the sidebar.
+                    super::sessions::list(state);
+                    super::sessions::open(state, session);
+                }
+                Some(Err(e)) => {
+                    state.send.error = Some(format!("The send was not recorded: {e}"));
+                    state.set_status(format!("The send was not recorded: {e}"), true);
+                }
+                None => state.set_status("Sent (no session database: not recorded)", false),
+            }
+        }
+    }
+}
+
+/// Everything the job needs, owned.
+struct SendJob {
+    compiled: Arc<CompiledRequest>,
+    headers: HeaderMap,
+    ws: bool,
+    db: Option<PathBuf>,
+    session: Option<i64>,
+    model: String,
+    generation: u64,
+    cancel: CancelToken,
+}
+
+fn open_recording(
+    path: &std::path::Path,
+    session: Option<i64>,
+    model: &str,
+    compiled: &CompiledRequest,
+) -> Result<SendRecording, String> {
+    let store = open_seeded(path).map_err(|e| e.to_string())?;
+    match session {
+        Some(id) => SendRecording::into_session(store, id, compiled),
+        None => SendRecording::new_session(store, &format!("send {model}"), model, compiled),
+    }
+    .map_err(|e| e.to_string())
+}
+
+async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
+    let generation = job.generation;
+    let report =
+        |ctx: &JobContext, update| ctx.report(AppEvent::Send(SendReport { generation, update }));
+    let transport = match Transport::new(&job) {
+        Ok(transport) => transport,
+        Err(e) => {
+            report(&ctx, SendUpdate::Failed(format!("Send: {e}")));
+            return ctx;
+        }
+    };
+    let mut recording = match job.db.clone() {
+        Some(path) => {
+            let (session, model, compiled) =
+                (job.session, job.model.clone(), Arc::clone(&job.compiled));
+            let opened = tokio::task::spawn_blocking(move || {
+                open_recording(&path, session, &model, &compiled)
+            })
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r);
+            match opened {
+                Ok(recording) => Some(recording),
+                Err(e) => {
+                    report(&ctx, SendUpdate::Done(Some(Err(e))));
+                    return ctx;
+                }
+            }
+        }
+        None => None,
+    };
+    report(
+        &ctx,
+        SendUpdate::Started(recording.as_ref().map(SendRecording::session)),
+    );
+    let cancel = job.cancel.clone();
+    let mut on_event = |event: SendEvent<'_>| {
+        if let Some(recording) = recording.as_mut() {
+            record_event(recording, &event);
+        }
+        if let Some(update) = TimelineUpdate::from_send_event(&event)
+            && !report(&ctx, SendUpdate::Live(update))
+        {
+            cancel.cancel();
+        }
+    };
+    let result = transport.send(&job, &mut on_event).await;
+    report(&ctx, SendUpdate::Live(TimelineUpdate::finished(&result)));
+    let recorded = match recording {
+        Some(recording) => Some(
+            tokio::task::spawn_blocking(move || {
+                let request = recording.last_request();
+                let session = finish_recording(recording, &result).map_err(|e| format!("{e:#}"))?;
+                request
+                    .map(|request| (session, request))
+                    .ok_or_else(|| "no attempt was made".to_string())
+            })
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r),
+        ),
+        None => None,
+    };
+    report(&ctx, SendUpdate::Done(recorded));
+    ctx
+}
+
+/// The transport the job sends with.
+enum Transport {
+    Http(HttpSender),
+    Ws(WsSender),
+}
+
+impl Transport {
+    fn new(job: &SendJob) -> Result<Self, PrepareError> {
+        let options = SendOptions::default();
+        Ok(if job.ws {
+            Self::Ws(WsSender::new(&job.compiled.url, options)?)
+        } else {
+            Self::Http(HttpSender::new(&job.compiled.url, options)?)
+        })
+    }
+
+    async fn send<F>(&self, job: &SendJob, on_event: F) -> SendResult
+    where
+        F: FnMut(SendEvent<'_>) + Send,
+    {
+        match self {
+            Self::Http(s) => {
+                s.send(&job.compiled, &job.headers, &job.cancel, on_event)
+                    .await
+            }
+            Self::Ws(s) => {
+                s.send(&job.compiled, &job.headers, &job.cancel, on_event)
+                    .await
+            }
+        }
+    }
+}

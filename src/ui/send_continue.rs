@@ -1,0 +1,98 @@
+//! The Continue strip of the send panel (the agent turn loop): after a completed response, one
+//! output field per pending tool call (prefilled with the placeholder the user edits), a field
+//! for a new user message, and Continue, which loads the next request into the form
+//! (`app/send/turn.rs`); then the prefix verdict of that request against the one sent.
+
+use std::collections::BTreeMap;
+
+use egui::Ui;
+
+use crate::app::send::SendCommand;
+use crate::app::send::turn::verdict_text;
+use crate::app::{AppCommand, AppState, CommandSender};
+use crate::core::stream::TurnState;
+use crate::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
+
+/// The Continue strip's text buffers, refilled for each new response.
+#[derive(Debug, Default)]
+pub struct ContinueUi {
+    /// The send generation the buffers belong to.
+    generation: u64,
+    /// Output text per call id.
+    outputs: BTreeMap<String, String>,
+    /// A new user message.
+    user: String,
+}
+
+/// Draws the strip (nothing until a response completed).
+pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &CommandSender) {
+    let send = &state.send;
+    if let Some(continued) = &send.continued
+        && state.revision == continued.revision
+    {
+        let (text, error) = match &continued.prefix {
+            None => ("prefix check: waiting for the compile…".to_string(), false),
+            Some(Ok(report)) => (verdict_text(report), !report.prefix_kept),
+            Some(Err(e)) => (format!("prefix check failed: {e}"), true),
+        };
+        if error {
+            super::widgets::error_line(ui, &text);
+        } else {
+            ui.label(text);
+        }
+    }
+    let Some(outcome) = send.timeline.outcome() else {
+        return;
+    };
+    if send.job.is_some() || !matches!(outcome.state, TurnState::Completed { .. }) {
+        return;
+    }
+    if cui.generation != send.generation {
+        *cui = ContinueUi {
+            generation: send.generation,
+            ..ContinueUi::default()
+        };
+    }
+    let calls = pending_calls(outcome);
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Next turn");
+        ui.weak(format!("{} tool call(s) to answer", calls.len()));
+    });
+    for call in &calls {
+        let text = cui
+            .outputs
+            .entry(call.call_id.clone())
+            .or_insert_with(|| PLACEHOLDER_OUTPUT.to_string());
+        super::widgets::labelled_line(
+            ui,
+            &format!("output of {} {}", call.name, call.call_id),
+            text,
+            PLACEHOLDER_OUTPUT,
+            &format!(
+                "What the tool returned for {}({})",
+                call.name, call.arguments
+            ),
+        );
+    }
+    super::widgets::labelled_line(
+        ui,
+        "new user message",
+        &mut cui.user,
+        "(optional)",
+        "A user message appended after the tool outputs (a new turn)",
+    );
+    let button = ui.button("Continue").on_hover_text(
+        "Load the next request (previous input, the response's items, the outputs) into the form",
+    );
+    if button.clicked() {
+        let outputs = calls
+            .iter()
+            .map(|call| {
+                let text = cui.outputs.get(&call.call_id).cloned().unwrap_or_default();
+                (call.call_id.clone(), text)
+            })
+            .collect();
+        let user = Some(cui.user.clone()).filter(|u| !u.trim().is_empty());
+        tx.send(AppCommand::SendBar(SendCommand::Continue { outputs, user }));
+    }
+}

@@ -1,0 +1,445 @@
+//! Send from the workbench on the whole app (egui_kittest, no GPU, the real `PromptwireApp` with
+//! its database injected) against a loopback upstream the test starts (real HTTP, real SSE bytes
+//! from `tests/data/sse/`): the events, the completed outcome and usage appear on screen and the
+//! send is recorded in a session; Esc stops mid-stream and keeps the partial text; a 429 with
+//! Retry-After shows its class and both attempts; a missing API key variable is explained and
+//! nothing reaches the server; Continue after a tool call loads the next request, shows its
+//! prefix verdict, and sends the first input plus the call outputs into the same session; a
+//! WebSocket frame column goes out over a WebSocket; the sidebar's key variable and extra
+//! headers reach the server. The API key lookup is injected (no environment variable is set).
+
+mod http_server;
+mod ui_support;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use egui::Key;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use http_server::{End, Reply, Server, paced, sse_file};
+use pretty_assertions::assert_eq;
+use promptwire::app::send::KeyLookup;
+use promptwire::app::send::turn::verdict_text;
+use promptwire::app::settings::{Column, ColumnDialect, ViewKind};
+use promptwire::app::{AppCommand, PromptEdit};
+use promptwire::core::stream::read_all;
+use promptwire::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
+use promptwire::store::Store;
+use promptwire::ui::PromptwireApp;
+use serde_json::json;
+use ui_support::{App, replace_text, scratch_dir, state, wait_for_compile, wait_until};
+
+const KEY: &str = "sk-test-0123";
+
+/// The whole app on a scratch database, reading API keys through `lookup`, its provider's base
+/// URL pointed at `server`.
+fn send_app(name: &str, server: &Server, lookup: KeyLookup) -> (App, PathBuf) {
+    let db = scratch_dir(name).join("promptwire.sqlite");
+    let path = db.clone();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1500.0, 950.0))
+        .build_eframe(move |cc| PromptwireApp::with_db(cc, Some(path)).with_key_lookup(lookup));
+    wait_for_compile(&mut harness);
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Edit(Box::new(PromptEdit::BaseUrl(Some(
+            server.base_url.clone(),
+        )))));
+    let base = server.base_url.clone();
+    wait_until(&mut harness, "compiled for loopback", move |s| {
+        s.views_are_current() && s.views[0].compiled.url.starts_with(&base)
+    });
+    (harness, db)
+}
+
+/// A lookup that knows only OPENAI_API_KEY.
+fn with_key() -> KeyLookup {
+    Arc::new(|name| (name == "OPENAI_API_KEY").then(|| KEY.to_string()))
+}
+
+fn sent_and_recorded(harness: &mut App) {
+    wait_until(harness, "sent and recorded", |s| {
+        s.send.job.is_none() && (s.send.recorded.is_some() || s.send.error.is_some())
+    });
+}
+
+#[test]
+fn send_streams_events_outcome_and_usage_and_records_the_session() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 4, Duration::from_millis(20)),
+        End::Complete,
+    )]);
+    let (mut harness, db) = send_app("send-ok", &server, with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    assert_eq!(s.send.error, None);
+    // The server got the column's exact bytes, with the injected key.
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    let compiled = &s.views[0].compiled;
+    assert_eq!(received[0].body, compiled.wire_body().to_vec());
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+    // The outcome is the one the SSE bytes hold.
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    let outcome = s.send.timeline.outcome().expect("outcome").clone();
+    assert_eq!(
+        (&outcome.text, &outcome.usage, outcome.events),
+        (&expected.text, &expected.usage, expected.events)
+    );
+    assert_eq!(s.send.timeline.rows().len(), expected.events as usize);
+    // On screen: the state line, the text and the usage grid.
+    let response_id = expected.response_id().expect("id").to_string();
+    harness.get_by_label(&format!("completed · {response_id}"));
+    assert!(harness.query_all_by_label(&expected.text).count() >= 1);
+    harness.get_by_label("uncached input");
+    let usage = expected.usage.expect("usage");
+    harness.get_by_label(&usage.output_tokens.to_string());
+    // Recorded as the first request of a new session, which the sidebar now shows.
+    let (session, request) = s.send.recorded.expect("recorded");
+    let store = Store::open(&db).expect("db");
+    assert_eq!(store.body(request).expect("body").bytes, received[0].body);
+    let stored = store.outcome(request).expect("outcome").expect("stored");
+    assert_eq!(
+        (stored.state.as_str(), &stored.text),
+        ("completed", &expected.text)
+    );
+    wait_until(&mut harness, "sidebar lists the session", move |s| {
+        s.sessions.open_session == Some(session)
+            && s.sessions.requests.len() == 1
+            && s.sessions.sessions.iter().any(|x| x.id == session)
+    });
+}
+
+#[test]
+fn esc_stops_mid_stream_and_keeps_the_partial_text() {
+    let bytes = sse_file("text-answer.sse");
+    // Everything up to the first text delta's end, then the server stalls.
+    let text = String::from_utf8(bytes.clone()).expect("utf8");
+    let cut = text
+        .find("response.output_text.done")
+        .expect("a done event");
+    let cut = text[..cut].rfind("\n\n").expect("an event end") + 2;
+    let server = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, bytes[..cut].to_vec())],
+        End::Hang(Duration::from_secs(30)),
+    )]);
+    let (mut harness, db) = send_app("send-stop", &server, with_key());
+    harness.get_by_label("Send").click();
+    let (partial, _) = read_all(&bytes[..cut], Duration::ZERO);
+    let events = partial.len();
+    wait_until(&mut harness, "partial events arrived", move |s| {
+        s.send.timeline.rows().len() == events
+    });
+    assert!(state(&harness).send.job.is_some(), "still streaming");
+    harness.key_press(Key::Escape);
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    let (_, expected) = read_all(&bytes[..cut], Duration::ZERO);
+    let outcome = s.send.timeline.outcome().expect("partial outcome").clone();
+    assert_eq!(outcome.text, expected.text);
+    harness.get_by_label("stopped (partial outcome)");
+    assert!(harness.query_all_by_label(&expected.text).count() >= 1);
+    let (_, request) = s.send.recorded.expect("recorded");
+    let stored = Store::open(&db)
+        .expect("db")
+        .outcome(request)
+        .expect("outcome")
+        .expect("stored");
+    assert_eq!(stored.text, expected.text);
+}
+
+#[test]
+fn rate_limit_shows_its_class_and_both_attempts() {
+    let body = json!({"error": {"type": "requests", "code": "rate_limit_exceeded",
+        "message": "Rate limit reached for requests per min. Please try again in 20s."}});
+    let server = Server::start(vec![
+        Reply::status(429, &[("retry-after", "1")], &body),
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+    ]);
+    let (mut harness, _db) = send_app("send-429", &server, with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    assert_eq!(server.received().len(), 2);
+    let attempts = s.send.timeline.attempts();
+    assert_eq!(attempts.len(), 2);
+    let failure = attempts[0].failure.clone().expect("first attempt failed");
+    assert_eq!(
+        (failure.class.as_str(), failure.retry_after),
+        ("retry_limit", Some(Duration::from_secs(1)))
+    );
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    harness.get_by_label("Attempts");
+    harness.get_by_label(&format!(
+        "#1 HTTP 429 · 0 events · retry_limit: {} · retried after 1.000 s",
+        failure.message
+    ));
+    harness.get_by_label(&format!("#2 HTTP 200 · {} events", expected.events));
+}
+
+#[test]
+fn a_missing_api_key_is_explained_and_nothing_is_sent() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, db) = send_app("send-nokey", &server, Arc::new(|_| None));
+    harness.get_by_label("Send").click();
+    harness.run_steps(5);
+    std::thread::sleep(Duration::from_millis(200));
+    harness.run_steps(2);
+    let expected = "Send: the API key variable OPENAI_API_KEY is not set — set OPENAI_API_KEY in \
+                    the environment the app runs in (nothing was sent)";
+    assert_eq!(state(&harness).send.error.as_deref(), Some(expected));
+    assert!(harness.query_all_by_label(expected).count() >= 1);
+    assert_eq!(state(&harness).send.job, None);
+    assert_eq!(server.received().len(), 0);
+    // Nothing recorded either.
+    assert_eq!(state(&harness).send.recorded, None);
+    if db.exists() {
+        let store = Store::open(&db).expect("db");
+        let sessions = store
+            .list_sessions(promptwire::store::Page::ALL)
+            .expect("sessions");
+        assert!(sessions.iter().all(|s| !s.name.starts_with("send ")));
+    }
+}
+
+#[test]
+fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_session() {
+    let server = Server::start(vec![
+        Reply::sse(
+            paced(
+                &sse_file("tool-calls-crlf.sse"),
+                3,
+                Duration::from_millis(10),
+            ),
+            End::Complete,
+        ),
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+    ]);
+    let (mut harness, db) = send_app("send-continue", &server, with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let (session, first) = state(&harness).send.recorded.expect("first recorded");
+    let (_, answer) = read_all(&sse_file("tool-calls-crlf.sse"), Duration::ZERO);
+    let calls = pending_calls(&answer);
+    assert!(!calls.is_empty(), "the fixture answers with tool calls");
+    // Every call gets its output field, prefilled with the placeholder; the first is edited.
+    for call in &calls {
+        let label = format!("output of {} {}", call.name, call.call_id);
+        assert_eq!(
+            harness.get_by_label(&label).value().as_deref(),
+            Some(PLACEHOLDER_OUTPUT)
+        );
+    }
+    let label = format!("output of {} {}", calls[0].name, calls[0].call_id);
+    replace_text(&mut harness, &label, "exit code 0");
+    harness.get_by_label("Continue").click();
+    wait_until(&mut harness, "prefix checked", |s| {
+        s.send
+            .continued
+            .as_ref()
+            .is_some_and(|c| c.prefix.is_some())
+    });
+    let continued = state(&harness).send.continued.clone().expect("continued");
+    let report = continued.prefix.clone().expect("verdict").expect("report");
+    assert!(report.prefix_kept, "{report:?}");
+    harness.get_by_label(&verdict_text(&report));
+    // Send the next request: it lands in the same session.
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "second send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(_, r)| r != first)
+    });
+    let (second_session, second) = state(&harness).send.recorded.expect("second recorded");
+    assert_eq!(second_session, session);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    let body = |i: usize| -> serde_json::Value {
+        serde_json::from_slice(&received[i].body).expect("json body")
+    };
+    let (one, two) = (body(0), body(1));
+    let (one, two) = (
+        one["input"].as_array().expect("input").clone(),
+        two["input"].as_array().expect("input").clone(),
+    );
+    // The second input begins with the first, then the response's items, then the outputs.
+    assert_eq!(two[..one.len()].to_vec(), one);
+    let outputs: Vec<serde_json::Value> = two[one.len()..]
+        .iter()
+        .filter(|item| {
+            item["type"] == "function_call_output" || item["type"] == "custom_tool_call_output"
+        })
+        .cloned()
+        .collect();
+    let expected: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            json!({
+                "type": format!("{}_output", call.kind),
+                "call_id": call.call_id,
+                "output": if i == 0 { "exit code 0" } else { PLACEHOLDER_OUTPUT },
+            })
+        })
+        .collect();
+    assert_eq!(outputs, expected);
+    let store = Store::open(&db).expect("db");
+    let requests = store
+        .requests(session, promptwire::store::Page::ALL)
+        .expect("requests");
+    assert_eq!(
+        requests.iter().map(|r| r.id).collect::<Vec<_>>(),
+        vec![first, second]
+    );
+    assert_eq!(store.body(second).expect("body").bytes, received[1].body);
+}
+
+#[test]
+fn the_api_key_variable_is_edited_in_the_sidebar_and_read_at_send_time() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
+        End::Complete,
+    )]);
+    let lookup: KeyLookup = Arc::new(|name| (name == "PW_UI_TEST_KEY").then(|| KEY.to_string()));
+    let (mut harness, _db) = send_app("send-keyvar", &server, lookup);
+    assert_eq!(
+        harness.get_by_label("API key variable").value().as_deref(),
+        Some("OPENAI_API_KEY")
+    );
+    replace_text(&mut harness, "API key variable", "PW_UI_TEST_KEY");
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        state(&harness).prompt.compile.api_key_env.as_deref(),
+        Some("PW_UI_TEST_KEY")
+    );
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    assert_eq!(state(&harness).send.error, None);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}
+
+#[test]
+fn extra_headers_are_edited_in_the_sidebar_and_sent_and_secrets_are_refused() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-headers", &server, with_key());
+    replace_text(
+        &mut harness,
+        "Extra headers",
+        "Authorization: Bearer sk-leak",
+    );
+    harness.get_by_label(
+        "line 1: Authorization carries a secret; use the API key variable (keys are never stored)",
+    );
+    assert_eq!(state(&harness).prompt.compile.headers, Vec::new());
+    replace_text(&mut harness, "Extra headers", "x-team: debugging");
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        state(&harness).prompt.compile.headers,
+        vec![("x-team".to_string(), "debugging".to_string())]
+    );
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(received[0].header("x-team"), Some("debugging"));
+    assert_eq!(
+        received[0].header("authorization"),
+        Some(format!("Bearer {KEY}").as_str())
+    );
+}
+
+/// One WebSocket connection on loopback: reads the `response.create` frame, answers with the
+/// data of each event of `tests/data/sse/{name}` as a text message, then closes. Returns the base
+/// URL and the frame it read.
+fn ws_upstream(name: &str) -> (String, Arc<std::sync::Mutex<Option<String>>>) {
+    use futures_util::{SinkExt as _, StreamExt as _};
+    use tokio_tungstenite::tungstenite::Message;
+    let messages: Vec<String> = read_all(&sse_file(name), Duration::ZERO)
+        .0
+        .into_iter()
+        .map(|entry| entry.raw.data)
+        .collect();
+    let frame = Arc::new(std::sync::Mutex::new(None));
+    let seen = Arc::clone(&frame);
+    let addr = http_server::spawn_loopback(move |listener| async move {
+        let Ok((tcp, _)) = listener.accept().await else {
+            return;
+        };
+        let Ok(mut socket) = tokio_tungstenite::accept_async(tcp).await else {
+            return;
+        };
+        if let Some(Ok(Message::Text(text))) = socket.next().await {
+            *seen.lock().expect("frame") = Some(text.to_string());
+        }
+        for message in messages {
+            if socket.send(Message::text(message)).await.is_err() {
+                return;
+            }
+        }
+        let _ = socket.close(None).await;
+    });
+    (format!("http://{addr}/v1"), frame)
+}
+
+#[test]
+fn a_websocket_frame_column_is_sent_over_a_websocket() {
+    let (base, frame) = ws_upstream("text-answer.sse");
+    let server = Server {
+        base_url: base,
+        received: Arc::default(),
+    };
+    let (mut harness, _db) = send_app("send-ws", &server, with_key());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::SetColumns(vec![Column {
+            dialect: ColumnDialect::Primary,
+            provider: None,
+            view: ViewKind::WsFrame,
+        }]));
+    wait_until(&mut harness, "frame column compiled", |s| {
+        s.views_are_current() && s.views.len() == 1 && s.views[0].view == ViewKind::WsFrame
+    });
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    assert_eq!(s.send.error, None);
+    let sent = frame
+        .lock()
+        .expect("frame")
+        .clone()
+        .expect("a frame arrived");
+    assert_eq!(sent, s.views[0].export_text());
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    let outcome = s.send.timeline.outcome().expect("outcome");
+    assert_eq!(
+        (&outcome.text, &outcome.usage),
+        (&expected.text, &expected.usage)
+    );
+    harness.get_by_label(&format!(
+        "completed · {}",
+        expected.response_id().expect("id")
+    ));
+}
