@@ -140,7 +140,7 @@ fn shared_captures_headers_round_trip() {
 }
 
 /// Our own captures of the real Codex CLI 0.171 (`codex exec` against a stand-in upstream,
-/// `tools/standin_upstream.py`, vendored with `tools/vendor_capture.py`): bodies and headers.
+/// `tools/standin_upstream.py`, vendored with its `vendor` mode): bodies and headers.
 #[test]
 fn own_0171_captures_round_trip_exactly() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codex-0.171");
