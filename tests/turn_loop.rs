@@ -4,7 +4,8 @@
 //! equals the captured request k+1 as a whole JSON value, and keeps the prefix of request k.
 //! Also: custom tool calls, placeholders and refusals, from the recorded SSE in `tests/data/sse`.
 
-mod shared_fixtures;
+#[path = "support/shared.rs"]
+mod shared;
 
 use std::path::Path;
 use std::time::Duration;
@@ -80,8 +81,7 @@ fn client_additions(next: &Value, echo_start: usize, echoed: usize) -> Continuat
 
 #[test]
 fn codex_0169_two_turn_session_is_rebuilt_request_by_request() {
-    let Some(dir) = shared_fixtures::shared_fixture("codex-cli-0.169/two-turns-tools-session")
-    else {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session") else {
         return;
     };
     let catalog = ModelCatalog::bundled();
