@@ -21,7 +21,8 @@ use futures_util::StreamExt as _;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::Notify;
 
-use super::read_loop::{Incoming, header_pairs, new_attempt, read_turn};
+use super::proxy::wire::header_pairs;
+use super::read_loop::{Incoming, new_attempt, read_turn};
 use crate::core::compile::{CompiledRequest, REDACTED};
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;

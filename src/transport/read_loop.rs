@@ -8,7 +8,6 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
-use reqwest::header::HeaderMap;
 
 use super::http::{Attempt, CancelToken, SendError, SendEvent};
 use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
@@ -95,17 +94,4 @@ pub(super) fn new_attempt(number: u32) -> Attempt {
         error: None,
         elapsed: Duration::ZERO,
     }
-}
-
-/// Response headers as (name, value) pairs in arrival order, values decoded lossily.
-pub(super) fn header_pairs(headers: &HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(name, value)| {
-            (
-                name.as_str().to_string(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            )
-        })
-        .collect()
 }

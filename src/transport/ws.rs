@@ -28,7 +28,8 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use super::http::{
     Attempt, CancelToken, PrepareError, SendError, SendEvent, SendOptions, SendResult,
 };
-use super::read_loop::{Incoming, header_pairs, new_attempt, read_turn};
+use super::proxy::wire::header_pairs;
+use super::read_loop::{Incoming, new_attempt, read_turn};
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::StreamReader;
 use crate::core::stream::http_error::classify_http_error;
