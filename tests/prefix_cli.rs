@@ -2,12 +2,14 @@
 //! hand-made session (tests/data/prefix), the real Codex CLI 0.169 captures when `../shared` is
 //! present, and user errors (exit 1, one line on stderr).
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/shared.rs"]
 mod shared;
 
-use std::io::Write as _;
+use cli::run;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use promptwire::core::prefix::{Cause, Warning};
@@ -78,21 +80,6 @@ fn note_lines(codes: &[&str]) -> String {
             format!("    {code}: {explanation}{fix}\n")
         })
         .collect()
-}
-
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn promptwire");
-    if let Some(input) = stdin {
-        let _ = child.stdin.take().expect("stdin").write_all(input);
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("wait")
 }
 
 fn data(name: &str) -> String {
