@@ -9,7 +9,6 @@
 mod http_server;
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,20 +17,12 @@ use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::{Value, json};
+use support::scratch;
 use support::upstream::{Reply, Upstream, turn_events};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
 const API_KEY: &str = "sk-proj-WSKEY0123456789abcdefgh";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("proxy_ws")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 /// The `data:` JSON of each SSE event of a turn: what a WebSocket upstream sends as frames.
 fn frames(id: &str, text: &str) -> Vec<String> {
