@@ -63,7 +63,8 @@ pub fn checkpoint_message() -> Value {
 /// its last input item is `compaction_trigger` → [`CompactionKind::Trigger`]; it has `model`, an
 /// `input` array and `parallel_tool_calls` (always sent), no `stream`, and only
 /// `/responses/compact` fields → [`CompactionKind::Endpoint`].
-/// Anything else (not an object, a turn) → None. Pure; never panics.
+/// Also in-band: the looser forms [`compaction_kind`] lists. Anything else (not an object, a
+/// turn) → None. Pure; never panics.
 pub fn is_compaction_request(body: &Value) -> Option<CompactionKind> {
     let body = body.as_object()?;
     let input = match body.get("input") {
