@@ -1,19 +1,17 @@
 //! The `compile` and `import-body` commands as a user runs them: exact output on success, and on
 //! bad input exit status 1 with one line on stderr that names where the problem is — never a panic.
 
+#[path = "support/cli.rs"]
+mod cli;
 #[path = "support/shared.rs"]
 mod shared;
 
-use std::io::Write as _;
+use cli::run;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use serde_json::{Value, json};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_promptwire"))
-}
 
 fn scratch(name: &str, contents: &[u8]) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_compile");
@@ -21,22 +19,6 @@ fn scratch(name: &str, contents: &[u8]) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, contents).expect("write scratch file");
     path
-}
-
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn promptwire");
-    if let Some(input) = stdin {
-        // The command may stop reading early (size limit): a broken pipe here is expected.
-        let _ = child.stdin.take().expect("stdin").write_all(input);
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("wait")
 }
 
 fn example(name: &str) -> String {

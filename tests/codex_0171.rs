@@ -3,13 +3,16 @@
 //! 0.171 captures (`../shared/fixtures/codex-cli-0.171/`) and of our own captures of the real
 //! CLI (`tests/data/codex-0.171/`).
 
+#[path = "support/compile.rs"]
+mod compile_support;
 #[path = "support/shared.rs"]
 mod shared;
 
+use compile_support::compile_recorded;
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use promptwire::core::compile::{CompiledRequest, ResolvedDialect, compile};
+use promptwire::core::compile::{ResolvedDialect, compile};
 use promptwire::core::import::{CapturedHeaders, import_body, import_request};
 use promptwire::core::items::ResponseItem;
 use promptwire::core::models::ModelCatalog;
@@ -29,19 +32,6 @@ fn wire_bytes(path: &Path) -> Vec<u8> {
     let value: Value = serde_json::from_slice(&raw).expect("fixture is JSON");
     let compact = serde_json::to_vec(&value).expect("serialize");
     if compact == raw { raw } else { compact }
-}
-
-/// Compiles a prompt with the target it records, after a save → load of its file.
-fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
-    let reloaded = Prompt::from_json_str(&prompt.to_json_pretty()).expect("saved prompt reloads");
-    assert_eq!(&reloaded, prompt, "Prompt file format round trip");
-    let rules = CompileRules::preset(&prompt.compile.rules).expect("preset");
-    let mut provider = Provider::preset(prompt.compile.provider);
-    if let Some(env) = &prompt.compile.api_key_env {
-        provider.env_key = Some(env.clone());
-    }
-    let model = ModelCatalog::bundled().lookup(&prompt.model);
-    compile(prompt, &model, &provider, prompt.compile.dialect, &rules).expect("compile")
 }
 
 /// Imports a captured body and checks that it compiles back to the same bytes with the preset
@@ -140,7 +130,7 @@ fn shared_captures_headers_round_trip() {
 }
 
 /// Our own captures of the real Codex CLI 0.171 (`codex exec` against a stand-in upstream,
-/// `tools/standin_upstream.py`, vendored with `tools/vendor_capture.py`): bodies and headers.
+/// `tools/standin_upstream.py`, vendored with its `vendor` mode): bodies and headers.
 #[test]
 fn own_0171_captures_round_trip_exactly() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codex-0.171");

@@ -3,6 +3,10 @@
 //! request (WIRE_SPEC vector 26) compiled from a Prompt in a compaction mode, recognised by
 //! `is_compaction_request`, and imported back into that mode.
 
+#[path = "support/compile.rs"]
+mod compile_support;
+
+use compile_support::compile_recorded;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
@@ -26,19 +30,6 @@ fn capture(name: &str) -> PathBuf {
 
 fn read(path: &Path) -> Vec<u8> {
     std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Compiles with what the Prompt records, after a save → load of its file.
-fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
-    let reloaded = Prompt::from_json_str(&prompt.to_json_pretty()).expect("reloads");
-    assert_eq!(&reloaded, prompt, "Prompt file round trip");
-    let mut provider = Provider::preset(prompt.compile.provider);
-    if let Some(env) = &prompt.compile.api_key_env {
-        provider.env_key = Some(env.clone());
-    }
-    let rules = CompileRules::preset(&prompt.compile.rules).expect("preset");
-    let model = ModelCatalog::bundled().lookup(&prompt.model);
-    compile(prompt, &model, &provider, prompt.compile.dialect, &rules).expect("compile")
 }
 
 fn user(text: &str) -> Value {

@@ -3,19 +3,20 @@
 //! Prompt that compiles back to the same JSON value — and, for Codex bodies, the same key order
 //! with no overrides.
 
+#[path = "support/compile.rs"]
+mod compile_support;
 #[path = "support/shared.rs"]
 mod shared;
 
+use compile_support::compile_recorded;
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
-use promptwire::core::compile::{ResolvedDialect, compile};
+use promptwire::core::compile::ResolvedDialect;
 use promptwire::core::import::import_body;
 use promptwire::core::items::ResponseItem;
 use promptwire::core::models::ModelCatalog;
 use promptwire::core::prompt::{Dialect, Prompt};
-use promptwire::core::provider::Provider;
-use promptwire::core::rules::CompileRules;
 use serde_json::Value;
 
 fn data_dir() -> PathBuf {
@@ -25,23 +26,6 @@ fn data_dir() -> PathBuf {
 fn read_json(path: &Path) -> Value {
     let text = std::fs::read_to_string(path).expect("read fixture");
     serde_json::from_str(&text).expect("fixture is JSON")
-}
-
-/// Compiles a prompt with the target it records, through its own file format (save → load).
-fn compile_recorded(prompt: &Prompt) -> promptwire::core::compile::CompiledRequest {
-    let reloaded = Prompt::from_json_str(&prompt.to_json_pretty()).expect("saved prompt reloads");
-    assert_eq!(&reloaded, prompt, "Prompt file format round trip");
-    let catalog = ModelCatalog::bundled();
-    let rules = CompileRules::preset(&prompt.compile.rules).expect("preset");
-    let provider = Provider::preset(prompt.compile.provider);
-    compile(
-        prompt,
-        &catalog.lookup(&prompt.model),
-        &provider,
-        prompt.compile.dialect,
-        &rules,
-    )
-    .expect("compile")
 }
 
 fn keys(v: &Value) -> Vec<String> {

@@ -1,5 +1,5 @@
 //! The prefix analysis on request bodies captured from the real Codex CLI (tests/data/rollouts,
-//! made with tools/standin-upstream.py): a sandbox change is appended and keeps the prefix; the
+//! made with tools/standin_upstream.py): a sandbox change is appended and keeps the prefix; the
 //! compaction request Codex sends before a model switch is named `compaction_request` (standard:
 //! its `tools: []` is the break; Lite: its raised reasoning effort); the rebuilt history after
 //! the switch breaks at the model. Every pair's verdict is compared whole.

@@ -2,9 +2,14 @@
 //! hand-made session (tests/data/prefix), the real Codex CLI 0.169 captures when `../shared` is
 //! present, and user errors (exit 1, one line on stderr).
 
-use std::io::Write as _;
+#[path = "support/cli.rs"]
+mod cli;
+#[path = "support/shared.rs"]
+mod shared;
+
+use cli::run;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use pretty_assertions::assert_eq;
 use promptwire::core::prefix::{Cause, Warning};
@@ -77,21 +82,6 @@ fn note_lines(codes: &[&str]) -> String {
         .collect()
 }
 
-fn run(args: &[&str], stdin: Option<&[u8]>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn promptwire");
-    if let Some(input) = stdin {
-        let _ = child.stdin.take().expect("stdin").write_all(input);
-    }
-    drop(child.stdin.take());
-    child.wait_with_output().expect("wait")
-}
-
 fn data(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/prefix")
@@ -100,16 +90,9 @@ fn data(name: &str) -> String {
         .to_string()
 }
 
-fn shared(dir: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/codex-cli-0.169")
-        .join(dir);
-    if path.is_dir() {
-        Some(path)
-    } else {
-        eprintln!("skipped: {} is absent", path.display());
-        None
-    }
+/// A case folder of the shared Codex CLI 0.169 captures (None outside CI when absent).
+fn shared_0169(dir: &str) -> Option<PathBuf> {
+    shared::shared_fixtures(&format!("codex-cli-0.169/{dir}"))
 }
 
 fn json_out(out: &Output) -> Value {
@@ -273,7 +256,7 @@ fn chosen_pairs_and_timestamps() {
 
 #[test]
 fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
-    let Some(dir) = shared("two-requests-local-provider") else {
+    let Some(dir) = shared_0169("two-requests-local-provider") else {
         return;
     };
     let (a, b) = (dir.join("req_0.json"), dir.join("req_1.json"));
@@ -315,7 +298,7 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
 
 #[test]
 fn real_tools_session_with_reported_cached_tokens() {
-    let Some(dir) = shared("two-turns-tools-session") else {
+    let Some(dir) = shared_0169("two-turns-tools-session") else {
         return;
     };
     let mut args = vec!["diff".to_string(), "--json".to_string()];

@@ -5,24 +5,15 @@
 mod support;
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use serde_json::{Value, json};
+use support::scratch;
 use support::server::Server;
 use support::upstream::{Reply, Upstream, paced, turn_events};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("proxy_cli")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 fn spawn(args: &[&str]) -> Server {
     Server(

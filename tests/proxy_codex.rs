@@ -19,6 +19,7 @@ use std::time::Duration;
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use serde_json::{Value, json};
+use support::scratch;
 use support::server::Server;
 use support::upstream::{Reply, Upstream, paced, turn_events};
 
@@ -44,15 +45,6 @@ fn codex_bin() -> Option<PathBuf> {
         path.display()
     );
     None
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("proxy_codex")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
 }
 
 /// A Codex home whose provider `stand-in` points at `base_url`.

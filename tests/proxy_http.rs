@@ -8,7 +8,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +19,7 @@ use promptwire::core::stream::read_all;
 use promptwire::store::{Page, Store};
 use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, ServerHandle, start_proxy};
 use serde_json::{Value, json};
+use support::scratch;
 use support::upstream::{Reply, Step, Upstream, paced, turn_events};
 use tokio::sync::mpsc;
 
@@ -27,15 +28,6 @@ const AZURE_KEY: &str = "azurekey0123456789abcdef";
 const X_API_KEY: &str = "xapikey-9876543210fedcba";
 const COOKIE: &str = "cookie-secret-value-77";
 const QUERY_KEY: &str = "querykey-5555aaaa";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("proxy_http")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 async fn proxy(upstream: &str, db: &Path) -> (ServerHandle, mpsc::Receiver<ProxyEvent>) {
     start_proxy(ProxyOptions::new(

@@ -5,9 +5,10 @@
 //! as its body) with its event frames as raw events and its outcome, and no secret. An upstream
 //! that refuses the upgrade (426) refuses the client the same way.
 
+#[path = "http_server/mod.rs"]
+mod http_server;
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -16,20 +17,12 @@ use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::{Value, json};
+use support::scratch;
 use support::upstream::{Reply, Upstream, turn_events};
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
 const API_KEY: &str = "sk-proj-WSKEY0123456789abcdefgh";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("proxy_ws")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 /// The `data:` JSON of each SSE event of a turn: what a WebSocket upstream sends as frames.
 fn frames(id: &str, text: &str) -> Vec<String> {
@@ -49,52 +42,41 @@ fn frames(id: &str, text: &str) -> Vec<String> {
 /// apart; logs the handshake's authorization header and every frame it received.
 #[allow(clippy::result_large_err)] // the handshake callback's signature is tungstenite's
 fn ws_upstream(log: Arc<Mutex<Vec<String>>>) -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.set_nonblocking(true).expect("nonblocking");
-    let addr = listener.local_addr().expect("addr");
-    std::thread::spawn(move || {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime");
-        runtime.block_on(async move {
-            let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
-            while let Ok((stream, _)) = listener.accept().await {
-                let log = Arc::clone(&log);
-                tokio::spawn(async move {
-                    let auth_log = Arc::clone(&log);
-                    let callback =
-                        move |req: &tokio_tungstenite::tungstenite::handshake::server::Request,
-                              response| {
-                            let auth = req
-                                .headers()
-                                .get("authorization")
-                                .and_then(|v| v.to_str().ok())
-                                .unwrap_or("-");
-                            auth_log.lock().expect("log").push(format!("auth {auth}"));
-                            Ok(response)
-                        };
-                    let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await
-                    else {
-                        return;
+    let addr = http_server::spawn_loopback(move |listener| async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let log = Arc::clone(&log);
+            tokio::spawn(async move {
+                let auth_log = Arc::clone(&log);
+                let callback =
+                    move |req: &tokio_tungstenite::tungstenite::handshake::server::Request,
+                          response| {
+                        let auth = req
+                            .headers()
+                            .get("authorization")
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or("-");
+                        auth_log.lock().expect("log").push(format!("auth {auth}"));
+                        Ok(response)
                     };
-                    let mut turn = 0;
-                    while let Some(Ok(message)) = ws.next().await {
-                        let Message::Text(text) = message else {
-                            continue;
-                        };
-                        log.lock().expect("log").push(text.to_string());
-                        turn += 1;
-                        for frame in frames(&format!("resp_{turn}"), &format!("turn {turn} ok")) {
-                            tokio::time::sleep(Duration::from_millis(10)).await;
-                            if ws.send(Message::text(frame)).await.is_err() {
-                                return;
-                            }
+                let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await else {
+                    return;
+                };
+                let mut turn = 0;
+                while let Some(Ok(message)) = ws.next().await {
+                    let Message::Text(text) = message else {
+                        continue;
+                    };
+                    log.lock().expect("log").push(text.to_string());
+                    turn += 1;
+                    for frame in frames(&format!("resp_{turn}"), &format!("turn {turn} ok")) {
+                        tokio::time::sleep(Duration::from_millis(10)).await;
+                        if ws.send(Message::text(frame)).await.is_err() {
+                            return;
                         }
                     }
-                });
-            }
-        });
+                }
+            });
+        }
     });
     format!("http://{addr}/v1")
 }

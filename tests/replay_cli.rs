@@ -15,16 +15,8 @@ use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::{Value, json};
+use support::scratch;
 use support::upstream::{Reply, Step, Upstream};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("replay_cli")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

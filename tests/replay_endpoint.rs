@@ -6,7 +6,6 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -17,16 +16,8 @@ use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use promptwire::transport::replay::Timing;
 use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
+use support::scratch;
 use support::upstream::{Reply, Upstream, paced, turn_events};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("replay_endpoint")
-        .join(format!("{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
 
 fn user(text: &str) -> Value {
     json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})

@@ -1,6 +1,6 @@
 //! Codex rollouts made with the real Codex CLI (0.169 and 0.171, `codex exec` then
 //! `codex exec resume --last`; standard and Lite models, a sandbox change, model switches with
-//! compaction) against tools/standin-upstream.py, with the request bodies the
+//! compaction) against tools/standin_upstream.py, with the request bodies the
 //! stand-in received (tests/data/rollouts, see its README): each reconstructed request's `input`
 //! equals the captured body's item for item, ids included, wherever the rollout records the item;
 //! the usage of each request is what the stand-in reported; the model, the kind of call and the

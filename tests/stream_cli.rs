@@ -1,6 +1,9 @@
 //! `promptwire stream` end to end through the built binary: the JSON-lines contract, the readable
 //! timeline, standard input, usage errors, and the shared Codex CLI 0.169 captures when present.
 
+#[path = "support/shared.rs"]
+mod shared;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -182,12 +185,9 @@ fn usage_errors_exit_1() {
 /// line, and each turn completes with the response id and usage the capture holds.
 #[test]
 fn shared_captures_when_present() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/codex-cli-0.169/two-turns-tools-session");
-    if !dir.is_dir() {
-        eprintln!("skipped: {} is not there", dir.display());
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session") else {
         return;
-    }
+    };
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).expect("dir") {
         let path = entry.expect("entry").path();

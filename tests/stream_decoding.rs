@@ -3,6 +3,9 @@
 //! CRLF and CR line ends, multi-line `data:`, comments and keep-alives, a BOM, invalid UTF-8,
 //! events without data, an unterminated last event, and a 10 MB single event.
 
+#[path = "support/shared.rs"]
+mod shared;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -62,9 +65,7 @@ fn data_dir() -> PathBuf {
 /// Our recorded streams, plus the shared captures when `../shared` is there.
 fn recorded_streams() -> Vec<(String, Vec<u8>)> {
     let mut dirs = vec![data_dir()];
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/fixtures/codex-cli-0.169/two-turns-tools-session");
-    if shared.is_dir() {
+    if let Some(shared) = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session") {
         dirs.push(shared);
     }
     let mut out = Vec::new();

@@ -4,21 +4,22 @@
 //! equals the captured request k+1 as a whole JSON value, and keeps the prefix of request k.
 //! Also: custom tool calls, placeholders and refusals, from the recorded SSE in `tests/data/sse`.
 
-mod shared_fixtures;
+#[path = "support/compile.rs"]
+mod compile_support;
+#[path = "support/shared.rs"]
+mod shared;
 
+use compile_support::compile_recorded;
 use std::path::Path;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use promptwire::core::compile::{CompiledRequest, compile};
 use promptwire::core::import::import_body;
 use promptwire::core::items::ResponseItem;
 use promptwire::core::json::JsonMap;
 use promptwire::core::models::ModelCatalog;
 use promptwire::core::prefix::Tokenizer;
 use promptwire::core::prompt::Prompt;
-use promptwire::core::provider::Provider;
-use promptwire::core::rules::CompileRules;
 use promptwire::core::stream::{TurnOutcome, read_all};
 use promptwire::core::turn_loop::{
     CallOutput, Continuation, PLACEHOLDER_OUTPUT, TurnLoopError, UserMessage, next_prompt,
@@ -34,20 +35,6 @@ fn read_json(path: &Path) -> Value {
 fn outcome_of(path: &Path) -> TurnOutcome {
     let bytes = std::fs::read(path).expect("read SSE");
     read_all(&bytes, Duration::ZERO).1
-}
-
-fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
-    let catalog = ModelCatalog::bundled();
-    let rules = CompileRules::preset(&prompt.compile.rules).expect("preset");
-    let provider = Provider::preset(prompt.compile.provider);
-    compile(
-        prompt,
-        &catalog.lookup(&prompt.model),
-        &provider,
-        prompt.compile.dialect,
-        &rules,
-    )
-    .expect("compile")
 }
 
 /// What the client itself added in `next` after the echoed response items (which start at
@@ -80,8 +67,7 @@ fn client_additions(next: &Value, echo_start: usize, echoed: usize) -> Continuat
 
 #[test]
 fn codex_0169_two_turn_session_is_rebuilt_request_by_request() {
-    let Some(dir) = shared_fixtures::shared_fixture("codex-cli-0.169/two-turns-tools-session")
-    else {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session") else {
         return;
     };
     let catalog = ModelCatalog::bundled();

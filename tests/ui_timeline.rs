@@ -4,7 +4,8 @@
 //! `TimelineCommand`s that the test applies, as the app shell will, and what is on screen is
 //! checked by label.
 
-mod shared_fixtures;
+#[path = "support/shared.rs"]
+mod shared;
 
 use std::path::Path;
 use std::time::Duration;
@@ -353,8 +354,7 @@ fn panel_shows_a_failure_with_its_class_and_retry_decision() {
 
 #[test]
 fn panel_reads_every_codex_0169_capture_stream() {
-    let Some(dir) = shared_fixtures::shared_fixture("codex-cli-0.169/two-turns-tools-session")
-    else {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session") else {
         return;
     };
     for k in 0..6 {

@@ -24,14 +24,14 @@ use futures_util::StreamExt as _;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use tokio::sync::Notify;
 
+use super::proxy::wire::header_pairs;
+use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
 use crate::core::compile::{CompiledRequest, REDACTED};
-use crate::core::stream::errors::IDLE_TIMEOUT;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{
     HttpError, MappedEvent, StreamError, StreamLimits, StreamReader, TimelineEntry, TurnOutcome,
-    TurnState,
 };
 
 /// How a send behaves.
@@ -419,16 +419,7 @@ impl HttpSender {
         F: FnMut(SendEvent<'_>) + Send,
     {
         let start = Instant::now();
-        let mut attempt = Attempt {
-            number,
-            status: None,
-            response_headers: Vec::new(),
-            header_events: Vec::new(),
-            entries: Vec::new(),
-            outcome: TurnOutcome::default(),
-            error: None,
-            elapsed: Duration::ZERO,
-        };
+        let mut attempt = new_attempt(number);
         let request = self
             .client
             .post(url)
@@ -462,16 +453,7 @@ impl HttpSender {
         };
         let status = response.status().as_u16();
         attempt.status = Some(status);
-        attempt.response_headers = response
-            .headers()
-            .iter()
-            .map(|(name, value)| {
-                (
-                    name.as_str().to_string(),
-                    String::from_utf8_lossy(value.as_bytes()).into_owned(),
-                )
-            })
-            .collect();
+        attempt.response_headers = header_pairs(response.headers());
         on_event(SendEvent::Response {
             status,
             headers: &attempt.response_headers,
@@ -500,48 +482,20 @@ impl HttpSender {
             on_event(SendEvent::HeaderEvents(&attempt.header_events));
         }
         let mut body = response.bytes_stream();
-        let mut cancelled = false;
-        while !reader.is_done() {
-            let next = tokio::select! {
-                biased;
-                () = cancel.cancelled() => {
-                    cancelled = true;
-                    break;
-                }
-                () = tokio::time::sleep_until(deadline) => {
-                    reader.fail(deadline_passed(self.options.deadline), start.elapsed());
-                    break;
-                }
-                next = tokio::time::timeout(idle, body.next()) => next,
-            };
-            let at = start.elapsed();
-            let entries = match next {
-                Err(_) => {
-                    reader.fail(StreamError::stream(IDLE_TIMEOUT), at);
-                    Vec::new()
-                }
-                Ok(None) => reader.finish(at),
-                Ok(Some(Err(e))) => {
-                    // What was decoded before the failure stays; the error ends the turn now.
-                    reader.fail(StreamError::stream(error_chain(&e)), at);
-                    Vec::new()
-                }
-                Ok(Some(Ok(chunk))) => reader.push(&chunk, at),
-            };
-            for entry in entries {
-                on_event(SendEvent::Entry(&entry));
-                attempt.entries.push(entry);
-            }
-        }
-        attempt.outcome = reader.into_outcome();
-        attempt.error = match &attempt.outcome.state {
-            TurnState::Completed { .. } => None,
-            TurnState::Failed(error) => Some(SendError::Stream(error.clone())),
-            TurnState::Open if cancelled => Some(SendError::Cancelled),
-            TurnState::Open => Some(SendError::Stream(StreamError::stream(
-                crate::core::stream::errors::CLOSED_BEFORE_COMPLETED,
-            ))),
-        };
+        read_turn(
+            &mut body,
+            reader,
+            ReadBounds {
+                idle,
+                deadline,
+                deadline_len: self.options.deadline,
+            },
+            cancel,
+            start,
+            &mut attempt,
+            on_event,
+        )
+        .await;
         attempt.elapsed = start.elapsed();
         attempt
     }
@@ -626,6 +580,16 @@ fn secs(d: Duration) -> String {
 }
 
 /// An error and its sources, `outer: inner: innermost`.
+/// A response body chunk, or the error that cut the body short.
+impl From<reqwest::Result<Bytes>> for Incoming {
+    fn from(read: reqwest::Result<Bytes>) -> Self {
+        match read {
+            Ok(chunk) => Incoming::Data(chunk),
+            Err(e) => Incoming::Failed(error_chain(&e)),
+        }
+    }
+}
+
 pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();

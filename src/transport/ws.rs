@@ -21,7 +21,7 @@
 
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt as _, StreamExt as _};
+use futures_util::SinkExt as _;
 use reqwest::header::HeaderMap;
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -30,11 +30,12 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use super::http::{
     Attempt, CancelToken, PrepareError, SendError, SendEvent, SendOptions, SendResult,
 };
+use super::proxy::wire::header_pairs;
+use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
 use crate::core::compile::CompiledRequest;
-use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
+use crate::core::stream::StreamReader;
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::limits::deadline_passed;
-use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
 
 /// Default bound on one WebSocket message (and frame).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
@@ -136,16 +137,7 @@ impl WsSender {
     {
         let start = Instant::now();
         let deadline = self.options.deadline_from_now();
-        let mut attempt = Attempt {
-            number: 1,
-            status: None,
-            response_headers: Vec::new(),
-            header_events: Vec::new(),
-            entries: Vec::new(),
-            outcome: TurnOutcome::default(),
-            error: None,
-            elapsed: Duration::ZERO,
-        };
+        let mut attempt = new_attempt(1);
         let connected = tokio::select! {
             biased;
             () = cancel.cancelled() => Err(SendError::Cancelled),
@@ -176,55 +168,24 @@ impl WsSender {
             return attempt;
         }
 
-        let mut reader = StreamReader::with_limits(self.options.limits);
         let idle = self.options.idle_timeout;
-        let mut cancelled = false;
-        while !reader.is_done() {
-            let next = tokio::select! {
-                biased;
-                () = cancel.cancelled() => {
-                    cancelled = true;
-                    break;
-                }
-                () = tokio::time::sleep_until(deadline) => {
-                    reader.fail(deadline_passed(self.options.deadline), start.elapsed());
-                    break;
-                }
-                next = tokio::time::timeout(idle, socket.next()) => next,
-            };
-            let at = start.elapsed();
-            let entries = match next {
-                Err(_) => {
-                    reader.fail(StreamError::stream(IDLE_TIMEOUT), at);
-                    Vec::new()
-                }
-                Ok(None | Some(Ok(Message::Close(_)))) => reader.finish(at),
-                Ok(Some(Err(e))) => {
-                    reader.fail(StreamError::stream(format!("websocket: {e}")), at);
-                    Vec::new()
-                }
-                Ok(Some(Ok(Message::Text(text)))) => reader.push(&sse_frame(&text), at),
-                Ok(Some(Ok(Message::Binary(bytes)))) => {
-                    reader.push(&sse_frame(&String::from_utf8_lossy(&bytes)), at)
-                }
-                Ok(Some(Ok(_))) => Vec::new(),
-            };
-            for entry in entries {
-                on_event(SendEvent::Entry(&entry));
-                attempt.entries.push(entry);
-            }
-        }
+        let reader = StreamReader::with_limits(self.options.limits);
+        read_turn(
+            &mut socket,
+            reader,
+            ReadBounds {
+                idle,
+                deadline,
+                deadline_len: self.options.deadline,
+            },
+            cancel,
+            start,
+            &mut attempt,
+            on_event,
+        )
+        .await;
         // The turn is over (or stopped): close politely, without waiting long for the peer.
         let _ = tokio::time::timeout(Duration::from_millis(200), socket.close(None)).await;
-        attempt.outcome = reader.into_outcome();
-        attempt.error = match &attempt.outcome.state {
-            TurnState::Completed { .. } => None,
-            TurnState::Failed(error) => Some(SendError::Stream(error.clone())),
-            TurnState::Open if cancelled => Some(SendError::Cancelled),
-            TurnState::Open => Some(SendError::Stream(StreamError::stream(
-                CLOSED_BEFORE_COMPLETED,
-            ))),
-        };
         attempt.elapsed = start.elapsed();
         attempt
     }
@@ -305,16 +266,20 @@ impl WsSender {
     }
 }
 
-fn header_pairs(headers: &reqwest::header::HeaderMap) -> Vec<(String, String)> {
-    headers
-        .iter()
-        .map(|(name, value)| {
-            (
-                name.as_str().to_string(),
-                String::from_utf8_lossy(value.as_bytes()).into_owned(),
-            )
-        })
-        .collect()
+/// A WebSocket message as the stream reader takes it: text (or binary, decoded lossily) as one
+/// SSE event, a close as the end, pings and pongs as nothing.
+impl From<Result<Message, WsError>> for Incoming {
+    fn from(read: Result<Message, WsError>) -> Self {
+        match read {
+            Ok(Message::Close(_)) => Incoming::End,
+            Ok(Message::Text(text)) => Incoming::Data(sse_frame(&text).into()),
+            Ok(Message::Binary(bytes)) => {
+                Incoming::Data(sse_frame(&String::from_utf8_lossy(&bytes)).into())
+            }
+            Ok(_) => Incoming::Nothing,
+            Err(e) => Incoming::Failed(format!("websocket: {e}")),
+        }
+    }
 }
 
 /// One WebSocket message as an SSE event whose data is exactly the message text.

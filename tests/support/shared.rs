@@ -1,33 +1,41 @@
-//! The shared fixtures beside the repository (`../shared/fixtures/…`, relative to
-//! `CARGO_MANIFEST_DIR`, or under `$PROMPTWIRE_SHARED_DIR`), for the tests that read them. When the directory is missing a test is
+//! The one helper that finds the shared fixtures beside the repository (`../shared/fixtures/…`
+//! relative to `CARGO_MANIFEST_DIR`, `../../shared` for a worktree one level deeper, or under
+//! `$PROMPTWIRE_SHARED_DIR`), for every test that reads them. When they are missing a test is
 //! skipped with a message — except under `CI=true`, where it fails loudly: a CI run must never
-//! pass without having read the real captures.
+//! pass without having read the real captures. Include it with
+//! `#[path = "support/shared.rs"] mod shared;`.
 
 // Each test binary that includes this module uses only some of it.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
-/// `../shared/fixtures/<sub>`, or None (after saying so) when it is absent outside CI.
+/// `../shared/fixtures/<sub>` (a folder or a file), or None (after saying so) when it is absent
+/// outside CI.
 ///
 /// # Panics
-/// When the directory is absent and the environment variable `CI` is `true`.
+/// When it is absent and the environment variable `CI` is `true` (or `1`).
 pub fn shared_fixtures(sub: &str) -> Option<PathBuf> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     // A checkout that does not sit beside `shared` (a git worktree elsewhere) can point at it.
-    let root = std::env::var_os("PROMPTWIRE_SHARED_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared"));
-    let dir = root.join("fixtures").join(sub);
-    if dir.is_dir() {
-        return Some(dir);
+    let roots: Vec<PathBuf> = match std::env::var_os("PROMPTWIRE_SHARED_DIR") {
+        Some(dir) => vec![PathBuf::from(dir)],
+        None => vec![manifest.join("../shared"), manifest.join("../../shared")],
+    };
+    let candidates: Vec<PathBuf> = roots
+        .iter()
+        .map(|root| root.join("fixtures").join(sub))
+        .collect();
+    if let Some(found) = candidates.iter().find(|p| p.exists()) {
+        return Some(found.clone());
     }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!(
-            "{} is missing: under CI=true the shared fixtures are required",
-            dir.display()
-        );
-    }
-    eprintln!("skipped: {} is absent", dir.display());
+    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
+    assert!(
+        !in_ci,
+        "{} is missing: under CI=true the shared fixtures are required",
+        candidates[0].display()
+    );
+    eprintln!("skipped: {} is absent", candidates[0].display());
     None
 }
 

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+#[path = "../support/shared.rs"]
+mod shared;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -95,24 +98,10 @@ pub fn compile_as_recorded(state: &AppState) -> Value {
     Value::Object((*compiled.body).clone())
 }
 
-/// A file of the shared fixtures (`../shared` beside the repository, or beside its worktree
-/// folder). Missing: a loud failure under CI=true, otherwise a skip note and None.
+/// A file or folder of the shared fixtures, through the one helper of `tests/support/shared.rs`
+/// (a loud failure under CI=true when missing, otherwise a skip note and None).
 pub fn shared_fixture(relative: &str) -> Option<PathBuf> {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        manifest.join("../shared/fixtures").join(relative),
-        manifest.join("../../shared/fixtures").join(relative),
-    ];
-    if let Some(found) = candidates.iter().find(|p| p.exists()) {
-        return Some(found.clone());
-    }
-    assert!(
-        std::env::var("CI").as_deref() != Ok("true"),
-        "shared fixture {relative} is missing (looked in {})",
-        candidates[0].display()
-    );
-    eprintln!("skipped: shared fixture {relative} is absent");
-    None
+    shared::shared_fixtures(relative)
 }
 
 /// Opens `path` through the Open… dialog, as a user would, and waits for it to compile.

@@ -63,25 +63,46 @@ pub fn checkpoint_message() -> Value {
 /// its last input item is `compaction_trigger` → [`CompactionKind::Trigger`]; it has `model`, an
 /// `input` array and `parallel_tool_calls` (always sent), no `stream`, and only
 /// `/responses/compact` fields → [`CompactionKind::Endpoint`].
-/// Anything else (not an object, a turn) → None. Pure; never panics.
+/// Also in-band: the looser forms [`compaction_kind`] lists. Anything else (not an object, a
+/// turn) → None. Pure; never panics.
 pub fn is_compaction_request(body: &Value) -> Option<CompactionKind> {
     let body = body.as_object()?;
-    let last = match body.get("input") {
-        Some(Value::Array(items)) => items.last(),
+    let input = match body.get("input") {
+        Some(Value::Array(items)) => Some(items.last()),
         _ => None,
     };
-    if metadata_kind(body) == Some("compaction") || last.is_some_and(is_checkpoint_message) {
+    compaction_kind(body, input)
+}
+
+/// [`is_compaction_request`] for a body taken apart: its top-level `fields` and `input` — None
+/// when it has no input array, else its last item (the prefix analysis interns the items
+/// separately, so `fields` need not hold `input`). Besides the captured forms above, a
+/// `request_kind: "compaction"` directly in `client_metadata`, or a last user message whose
+/// first text starts with the checkpoint prompt's first sentence (an edited or shortened
+/// handoff prompt) is [`CompactionKind::InBand`] too; those are checked last, so a body of the
+/// compact endpoint's shape stays [`CompactionKind::Endpoint`].
+pub fn compaction_kind(fields: &JsonMap, input: Option<Option<&Value>>) -> Option<CompactionKind> {
+    let last = input.flatten();
+    if metadata_kind(fields) == Some("compaction") || last.is_some_and(is_checkpoint_message) {
         return Some(CompactionKind::InBand);
     }
     if last.and_then(|i| i.get("type")).and_then(Value::as_str) == Some("compaction_trigger") {
         return Some(CompactionKind::Trigger);
     }
-    let compact_shape = body.contains_key("model")
-        && matches!(body.get("input"), Some(Value::Array(_)))
-        && body.contains_key("parallel_tool_calls")
-        && !body.contains_key("stream")
-        && body.keys().all(|k| COMPACT_FIELDS.contains(&k.as_str()));
-    compact_shape.then_some(CompactionKind::Endpoint)
+    let compact_shape = fields.contains_key("model")
+        && input.is_some()
+        && fields.contains_key("parallel_tool_calls")
+        && !fields.contains_key("stream")
+        && fields.keys().all(|k| COMPACT_FIELDS.contains(&k.as_str()));
+    if compact_shape {
+        return Some(CompactionKind::Endpoint);
+    }
+    let direct_kind = fields
+        .get("client_metadata")
+        .and_then(|m| m.get("request_kind"))
+        .and_then(Value::as_str);
+    (direct_kind == Some("compaction") || last.is_some_and(starts_like_checkpoint))
+        .then_some(CompactionKind::InBand)
 }
 
 /// True for the checkpoint message exactly as Codex sends it (with or without an id).
@@ -92,6 +113,20 @@ pub fn is_checkpoint_message(item: &Value) -> bool {
     let mut map = map.clone();
     map.shift_remove("id");
     Value::Object(map) == checkpoint_message()
+}
+
+/// A user message whose first text starts with the checkpoint prompt's first sentence.
+fn starts_like_checkpoint(item: &Value) -> bool {
+    let opening = CHECKPOINT_PROMPT
+        .split_once('.')
+        .map_or(CHECKPOINT_PROMPT, |(first, _)| first);
+    item.get("role").and_then(Value::as_str) == Some("user")
+        && item
+            .get("content")
+            .and_then(|c| c.get(0))
+            .and_then(|c| c.get("text"))
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.trim_start().starts_with(opening))
 }
 
 /// `request_kind` in the body's turn metadata, if it carries one.
@@ -130,4 +165,44 @@ pub fn compact_endpoint_body(mut body: JsonMap, notes: &mut Vec<CompileNote>) ->
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn check(body: Value) -> bool {
+        let head = body.as_object().cloned().unwrap_or_default();
+        let last = body["input"].as_array().and_then(|i| i.last()).cloned();
+        compaction_kind(&head, Some(last.as_ref())).is_some()
+    }
+
+    #[test]
+    fn compaction_forms_the_prefix_analysis_recognizes() {
+        let turn = json!({"model": "m", "stream": true, "input": [], "tools": [], "tool_choice": "auto",
+            "parallel_tool_calls": false, "store": false, "include": [], "client_metadata": {}});
+        assert!(!check(turn.clone()));
+        let mut in_band = turn.clone();
+        in_band["client_metadata"] = json!({"x": "1", "request_kind": "compaction"});
+        assert!(check(in_band.clone()));
+        in_band["client_metadata"] =
+            json!({"x-codex-turn-metadata": "{\"request_kind\":\"compaction\"}"});
+        assert!(check(in_band.clone()));
+        in_band["client_metadata"] =
+            json!({"x-codex-turn-metadata": "{\"request_kind\":\"turn\"}"});
+        assert!(!check(in_band));
+        let mut checkpoint = turn.clone();
+        checkpoint["input"] = json!([{"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "You are performing a CONTEXT CHECKPOINT COMPACTION. …"}]}]);
+        assert!(check(checkpoint));
+        let mut v2 = turn;
+        v2["input"] = json!([{"type": "compaction_trigger"}]);
+        assert!(check(v2));
+        assert!(check(
+            json!({"model": "m", "input": [], "parallel_tool_calls": false})
+        ));
+        assert!(!check(json!({"model": "m", "input": []})));
+    }
 }

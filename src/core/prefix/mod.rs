@@ -56,7 +56,6 @@
 //! `fix()`.
 
 pub mod canon;
-mod compaction;
 pub mod compare;
 pub mod cost;
 mod explain;

@@ -8,9 +8,9 @@ use serde_json::Value;
 
 use super::PrefixError;
 use super::canon::{Digest, digest_unordered, escape_pointer_segment};
-use super::compaction::is_compaction_request;
 use super::compare::BreakAt;
 use super::pool::{ElementId, ElementPool};
+use crate::core::compile::compaction::compaction_kind;
 use crate::core::json::{JsonMap, kind_of};
 
 /// Top-level fields that never take part in the verdict (they route, sample or report, but are
@@ -126,7 +126,8 @@ impl RequestShape {
             && is_type(input.first(), "message", Some("developer"));
         let input_offset =
             usize::from(lite) + usize::from(lite_instructions) + usize::from(first_instructions);
-        let is_compaction = is_compaction_request(head, input.last().map(|id| pool.value(*id)));
+        let last = input.last().map(|id| pool.value(*id));
+        let is_compaction = compaction_kind(head, Some(last)).is_some();
 
         let mut header = Vec::new();
         add_field(&mut header, head, pool, "model", BreakAt::Model);

@@ -1,0 +1,114 @@
+//! The read loop both live transports share: what arrives on the connection (HTTP body chunks,
+//! WebSocket messages, each turned into an [`Incoming`]) is fed into the core [`StreamReader`]
+//! until the turn is done, the peer ends or fails the stream, nothing arrives within the idle
+//! timeout, the send's overall deadline passes, or the send is cancelled. Every timeline entry is reported as it is decoded and kept
+//! in the [`Attempt`], whose outcome and error are then settled the same way for both.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt as _};
+
+use super::http::{Attempt, CancelToken, SendError, SendEvent};
+use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
+use crate::core::stream::limits::deadline_passed;
+use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
+
+/// One read from the connection, as the stream reader takes it.
+pub(super) enum Incoming {
+    /// SSE bytes for the reader.
+    Data(Bytes),
+    /// The peer ended the stream.
+    End,
+    /// The connection failed; the text says how.
+    Failed(String),
+    /// Nothing for the reader (a WebSocket ping or pong).
+    Nothing,
+}
+
+/// How long a read may wait: for the next read (idle), and in all (the send's deadline, an
+/// instant, with the configured length for the message).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct ReadBounds {
+    /// Longest wait for the next read.
+    pub idle: Duration,
+    /// When the whole send must be over.
+    pub deadline: tokio::time::Instant,
+    /// The deadline's configured length (for the error message).
+    pub deadline_len: Duration,
+}
+
+/// Feeds `source` into `reader` (see the module header), reporting and keeping every entry, then
+/// sets the attempt's outcome and error: none when completed, the stream error when it failed,
+/// `Cancelled` when stopped, else "closed before completed". The caller sets `elapsed`.
+pub(super) async fn read_turn<S, F>(
+    source: &mut S,
+    mut reader: StreamReader,
+    bounds: ReadBounds,
+    cancel: &CancelToken,
+    start: Instant,
+    attempt: &mut Attempt,
+    on_event: &mut F,
+) where
+    S: Stream + Unpin,
+    S::Item: Into<Incoming>,
+    F: FnMut(SendEvent<'_>) + Send,
+{
+    let mut cancelled = false;
+    while !reader.is_done() {
+        let next = tokio::select! {
+            biased;
+            () = cancel.cancelled() => {
+                cancelled = true;
+                break;
+            }
+            () = tokio::time::sleep_until(bounds.deadline) => {
+                reader.fail(deadline_passed(bounds.deadline_len), start.elapsed());
+                break;
+            }
+            next = tokio::time::timeout(bounds.idle, source.next()) => next,
+        };
+        let at = start.elapsed();
+        let entries = match next.map(|item| item.map_or(Incoming::End, Into::into)) {
+            Err(_) => {
+                reader.fail(StreamError::stream(IDLE_TIMEOUT), at);
+                Vec::new()
+            }
+            Ok(Incoming::End) => reader.finish(at),
+            Ok(Incoming::Failed(message)) => {
+                // What was decoded before the failure stays; the error ends the turn now.
+                reader.fail(StreamError::stream(message), at);
+                Vec::new()
+            }
+            Ok(Incoming::Data(bytes)) => reader.push(&bytes, at),
+            Ok(Incoming::Nothing) => Vec::new(),
+        };
+        for entry in entries {
+            on_event(SendEvent::Entry(&entry));
+            attempt.entries.push(entry);
+        }
+    }
+    attempt.outcome = reader.into_outcome();
+    attempt.error = match &attempt.outcome.state {
+        TurnState::Completed { .. } => None,
+        TurnState::Failed(error) => Some(SendError::Stream(error.clone())),
+        TurnState::Open if cancelled => Some(SendError::Cancelled),
+        TurnState::Open => Some(SendError::Stream(StreamError::stream(
+            CLOSED_BEFORE_COMPLETED,
+        ))),
+    };
+}
+
+/// A fresh attempt numbered `number`: nothing received yet.
+pub(super) fn new_attempt(number: u32) -> Attempt {
+    Attempt {
+        number,
+        status: None,
+        response_headers: Vec::new(),
+        header_events: Vec::new(),
+        entries: Vec::new(),
+        outcome: TurnOutcome::default(),
+        error: None,
+        elapsed: Duration::ZERO,
+    }
+}
