@@ -109,11 +109,22 @@ pub fn session_prefix_report(
     id: i64,
     prices: &PriceTable,
 ) -> Result<SessionReport, SessionPrefixError> {
+    let mut session = Session::default();
+    push_stored_session(&mut session, store, id)?;
+    Ok(session.report(prices))
+}
+
+/// Pushes the requests of stored session `id` onto `session`, each body with its recorded usage
+/// (the server's cached tokens) and timing — what the Sessions view and `diff --session` analyse.
+pub fn push_stored_session(
+    session: &mut Session,
+    store: &Store,
+    id: i64,
+) -> Result<(), SessionPrefixError> {
     let requests = store.requests(id, Page::ALL)?;
     if requests.is_empty() {
         return Err(SessionPrefixError::Empty(id));
     }
-    let mut session = Session::default();
     for (position, request) in requests.iter().enumerate() {
         let body_error = |message: String| SessionPrefixError::Body {
             session: id,
@@ -136,7 +147,7 @@ pub fn session_prefix_report(
             .push_body(&body, meta)
             .map_err(|e| body_error(e.to_string()))?;
     }
-    Ok(session.report(prices))
+    Ok(())
 }
 
 /// Cached tokens of a stored usage: the stream reader's `TokenUsage` or the API's own shape.

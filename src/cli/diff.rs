@@ -14,11 +14,12 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
+use crate::app::sessions::push_stored_session;
 use crate::core::prefix::{
     ChangeKind, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session, SessionSummary,
 };
 use crate::core::stream::StreamReader;
-use crate::store::{Page, Store, seed};
+use crate::store::{Store, seed};
 
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
@@ -253,37 +254,8 @@ fn load_stored(session: &mut Session, id: i64, db: Option<&Path>) -> anyhow::Res
         Some(path) => Store::open(path)?,
         None => seed::open_seeded(&seed::default_path())?,
     };
-    let requests = store.requests(id, Page::ALL)?;
-    if requests.is_empty() {
-        bail!("session {id} has no requests");
-    }
-    for (position, request) in requests.iter().enumerate() {
-        let stored = store.body(request.id)?;
-        let Some(body) = stored.value else {
-            bail!("session {id}, request {position}: the stored body is not JSON");
-        };
-        let usage = store.outcome(request.id)?.and_then(|o| o.usage);
-        let sent_at_ms = request.started_us.map(|us| us / 1000);
-        let meta = RequestMeta {
-            reported_cached_tokens: usage.as_ref().and_then(stored_cached_tokens),
-            sent_at_ms,
-            finished_at_ms: sent_at_ms
-                .zip(request.total_us)
-                .map(|(ms, total)| ms + total / 1000),
-        };
-        session
-            .push_body(&body, meta)
-            .map_err(|e| anyhow::anyhow!("session {id}, request {position}: {e}"))?;
-    }
+    push_stored_session(session, &store, id)?;
     Ok(())
-}
-
-/// Cached tokens of a stored usage: the stream reader's `TokenUsage` or the API's own shape.
-fn stored_cached_tokens(usage: &Value) -> Option<u64> {
-    usage
-        .get("cached_input_tokens")
-        .or_else(|| usage.get("input_tokens_details")?.get("cached_tokens"))
-        .and_then(Value::as_u64)
 }
 
 /// The `--json` view of a pair (the documented shape, nothing more).
