@@ -485,11 +485,7 @@ impl HttpSender {
         read_turn(
             &mut body,
             reader,
-            ReadBounds {
-                idle,
-                deadline,
-                deadline_len: self.options.deadline,
-            },
+            ReadBounds::of(&self.options, deadline),
             cancel,
             start,
             &mut attempt,

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 
-use super::http::{Attempt, CancelToken, SendError, SendEvent};
+use super::http::{Attempt, CancelToken, SendError, SendEvent, SendOptions};
 use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
 use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
@@ -36,6 +36,17 @@ pub(super) struct ReadBounds {
     pub deadline: tokio::time::Instant,
     /// The deadline's configured length (for the error message).
     pub deadline_len: Duration,
+}
+
+impl ReadBounds {
+    /// The bounds a send's options set, with the send's `deadline` instant.
+    pub(super) fn of(options: &SendOptions, deadline: tokio::time::Instant) -> Self {
+        Self {
+            idle: options.idle_timeout,
+            deadline,
+            deadline_len: options.deadline,
+        }
+    }
 }
 
 /// Feeds `source` into `reader` (see the module header), reporting and keeping every entry, then

@@ -168,16 +168,11 @@ impl WsSender {
             return attempt;
         }
 
-        let idle = self.options.idle_timeout;
         let reader = StreamReader::with_limits(self.options.limits);
         read_turn(
             &mut socket,
             reader,
-            ReadBounds {
-                idle,
-                deadline,
-                deadline_len: self.options.deadline,
-            },
+            ReadBounds::of(&self.options, deadline),
             cancel,
             start,
             &mut attempt,
