@@ -84,16 +84,19 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
                 browser.timeline.push(entry);
             }
             let turn = Box::new(live.reader.outcome().clone());
-            // An HTTP error has no events: the recorded outcome says why.
-            let failure = failure_of(&turn).or_else(|| {
-                outcome.error_class.as_ref().map(|class| FailureInfo {
-                    class: class.clone(),
-                    message: outcome.error_message.clone().unwrap_or_default(),
-                    retry_after: None,
-                    retried_after: None,
-                    retryable: false,
-                })
+            // An HTTP error (or a stream that never started) has no events: the recorded
+            // outcome says why, rather than the reader's "ended early".
+            let recorded = outcome.error_class.as_ref().map(|class| FailureInfo {
+                class: class.clone(),
+                message: outcome.error_message.clone().unwrap_or_default(),
+                retry_after: None,
+                retried_after: None,
+                retryable: false,
             });
+            let failure = match turn.events {
+                0 => recorded.or_else(|| failure_of(&turn)),
+                _ => failure_of(&turn).or(recorded),
+            };
             browser.timeline.apply(TimelineUpdate::Finished {
                 outcome: turn,
                 failure,
