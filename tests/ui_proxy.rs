@@ -1,7 +1,8 @@
 //! The Record panel on the whole app (egui_kittest, no GPU) over a real scratch database: the
 //! recording proxy is started from the panel, a reqwest client streams a request through it to a
 //! loopback upstream the test starts, the request appears in the Sessions view as it is recorded
-//! (with its outcome), and the proxy stops from the panel, after which nothing listens; then the
+//! (with its outcome), its events and outcome stream into the Sessions view's timeline, and the
+//! proxy stops from the panel, after which nothing listens; then the
 //! replay endpoint serves that recorded session back to the same client.
 
 mod http_server;
@@ -14,7 +15,7 @@ use egui_kittest::kittest::Queryable as _;
 use http_server::{End, Reply, Server, paced, sse_file};
 use pretty_assertions::assert_eq;
 use promptwire::app::session_view::MainView;
-use promptwire::core::stream::read_all;
+use promptwire::core::stream::{TurnState, read_all};
 use promptwire::store::summary::OutcomeClass;
 use promptwire::store::{Page, Store};
 use ui_support::{app_with, replace_text, scratch_dir, state, wait_until};
@@ -97,6 +98,50 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
                 .iter()
                 .any(|x| x.requests == 1 && x.name == "proxy session:live-1")
     });
+    // The proxied request streamed into the Sessions view's timeline: its events (as the
+    // decoder reads the upstream's bytes, independently of the app) and its completed outcome.
+    wait_until(&mut harness, "proxied outcome in the timeline", |s| {
+        s.browser.timeline.outcome().is_some()
+    });
+    let (entries, expected) = read_all(&answer, Duration::ZERO);
+    let timeline = &state(&harness).browser.timeline;
+    let shown: Vec<_> = timeline
+        .rows()
+        .iter()
+        .map(|r| {
+            (
+                r.entry.raw.seq,
+                r.entry.raw.event.clone(),
+                r.entry.raw.data.clone(),
+            )
+        })
+        .collect();
+    let wanted: Vec<_> = entries
+        .iter()
+        .map(|e| (e.raw.seq, e.raw.event.clone(), e.raw.data.clone()))
+        .collect();
+    assert_eq!(shown, wanted);
+    let outcome = timeline.outcome().expect("outcome").clone();
+    assert_eq!(
+        (
+            &outcome.state,
+            &outcome.text,
+            &outcome.usage,
+            outcome.events
+        ),
+        (
+            &expected.state,
+            &expected.text,
+            &expected.usage,
+            expected.events
+        )
+    );
+    let TurnState::Completed { response_id, .. } = &expected.state else {
+        panic!("the fixture completes: {:?}", expected.state);
+    };
+    harness.run_steps(2);
+    harness.get_by_label("proxied request #1 (live)");
+    harness.get_by_label(&format!("completed · {response_id}"));
     let session = state(&harness).record.proxy.session.expect("session");
     let label = format!("#{session} proxy session:live-1 · 1 req · gpt-5.5");
     harness.get_by_label(&label).click();

@@ -61,6 +61,7 @@ impl AppState {
             },
             browser: super::session_view::SessionBrowser::default(),
             record: super::proxy::RecordState::default(),
+            live: super::session_view::live::LiveFollow::default(),
             imports: super::imports::ImportsState::default(),
             close_confirmed: false,
             send: super::send::SendState::default(),

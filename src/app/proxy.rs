@@ -5,7 +5,9 @@
 //! [`start_proxy`] / [`start_replay`] on the app's tokio runtime and forwards every
 //! [`ProxyEvent`] as an [`AppEvent::Record`]; cancelling the job stops the server (everything
 //! recorded is committed first). When a request starts or finishes the Sessions view's list
-//! (and the open session's rows) are read again, so recorded requests appear as they arrive.
+//! (and the open session's rows) are read again, so recorded requests appear as they arrive,
+//! and the newest proxied request streams into the Sessions view's timeline
+//! (`session_view/live.rs`).
 //!
 //! Wiring: [`AppCommand::Record`](super::AppCommand::Record) goes to [`handle`],
 //! [`AppEvent::Record`] to [`apply`], a finished job to [`job_finished`].
@@ -297,6 +299,9 @@ pub fn apply(state: &mut AppState, event: RecordEvent) {
 }
 
 fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
+    if kind == ServerKind::Proxy {
+        super::session_view::live::apply(&mut state.live, &mut state.browser, &event);
+    }
     let server = state.record.server(kind);
     let changed = match event {
         ProxyEvent::RequestStarted { session_id, .. } => {

@@ -11,6 +11,7 @@
 
 mod analysis;
 mod jobs;
+pub mod live;
 mod pair_view;
 mod replay;
 mod resend;

@@ -139,6 +139,8 @@ pub struct AppState {
     pub browser: super::session_view::SessionBrowser,
     /// The Record panel: recording proxy and replay endpoint.
     pub record: super::proxy::RecordState,
+    /// The proxied request the Sessions view's timeline follows live.
+    pub live: super::session_view::live::LiveFollow,
     /// Codex session and catalog imports.
     pub imports: super::imports::ImportsState,
     /// The user agreed to close with unsaved edits: the window should close now.

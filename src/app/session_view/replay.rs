@@ -118,6 +118,8 @@ pub struct ReplayState {
     pub ending: Option<(Box<TurnOutcome>, Option<FailureInfo>)>,
     /// The timeline shows a re-send (a live answer), not a replay.
     pub resend: bool,
+    /// The timeline shows the recording proxy's exchange of this number, live (`live.rs`).
+    pub proxied: Option<u64>,
 }
 
 /// Starts replaying request `index` of the open session.
@@ -184,7 +186,7 @@ fn wait_until(ctx: &JobContext, start: Instant, due: Duration) -> bool {
     }
 }
 
-fn failure_of(outcome: &TurnOutcome) -> Option<FailureInfo> {
+pub(super) fn failure_of(outcome: &TurnOutcome) -> Option<FailureInfo> {
     match &outcome.state {
         TurnState::Failed(e) => Some(FailureInfo {
             class: e.class().to_string(),

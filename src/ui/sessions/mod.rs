@@ -93,7 +93,7 @@ pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Com
         .size_range(160.0..=420.0)
         .show(ui, |ui| list::list_ui(ui, state, sui, tx));
     // The timeline appears with the first replay (or re-send); until then only its bar.
-    if state.browser.replay.request.is_some() {
+    if state.browser.replay.request.is_some() || state.browser.replay.proxied.is_some() {
         egui::Panel::bottom("replay_timeline")
             .resizable(true)
             .default_size((height * 0.3).clamp(120.0, 320.0))

@@ -103,6 +103,9 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         if let Some((session, position)) = replay.request {
             ui.weak(format!("session #{session} turn {position}"));
         }
+        if let Some(exchange) = replay.proxied {
+            ui.weak(format!("proxied request #{exchange} (live)"));
+        }
         if let Some(recorded) = &replay.recorded {
             ui.label(recorded_text(recorded));
         }

@@ -1,0 +1,108 @@
+//! A proxied request streamed live into the Sessions view's timeline (issue 11): while the
+//! Record panel's proxy runs, the newest request it forwards takes over the timeline (unless a
+//! replay or re-send is under way there) and its events are shown as they pass to the client.
+//! The proxy's [`ProxyEvent`]s (request started, each raw event, the outcome) run through the
+//! same decoder and mapper as a replay (`StreamReader`) into the same [`TimelineUpdate`]s.
+
+use std::time::Duration;
+
+use super::replay::failure_of;
+use super::{ReplayState, SessionBrowser};
+use crate::app::timeline::{FailureInfo, TimelineUpdate};
+use crate::core::stream::StreamReader;
+use crate::transport::proxy::ProxyEvent;
+
+/// The proxied request the timeline follows.
+#[derive(Debug, Default)]
+pub struct LiveFollow {
+    /// The proxy's exchange number followed.
+    exchange: Option<u64>,
+    /// The replay generation it took (another replay or re-send ends the following).
+    generation: u64,
+    /// Decodes and maps its events.
+    reader: StreamReader,
+    /// Receive time of its last event.
+    last_at: Duration,
+}
+
+impl LiveFollow {
+    /// The exchange shown, while the timeline still shows it.
+    pub fn following(&self, browser: &SessionBrowser) -> Option<u64> {
+        self.exchange
+            .filter(|_| browser.replay.generation == self.generation)
+    }
+}
+
+/// Applies one of the proxy's events to the timeline.
+pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyEvent) {
+    match event {
+        ProxyEvent::RequestStarted { exchange, .. } => {
+            if browser.replay.job.is_some() {
+                return;
+            }
+            let generation = browser.replay.generation + 1;
+            browser.replay = ReplayState {
+                generation,
+                proxied: Some(*exchange),
+                ..ReplayState::default()
+            };
+            browser.timeline.clear();
+            browser
+                .timeline
+                .apply(TimelineUpdate::AttemptStarted { attempt: 1 });
+            *live = LiveFollow {
+                exchange: Some(*exchange),
+                generation,
+                ..LiveFollow::default()
+            };
+        }
+        ProxyEvent::Event { exchange, raw, .. } => {
+            if live.following(browser) != Some(*exchange) || live.reader.is_done() {
+                return;
+            }
+            live.last_at = raw.received_at;
+            for entry in live.reader.push(&raw.to_sse(), raw.received_at) {
+                browser.timeline.push(entry);
+            }
+        }
+        ProxyEvent::Outcome {
+            exchange,
+            status,
+            outcome,
+            ..
+        } => {
+            if live.following(browser) != Some(*exchange) {
+                return;
+            }
+            if let Some(status) = *status {
+                browser.timeline.apply(TimelineUpdate::Response {
+                    status,
+                    at: Duration::ZERO,
+                });
+            }
+            for entry in live.reader.finish(live.last_at) {
+                browser.timeline.push(entry);
+            }
+            let turn = Box::new(live.reader.outcome().clone());
+            // An HTTP error (or a stream that never started) has no events: the recorded
+            // outcome says why, rather than the reader's "ended early".
+            let recorded = outcome.error_class.as_ref().map(|class| FailureInfo {
+                class: class.clone(),
+                message: outcome.error_message.clone().unwrap_or_default(),
+                retry_after: None,
+                retried_after: None,
+                retryable: false,
+            });
+            let failure = match turn.events {
+                0 => recorded.or_else(|| failure_of(&turn)),
+                _ => failure_of(&turn).or(recorded),
+            };
+            browser.timeline.apply(TimelineUpdate::Finished {
+                outcome: turn,
+                failure,
+            });
+            live.exchange = None;
+        }
+        ProxyEvent::Note(_) => {}
+    }
+}
