@@ -71,6 +71,7 @@ impl AppState {
             requested_revision: None,
             settings_generation: 1,
             requested_settings: None,
+            views_settings: 0,
             replace_confirmed: false,
         }
     }

@@ -62,9 +62,9 @@ impl AppState {
         match event {
             AppEvent::Compiled {
                 revision,
+                settings_generation,
                 result,
                 millis,
-                ..
             } => {
                 if revision < self.views_revision {
                     return;
@@ -74,6 +74,7 @@ impl AppState {
                     Ok(views) => {
                         self.views = views;
                         self.views_revision = revision;
+                        self.views_settings = settings_generation;
                         self.compile_error = None;
                     }
                     // Keep the last good compile on screen.

@@ -159,6 +159,8 @@ pub struct AppState {
     pub(crate) settings_generation: u64,
     /// Settings generation last sent.
     pub(crate) requested_settings: Option<u64>,
+    /// Settings generation the shown views were compiled under.
+    pub(crate) views_settings: u64,
     /// Set while re-running a command the user confirmed in the unsaved-changes dialog.
     pub(crate) replace_confirmed: bool,
 }
@@ -181,6 +183,7 @@ impl AppState {
     pub fn views_are_current(&self) -> bool {
         !self.views.is_empty()
             && self.views_revision == self.revision
+            && self.views_settings == self.settings_generation
             && self.requested_revision_is_current()
     }
 
