@@ -341,9 +341,7 @@ fn refresh_sessions(state: &mut AppState, session: i64) {
         super::session_view::handle(state, SessionCommand::Page(offset));
     }
     if state.browser.open == Some(session) {
-        let selected = state.browser.selected;
-        super::session_view::handle(state, SessionCommand::Open(session));
-        state.browser.selected = selected;
+        super::session_view::reload_session(state, session);
     }
     if state.sessions.listed {
         super::sessions::list(state);

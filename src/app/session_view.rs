@@ -26,6 +26,7 @@ use crate::store::SessionSummary;
 use crate::store::summary::RequestRow;
 
 pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text};
+pub use jobs::reload_session;
 pub use pair_view::{LineKind, PairLine, PairView};
 pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};
 
@@ -311,8 +312,15 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             match result {
                 Ok(analysis) => {
                     let first_break = analysis.first_break();
+                    let requests = analysis.badges.len();
                     browser.analysis = Some(analysis);
-                    if let Some((from, to)) = first_break {
+                    // A reload keeps the pair the user is looking at (computed again on the new
+                    // analysis); a first open shows the first break.
+                    let pair = browser
+                        .pair
+                        .filter(|(from, to)| *from < requests && *to < requests)
+                        .or(first_break);
+                    if let Some((from, to)) = pair {
                         jobs::pair_diff(state, from, to);
                     }
                 }
@@ -344,9 +352,7 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             replay::apply(browser, generation, update);
             // The new request is in the session: read its rows and prefix again.
             if resent && let Some(session) = state.browser.open {
-                let selected = state.browser.selected;
-                jobs::open_session(state, session);
-                state.browser.selected = selected;
+                jobs::reload_session(state, session);
             }
         }
         _ => {}

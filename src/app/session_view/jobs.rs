@@ -75,9 +75,25 @@ pub fn open_session(state: &mut AppState, session: i64) {
     browser.rows.clear();
     browser.selected = None;
     browser.analysis = None;
-    browser.analyzing = true;
     browser.pair = None;
     browser.pair_diff = None;
+    read_session(state, session);
+}
+
+/// Reads the open `session` again (it gained or finished a request): what is shown — rows,
+/// selection, prefix analysis, the pair diff — stays until the new rows and analysis replace it,
+/// so a live session never blinks empty.
+pub fn reload_session(state: &mut AppState, session: i64) {
+    if state.browser.open != Some(session) {
+        return open_session(state, session);
+    }
+    read_session(state, session);
+}
+
+/// Starts the worker that reads `session`'s rows and then analyses its prefix.
+fn read_session(state: &mut AppState, session: i64) {
+    let browser = &mut state.browser;
+    browser.analyzing = true;
     browser.error = None;
     let Some(path) = state.sessions.db_path.clone() else {
         browser.error = Some("no session database is open".to_string());
