@@ -49,6 +49,17 @@ fn request_body(marker: &str) -> Value {
     })
 }
 
+/// POSTs the request body marked `marker` through the proxy; the answer once its head arrived.
+async fn post(handle: &ServerHandle, marker: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{}/v1/responses", handle.base_url()))
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&request_body(marker)).expect("body"))
+        .send()
+        .await
+        .expect("headers arrive")
+}
+
 fn all_bytes(events: &[Bytes]) -> Vec<u8> {
     events.iter().flat_map(|b| b.iter().copied()).collect()
 }
@@ -310,13 +321,7 @@ async fn a_reset_mid_stream_reaches_the_client_and_the_store() {
     });
     let db = scratch("reset").join("rec.sqlite");
     let (handle, _events) = proxy(&upstream.base_url(), &db).await;
-    let response = reqwest::Client::new()
-        .post(format!("{}/v1/responses", handle.base_url()))
-        .header("content-type", "application/json")
-        .body(serde_json::to_vec(&request_body("cut")).expect("body"))
-        .send()
-        .await
-        .expect("headers arrive");
+    let response = post(&handle, "cut").await;
     assert_eq!(response.status().as_u16(), 200);
     let mut stream = response.bytes_stream();
     let mut got: Vec<u8> = Vec::new();
@@ -552,13 +557,7 @@ async fn an_event_past_the_limit_reaches_the_client_whole_and_ends_the_recording
         max_response_bytes: 1024 * 1024,
     };
     let (handle, _events) = start_proxy(options).await.expect("proxy starts");
-    let response = reqwest::Client::new()
-        .post(format!("{}/v1/responses", handle.base_url()))
-        .header("content-type", "application/json")
-        .body(serde_json::to_vec(&request_body("big")).expect("body"))
-        .send()
-        .await
-        .expect("headers arrive");
+    let response = post(&handle, "big").await;
     assert_eq!(response.status().as_u16(), 200);
     let got = response.bytes().await.expect("the whole answer");
     // The client is never cut off: it receives every byte, the big event included.

@@ -26,7 +26,7 @@ use promptwire::app::settings::{Column, ColumnDialect, ViewKind};
 use promptwire::app::{AppCommand, PromptEdit};
 use promptwire::core::stream::read_all;
 use promptwire::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
-use promptwire::store::Store;
+use promptwire::store::{OutcomeRecord, Store};
 use promptwire::ui::PromptwireApp;
 use serde_json::json;
 use ui_support::{App, replace_text, scratch_dir, state, wait_for_compile, wait_until};
@@ -64,6 +64,16 @@ fn sent_and_recorded(harness: &mut App) {
     wait_until(harness, "sent and recorded", |s| {
         s.send.job.is_none() && (s.send.recorded.is_some() || s.send.error.is_some())
     });
+}
+
+/// The stored outcome of the last send.
+fn stored_outcome(db: &std::path::Path, s: &promptwire::app::AppState) -> OutcomeRecord {
+    let (_, request) = s.send.recorded.expect("recorded");
+    Store::open(db)
+        .expect("db")
+        .outcome(request)
+        .expect("outcome")
+        .expect("stored")
 }
 
 #[test]
@@ -146,12 +156,7 @@ fn esc_stops_mid_stream_and_keeps_the_partial_text() {
     assert_eq!(outcome.text, expected.text);
     harness.get_by_label("stopped (partial outcome)");
     assert!(harness.query_all_by_label(&expected.text).count() >= 1);
-    let (_, request) = s.send.recorded.expect("recorded");
-    let stored = Store::open(&db)
-        .expect("db")
-        .outcome(request)
-        .expect("outcome")
-        .expect("stored");
+    let stored = stored_outcome(&db, s);
     assert_eq!(stored.text, expected.text);
 }
 
@@ -490,12 +495,7 @@ fn the_limits_window_sets_the_event_limit_and_a_bigger_event_ends_the_send_as_li
             "an event is larger than the limit of 1.0 MiB per event".to_string()
         )
     );
-    let (_, request) = s.send.recorded.expect("recorded");
-    let stored = Store::open(&db)
-        .expect("db")
-        .outcome(request)
-        .expect("outcome")
-        .expect("stored");
+    let stored = stored_outcome(&db, s);
     assert_eq!(
         (stored.state.as_str(), stored.error_class.as_deref()),
         ("failed", Some("limit_exceeded"))

@@ -30,37 +30,32 @@ pub fn limits_window(ctx: &egui::Context, state: &AppState, open: &mut bool, tx:
                 .num_columns(2)
                 .spacing([12.0, 6.0])
                 .show(ui, |ui| {
-                    row(ui, "Largest event", |ui| {
-                        ui.add(
-                            DragValue::new(&mut limits.max_event_mib)
-                                .range(Limits::MIB_RANGE)
-                                .suffix(" MiB"),
-                        )
-                    });
-                    row(ui, "Largest answer", |ui| {
-                        ui.add(
-                            DragValue::new(&mut limits.max_response_mib)
-                                .range(Limits::MIB_RANGE)
-                                .suffix(" MiB"),
-                        )
-                    });
-                    row(ui, "Idle timeout", |ui| {
-                        ui.add(
-                            DragValue::new(&mut limits.idle_timeout_secs)
-                                .range(Limits::IDLE_RANGE)
-                                .suffix(" s"),
-                        )
-                    });
-                    row(ui, "Send deadline", |ui| {
-                        ui.add(
-                            DragValue::new(&mut limits.deadline_mins)
-                                .range(Limits::DEADLINE_RANGE)
-                                .suffix(" min"),
-                        )
-                    });
-                    row(ui, "Retries", |ui| {
-                        ui.add(DragValue::new(&mut limits.max_retries).range(Limits::RETRY_RANGE))
-                    });
+                    row(
+                        ui,
+                        "Largest event",
+                        &mut limits.max_event_mib,
+                        Limits::MIB_RANGE,
+                        " MiB",
+                    );
+                    let answer = &mut limits.max_response_mib;
+                    row(ui, "Largest answer", answer, Limits::MIB_RANGE, " MiB");
+                    let idle = &mut limits.idle_timeout_secs;
+                    row(ui, "Idle timeout", idle, Limits::IDLE_RANGE, " s");
+                    let deadline = &mut limits.deadline_mins;
+                    row(
+                        ui,
+                        "Send deadline",
+                        deadline,
+                        Limits::DEADLINE_RANGE,
+                        " min",
+                    );
+                    row(
+                        ui,
+                        "Retries",
+                        &mut limits.max_retries,
+                        Limits::RETRY_RANGE,
+                        "",
+                    );
                 });
             ui.add_space(4.0);
             ui.weak(
@@ -77,10 +72,17 @@ pub fn limits_window(ctx: &egui::Context, state: &AppState, open: &mut bool, tx:
     }
 }
 
-/// One labelled row; the value widget is labelled by the row's label (for screen readers and
-/// tests).
-fn row(ui: &mut Ui, label: &str, add: impl FnOnce(&mut Ui) -> egui::Response) {
+/// One labelled number in `range`; the value widget is labelled by the row's label (for screen
+/// readers and tests).
+fn row<N: egui::emath::Numeric>(
+    ui: &mut Ui,
+    label: &str,
+    value: &mut N,
+    range: std::ops::RangeInclusive<N>,
+    suffix: &str,
+) {
     let label = ui.label(label);
-    add(ui).labelled_by(label.id);
+    ui.add(DragValue::new(value).range(range).suffix(suffix))
+        .labelled_by(label.id);
     ui.end_row();
 }
