@@ -15,7 +15,7 @@ use crate::core::provider::Provider;
 use crate::core::rules::{CompileRules, HeaderStyle};
 
 /// What a secret header shows instead of its value.
-pub const REDACTED: &str = "<redacted>";
+pub use crate::core::redact::REDACTED;
 
 /// One request header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
