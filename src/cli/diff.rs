@@ -175,7 +175,7 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
                 1 => format!("  = {}", name(first)),
                 k => format!("  = {} … {} ({k} elements)", name(first), name(last)),
             };
-            writeln!(out, "{text}")?;
+            writeln!(out, "{}", crate::core::redact::redacted(&text))?;
         }
         same.clear();
         std::io::Result::Ok(())
@@ -197,7 +197,11 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
         writeln!(out, "{head}")?;
         for line in row.lines.iter().filter(|l| l.tag != "equal") {
             let mark = if line.tag == "delete" { '-' } else { '+' };
-            writeln!(out, "      {mark} {}", line.text)?;
+            writeln!(
+                out,
+                "      {mark} {}",
+                crate::core::redact::redacted(&line.text)
+            )?;
         }
     }
     flush_same(&mut same, &mut out)?;

@@ -31,6 +31,7 @@ use crate::core::compile::CompiledRequest;
 use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
 use crate::core::prompt::Prompt;
+use crate::core::redact::redacted;
 use crate::core::rules::CompileRules;
 use crate::core::stream::limits::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES};
 use crate::core::stream::{StreamLimits, TurnOutcome};
@@ -393,7 +394,7 @@ fn report<W: std::io::Write>(printer: &mut Printer<W>, event: SendEvent<'_>) {
                 secs(delay)
             );
             if printer.is_json() {
-                eprintln!("promptwire: {text}");
+                eprintln!("promptwire: {}", redacted(&text));
             } else {
                 printer.note(&text);
             }

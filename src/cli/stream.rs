@@ -12,6 +12,7 @@ use anyhow::Context as _;
 use clap::Args;
 use serde_json::{Value, json};
 
+use crate::core::redact::redacted;
 use crate::core::stream::limits::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES};
 use crate::core::stream::outcome::TurnOutcome;
 use crate::core::stream::{MappedEvent, StreamLimits, StreamReader, TimelineEntry, TurnState};
@@ -207,7 +208,9 @@ impl<W: Write> Printer<W> {
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = writeln!(self.out, "{text}") {
+        // Every line printed passes the redaction policy (a server echoing a key, a URL
+        // with credentials in a message).
+        if let Err(e) = writeln!(self.out, "{}", redacted(text)) {
             self.error = Some(e);
         }
     }

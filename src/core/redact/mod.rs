@@ -23,7 +23,7 @@ mod text;
 pub use headers::{
     IDENTIFYING_NOTE, is_identifying_header, is_secret_header, redact_header, redact_headers,
 };
-pub use text::redact_text;
+pub use text::{redact_text, redacted};
 
 /// What a redacted value shows.
 pub const REDACTED: &str = "<redacted>";

@@ -18,6 +18,7 @@
 //! not a credential. JSON nested inside a JSON string (tool-call `arguments`) is conversation
 //! content and only gets the shape rules.
 
+use std::borrow::Cow;
 use std::sync::LazyLock;
 
 use regex::{Captures, Regex};
@@ -43,7 +44,7 @@ static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
         r#"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<user>[^\s/?#@:"'<>\\]*)(?P<pass>:[^\s/?#@"'<>\\]*)?@"#
             .to_string(),
         format!(r#"(?P<qname>[?&;](?i:{QUERY_NAMES})=)[^&#\s"'<>()\\]*"#),
-        format!(r#""(?P<jkey>(?i:{JSON_KEYS}))"(?P<jsep>\s*:\s*)(?:"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+\-]*)"#),
+        format!(r#""(?P<jkey>(?i:{JSON_KEYS}))"(?P<jsep>\s*:\s*)(?:"(?P<jval>(?:[^"\\]|\\.)*)"|-?[0-9][0-9.eE+\-]*)"#),
         format!(
             r#"(?P<assign>\b(?:[A-Za-z0-9]+[-_])*(?i:{ASSIGN_NAMES})["']?[ \t]*[:=][ \t]*["']?)[^\s"'&,;{{}}\[\]<>\\]+"#
         ),
@@ -55,14 +56,19 @@ static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// `text` with every credential the policy knows replaced by [`REDACTED`] (see the module
 /// documentation for the rules). Text without any is returned unchanged, byte for byte.
 pub fn redact_text(text: &str) -> String {
+    redacted(text).into_owned()
+}
+
+/// [`redact_text`] without a copy when nothing is redacted (for text written in bulk, such as
+/// recorded events).
+pub fn redacted(text: &str) -> Cow<'_, str> {
     let Some(re) = SECRETS.as_ref() else {
-        return text.to_string();
+        return Cow::Borrowed(text);
     };
     if !re.is_match(text) {
-        return text.to_string();
+        return Cow::Borrowed(text);
     }
     re.replace_all(text, |caps: &Captures<'_>| replacement(text, caps))
-        .into_owned()
 }
 
 fn replacement(text: &str, caps: &Captures<'_>) -> String {
@@ -89,7 +95,22 @@ fn replacement(text: &str, caps: &Captures<'_>) -> String {
             return whole.to_string();
         }
         let sep = caps.name("jsep").map_or(":", |m| m.as_str());
-        return format!("\"{}\"{sep}\"{REDACTED}\"", key.as_str());
+        let value = caps.name("jval").map_or("", |m| m.as_str());
+        if value.contains(REDACTED) {
+            return whole.to_string();
+        }
+        // An authorization value keeps its scheme, as in a header.
+        let scheme = value
+            .split_once(' ')
+            .map(|(scheme, _)| scheme)
+            .filter(|s| {
+                ["bearer", "basic"]
+                    .iter()
+                    .any(|k| s.eq_ignore_ascii_case(k))
+            })
+            .map(|s| format!("{s} "))
+            .unwrap_or_default();
+        return format!("\"{}\"{sep}\"{scheme}{REDACTED}\"", key.as_str());
     }
     let prefix = ["bearer", "basic", "qname", "assign"]
         .iter()
