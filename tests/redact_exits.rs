@@ -324,6 +324,29 @@ fn no_planted_secret_survives_any_exit() {
     assert!(wire.path.contains("key=QUERYKEY42"), "{}", wire.path);
 
     let db_arg = db.display().to_string();
+    // `--continue` cannot reuse a URL whose credentials were never stored: it says so.
+    let out = cli::run(
+        &[
+            "send",
+            "--provider",
+            "openai",
+            "--session",
+            "1",
+            "--continue",
+            "--db",
+            &db_arg,
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let port = upstream.addr.port();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "promptwire: session 1's URL had credentials, which are never stored; give --base-url: http://alice:<redacted>@127.0.0.1:{port}/v1/responses\n"
+        )
+    );
+    outputs.add_run("send --continue", &out);
     let list = cli::run(&["sessions", "list", "--db", &db_arg, "--json"], None);
     ok("sessions list", &list);
     outputs.add_run("sessions list", &list);

@@ -155,6 +155,13 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
         .last_turn(session)?
         .with_context(|| format!("session {session} has no request to continue"))?;
     drop(store);
+    if args.base_url.is_none() && turn.url.contains(crate::core::redact::REDACTED) {
+        // Credentials in a URL are never stored: the stored one cannot be sent again.
+        bail!(
+            "session {session}'s URL had credentials, which are never stored; give --base-url: {}",
+            turn.url
+        );
+    }
     let catalog = load_catalog(args.catalog.as_deref(), args.max_bytes)?;
     let previous = import_body(&turn.body, &catalog)
         .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?
