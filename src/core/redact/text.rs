@@ -37,16 +37,16 @@ const JSON_KEYS: &str = r"[A-Za-z0-9_\-]*(?:password|passwd|secret|token|api[-_]
 static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
     let pattern = [
         r"(?P<sk>(?-u:\b)sk-[A-Za-z0-9_\-]{8,})".to_string(),
-        r"(?P<bearer>(?-u:\b)(?i:bearer)\s+)[A-Za-z0-9._~+/=\-]{7,}[A-Za-z0-9_~+/=\-]".to_string(),
-        r#"(?P<basic>(?i:authorization)["']?\s*[:=]\s*["']?(?i:basic)\s+)[A-Za-z0-9+/=]{4,}"#
+        r"(?P<bearer>(?-u:\b)(?i-u:bearer)[ \t\r\n]+)[A-Za-z0-9._~+/=\-]{7,}[A-Za-z0-9_~+/=\-]".to_string(),
+        r#"(?P<basic>(?i-u:authorization)["']?[ \t\r\n]*[:=][ \t\r\n]*["']?(?i-u:basic)[ \t\r\n]+)[A-Za-z0-9+/=]{4,}"#
             .to_string(),
         r"(?P<jwt>(?-u:\b)eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]*)".to_string(),
-        r#"(?P<scheme>(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*://)(?P<user>[^\s/?#@:"'<>\\]*)(?P<pass>:[^\s/?#@"'<>\\]*)?@"#
+        r#"(?P<scheme>(?-u:\b)[A-Za-z][A-Za-z0-9+.\-]*://)(?P<user>[^[ \t\r\n]/?#@:"'<>\\]*)(?P<pass>:[^[ \t\r\n]/?#@"'<>\\]*)?@"#
             .to_string(),
-        format!(r#"(?P<qname>[?&;](?i:{QUERY_NAMES})=)[^&#\s"'<>()\\]*"#),
-        format!(r#""(?P<jkey>(?i:{JSON_KEYS}))"(?P<jsep>\s*:\s*)(?:"(?P<jval>(?:[^"\\]|\\.)*)"|-?[0-9][0-9.eE+\-]*)"#),
+        format!(r#"(?P<qname>[?&;](?i-u:{QUERY_NAMES})=)[^&#[ \t\r\n]"'<>()\\]*"#),
+        format!(r#""(?P<jkey>(?i-u:{JSON_KEYS}))"(?P<jsep>[ \t\r\n]*:[ \t\r\n]*)(?:"(?P<jval>(?:[^"\\]|\\.)*)"|-?[0-9][0-9.eE+\-]*)"#),
         format!(
-            r#"(?P<assign>(?-u:\b)(?:[A-Za-z0-9]+[-_])*(?i:{ASSIGN_NAMES})["']?[ \t]*[:=][ \t]*["']?)[^\s"'&,;{{}}\[\]<>\\]+"#
+            r#"(?P<assign>(?-u:\b)(?:[A-Za-z0-9]+[-_])*(?i-u:{ASSIGN_NAMES})["']?[ \t]*[:=][ \t]*["']?)[^[ \t\r\n]"'&,;{{}}\[\]<>\\]+"#
         ),
     ]
     .join("|");
