@@ -324,6 +324,20 @@ fn no_planted_secret_survives_any_exit() {
     assert!(wire.path.contains("key=QUERYKEY42"), "{}", wire.path);
 
     let db_arg = db.display().to_string();
+    // A HAR file someone else exported without redaction, imported.
+    let har = planted_har(&dir);
+    let out = cli::run(
+        &[
+            "sessions",
+            "import",
+            har.to_str().expect("path"),
+            "--db",
+            &db_arg,
+        ],
+        None,
+    );
+    ok("sessions import", &out);
+    outputs.add_run("sessions import", &out);
     // `--continue` cannot reuse a URL whose credentials were never stored: it says so.
     let out = cli::run(
         &[
@@ -357,7 +371,7 @@ fn no_planted_secret_survives_any_exit() {
         .iter()
         .map(|s| s["id"].as_i64().expect("id"))
         .collect();
-    assert_eq!(sessions.len(), 3, "two sends and one recording");
+    assert_eq!(sessions.len(), 4, "two sends, one recording, one import");
     for id in sessions {
         let id = id.to_string();
         for args in [
@@ -422,6 +436,45 @@ fn no_planted_secret_survives_any_exit() {
     assert_identifying_marked(&dir);
 }
 
+/// A HAR 1.2 file with every kind of secret in clear: URL password and query key, credential
+/// headers both ways, body fields, a 401 body echoing the key, and the outcome's error message.
+fn planted_har(dir: &Path) -> PathBuf {
+    let echo = format!("Incorrect API key provided: Bearer {KEY}");
+    let har = json!({"log": {"version": "1.2", "creator": {"name": "other", "version": "1"},
+    "entries": [{
+        "startedDateTime": "2026-11-30T10:00:00.000Z",
+        "time": 5,
+        "request": {
+            "method": "POST",
+            "url": "http://alice:URLPASSWORD42@127.0.0.1:9/v1/responses?key=QUERYKEY42&token=QUERYTOKEN42&sig=QUERYSIG42",
+            "httpVersion": "HTTP/1.1",
+            "headers": [
+                {"name": "authorization", "value": format!("Bearer {KEY}")},
+                {"name": "cookie", "value": "sid=COOKIEVALUE42"},
+                {"name": "x-goog-api-key", "value": "GOOGKEY42"},
+                {"name": "x-auth-token", "value": "XAUTHTOKEN42"},
+                {"name": "x-custom-auth", "value": "Bearer CUSTOMBEARER42"},
+                {"name": "openai-organization", "value": "org-IDENT42"},
+            ],
+            "postData": {"mimeType": "application/json", "text": json!({
+                "model": "gpt-5.5", "input": "hi", "password": "BODYPASSWORD42",
+                "token": "BODYTOKEN42", "nested": {"secret": "BODYSECRET42"}}).to_string()},
+        },
+        "response": {
+            "status": 401,
+            "headers": [{"name": "set-cookie", "value": "session=SETCOOKIE42; Path=/"}],
+            "content": {"mimeType": "application/json",
+                "text": json!({"error": {"message": echo}}).to_string()},
+        },
+        "timings": {"send": 0, "wait": 4, "receive": 1},
+        "_promptwire": {"outcome": {"state": "failed", "error_class": "unexpected_status",
+            "error_message": echo, "text": ""}},
+    }]}});
+    let path = dir.join("planted.har");
+    std::fs::write(&path, har.to_string()).expect("write har");
+    path
+}
+
 /// A 401 that echoes the proxied key (Bearer) and the URL with its query.
 fn upstream_echo() -> Reply {
     Reply::json(
@@ -436,13 +489,9 @@ fn upstream_echo() -> Reply {
 
 /// The identifying headers of the first send are in its HAR, value kept, marked by a comment.
 fn assert_identifying_marked(dir: &Path) {
-    let mut hars: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("dir")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "har"))
-        .collect();
-    hars.sort();
-    let har: Value = serde_json::from_slice(&std::fs::read(&hars[0]).expect("har")).expect("json");
+    // Session 1 is the first send.
+    let har: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("s1.har")).expect("har")).expect("json");
     let headers = &har["log"]["entries"][0]["request"]["headers"];
     let marked: Vec<Value> = headers
         .as_array()

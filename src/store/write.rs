@@ -108,7 +108,10 @@ pub(super) fn insert_request_parts(
             parts.verbatim,
             i64::try_from(parts.body_bytes).unwrap_or(i64::MAX),
             storable_headers(request.headers),
-            request.extra.as_ref().map(Value::to_string),
+            request
+                .extra
+                .as_ref()
+                .map(|extra| redacted(&extra.to_string()).into_owned()),
             request.started_us,
         ],
     )?;
