@@ -161,9 +161,9 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
     let diff = session.pair_diff(from, to)?;
     let mut out = std::io::stdout().lock();
     if json_out {
-        let value = json!({"pair": pair_json(&pair), "diff": diff});
-        serde_json::to_writer(&mut out, &value)?;
-        writeln!(out)?;
+        let value = json!({"pair": pair_json(&pair), "diff": diff}).to_string();
+        // The diff quotes body lines: printed through the redaction policy.
+        writeln!(out, "{}", crate::core::redact::redacted(&value))?;
         return Ok(());
     }
     writeln!(out, "{}", pair_lines(&pair))?;
