@@ -9,7 +9,8 @@
 //! Proxy-Authorization on a cross-host redirect, so `x-api-key`, `api-key` or any custom token
 //! would reach the other host. Following with those headers dropped would only earn a confusing
 //! 401 from a host the user never chose; a user who trusts the new location points the base URL
-//! at it. (The recording proxy follows no redirect at all: it hands the 3xx to its client.)
+//! at it. (The recording proxy follows no redirect at all: it hands the 3xx to its client; a
+//! WebSocket send fails on a 3xx handshake answer and follows nothing either.)
 
 use reqwest::Url;
 use reqwest::redirect::{Attempt, Policy};

@@ -88,7 +88,8 @@ fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         }
     });
     if let Some(error) = &send.error {
-        super::widgets::error_line(ui, error);
+        // A bad URL is quoted whole: its credentials are not.
+        super::widgets::error_line(ui, &crate::core::redact::redacted(error));
     }
 }
 

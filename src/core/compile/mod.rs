@@ -66,7 +66,10 @@ pub struct CompiledRequest {
     pub rules: String,
     /// `POST` target.
     pub url: String,
-    /// Headers in the order they are added; secret values redacted.
+    /// Headers in the order they are added, with their values as sent — except a secret from
+    /// an environment variable, which stays `<redacted>` until send time. Show them through
+    /// [`CompiledRequest::headers_json`] or [`Header::shown_value`], which apply the redaction
+    /// policy.
     pub headers: Vec<Header>,
     /// The body as a JSON object, keys in wire order: materialized on first use and shared
     /// between identical views.
