@@ -167,3 +167,82 @@ fn a_redirect_within_the_origin_is_followed_with_every_header() {
     }
     assert_eq!(received[1].body, received[0].body);
 }
+
+/// A provider from a Codex `config.toml` — key variable, `http_headers`, `env_http_headers`,
+/// `query_params` — sends everything to its own host, and nothing to the host it is redirected
+/// to; the send ends `redirect_refused` after one attempt.
+#[test]
+fn a_codex_config_provider_sends_nothing_to_the_host_it_is_redirected_to() {
+    use promptwire::core::codex_config::{ImportedProvider, providers_from_config};
+    use promptwire::core::compile::compile;
+    use promptwire::core::models::ModelCatalog;
+    use promptwire::core::prompt::{Dialect, Prompt};
+    use promptwire::core::rules::CompileRules;
+    use promptwire::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
+
+    let other = Server::start(vec![stream()]);
+    let first = Server::start(vec![redirect_to(&format!("{}/responses", other.base_url))]);
+    let config = format!(
+        r#"
+[model_providers.corp]
+name = "Corp gateway"
+base_url = "{}"
+env_key = "CORP_KEY"
+http_headers = {{ "x-static-token" = "STATIC-secret" }}
+env_http_headers = {{ "x-tenant-key" = "TENANT_KEY" }}
+query_params = {{ "api-key" = "QUERY-secret" }}
+wire_api = "responses"
+"#,
+        first.base_url
+    );
+    let providers = providers_from_config(&config).expect("config");
+    let [ImportedProvider::Provider { provider, .. }] = providers.as_slice() else {
+        panic!("one provider: {providers:?}");
+    };
+    let prompt =
+        Prompt::from_json_str(&std::fs::read_to_string(prompt()).expect("read")).expect("prompt");
+    let model = ModelCatalog::bundled().lookup(&prompt.model);
+    let compiled = compile(
+        &prompt,
+        &model,
+        provider,
+        Dialect::Auto,
+        &CompileRules::codex_0_169(),
+    )
+    .expect("compile");
+    let headers = resolve_headers(&compiled, |env| match env {
+        "CORP_KEY" => Some(KEY.to_string()),
+        "TENANT_KEY" => Some("TENANT-secret".to_string()),
+        _ => None,
+    })
+    .expect("headers");
+    let sender = HttpSender::new(&compiled.url, SendOptions::default()).expect("sender");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let result = runtime.block_on(sender.send(&compiled, &headers, &CancelToken::new(), |_| {}));
+    assert_eq!(result.attempts.len(), 1);
+    assert_eq!(
+        result.error.as_ref().map(|e| e.class()),
+        Some("redirect_refused")
+    );
+    assert_eq!(
+        other.received().len(),
+        0,
+        "nothing reached the other origin"
+    );
+    let sent = &first.received()[0];
+    assert_eq!(
+        sent.request_line,
+        "POST /v1/responses?api-key=QUERY-secret HTTP/1.1"
+    );
+    for (name, value) in [
+        ("authorization", format!("Bearer {KEY}")),
+        ("x-static-token", "STATIC-secret".to_string()),
+        ("x-tenant-key", "TENANT-secret".to_string()),
+        ("x-goog-api-key", "GOOGKEY-redirect".to_string()),
+    ] {
+        assert_eq!(sent.header(name), Some(value.as_str()), "{name}");
+    }
+}
