@@ -231,6 +231,7 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Failed(e) => {
             state.send.job = None;
             state.send.cancel = None;
+            let e = crate::core::redact::redact_text(&e);
             state.set_status(e.clone(), true);
             state.send.error = Some(e);
         }

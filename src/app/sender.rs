@@ -47,7 +47,15 @@ impl CommandSender {
                 }
             }
             Err(TrySendError::Full(command)) => {
-                eprintln!("promptwire: command queue full, dropped {command:?}");
+                // Only the command's kind: its payload may hold a header value or a URL with
+                // credentials.
+                let text = format!("{command:?}");
+                let kind = text
+                    .split(['(', '{', ' '])
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                eprintln!("promptwire: command queue full, dropped a {kind} command");
             }
             Err(TrySendError::Disconnected(_)) => {}
         }

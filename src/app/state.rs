@@ -189,8 +189,10 @@ impl AppState {
 
     /// Shows a message in the status bar.
     pub fn set_status(&mut self, text: impl Into<String>, is_error: bool) {
+        let text = text.into();
         self.status = Status {
-            text: text.into(),
+            // Errors may quote a server's echo of a key or a URL with credentials.
+            text: crate::core::redact::redacted(&text).into_owned(),
             is_error,
         };
     }

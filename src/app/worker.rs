@@ -77,7 +77,14 @@ impl ViewResult {
     /// Exports and copies use these, unchanged.
     pub fn export_text(&self) -> std::borrow::Cow<'_, str> {
         match self.view {
-            ViewKind::Body => String::from_utf8_lossy(&self.compiled.body_json),
+            // A credential the Prompt carries (a secret body field) is never copied or
+            // exported in clear; real bodies pass unchanged.
+            ViewKind::Body => match String::from_utf8_lossy(&self.compiled.body_json) {
+                std::borrow::Cow::Borrowed(text) => crate::core::redact::redacted(text),
+                std::borrow::Cow::Owned(text) => {
+                    crate::core::redact::redacted(&text).into_owned().into()
+                }
+            },
             ViewKind::WsFrame | ViewKind::Headers => serde_json::to_string(&*self.value)
                 .unwrap_or_default()
                 .into(),

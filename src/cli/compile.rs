@@ -9,6 +9,7 @@ use crate::core::compile::CompiledRequest;
 use crate::core::models::ModelCatalog;
 use crate::core::prompt::{AuthMode, Dialect, Prompt};
 use crate::core::provider::ProviderKind;
+use crate::core::redact::{IDENTIFYING_NOTE, redacted};
 use crate::core::rules::CompileRules;
 use crate::core::target::{TargetOverrides, compile_for, resolve_target};
 
@@ -133,10 +134,16 @@ pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
             eprintln!("note: {}: {}", note.path, note.message);
         }
     }
+    if args.headers {
+        for name in compiled.identifying_headers() {
+            eprintln!("note: header {name}: {IDENTIFYING_NOTE}");
+        }
+    }
     let mut stdout = std::io::stdout().lock();
     if !args.pretty && !args.headers && !args.ws {
-        // Exactly the body bytes as sent (before any compression): nothing added.
-        stdout.write_all(&compiled.body_json)?;
+        // Exactly the body bytes as sent (before any compression): nothing added. Only a
+        // credential the Prompt itself carries (a secret body field) is shown redacted.
+        stdout.write_all(&shown(&compiled.body_json))?;
         return Ok(());
     }
     let out = if args.headers {
@@ -146,7 +153,7 @@ pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
     } else {
         to_json(&compiled.body, true)
     };
-    stdout.write_all(&out)?;
+    stdout.write_all(&shown(&out))?;
     // Only pretty output ends with a newline; compact JSON is exactly the value's bytes.
     if args.pretty {
         stdout.write_all(b"\n")?;
@@ -164,6 +171,14 @@ pub fn load_catalog(path: Option<&str>, max_bytes: u64) -> anyhow::Result<ModelC
             ModelCatalog::from_json(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))
         }
+    }
+}
+
+/// JSON bytes as printed: credentials redacted by the one policy (a no-op on real bodies).
+fn shown(bytes: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+    match std::str::from_utf8(bytes).map(redacted) {
+        Ok(std::borrow::Cow::Owned(text)) => std::borrow::Cow::Owned(text.into_bytes()),
+        _ => std::borrow::Cow::Borrowed(bytes),
     }
 }
 

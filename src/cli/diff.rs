@@ -165,9 +165,9 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
     let diff = session.pair_diff(from, to)?;
     let mut out = std::io::stdout().lock();
     if json_out {
-        let value = json!({"pair": pair_json(&pair), "diff": diff});
-        serde_json::to_writer(&mut out, &value)?;
-        writeln!(out)?;
+        let value = json!({"pair": pair_json(&pair), "diff": diff}).to_string();
+        // The diff quotes body lines: printed through the redaction policy.
+        writeln!(out, "{}", crate::core::redact::redacted(&value))?;
         return Ok(());
     }
     writeln!(out, "{}", pair_lines(&pair))?;
@@ -179,7 +179,7 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
                 1 => format!("  = {}", name(first)),
                 k => format!("  = {} … {} ({k} elements)", name(first), name(last)),
             };
-            writeln!(out, "{text}")?;
+            writeln!(out, "{}", crate::core::redact::redacted(&text))?;
         }
         same.clear();
         std::io::Result::Ok(())
@@ -201,7 +201,11 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
         writeln!(out, "{head}")?;
         for line in row.lines.iter().filter(|l| l.tag != "equal") {
             let mark = if line.tag == "delete" { '-' } else { '+' };
-            writeln!(out, "      {mark} {}", line.text)?;
+            writeln!(
+                out,
+                "      {mark} {}",
+                crate::core::redact::redacted(&line.text)
+            )?;
         }
     }
     flush_same(&mut same, &mut out)?;

@@ -52,7 +52,9 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
         );
     }
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(outcome.prompt.to_json_pretty().as_bytes())?;
+    // Credentials the body carried (secret fields) are printed redacted, like everywhere.
+    let prompt = outcome.prompt.to_json_pretty();
+    stdout.write_all(crate::core::redact::redacted(&prompt).as_bytes())?;
     stdout.write_all(b"\n")?;
     Ok(())
 }

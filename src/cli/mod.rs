@@ -85,7 +85,8 @@ where
         Ok(()) => ExitCode::SUCCESS,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("promptwire: {err:#}");
+            let message = format!("{err:#}");
+            eprintln!("promptwire: {}", crate::core::redact::redacted(&message));
             ExitCode::from(1)
         }
     }

@@ -144,7 +144,8 @@ impl EventPrinter {
 
     fn line(&self, text: &str) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "{text}").context("writing to standard output")?;
+        writeln!(out, "{}", crate::core::redact::redacted(text))
+            .context("writing to standard output")?;
         out.flush().context("writing to standard output")
     }
 

@@ -32,6 +32,7 @@ use crate::core::compile::CompiledRequest;
 use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
 use crate::core::prompt::Prompt;
+use crate::core::redact::redacted;
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
 use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
@@ -150,6 +151,13 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
         .last_turn(session)?
         .with_context(|| format!("session {session} has no request to continue"))?;
     drop(store);
+    if args.base_url.is_none() && turn.url.contains(crate::core::redact::REDACTED) {
+        // Credentials in a URL are never stored: the stored one cannot be sent again.
+        bail!(
+            "session {session}'s URL had credentials, which are never stored; give --base-url: {}",
+            turn.url
+        );
+    }
     let catalog = load_catalog(args.catalog.as_deref(), args.max_bytes)?;
     let previous = import_body(&turn.body, &catalog)
         .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?
@@ -386,7 +394,7 @@ fn report<W: std::io::Write>(printer: &mut Printer<W>, event: SendEvent<'_>) {
                 secs(delay)
             );
             if printer.is_json() {
-                eprintln!("promptwire: {text}");
+                eprintln!("promptwire: {}", redacted(&text));
             } else {
                 printer.note(&text);
             }

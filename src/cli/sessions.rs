@@ -115,7 +115,9 @@ fn session_json(s: &SessionSummary) -> Value {
 fn print(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{text}").context("writing to standard output")?;
+    // Whatever a session holds (older databases, imports) is printed through the policy.
+    writeln!(out, "{}", crate::core::redact::redacted(text))
+        .context("writing to standard output")?;
     out.flush().context("writing to standard output")
 }
 

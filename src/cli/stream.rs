@@ -13,6 +13,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::limits::LimitArgs;
+use crate::core::redact::redacted;
 use crate::core::stream::outcome::TurnOutcome;
 use crate::core::stream::{MappedEvent, StreamReader, TimelineEntry, TurnState};
 
@@ -200,7 +201,9 @@ impl<W: Write> Printer<W> {
         if self.error.is_some() {
             return;
         }
-        if let Err(e) = writeln!(self.out, "{text}") {
+        // Every line printed passes the redaction policy (a server echoing a key, a URL
+        // with credentials in a message).
+        if let Err(e) = writeln!(self.out, "{}", redacted(text)) {
             self.error = Some(e);
         }
     }

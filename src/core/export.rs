@@ -5,7 +5,9 @@
 use serde_json::{Value, json};
 
 use super::compile::CompiledRequest;
-use super::redact::{redact_header, redact_text};
+use super::redact::{
+    IDENTIFYING_NOTE, is_identifying_header, redact_header, redact_text, redact_url,
+};
 
 /// One HTTP exchange to export.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,7 +78,11 @@ fn har_headers(headers: &[(String, String)], redact: bool) -> Value {
                 } else {
                     value.clone()
                 };
-                json!({"name": name, "value": value})
+                if is_identifying_header(name) {
+                    json!({"name": name, "value": value, "comment": IDENTIFYING_NOTE})
+                } else {
+                    json!({"name": name, "value": value})
+                }
             })
             .collect(),
     )
@@ -127,7 +133,7 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
                 "time": total,
                 "request": {
                     "method": e.method,
-                    "url": e.url,
+                    "url": if redact { redact_url(&e.url) } else { e.url.clone() },
                     "httpVersion": "HTTP/1.1",
                     "cookies": [],
                     "headers": har_headers(&e.request_headers, redact),
@@ -139,7 +145,7 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
                 "response": response,
                 "cache": {},
                 "timings": {"send": 0, "wait": wait, "receive": receive},
-                "_promptwire": e.extra,
+                "_promptwire": if redact { redact_value(&e.extra) } else { e.extra.clone() },
             })
         })
         .collect();
@@ -152,16 +158,28 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
     })
 }
 
+/// `value` with every string in it redacted (JSON-level: the structure stays).
+fn redact_value(value: &Value) -> Value {
+    let text = value.to_string();
+    serde_json::from_str(&redact_text(&text)).unwrap_or_else(|_| value.clone())
+}
+
 /// Single-quotes a string for a POSIX shell.
 fn shell_quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// A `curl` command that sends the compiled request. The API key is read from the provider's
-/// environment variable at run time (`$OPENAI_API_KEY`); its value never appears. A zstd body is
-/// shown uncompressed (and the Content-Encoding header left out) so the command stays readable.
+/// environment variable at run time (`$OPENAI_API_KEY`); its value never appears. Any other
+/// credential (a static `Bearer …` or `x-goog-api-key` header, a cookie, URL user info or a key
+/// in the query, a secret body field) is shown as `<redacted>`: fill it in before running. A
+/// zstd body is shown uncompressed (and the Content-Encoding header left out) so the command
+/// stays readable.
 pub fn curl_command(request: &CompiledRequest) -> String {
-    let mut out = format!("curl -sS -N -X POST {}", shell_quote(&request.url));
+    let mut out = format!(
+        "curl -sS -N -X POST {}",
+        shell_quote(&redact_url(&request.url))
+    );
     for header in &request.headers {
         if header.name == "content-encoding" {
             continue;
@@ -171,12 +189,12 @@ pub fn curl_command(request: &CompiledRequest) -> String {
                 format!("\"{}: Bearer ${env}\"", header.name)
             }
             Some(env) => format!("\"{}: ${env}\"", header.name),
-            None => shell_quote(&format!("{}: {}", header.name, header.value)),
+            None => shell_quote(&format!("{}: {}", header.name, header.shown_value())),
         };
         out.push_str(" \\\n  -H ");
         out.push_str(&line);
     }
-    let body = String::from_utf8_lossy(&request.body_json);
+    let body = redact_text(&String::from_utf8_lossy(&request.body_json));
     let mut delimiter = "PROMPTWIRE_BODY".to_string();
     while body.contains(&delimiter) {
         delimiter.push('_');

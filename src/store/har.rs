@@ -13,7 +13,7 @@ use super::Store;
 use super::error::{StoreError, StoreResult};
 use super::types::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source};
 use crate::core::export::{HarEntry, HarResponse, har_log};
-use crate::core::redact::{redact_header, redact_text};
+use crate::core::redact::{is_identifying_header, redact_header, redact_text};
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::{RawEvent, SseDecoder, StreamReader};
 
@@ -139,20 +139,14 @@ impl Store {
                 ),
             );
             if let Some(outcome) = &outcome {
-                let mut value = serde_json::to_value(outcome).unwrap_or(Value::Null);
-                if redact && let Some(text) = value.get_mut("text") {
-                    *text = Value::String(redact_text(text.as_str().unwrap_or_default()));
-                }
+                // Redacted with the rest of `_promptwire` (error message and text included).
+                let value = serde_json::to_value(outcome).unwrap_or(Value::Null);
                 extra.insert("outcome".to_string(), value);
             }
             entries.push(HarEntry {
                 started_at: rfc3339(summary.started_us.unwrap_or(session.created_us)),
                 method: summary.method.clone(),
-                url: if redact {
-                    redact_text(&summary.url)
-                } else {
-                    summary.url.clone()
-                },
+                url: summary.url.clone(),
                 request_headers: record.headers.clone(),
                 request_body: String::from_utf8_lossy(&body.bytes).into_owned(),
                 response,
@@ -221,6 +215,13 @@ impl Store {
                     json!([n, v])
                 })
                 .collect();
+            let identifying: Vec<&str> = record
+                .headers
+                .iter()
+                .chain(&record.response_headers)
+                .filter(|(n, _)| is_identifying_header(n))
+                .map(|(n, _)| n.as_str())
+                .collect();
             let line = json!({
                 "session": session.id,
                 "session_name": session.name,
@@ -239,8 +240,15 @@ impl Store {
                 "response_body": record.response_body,
                 "events": events,
                 "outcome": self.outcome(summary.id)?,
-            })
-            .to_string();
+            });
+            let mut line = line;
+            if !identifying.is_empty()
+                && let Some(map) = line.as_object_mut()
+            {
+                // Marked, not redacted: these name an organization, project or account.
+                map.insert("identifying_headers".to_string(), json!(identifying));
+            }
+            let line = line.to_string();
             out.push_str(&if redact { redact_text(&line) } else { line });
             out.push('\n');
         }

@@ -8,15 +8,16 @@ use super::body::{self, content_hash};
 use super::error::StoreResult;
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
 use super::{Store, StoreError};
-use crate::core::redact::{is_secret_header, redact_text};
+use crate::core::redact::{is_secret_header, redact_header, redact_url, redacted};
 use crate::core::stream::RawEvent;
 
-/// Headers as stored: secret ones dropped, keys and tokens in the rest redacted.
+/// Headers as stored: credential headers (by name) dropped, the rest as the redaction policy
+/// shows them (authorization-shaped values, keys, tokens and URL credentials redacted).
 pub(super) fn storable_headers(headers: &[(String, String)]) -> String {
     let kept: Vec<(&str, String)> = headers
         .iter()
         .filter(|(name, _)| !is_secret_header(name))
-        .map(|(name, value)| (name.as_str(), redact_text(value)))
+        .map(|(name, value)| (name.as_str(), redact_header(name, value)))
         .collect();
     serde_json::to_string(&kept).unwrap_or_else(|_| "[]".to_string())
 }
@@ -100,14 +101,17 @@ pub(super) fn insert_request_parts(
             request.provider,
             model,
             request.method,
-            request.url,
+            redact_url(&request.url),
             fields_id,
             parts.input_at.map(|i| i64::try_from(i).unwrap_or(i64::MAX)),
             parts.item_list,
             parts.verbatim,
             i64::try_from(parts.body_bytes).unwrap_or(i64::MAX),
             storable_headers(request.headers),
-            request.extra.as_ref().map(Value::to_string),
+            request
+                .extra
+                .as_ref()
+                .map(|extra| redacted(&extra.to_string()).into_owned()),
             request.started_us,
         ],
     )?;
@@ -126,7 +130,7 @@ pub(super) fn update_response(
             request_id,
             response.status,
             storable_headers(&response.headers),
-            response.body,
+            response.body.as_deref().map(redacted),
             response.wait_us,
             response.total_us,
         ],
@@ -149,7 +153,7 @@ pub(super) fn insert_events<'a>(
             i64::try_from(event.seq).unwrap_or(i64::MAX),
             i64::try_from(event.received_at.as_micros()).unwrap_or(i64::MAX),
             event.event,
-            event.data,
+            redacted(&event.data),
         ])?;
     }
     Ok(())
@@ -170,9 +174,9 @@ pub(super) fn upsert_outcome(
         o.state,
         o.response_id,
         o.error_class,
-        o.error_message,
+        o.error_message.as_deref().map(redacted),
         o.usage.as_ref().map(Value::to_string),
-        o.text,
+        redacted(&o.text),
         o.server_model,
         i64::try_from(o.events).unwrap_or(i64::MAX),
         o.first_event_us,
@@ -202,7 +206,13 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSession(session_id));
         }
-        let split = body::split(request.body);
+        // Credentials in the body (secret fields, keys) are never stored.
+        let body_text = std::str::from_utf8(request.body).map(redacted);
+        let body_bytes = match &body_text {
+            Ok(text) => text.as_bytes(),
+            Err(_) => request.body,
+        };
+        let split = body::split(body_bytes);
         let mut list = Vec::with_capacity(split.items.len() * 2);
         {
             let mut link = tx.prepare_cached(
@@ -219,7 +229,7 @@ impl Store {
             input_at: split.input_at,
             item_list: &list,
             verbatim: split.verbatim.as_deref(),
-            body_bytes: request.body.len(),
+            body_bytes: body_bytes.len(),
         };
         let id = insert_request_parts(&tx, session_id, request, &parts)?;
         tx.commit()?;

@@ -14,6 +14,9 @@
 //! - [`CancelToken`] stops the send; what was received so far stays in the result.
 //! - API keys are read from the environment variable a secret header names, at send time, and
 //!   are never logged or returned.
+//! - Redirects ([`super::redirect`]): followed within the same origin; a redirect to another
+//!   origin ends the send as `redirect_refused`, so no header from the provider's configuration
+//!   reaches another host.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +29,7 @@ use tokio::sync::Notify;
 
 use super::proxy::wire::header_pairs;
 use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
+use super::redirect::{self, RedirectRefused};
 use crate::core::compile::{CompiledRequest, REDACTED};
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
@@ -141,6 +145,10 @@ pub enum SendError {
     /// Stopped by the user.
     #[error("cancelled")]
     Cancelled,
+    /// A redirect was not followed (to another origin, or too many); see
+    /// [`super::redirect`].
+    #[error(transparent)]
+    Redirect(RedirectRefused),
 }
 
 impl SendError {
@@ -152,6 +160,7 @@ impl SendError {
             Self::Connect { .. } => "stream",
             Self::Timeout { .. } => "request_timeout",
             Self::Cancelled => "cancelled",
+            Self::Redirect(_) => "redirect_refused",
         }
     }
 
@@ -161,7 +170,7 @@ impl SendError {
             Self::Http(e) => e.is_retryable(),
             Self::Stream(e) => e.is_retryable(),
             Self::Connect { .. } | Self::Timeout { .. } => true,
-            Self::Cancelled => false,
+            Self::Cancelled | Self::Redirect(_) => false,
         }
     }
 
@@ -318,7 +327,9 @@ impl HttpSender {
                 reason: format!("unsupported scheme `{}`", parsed.scheme()),
             });
         }
-        let mut builder = reqwest::Client::builder().connect_timeout(options.connect_timeout);
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(options.connect_timeout)
+            .redirect(redirect::policy());
         if matches!(
             parsed.host_str(),
             Some("localhost" | "127.0.0.1" | "[::1]" | "::1")
@@ -438,8 +449,11 @@ impl HttpSender {
                 Err(_) => Err(SendError::Timeout {
                     message: format!("no response headers within {}", secs(idle)),
                 }),
-                Ok(Err(e)) if e.is_timeout() => Err(SendError::Timeout { message: error_chain(&e) }),
-                Ok(Err(e)) => Err(SendError::Connect { message: error_chain(&e) }),
+                Ok(Err(e)) => Err(match redirect::refusal(&e) {
+                    Some(refused) => SendError::Redirect(refused),
+                    None if e.is_timeout() => SendError::Timeout { message: error_chain(&e) },
+                    None => SendError::Connect { message: error_chain(&e) },
+                }),
                 Ok(Ok(response)) => Ok(response),
             },
         };

@@ -9,12 +9,14 @@
 //! - [`ws`]: live WebSocket send of the `response.create` frame, into the same stream reader.
 //! - `read_loop`: the read loop both live sends share (idle timeout, cancel, entries, outcome).
 //! - [`recording`]: feeds a send's progress into the session store.
+//! - [`redirect`]: the redirect policy of live sends (never to another origin).
 //! - [`replay_server`]: the replay endpoint, serving a recording to a real client.
 
 pub mod http;
 pub mod proxy;
 mod read_loop;
 pub mod recording;
+pub mod redirect;
 pub mod replay;
 pub mod replay_server;
 pub mod ws;

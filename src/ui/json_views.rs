@@ -16,6 +16,7 @@ use crate::app::{AppCommand, AppState, CommandSender};
 use crate::core::export::curl_command;
 use crate::core::json_diff::Mark;
 use crate::core::provider::ProviderKind;
+use crate::core::redact::{IDENTIFYING_NOTE, redact_url};
 
 /// Longest part of a line drawn in the text view (the rest is reachable in the tree view).
 const MAX_LINE_CHARS: usize = 240;
@@ -289,9 +290,15 @@ fn column_ui(
         ui,
         &format!(
             "{} B{compressed} · {tokens} · POST {}",
-            view.bytes, view.compiled.url
+            view.bytes,
+            redact_url(&view.compiled.url)
         ),
     );
+    if view.view == ViewKind::Headers {
+        for name in view.compiled.identifying_headers() {
+            note_line(ui, &format!("{name}: {IDENTIFYING_NOTE}"));
+        }
+    }
     ui.horizontal_wrapped(|ui| {
         if ui
             .small_button("Copy")

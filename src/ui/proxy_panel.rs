@@ -186,7 +186,10 @@ fn listen_warning(ui: &mut Ui, listen: &str) {
 
 fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
     if let Some(e) = &server.error {
-        ui.colored_label(ui.visuals().error_fg_color, e);
+        ui.colored_label(
+            ui.visuals().error_fg_color,
+            crate::core::redact::redacted(e).into_owned(),
+        );
     }
     match (&server.base_url, server.is_active()) {
         (Some(url), true) => {
@@ -213,6 +216,6 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         server.errors
     ));
     for note in &server.notes {
-        ui.label(RichText::new(note).small());
+        ui.label(RichText::new(crate::core::redact::redacted(note).into_owned()).small());
     }
 }

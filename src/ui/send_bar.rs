@@ -9,6 +9,7 @@ use crate::app::send::SendCommand;
 use crate::app::settings::ViewKind;
 use crate::app::timeline::TimelineCommand;
 use crate::app::{AppCommand, AppState, CommandSender};
+use crate::core::redact::redact_url;
 use crate::ui::timeline::{TimelinePanelState, timeline_ui};
 
 /// The send panel's widget state.
@@ -76,7 +77,7 @@ fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         ui.label("target:");
         target_picker(ui, state, tx);
         if let Some(compiled) = &send.sent {
-            ui.label(format!("to {}", compiled.url));
+            ui.label(format!("to {}", redact_url(&compiled.url)));
         }
         if send.job.is_some() {
             ui.spinner();
@@ -87,7 +88,8 @@ fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         }
     });
     if let Some(error) = &send.error {
-        super::widgets::error_line(ui, error);
+        // A bad URL is quoted whole: its credentials are not.
+        super::widgets::error_line(ui, &crate::core::redact::redacted(error));
     }
 }
 

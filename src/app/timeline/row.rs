@@ -28,7 +28,7 @@ impl TimelineRow {
         } else {
             None
         };
-        let preview = shorten(&preview_of(&entry));
+        let preview = shorten(&crate::core::redact::redacted(&preview_of(&entry)));
         Self {
             attempt,
             entry,

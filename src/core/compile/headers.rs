@@ -15,14 +15,16 @@ use crate::core::provider::Provider;
 use crate::core::rules::{CompileRules, HeaderStyle};
 
 /// What a secret header shows instead of its value.
-pub const REDACTED: &str = "<redacted>";
+pub use crate::core::redact::REDACTED;
 
 /// One request header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Header {
     /// Lower-case name.
     pub name: String,
-    /// Value as shown (secrets redacted).
+    /// Value as sent, except that a secret from an environment variable (`secret_env`) is
+    /// `<redacted>` until send time; a static header's credential is here in clear, so show
+    /// [`Header::shown_value`], never this.
     pub value: String,
     /// For a secret header: the environment variable whose value replaces [`REDACTED`] in
     /// `value` at send time.
@@ -31,6 +33,13 @@ pub struct Header {
 }
 
 impl Header {
+    /// The value as shown, stored or exported: [`Header::value`] with every credential
+    /// redacted (a secret header from the API key variable is already `<redacted>`; a static
+    /// `Bearer …`, cookie or `x-goog-api-key` header is redacted here). Never what is sent.
+    pub fn shown_value(&self) -> String {
+        crate::core::redact::redact_header(&self.name, &self.value)
+    }
+
     fn plain(name: &str, value: impl Into<String>) -> Self {
         Self {
             name: name.to_string(),

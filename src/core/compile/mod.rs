@@ -66,7 +66,10 @@ pub struct CompiledRequest {
     pub rules: String,
     /// `POST` target.
     pub url: String,
-    /// Headers in the order they are added; secret values redacted.
+    /// Headers in the order they are added, with their values as sent — except a secret from
+    /// an environment variable, which stays `<redacted>` until send time. Show them through
+    /// [`CompiledRequest::headers_json`] or [`Header::shown_value`], which apply the redaction
+    /// policy.
     pub headers: Vec<Header>,
     /// The body as a JSON object, keys in wire order: materialized on first use and shared
     /// between identical views.
@@ -123,11 +126,23 @@ impl CompiledRequest {
         frame
     }
 
-    /// The headers as a JSON object (name → value, redacted).
+    /// The headers as a JSON object (name → value as shown: every credential redacted by the
+    /// policy of [`crate::core::redact`], whether it comes from the API key variable, the
+    /// provider's static headers or the Prompt's).
     pub fn headers_json(&self) -> JsonMap {
         self.headers
             .iter()
-            .map(|h| (h.name.clone(), Value::String(h.value.clone())))
+            .map(|h| (h.name.clone(), Value::String(h.shown_value())))
+            .collect()
+    }
+
+    /// Names of the headers that identify an organization, project or account (shown as they
+    /// are, marked with [`crate::core::redact::IDENTIFYING_NOTE`] where they are rendered).
+    pub fn identifying_headers(&self) -> Vec<&str> {
+        self.headers
+            .iter()
+            .filter(|h| crate::core::redact::is_identifying_header(&h.name))
+            .map(|h| h.name.as_str())
             .collect()
     }
 }

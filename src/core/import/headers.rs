@@ -14,7 +14,7 @@ use crate::core::compile::{Header, compile};
 use crate::core::error::PromptError;
 use crate::core::json::kind_of;
 use crate::core::models::ModelInfo;
-use crate::core::prompt::{AuthMode, Prompt, SECRET_HEADERS, Setting};
+use crate::core::prompt::{AuthMode, Prompt, Setting};
 use crate::core::provider::{Provider, ProviderKind};
 use crate::core::rules::CompileRules;
 
@@ -144,7 +144,7 @@ impl CapturedHeaders {
 }
 
 fn is_secret(name: &str) -> bool {
-    SECRET_HEADERS.contains(&name) || name == "cookie" || name == "set-cookie"
+    crate::core::redact::is_secret_header(name)
 }
 
 /// Folds `captured` into `prompt` (compiled with `rules` for `model`), so that its compiled

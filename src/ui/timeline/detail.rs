@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::json_tree::json_tree_ui;
 use super::{TimelinePanelState, clip, secs};
 use crate::app::timeline::{TimelineCommand, TimelineModel};
+use crate::core::redact::redacted;
 
 /// Most bytes of raw data (and of pretty JSON) shown.
 pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
@@ -16,6 +17,7 @@ pub const MAX_SHOWN_BYTES: usize = 64 * 1024;
 #[derive(Debug)]
 pub(super) struct DetailCache {
     index: usize,
+    raw: String,
     parsed: Result<Value, String>,
     pretty: String,
 }
@@ -32,13 +34,16 @@ pub fn detail_ui(
         return;
     };
     if state.detail.as_ref().is_none_or(|d| d.index != index) {
-        let parsed = serde_json::from_str::<Value>(&row.entry.raw.data).map_err(|e| e.to_string());
+        // Shown, parsed and copied as the redaction policy shows it (a server echoing a key).
+        let raw = redacted(&row.entry.raw.data).into_owned();
+        let parsed = serde_json::from_str::<Value>(&raw).map_err(|e| e.to_string());
         let pretty = match &parsed {
             Ok(value) => serde_json::to_string_pretty(value).unwrap_or_default(),
             Err(_) => String::new(),
         };
         state.detail = Some(DetailCache {
             index,
+            raw,
             parsed,
             pretty,
         });
@@ -57,7 +62,11 @@ pub fn detail_ui(
         row.entry.mapped_kind().unwrap_or("(ignored)"),
     ));
     if let Some(error) = &row.entry.error {
-        ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"));
+        let error = error.to_string();
+        ui.colored_label(
+            ui.visuals().error_fg_color,
+            format!("error: {}", redacted(&error)),
+        );
     }
     if let Some(why) = &row.entry.unparsed {
         ui.colored_label(ui.visuals().warn_fg_color, format!("unparsed: {why}"));
@@ -68,10 +77,10 @@ pub fn detail_ui(
     ui.horizontal(|ui| {
         ui.strong("Raw data");
         if ui.small_button("Copy").clicked() {
-            commands.push(TimelineCommand::CopyText(raw.data.clone()));
+            commands.push(TimelineCommand::CopyText(cache.raw.clone()));
         }
     });
-    ui.label(RichText::new(clip(&raw.data, MAX_SHOWN_BYTES)).monospace());
+    ui.label(RichText::new(clip(&cache.raw, MAX_SHOWN_BYTES)).monospace());
     match &cache.parsed {
         Err(e) => {
             ui.colored_label(ui.visuals().warn_fg_color, format!("not JSON: {e}"));

@@ -11,6 +11,7 @@ use egui::{Grid, RichText, Ui};
 use super::{clip, secs};
 use crate::app::timeline::{FailureInfo, TimelineModel};
 use crate::core::items::{ContentItem, ResponseItem};
+use crate::core::redact::redacted;
 use crate::core::stream::{TokenUsage, TurnOutcome, TurnState};
 
 /// Most items (and summary parts, attempts) listed.
@@ -66,7 +67,7 @@ fn state_text(model: &TimelineModel, outcome: &TurnOutcome) -> String {
 fn failure_ui(ui: &mut Ui, failure: &FailureInfo) {
     ui.colored_label(
         ui.visuals().error_fg_color,
-        format!("{}: {}", failure.class, failure.message),
+        format!("{}: {}", failure.class, redacted(&failure.message)),
     );
     let decision = match (failure.retried_after, failure.retryable) {
         (Some(delay), _) => format!("retried after {}", secs(delay)),
@@ -85,7 +86,7 @@ fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
             .map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"));
         let mut line = format!("#{} {status} · {} events", attempt.number, attempt.events);
         if let Some(f) = &attempt.failure {
-            line.push_str(&format!(" · {}: {}", f.class, f.message));
+            line.push_str(&format!(" · {}: {}", f.class, redacted(&f.message)));
             if let Some(delay) = f.retried_after {
                 line.push_str(&format!(" · retried after {}", secs(delay)));
             }

@@ -1,0 +1,38 @@
+//! The one redaction policy for everything promptwire shows, writes, stores or exports (never
+//! for what it sends: the wire always carries the real key).
+//!
+//! - Headers ([`headers`]): credential headers by name (Authorization, api-key, `*-api-key`,
+//!   `x-auth-token`, `*-token`, cookies both ways, …) and by value shape in any header
+//!   (`Bearer …`, `Basic …`, `sk-…`, JWTs); organization/project/account ids are kept but marked
+//!   as identifying ([`headers::is_identifying_header`]).
+//! - Free text and JSON ([`text`]): `sk-…` keys, `Bearer …` tokens, JWTs, `api-key=…`-style
+//!   assignments, URL user info and credential query parameters inside any text, and the values of
+//!   credential-like JSON fields (`password`, `secret`, `token`, `access_token`, `api_key`, …) at
+//!   any depth, matched by key name, never the Responses API's own fields
+//!   (`max_output_tokens`, `prompt_cache_key`, usage `*_tokens`, logprob `token`s).
+//! - URLs ([`redact_url`]): the password of `user:PASS@` (a lone user name, which HTTP clients
+//!   send as Basic credentials, too) and credential query parameters (`key`, `api-key`, `token`,
+//!   `sig`, `code`, `secret`, `password`, …).
+//!
+//! What a redacted value shows is [`REDACTED`]; the scheme of an authorization value, the name
+//! of a cookie and the user name of a URL stay visible.
+
+pub mod headers;
+mod text;
+
+pub use headers::{
+    IDENTIFYING_NOTE, is_identifying_header, is_secret_header, redact_header, redact_headers,
+};
+pub use text::{redact_text, redacted};
+
+/// What a redacted value shows.
+pub const REDACTED: &str = "<redacted>";
+
+/// A URL (or a path with a query) as shown: user info and credential query parameter values
+/// replaced by [`REDACTED`], and any key or token embedded elsewhere redacted.
+pub fn redact_url(url: &str) -> String {
+    redact_text(url)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,185 @@
+//! Whole-value tests of the redaction policy, one kind of secret at a time.
+
+use pretty_assertions::assert_eq;
+
+use super::*;
+
+#[test]
+fn keys_and_tokens_in_text() {
+    assert_eq!(
+        redact_text(r#"{"key":"sk-proj-abcdEFGH1234_xyz","auth":"Bearer eyJhbGciOi.J9"}"#),
+        r#"{"key":"sk-<redacted>","auth":"Bearer <redacted>"}"#
+    );
+    assert_eq!(redact_text("no secrets, sk-short"), "no secrets, sk-short");
+    assert_eq!(
+        redact_text(r#"{"api-key":"0123456789abcdef"} api_key=AZ0123456789"#),
+        r#"{"api-key":"<redacted>"} api_key=<redacted>"#
+    );
+    assert_eq!(
+        redact_text("Incorrect API key provided: Bearer sk-live-0123456789. Check it."),
+        "Incorrect API key provided: Bearer <redacted>. Check it."
+    );
+    assert_eq!(
+        redact_text(
+            "token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U here"
+        ),
+        "token <redacted> here"
+    );
+    assert_eq!(
+        redact_text("Authorization: Basic dXNlcjpwYXNz and basic information"),
+        "Authorization: Basic <redacted> and basic information"
+    );
+    assert_eq!(
+        redact_text("OPENAI_API_KEY=abc123 password: hunter2 client_secret=\"s3cr3t\""),
+        "OPENAI_API_KEY=<redacted> password: <redacted> client_secret=\"<redacted>\""
+    );
+    // Prose that only names a credential is left alone.
+    assert_eq!(
+        redact_text("the API key is not set: export OPENAI_API_KEY"),
+        "the API key is not set: export OPENAI_API_KEY"
+    );
+}
+
+#[test]
+fn urls_user_info_and_query_credentials() {
+    assert_eq!(
+        redact_url("http://user:PASS@127.0.0.1:8080/v1/responses"),
+        "http://user:<redacted>@127.0.0.1:8080/v1/responses"
+    );
+    assert_eq!(
+        redact_url("https://ghp_TOKEN123@example.test/v1"),
+        "https://<redacted>@example.test/v1"
+    );
+    assert_eq!(
+        redact_url("http://h/v1/responses?api-version=2025&api-key=abc&key=k2#f"),
+        "http://h/v1/responses?api-version=2025&api-key=<redacted>&key=<redacted>#f"
+    );
+    assert_eq!(
+        redact_url("http://h/r?token=t1&sig=s2&code=c3&keyword=kept&Access_Token=a4&password=p5"),
+        "http://h/r?token=<redacted>&sig=<redacted>&code=<redacted>&keyword=kept&Access_Token=<redacted>&password=<redacted>"
+    );
+    assert_eq!(redact_url("/v1/responses"), "/v1/responses");
+    assert_eq!(
+        redact_url("http://127.0.0.1:9/v1/responses"),
+        "http://127.0.0.1:9/v1/responses"
+    );
+    // Inside an error message, too.
+    assert_eq!(
+        redact_text("error sending request for url (http://u:pw@h:1/v1/responses?sig=zz)"),
+        "error sending request for url (http://u:<redacted>@h:1/v1/responses?sig=<redacted>)"
+    );
+    // Redacting twice changes nothing more.
+    let once = redact_url("http://u:pw@h/r?token=t");
+    assert_eq!(redact_url(&once), once);
+}
+
+#[test]
+fn json_fields_by_name_at_any_depth() {
+    assert_eq!(
+        redact_text(
+            r#"{"model":"m","password":"p1","nested":{"Token":"t1","deep":[{"client_secret": "s1","refresh_token":42}]},"authToken":"a1","pwd":"w"}"#
+        ),
+        r#"{"model":"m","password":"<redacted>","nested":{"Token":"<redacted>","deep":[{"client_secret": "<redacted>","refresh_token":"<redacted>"}]},"authToken":"<redacted>","pwd":"<redacted>"}"#
+    );
+    // The Responses API's own fields never match.
+    let own = r#"{"max_output_tokens":100,"prompt_cache_key":"k-123456789","token_budget":5,"usage":{"input_tokens":1,"cached_tokens":0,"output_tokens_details":{"reasoning_tokens":2}},"store":false}"#;
+    assert_eq!(redact_text(own), own);
+    // A tool schema's `password` property is an object: kept.
+    let schema = r#"{"type":"function","parameters":{"properties":{"password":{"type":"string"}},"required":["password"]}}"#;
+    assert_eq!(redact_text(schema), schema);
+    // A logprob's token is text.
+    let logprobs = r#"{"logprobs":[{"token":"Hello","logprob":-0.1,"top_logprobs":[{"token":"Hi","logprob":-2.0}]},{"bytes":[1],"logprob":-1,"token":"x"}]}"#;
+    assert_eq!(redact_text(logprobs), logprobs);
+    // An escaped quote inside a value does not end it.
+    assert_eq!(
+        redact_text(r#"{"secret":"a\"b","next":"kept"}"#),
+        r#"{"secret":"<redacted>","next":"kept"}"#
+    );
+}
+
+#[test]
+fn headers_by_name() {
+    let cases = [
+        ("Authorization", "Bearer abc", "Bearer <redacted>"),
+        (
+            "proxy-authorization",
+            "Basic dXNlcjpwYXNz",
+            "Basic <redacted>",
+        ),
+        ("api-key", "0123456789", "<redacted>"),
+        ("x-api-key", "k", "<redacted>"),
+        ("x-goog-api-key", "AIzaSyA-1234", "<redacted>"),
+        ("X-Auth-Token", "tok", "<redacted>"),
+        ("x-amz-security-token", "tok", "<redacted>"),
+        ("cf-access-client-secret", "s", "<redacted>"),
+        ("ocp-apim-subscription-key", "s", "<redacted>"),
+        (
+            "cookie",
+            "session=abc; theme=dark",
+            "session=<redacted>; theme=<redacted>",
+        ),
+        (
+            "Set-Cookie",
+            "sid=abc123; Path=/; HttpOnly; Secure",
+            "sid=<redacted>; Path=/; HttpOnly; Secure",
+        ),
+        ("idempotency-key", "k-1", "k-1"),
+        ("x-trace", "t-1", "t-1"),
+        ("accept", "text/event-stream", "text/event-stream"),
+    ];
+    for (name, value, shown) in cases {
+        assert_eq!(redact_header(name, value), shown, "{name}: {value}");
+    }
+}
+
+#[test]
+fn headers_by_value_shape() {
+    let cases = [
+        (
+            "x-custom-auth",
+            "Bearer my-custom-token",
+            "Bearer <redacted>",
+        ),
+        ("x-upstream", "Basic dXNlcjpwYXNz", "Basic <redacted>"),
+        ("x-forward", "token abcdefgh12345", "token <redacted>"),
+        ("x-reason", "token limit", "token limit"),
+        ("x-key-holder", "sk-proj-0123456789abcdef", "sk-<redacted>"),
+        (
+            "x-session",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+            "<redacted>",
+        ),
+        (
+            "x-callback",
+            "http://u:pw@h/cb?sig=1",
+            "http://u:<redacted>@h/cb?sig=<redacted>",
+        ),
+    ];
+    for (name, value, shown) in cases {
+        assert_eq!(redact_header(name, value), shown, "{name}: {value}");
+    }
+}
+
+#[test]
+fn identifying_headers_are_kept_and_marked() {
+    for name in [
+        "OpenAI-Organization",
+        "openai-project",
+        "ChatGPT-Account-ID",
+    ] {
+        assert!(is_identifying_header(name), "{name}");
+        assert!(!is_secret_header(name), "{name}");
+        assert_eq!(redact_header(name, "org-123"), "org-123");
+    }
+    assert!(!is_identifying_header("x-trace"));
+    assert_eq!(
+        redact_headers(&[
+            ("cookie".to_string(), "a=1".to_string()),
+            ("openai-project".to_string(), "proj_1".to_string()),
+        ]),
+        vec![
+            ("cookie".to_string(), "a=<redacted>".to_string()),
+            ("openai-project".to_string(), "proj_1".to_string()),
+        ]
+    );
+}
