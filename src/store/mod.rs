@@ -18,6 +18,7 @@ mod body;
 mod error;
 pub mod har;
 mod links;
+mod pieces;
 mod read;
 mod recorder;
 mod rollout;
@@ -47,6 +48,11 @@ pub use types::{
 
 /// How long a writer waits for another connection's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Page size of a new database file. A session database holds ~20 tables and indexes, each of at
+/// least one page, and rows of every size; 1 KiB pages keep a small database small (a real
+/// 11-request Codex session: see `tests/store_growth.rs`) while large ones stay fast.
+const NEW_PAGE_SIZE: i64 = 2048;
 
 /// An open session database.
 #[derive(Debug)]
@@ -102,6 +108,10 @@ impl Store {
             Connection::open_with_flags(&path, flags).map_err(|e| schema::classify(e, &path))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let version = schema::check(&conn, &path)?;
+        if version == 0 {
+            // A new file: smaller pages before the first table (see `NEW_PAGE_SIZE`).
+            conn.pragma_update(None, "page_size", NEW_PAGE_SIZE)?;
+        }
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
             .map_err(|e| schema::classify(e, &path))?;

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::error::StoreResult;
 use super::types::Page;
-use super::{Store, StoreError, body};
+use super::{Store, StoreError, body, pieces};
 
 /// How a request ended, as the browser flags it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -218,13 +218,17 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// A session's bodies as content-addressed parts, each distinct item read once.
+    /// A session's bodies as content-addressed parts, each distinct item read once. A body
+    /// stored as pieces (schema 3) gets the field set of its non-input fields under a negative
+    /// id of this answer's own (equal sets share it); one whose input was not split comes back
+    /// as its exact bytes in `verbatim`.
     pub fn session_parts(&self, session_id: i64) -> StoreResult<SessionParts> {
         self.session(session_id)?;
         let mut parts = SessionParts::default();
+        let mut cut_bodies = Vec::new();
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.fields_id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
-                    o.usage
+                    o.usage, r.body_pieces
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position",
         )?;
@@ -236,6 +240,9 @@ impl Store {
                 .into_iter()
                 .map(|id| i64::try_from(id).unwrap_or(i64::MAX))
                 .collect();
+            if let Some(pieces) = row.get::<_, Option<Vec<u8>>>(7)? {
+                cut_bodies.push((parts.requests.len(), pieces));
+            }
             parts.requests.push(StoredParts {
                 id: row.get(0)?,
                 fields_id: row.get(1)?,
@@ -264,6 +271,26 @@ impl Store {
                 let json: String = fields.query_row([id], |r| r.get(0))?;
                 parts.fields.insert(id, json);
             }
+        }
+        let mut heads: HashMap<String, i64> = HashMap::new();
+        for (index, list) in cut_bodies {
+            let texts = self.piece_texts(&list)?;
+            let split_input = texts.iter().any(Option::is_none);
+            let request = &mut parts.requests[index];
+            let no_items: [String; 0] = [];
+            let bytes = pieces::join(&texts, &no_items);
+            if !split_input {
+                request.verbatim = Some(bytes);
+                continue;
+            }
+            let mut head: crate::core::json::JsonMap = serde_json::from_slice(&bytes)
+                .map_err(|e| StoreError::Damaged(format!("request {}: {e}", request.id)))?;
+            head.shift_remove("input");
+            let json = Value::Object(head).to_string();
+            let next = -1 - i64::try_from(heads.len()).unwrap_or(0);
+            let id = *heads.entry(json.clone()).or_insert(next);
+            parts.fields.entry(id).or_insert(json);
+            request.fields_id = Some(id);
         }
         Ok(parts)
     }
