@@ -150,6 +150,46 @@ pub(super) fn insert_request_parts(
     Ok(tx.last_insert_rowid())
 }
 
+/// Inserts a request at the session's next position inside the caller's transaction, its body
+/// cut into pieces and items (see [`Store::add_request`]); returns its id.
+pub(super) fn insert_request(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    request: &NewRequest<'_>,
+) -> StoreResult<i64> {
+    let cut = pieces::cut(request.body);
+    let (piece_list, item_list) = match &cut {
+        Some(cut) => (
+            Some(intern_linked(
+                tx,
+                session_id,
+                ("pieces", "session_pieces", "piece_id"),
+                cut.pieces.iter().map(|piece| match piece {
+                    Piece::Text(text) => Some(*text),
+                    Piece::Input => None,
+                }),
+            )?),
+            intern_linked(
+                tx,
+                session_id,
+                ("items", "session_items", "item_id"),
+                cut.items.iter().copied().map(Some),
+            )?,
+        ),
+        None => (None, Vec::new()),
+    };
+    let parts = RequestParts {
+        fields_json: None,
+        pieces: piece_list.as_deref(),
+        model: cut.as_ref().and_then(|c| c.model.as_deref()),
+        input_at: None,
+        item_list: &item_list,
+        verbatim: cut.is_none().then_some(request.body),
+        body_bytes: request.body.len(),
+    };
+    insert_request_parts(tx, session_id, request, &parts)
+}
+
 /// Sets the response half of a request; false when there is no such request.
 pub(super) fn update_response(
     conn: &Connection,
@@ -239,37 +279,7 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSession(session_id));
         }
-        let cut = pieces::cut(request.body);
-        let (piece_list, item_list) = match &cut {
-            Some(cut) => (
-                Some(intern_linked(
-                    &tx,
-                    session_id,
-                    ("pieces", "session_pieces", "piece_id"),
-                    cut.pieces.iter().map(|piece| match piece {
-                        Piece::Text(text) => Some(*text),
-                        Piece::Input => None,
-                    }),
-                )?),
-                intern_linked(
-                    &tx,
-                    session_id,
-                    ("items", "session_items", "item_id"),
-                    cut.items.iter().copied().map(Some),
-                )?,
-            ),
-            None => (None, Vec::new()),
-        };
-        let parts = RequestParts {
-            fields_json: None,
-            pieces: piece_list.as_deref(),
-            model: cut.as_ref().and_then(|c| c.model.as_deref()),
-            input_at: None,
-            item_list: &item_list,
-            verbatim: cut.is_none().then_some(request.body),
-            body_bytes: request.body.len(),
-        };
-        let id = insert_request_parts(&tx, session_id, request, &parts)?;
+        let id = insert_request(&tx, session_id, request)?;
         tx.commit()?;
         Ok(id)
     }
