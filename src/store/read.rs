@@ -21,8 +21,15 @@ fn limit(page: Page) -> (i64, i64) {
     )
 }
 
+/// A session row: its counts of requests, of interrupted ones (error classes
+/// `summary::INTERRUPTION_CLASSES`) and of ones without an outcome.
 const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, \
-    (SELECT count(*) FROM requests r WHERE r.session_id = s.id), s.created_us";
+    (SELECT count(*) FROM requests r WHERE r.session_id = s.id), s.created_us, \
+    (SELECT count(*) FROM requests r JOIN outcomes o ON o.request_id = r.id \
+     WHERE r.session_id = s.id AND o.state = 'failed' \
+       AND o.error_class IN ('cancelled', 'interrupted')), \
+    (SELECT count(*) FROM requests r WHERE r.session_id = s.id \
+       AND NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.request_id = r.id))";
 
 fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
     Ok(SessionSummary {
@@ -33,6 +40,8 @@ fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         model: row.get(4)?,
         requests: row.get(5)?,
         created_us: row.get(6)?,
+        interrupted: row.get(7)?,
+        unanswered: row.get(8)?,
     })
 }
 

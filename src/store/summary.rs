@@ -23,6 +23,9 @@ pub enum OutcomeClass {
     Completed,
     /// The stream reported a failure (`response.failed`, an error event); the error class.
     Failed(String),
+    /// Stopped on purpose before it ended: Ctrl-C during `send`, Stop in the app, or the
+    /// client went away from the proxy (recorded error class `cancelled` or `interrupted`).
+    Interrupted,
     /// The stream ended without completing (`response.incomplete`, closed early, idle timeout).
     Incomplete,
     /// Events were recorded but no terminal one (still open when recording stopped).
@@ -31,6 +34,15 @@ pub enum OutcomeClass {
     Http(u16),
     /// Nothing came back (or nothing was recorded).
     None,
+}
+
+/// Error classes recorded for a request stopped on purpose (`cancelled`: the send's cancel
+/// token or the proxy's client going away; `interrupted`: a signal).
+pub const INTERRUPTION_CLASSES: [&str; 2] = ["cancelled", "interrupted"];
+
+/// True for an error class of [`INTERRUPTION_CLASSES`].
+pub fn is_interruption(class: &str) -> bool {
+    INTERRUPTION_CLASSES.contains(&class)
 }
 
 impl OutcomeClass {
@@ -42,6 +54,7 @@ impl OutcomeClass {
         match (state, error_class) {
             (Some("completed"), _) => Self::Completed,
             (Some("failed"), Some("stream")) => Self::Incomplete,
+            (Some("failed"), Some(class)) if is_interruption(class) => Self::Interrupted,
             (Some("failed"), class) => Self::Failed(class.unwrap_or("failed").to_string()),
             (Some("open"), _) => Self::Open,
             _ => Self::None,
@@ -59,6 +72,7 @@ impl OutcomeClass {
             Self::Completed => "completed".to_string(),
             Self::Failed(class) => format!("failed: {class}"),
             Self::Incomplete => "incomplete".to_string(),
+            Self::Interrupted => "interrupted".to_string(),
             Self::Open => "open".to_string(),
             Self::Http(code) => format!("HTTP {code}"),
             Self::None => "no answer".to_string(),
@@ -318,6 +332,14 @@ mod tests {
                 OutcomeClass::Incomplete,
             ),
             ((Some(200), Some("open"), None), OutcomeClass::Open),
+            (
+                (Some(200), Some("failed"), Some("cancelled")),
+                OutcomeClass::Interrupted,
+            ),
+            (
+                (None, Some("failed"), Some("interrupted")),
+                OutcomeClass::Interrupted,
+            ),
             (
                 (Some(429), Some("failed"), Some("retryable")),
                 OutcomeClass::Http(429),
