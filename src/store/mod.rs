@@ -54,6 +54,37 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 /// 11-request Codex session: see `tests/store_growth.rs`) while large ones stay fast.
 const NEW_PAGE_SIZE: i64 = 2048;
 
+/// True for the errors of a database that exists but cannot be written where it is.
+fn cannot_write(err: &StoreError) -> bool {
+    match err {
+        StoreError::CannotOpen { .. } | StoreError::ReadOnly { .. } => true,
+        StoreError::Sqlite(e) => matches!(
+            e.sqlite_error_code(),
+            Some(
+                rusqlite::ErrorCode::ReadOnly
+                    | rusqlite::ErrorCode::CannotOpen
+                    | rusqlite::ErrorCode::PermissionDenied
+                    | rusqlite::ErrorCode::SystemIoFailure
+            )
+        ),
+        _ => false,
+    }
+}
+
+/// `path` for an SQLite `file:` URI (`%`, `?` and `#` escaped).
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// An open session database.
 #[derive(Debug)]
 pub struct Store {
@@ -80,7 +111,8 @@ fn create_private(path: &Path) {
 
 impl Store {
     /// Opens the database at `path`, creating it (and the schema) when the file does not exist.
-    /// A file without write permission is opened read-only: it browses, writes fail with
+    /// A file without write permission, or one in a folder or on media that cannot be written, is
+    /// opened read-only (see [`Store::open_read_only`]): it browses, writes fail with
     /// [`StoreError::ReadOnly`]. A file that is not SQLite, a foreign SQLite database, or one with
     /// a newer schema is refused and left untouched.
     pub fn open(path: impl AsRef<Path>) -> StoreResult<Self> {
@@ -99,8 +131,18 @@ impl Store {
         if read_only {
             return Self::open_read_only(path);
         }
+        match Self::open_writable(&path, existing.is_none()) {
+            // Read-only media or folder (the file, its `-wal` or `-shm` cannot be written):
+            // browse it read-only instead; if that fails too, its error says more.
+            Err(e) if existing.is_some() && cannot_write(&e) => Self::open_read_only(path),
+            opened => opened,
+        }
+    }
+
+    fn open_writable(path: &Path, create: bool) -> StoreResult<Self> {
+        let path = path.to_path_buf();
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        if existing.is_none() {
+        if create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
             create_private(&path);
         }
@@ -130,7 +172,9 @@ impl Store {
         })
     }
 
-    /// Opens `path` read-only, whatever its permissions. The schema must be current.
+    /// Opens `path` read-only, whatever its permissions (`SQLITE_OPEN_READONLY`; when not even
+    /// the WAL's `-shm` file can be made beside it, as immutable: `?mode=ro&immutable=1`). The
+    /// schema must be current.
     pub fn open_read_only(path: impl AsRef<Path>) -> StoreResult<Self> {
         let path = path.as_ref().to_path_buf();
         if !path.exists() {
@@ -148,7 +192,7 @@ impl Store {
             // immutable instead.
             Err(StoreError::CannotOpen { .. }) => {
                 drop(conn);
-                let uri = format!("file:{}?immutable=1", path.display());
+                let uri = format!("file:{}?mode=ro&immutable=1", uri_path(&path));
                 Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
                     .map_err(|e| schema::classify(e, &path))?
             }
