@@ -286,15 +286,24 @@ impl Store {
                 parts.fields.insert(id, json);
             }
         }
+        // Equal piece lists give equal heads: each distinct list is joined and parsed once.
+        let mut by_list: HashMap<Vec<u8>, Result<i64, Vec<u8>>> = HashMap::new();
         let mut heads: HashMap<String, i64> = HashMap::new();
         for (index, list) in cut_bodies {
-            let texts = self.piece_texts(&list)?;
-            let split_input = texts.iter().any(Option::is_none);
             let request = &mut parts.requests[index];
+            if let Some(known) = by_list.get(&list) {
+                match known {
+                    Ok(id) => request.fields_id = Some(*id),
+                    Err(bytes) => request.verbatim = Some(bytes.clone()),
+                }
+                continue;
+            }
+            let texts = self.piece_texts(&list)?;
             let no_items: [String; 0] = [];
             let bytes = pieces::join(&texts, &no_items);
-            if !split_input {
-                request.verbatim = Some(bytes);
+            if !texts.iter().any(Option::is_none) {
+                request.verbatim = Some(bytes.clone());
+                by_list.insert(list, Err(bytes));
                 continue;
             }
             let mut head: crate::core::json::JsonMap = serde_json::from_slice(&bytes)
@@ -305,6 +314,7 @@ impl Store {
             let id = *heads.entry(json.clone()).or_insert(next);
             parts.fields.entry(id).or_insert(json);
             request.fields_id = Some(id);
+            by_list.insert(list, Ok(id));
         }
         Ok(parts)
     }
