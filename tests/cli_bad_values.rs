@@ -104,8 +104,9 @@ fn a_type_error_on_a_huge_value_is_one_short_line() {
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
         format!(
-            "promptwire: {path}: input: {head}… ({} characters cut) …{tail}\n",
-            chars - 260
+            "promptwire: {path}: input: {head}… ({} characters cut, {} bytes in all) …{tail}\n",
+            chars - 260,
+            message.len()
         )
     );
 }
