@@ -17,6 +17,7 @@ use super::ProxyEvent;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::{RawEvent, StreamError, StreamReader};
+use crate::store::summary::is_interruption;
 use crate::store::{
     NewRequest, NewSession, OutcomeRecord, Recorder, RecorderOptions, ResponseMeta, Source, Store,
     StoreResult,
@@ -286,7 +287,9 @@ impl Exchange {
     /// made, was reset, or the client went away.
     pub(crate) fn fail(&mut self, class: &str, message: impl Into<String>) {
         let message = message.into();
-        if self.sse {
+        // An interruption (the client went away) is not a stream failure: the outcome records
+        // it under its own class unless the stream had already ended or failed by itself.
+        if self.sse && !is_interruption(class) {
             self.reader
                 .fail(StreamError::stream(message.clone()), self.start.elapsed());
         }
