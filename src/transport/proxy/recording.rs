@@ -289,7 +289,7 @@ impl Exchange {
         let message = message.into();
         // An interruption (the client went away) is not a stream failure: the outcome records
         // it under its own class unless the stream had already ended or failed by itself.
-        if self.sse && !is_interruption(class) {
+        if self.sse && !crate::store::summary::is_interruption(class) {
             self.reader
                 .fail(StreamError::stream(message.clone()), self.start.elapsed());
         }
