@@ -17,7 +17,6 @@ use super::ProxyEvent;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::{RawEvent, StreamError, StreamReader};
-use crate::store::summary::is_interruption;
 use crate::store::{
     NewRequest, NewSession, OutcomeRecord, Recorder, RecorderOptions, ResponseMeta, Source, Store,
     StoreResult,
