@@ -88,8 +88,8 @@ fn diff_bodies(a: &str, b: &str, prices: &PriceTable) -> usize {
     session.report(prices).summary.breaks
 }
 
-/// `diff` of two 30 MB bodies (target ≤ 1 s), and of two 8 MB runs of one character (the case
-/// that was quadratic in the tokenizer).
+/// `diff` of two 30 MB bodies (target ≤ 1 s; in process and end to end through the binary), and
+/// of two 8 MB runs of one character (the case that was quadratic in the tokenizer).
 fn bench_diff(c: &mut Criterion) {
     let prices = PriceTable::bundled();
     let _ = Tokenizer::o200k().count("warm up");
@@ -102,6 +102,26 @@ fn bench_diff(c: &mut Criterion) {
         .to_string()
     };
     let (e, f) = (run(8_000_000), run(8_000_001));
+    // End to end as a user runs it: the built binary on two files (process start, tokenizer
+    // tables, reading, parsing, analysis, output).
+    let dir = std::env::temp_dir().join(format!("promptwire-bench-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let (file_a, file_b) = (dir.join("a.json"), dir.join("b.json"));
+    std::fs::write(&file_a, &a).expect("write a");
+    std::fs::write(&file_b, &b).expect("write b");
+    let cli = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_promptwire"))
+            .arg("diff")
+            .args([&file_a, &file_b])
+            .output()
+            .expect("run promptwire diff");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout.len()
+    };
     let mut group = c.benchmark_group("diff");
     group.sample_size(10);
     group.bench_function("two_30MB_bodies", |bench| {
@@ -110,7 +130,9 @@ fn bench_diff(c: &mut Criterion) {
     group.bench_function("two_8MB_runs_of_one_char", |bench| {
         bench.iter(|| diff_bodies(&e, &f, &prices))
     });
+    group.bench_function("cli_two_30MB_files", |bench| bench.iter(cli));
     group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 criterion_group!(benches, bench, bench_diff);

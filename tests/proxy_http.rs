@@ -20,7 +20,7 @@ use promptwire::store::{Page, Store};
 use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, ServerHandle, start_proxy};
 use serde_json::{Value, json};
 use support::scratch;
-use support::upstream::{Reply, Step, Upstream, paced, turn_events};
+use support::upstream::{Reply, Step, Upstream, paced, sse_event, turn_events};
 use tokio::sync::mpsc;
 
 const API_KEY: &str = "sk-proj-TESTKEYabcdef0123456789";
@@ -47,6 +47,17 @@ fn request_body(marker: &str) -> Value {
         "stream": true,
         "prompt_cache_key": format!("pck-{marker}"),
     })
+}
+
+/// POSTs the request body marked `marker` through the proxy; the answer once its head arrived.
+async fn post(handle: &ServerHandle, marker: &str) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(format!("{}/v1/responses", handle.base_url()))
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&request_body(marker)).expect("body"))
+        .send()
+        .await
+        .expect("headers arrive")
 }
 
 fn all_bytes(events: &[Bytes]) -> Vec<u8> {
@@ -310,13 +321,7 @@ async fn a_reset_mid_stream_reaches_the_client_and_the_store() {
     });
     let db = scratch("reset").join("rec.sqlite");
     let (handle, _events) = proxy(&upstream.base_url(), &db).await;
-    let response = reqwest::Client::new()
-        .post(format!("{}/v1/responses", handle.base_url()))
-        .header("content-type", "application/json")
-        .body(serde_json::to_vec(&request_body("cut")).expect("body"))
-        .send()
-        .await
-        .expect("headers arrive");
+    let response = post(&handle, "cut").await;
     assert_eq!(response.status().as_u16(), 200);
     let mut stream = response.bytes_stream();
     let mut got: Vec<u8> = Vec::new();
@@ -530,4 +535,52 @@ async fn the_client_receives_each_event_before_the_upstream_sends_the_next() {
     );
     handle.stop();
     handle.stopped().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_past_the_limit_reaches_the_client_whole_and_ends_the_recording_as_limit_exceeded()
+{
+    let mut events = turn_events("resp_big", "before the big one");
+    // A delta event of 300 KB between the first events and the completion; the limit is 64 KB.
+    let big = sse_event(
+        "response.output_text.delta",
+        &json!({"type": "response.output_text.delta", "item_id": "msg_1", "output_index": 0,
+            "content_index": 0, "delta": "x".repeat(300_000)}),
+    );
+    events.insert(2, big);
+    let sent = events.clone();
+    let upstream = Upstream::start(move |_| Reply::sse(paced(&sent, Duration::from_millis(5))));
+    let db = scratch("limits").join("rec.sqlite");
+    let mut options = ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), Some(db.clone()));
+    options.limits = promptwire::core::stream::StreamLimits {
+        max_event_bytes: 64 * 1024,
+        max_response_bytes: 1024 * 1024,
+    };
+    let (handle, _events) = start_proxy(options).await.expect("proxy starts");
+    let response = post(&handle, "big").await;
+    assert_eq!(response.status().as_u16(), 200);
+    let got = response.bytes().await.expect("the whole answer");
+    // The client is never cut off: it receives every byte, the big event included.
+    assert_eq!(got.to_vec(), all_bytes(&events));
+    handle.stop();
+    handle.stopped().await;
+
+    let store = Store::open(&db).expect("db");
+    let session = &store.list_sessions(Page::ALL).expect("sessions")[0];
+    let request = &store.requests(session.id, Page::ALL).expect("requests")[0];
+    // The events before the big one are kept; nothing after it is recorded.
+    assert_eq!(store.event_count(request.id).expect("count"), 2);
+    let outcome = store.outcome(request.id).expect("read").expect("outcome");
+    assert_eq!(
+        (
+            outcome.state.as_str(),
+            outcome.error_class.as_deref(),
+            outcome.error_message.as_deref()
+        ),
+        (
+            "failed",
+            Some("limit_exceeded"),
+            Some("an event is larger than the limit of 64.0 KiB per event")
+        )
+    );
 }

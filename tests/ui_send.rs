@@ -26,7 +26,7 @@ use promptwire::app::settings::{Column, ColumnDialect, ViewKind};
 use promptwire::app::{AppCommand, PromptEdit};
 use promptwire::core::stream::read_all;
 use promptwire::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
-use promptwire::store::Store;
+use promptwire::store::{OutcomeRecord, Store};
 use promptwire::ui::PromptwireApp;
 use serde_json::json;
 use ui_support::{App, replace_text, scratch_dir, state, wait_for_compile, wait_until};
@@ -64,6 +64,16 @@ fn sent_and_recorded(harness: &mut App) {
     wait_until(harness, "sent and recorded", |s| {
         s.send.job.is_none() && (s.send.recorded.is_some() || s.send.error.is_some())
     });
+}
+
+/// The stored outcome of the last send.
+fn stored_outcome(db: &std::path::Path, s: &promptwire::app::AppState) -> OutcomeRecord {
+    let (_, request) = s.send.recorded.expect("recorded");
+    Store::open(db)
+        .expect("db")
+        .outcome(request)
+        .expect("outcome")
+        .expect("stored")
 }
 
 #[test]
@@ -146,12 +156,7 @@ fn esc_stops_mid_stream_and_keeps_the_partial_text() {
     assert_eq!(outcome.text, expected.text);
     harness.get_by_label("stopped (partial outcome)");
     assert!(harness.query_all_by_label(&expected.text).count() >= 1);
-    let (_, request) = s.send.recorded.expect("recorded");
-    let stored = Store::open(&db)
-        .expect("db")
-        .outcome(request)
-        .expect("outcome")
-        .expect("stored");
+    let stored = stored_outcome(&db, s);
     assert_eq!(stored.text, expected.text);
 }
 
@@ -442,4 +447,62 @@ fn a_websocket_frame_column_is_sent_over_a_websocket() {
         "completed · {}",
         expected.response_id().expect("id")
     ));
+}
+
+#[test]
+fn the_limits_window_sets_the_event_limit_and_a_bigger_event_ends_the_send_as_limit_exceeded() {
+    // The fixture's events, then a 2 MiB delta: past the 1 MiB limit set in the window.
+    let mut bytes = sse_file("text-answer.sse");
+    let text = String::from_utf8(bytes.clone()).expect("utf8");
+    let cut = text
+        .find("event: response.completed")
+        .expect("a completion");
+    bytes.truncate(cut);
+    let big = json!({"type": "response.output_text.delta", "item_id": "msg_big",
+        "output_index": 0, "content_index": 0, "delta": "x".repeat(2 * 1024 * 1024)});
+    let mut sent = bytes.clone();
+    sent.extend_from_slice(
+        format!("event: response.output_text.delta\ndata: {big}\n\n").as_bytes(),
+    );
+    let server = Server::start(vec![Reply::sse(
+        paced(&sent, 8, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, db) = send_app("send-limits", &server, with_key());
+
+    harness.get_by_label("Limits…").click();
+    harness.run_steps(2);
+    harness.get_by_label("Limits");
+    replace_text(&mut harness, "Largest event", "1");
+    harness.key_press(Key::Enter);
+    wait_until(&mut harness, "limit set", |s| {
+        s.settings.limits.max_event_mib == 1
+    });
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+
+    let s = state(&harness);
+    let (before, _) = read_all(&bytes, Duration::ZERO);
+    assert_eq!(s.send.timeline.rows().len(), before.len());
+    let outcome = s.send.timeline.outcome().expect("outcome").clone();
+    let promptwire::core::stream::TurnState::Failed(error) = &outcome.state else {
+        panic!("expected a failure, got {:?}", outcome.state);
+    };
+    assert_eq!(
+        (error.class(), error.to_string()),
+        (
+            "limit_exceeded",
+            "an event is larger than the limit of 1.0 MiB per event".to_string()
+        )
+    );
+    let stored = stored_outcome(&db, s);
+    assert_eq!(
+        (stored.state.as_str(), stored.error_class.as_deref()),
+        ("failed", Some("limit_exceeded"))
+    );
+    // Defaults restores the shipped limits.
+    harness.get_by_label("Defaults").click();
+    wait_until(&mut harness, "defaults", |s| {
+        s.settings.limits == promptwire::app::limits::Limits::default()
+    });
 }

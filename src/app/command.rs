@@ -91,6 +91,8 @@ pub enum AppCommand {
     SetTreeView(bool),
     /// Theme.
     SetTheme(ThemeChoice),
+    /// Sets the limits on what comes back (clamped to their allowed ranges).
+    SetLimits(super::limits::Limits),
     /// Load a bundled example prompt.
     LoadExample(&'static str),
     /// Open a Prompt file (or a captured body, which is imported).

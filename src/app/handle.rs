@@ -131,6 +131,7 @@ impl AppState {
             }
             AppCommand::SetTreeView(on) => self.settings.tree_view = on,
             AppCommand::SetTheme(theme) => self.settings.theme = theme,
+            AppCommand::SetLimits(limits) => self.settings.limits = limits.clamped(),
             AppCommand::LoadExample(name) => {
                 if !self.replace_guarded(AppCommand::LoadExample(name)) {
                     return;

@@ -34,6 +34,7 @@ pub mod files;
 pub mod handle;
 pub mod imports;
 pub mod jobs;
+pub mod limits;
 pub mod poll;
 pub mod proxy;
 pub mod send;

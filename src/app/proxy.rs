@@ -186,7 +186,8 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
     };
     let spawned = match command {
         RecordCommand::StartProxy { listen, upstream } => {
-            let options = ProxyOptions::new(listen.trim(), upstream.trim(), Some(db));
+            let mut options = ProxyOptions::new(listen.trim(), upstream.trim(), Some(db));
+            state.settings.limits.apply_to_proxy(&mut options);
             state.workers.spawn_network("proxy", move |ctx| {
                 server_job(ctx, ServerKind::Proxy, start_proxy(options))
             })

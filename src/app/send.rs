@@ -200,6 +200,7 @@ pub fn start(state: &mut AppState) {
         model: state.prompt.model.clone(),
         generation: send.generation,
         cancel,
+        options: state.settings.limits.send_options(),
     };
     match state
         .workers
@@ -269,6 +270,7 @@ struct SendJob {
     model: String,
     generation: u64,
     cancel: CancelToken,
+    options: SendOptions,
 }
 
 fn open_recording(
@@ -360,7 +362,7 @@ enum Transport {
 
 impl Transport {
     fn new(job: &SendJob) -> Result<Self, PrepareError> {
-        let options = SendOptions::default();
+        let options = job.options.clone();
         Ok(if job.ws {
             Self::Ws(WsSender::new(&job.compiled.url, options)?)
         } else {

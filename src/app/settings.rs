@@ -142,6 +142,8 @@ pub struct Settings {
     pub theme: ThemeChoice,
     /// Recently opened Prompt files.
     pub recent: Vec<PathBuf>,
+    /// Limits on what comes back (sends and recordings).
+    pub limits: super::limits::Limits,
 }
 
 impl Default for Settings {
@@ -152,6 +154,7 @@ impl Default for Settings {
             tree_view: false,
             theme: ThemeChoice::System,
             recent: Vec::new(),
+            limits: super::limits::Limits::default(),
         }
     }
 }

@@ -6,6 +6,7 @@ mod compile;
 mod diff;
 mod import;
 mod input;
+mod limits;
 mod record;
 mod replay;
 mod send;

@@ -15,6 +15,7 @@ use clap::Args;
 use serde_json::json;
 use tokio::sync::mpsc;
 
+use super::limits::LimitArgs;
 use crate::store::seed;
 use crate::transport::proxy::{self, ProxyEvent, ProxyOptions, ServerHandle};
 
@@ -39,6 +40,9 @@ pub struct RecordArgs {
     /// Largest request body accepted from a client, in bytes.
     #[arg(long, default_value_t = proxy::DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
+    /// Size limits on each recorded answer (the client still receives every byte).
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 /// The database path to record into: `db`, or the embedded one (created and seeded if needed).
@@ -260,6 +264,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         let mut options = ProxyOptions::new(&args.listen, &args.upstream, Some(db));
         options.session_name = args.session.clone();
         options.max_body_bytes = args.max_body_bytes;
+        options.limits = args.limits.limits();
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();
         let printer = EventPrinter::new(args.json);

@@ -26,14 +26,14 @@ use serde_json::{Value, json};
 
 use super::compile::{TargetChoice, compile_prompt, load_and_compile, load_catalog};
 use super::input::{display_name, read_text};
+use super::limits::LimitArgs;
 use super::stream::{Failure, Printer, describe_event, secs};
 use crate::core::compile::CompiledRequest;
 use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
 use crate::core::prompt::Prompt;
 use crate::core::rules::CompileRules;
-use crate::core::stream::limits::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES};
-use crate::core::stream::{StreamLimits, TurnOutcome};
+use crate::core::stream::TurnOutcome;
 use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
 use crate::store::SendRecording;
 use crate::store::send_recording::open_or_default;
@@ -77,12 +77,8 @@ pub struct SendArgs {
     /// Seconds the whole send may take, retries included (keep-alives do not extend it).
     #[arg(long, value_name = "SECS", default_value_t = DEFAULT_DEADLINE.as_secs_f64())]
     deadline: f64,
-    /// Largest accepted event of the response stream, in bytes.
-    #[arg(long, default_value_t = DEFAULT_MAX_EVENT_BYTES)]
-    max_event_bytes: u64,
-    /// Largest accepted response stream, in bytes.
-    #[arg(long, default_value_t = DEFAULT_MAX_RESPONSE_BYTES)]
-    max_response_bytes: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
     /// Model catalog file to use instead of the bundled one.
     #[arg(long)]
     catalog: Option<String>,
@@ -255,10 +251,7 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         idle_timeout: duration("idle-timeout-secs", args.idle_timeout_secs)?,
         max_retries: args.max_retries,
         deadline: duration("deadline", args.deadline)?,
-        limits: StreamLimits {
-            max_event_bytes: args.max_event_bytes,
-            max_response_bytes: args.max_response_bytes,
-        },
+        limits: args.limits.limits(),
         ..SendOptions::default()
     };
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;

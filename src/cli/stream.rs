@@ -12,9 +12,9 @@ use anyhow::Context as _;
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::core::stream::limits::{DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES};
+use super::limits::LimitArgs;
 use crate::core::stream::outcome::TurnOutcome;
-use crate::core::stream::{MappedEvent, StreamLimits, StreamReader, TimelineEntry, TurnState};
+use crate::core::stream::{MappedEvent, StreamReader, TimelineEntry, TurnState};
 
 /// Size of the reads from the file or standard input.
 const READ_BYTES: usize = 64 * 1024;
@@ -27,12 +27,8 @@ pub struct StreamArgs {
     /// One JSON object per raw event, then one outcome line.
     #[arg(long)]
     json: bool,
-    /// Largest accepted event, in bytes.
-    #[arg(long, default_value_t = DEFAULT_MAX_EVENT_BYTES)]
-    max_event_bytes: u64,
-    /// Largest accepted stream, in bytes (what follows is not read).
-    #[arg(long, default_value_t = DEFAULT_MAX_RESPONSE_BYTES)]
-    max_response_bytes: u64,
+    #[command(flatten)]
+    limits: LimitArgs,
 }
 
 /// Runs `stream`.
@@ -47,10 +43,7 @@ pub fn run(args: &StreamArgs) -> anyhow::Result<()> {
     };
     let start = Instant::now();
     let mut printer = Printer::new(std::io::stdout(), args.json);
-    let mut reader = StreamReader::with_limits(StreamLimits {
-        max_event_bytes: args.max_event_bytes,
-        max_response_bytes: args.max_response_bytes,
-    });
+    let mut reader = StreamReader::with_limits(args.limits.limits());
     let mut buf = vec![0u8; READ_BYTES];
     loop {
         let n = match input.read(&mut buf) {

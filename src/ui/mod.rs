@@ -11,6 +11,7 @@ pub mod imports_panel;
 pub mod items_panel;
 pub mod json_tree;
 pub mod json_views;
+pub mod limits_window;
 pub mod list_form;
 pub mod provider_headers;
 pub mod proxy_panel;
@@ -65,6 +66,8 @@ pub struct UiState {
     pub imports: imports_panel::ImportsUi,
     /// The send timeline's widget state.
     pub send: send_bar::SendUi,
+    /// The Limits window is open.
+    pub limits_open: bool,
 }
 
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
@@ -85,12 +88,19 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
             .resizable(true)
             .default_size(300.0)
             .show(ui, |ui| {
-                proxy_panel::record_panel_ui(ui, state, &mut ui_state.record, tx);
+                proxy_panel::record_panel_ui(
+                    ui,
+                    state,
+                    &mut ui_state.record,
+                    &mut ui_state.limits_open,
+                    tx,
+                );
             });
     }
     if state.browser.view == crate::app::session_view::MainView::Sessions {
         egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
         sessions::sessions_ui(ui, state, &mut ui_state.sessions, tx);
+        limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
         dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
         return;
     }
@@ -110,6 +120,7 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
         .size_range(FORM_MIN_WIDTH..=form_max)
         .show(ui, |ui| form_panel::form_ui(ui, state, ui_state, tx));
     egui::CentralPanel::default().show(ui, |ui| json_views::views_ui(ui, state, ui_state, tx));
+    limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
     dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
 }
 

@@ -62,14 +62,33 @@ pub fn record_toggle(ui: &mut Ui, state: &AppState, record: &mut RecordUi) {
 }
 
 /// The panel's contents.
-pub fn record_panel_ui(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
+pub fn record_panel_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    record: &mut RecordUi,
+    limits_open: &mut bool,
+    tx: &CommandSender,
+) {
     egui::ScrollArea::vertical().show(ui, |ui| {
         ui.heading("Recording proxy");
         proxy_section(ui, state, record, tx);
+        ui.horizontal_wrapped(|ui| {
+            super::limits_window::limits_button(ui, state, limits_open);
+            ui.weak(limits_line(state));
+        });
         ui.separator();
         ui.heading("Replay endpoint");
         replay_section(ui, state, record, tx);
     });
+}
+
+/// What the recording keeps of each answer.
+fn limits_line(state: &AppState) -> String {
+    let limits = state.settings.limits.clamped();
+    format!(
+        "records up to {} MiB per event, {} MiB per answer",
+        limits.max_event_mib, limits.max_response_mib
+    )
 }
 
 fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {

@@ -68,6 +68,7 @@ pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Co
                 });
             api_key_variable(ui, state, env_key, tx);
             super::provider_headers::headers_ui(ui, state, &mut ui_state.send.headers, tx);
+            super::limits_window::limits_button(ui, state, &mut ui_state.limits_open);
             let path = &mut ui_state.config_path;
             super::widgets::labelled_line(
                 ui,

@@ -47,8 +47,9 @@ pub fn start(state: &mut AppState, index: usize) {
         ..ReplayState::default()
     };
     browser.timeline.clear();
+    let options = state.settings.limits.send_options();
     let spawned = state.workers.spawn_network("resend", move |ctx| {
-        resend_job(ctx, path, session, request, target, generation)
+        resend_job(ctx, path, (session, request), target, generation, options)
     });
     match spawned {
         Ok(id) => state.browser.replay.job = Some(id),
@@ -90,10 +91,10 @@ fn prepare(
 async fn resend_job(
     ctx: JobContext,
     path: PathBuf,
-    session: i64,
-    request: i64,
+    (session, request): (i64, i64),
     target: Arc<CompiledRequest>,
     generation: u64,
+    options: SendOptions,
 ) -> JobContext {
     let report = |ctx: &JobContext, update| {
         ctx.report(AppEvent::Sessions(SessionEvent::Replay {
@@ -126,7 +127,7 @@ async fn resend_job(
     let sender = resolve_headers(&compiled, |env| std::env::var(env).ok())
         .map_err(|e| e.to_string())
         .and_then(|headers| {
-            HttpSender::new(&compiled.url, SendOptions::default())
+            HttpSender::new(&compiled.url, options)
                 .map(|sender| (sender, headers))
                 .map_err(|e| e.to_string())
         });

@@ -1,9 +1,11 @@
 //! The element pool: every distinct JSON element of a session (a setting, a tool list, an input
 //! item) stored once, keyed by its digest as sent (key order counts), with its byte and token
-//! counts computed once.
+//! counts computed once. A batch of elements (a body's input items) is hashed, serialized and
+//! tokenized on all cores.
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use serde_json::Value;
 
 use super::canon::{Digest, digest};
@@ -62,14 +64,74 @@ impl ElementPool {
         }
     }
 
+    /// The ids of `values` in order, adding (cloned) those that are new; new elements are
+    /// hashed, serialized and tokenized in parallel.
+    pub fn intern_all(&mut self, values: &[Value]) -> Vec<ElementId> {
+        let digests: Vec<Digest> = values.par_iter().map(digest).collect();
+        self.intern_batch(digests, |i| values[i].clone())
+    }
+
+    /// [`ElementPool::intern_all`] taking the values: new ones move into the pool.
+    pub fn intern_all_owned(&mut self, values: Vec<Value>) -> Vec<ElementId> {
+        let digests: Vec<Digest> = values.par_iter().map(digest).collect();
+        let mut values: Vec<Option<Value>> = values.into_iter().map(Some).collect();
+        self.intern_batch(digests, |i| values[i].take().unwrap_or(Value::Null))
+    }
+
+    /// Ids for values with these digests; `take(i)` yields value `i` the first time a digest is
+    /// new (once per distinct new digest).
+    fn intern_batch(
+        &mut self,
+        digests: Vec<Digest>,
+        mut take: impl FnMut(usize) -> Value,
+    ) -> Vec<ElementId> {
+        // Slots: an existing id, or an index into `fresh` (new distinct values, in order).
+        enum Slot {
+            Known(ElementId),
+            Fresh(usize),
+        }
+        let mut fresh: Vec<(Digest, Value)> = Vec::new();
+        let mut fresh_at: HashMap<Digest, usize> = HashMap::new();
+        let slots: Vec<Slot> = digests
+            .iter()
+            .enumerate()
+            .map(|(i, d)| match self.by_digest.get(d) {
+                Some(id) => Slot::Known(*id),
+                None => Slot::Fresh(*fresh_at.entry(*d).or_insert_with(|| {
+                    fresh.push((*d, take(i)));
+                    fresh.len() - 1
+                })),
+            })
+            .collect();
+        let tokenizer = self.tokenizer;
+        let measured: Vec<(u64, u64)> = fresh
+            .par_iter()
+            .map(|(_, value)| measure(tokenizer, value))
+            .collect();
+        let first = self.elements.len();
+        for ((digest, value), (bytes, tokens)) in fresh.into_iter().zip(measured) {
+            self.push(digest, value, bytes, tokens);
+        }
+        slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::Known(id) => id,
+                Slot::Fresh(k) => ElementId(u32::try_from(first + k).unwrap_or(u32::MAX)),
+            })
+            .collect()
+    }
+
     fn insert(&mut self, digest: Digest, value: Value) -> ElementId {
-        // Serializing a `Value` into a String cannot fail (keys are strings, no I/O).
-        let text = serde_json::to_string(&value).unwrap_or_default();
+        let (bytes, tokens) = measure(self.tokenizer, &value);
+        self.push(digest, value, bytes, tokens)
+    }
+
+    fn push(&mut self, digest: Digest, value: Value, bytes: u64, tokens: u64) -> ElementId {
         let id = ElementId(u32::try_from(self.elements.len()).unwrap_or(u32::MAX));
         self.elements.push(Element {
             digest,
-            bytes: text.len() as u64,
-            tokens: self.tokenizer.count(&text),
+            bytes,
+            tokens,
             value,
         });
         self.by_digest.insert(digest, id);
@@ -114,5 +176,73 @@ impl ElementPool {
     /// The tokenizer the pool counts with.
     pub fn tokenizer(&self) -> Tokenizer {
         self.tokenizer
+    }
+}
+
+/// Bytes and o200k tokens of `value`'s compact JSON.
+fn measure(tokenizer: Tokenizer, value: &Value) -> (u64, u64) {
+    // Serializing a `Value` into a String cannot fail (keys are strings, no I/O).
+    let text = serde_json::to_string(value).unwrap_or_default();
+    (text.len() as u64, tokenizer.count(&text))
+}
+
+#[cfg(test)]
+mod tests {
+    use pretty_assertions::assert_eq;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_batch_interns_as_one_by_one_does() {
+        let values = vec![
+            json!({"type": "message", "content": "a"}),
+            json!("text"),
+            json!({"type": "message", "content": "a"}),
+            json!({"content": "a", "type": "message"}),
+            json!("text"),
+            json!([1, 2, {"x": null}]),
+        ];
+        let mut one_by_one = ElementPool::new(Tokenizer::o200k());
+        let expected: Vec<ElementId> = values.iter().map(|v| one_by_one.intern(v)).collect();
+        let mut batch = ElementPool::new(Tokenizer::o200k());
+        // A value seen before the batch keeps its id.
+        assert_eq!(batch.intern(&values[1]), ElementId(0));
+        let by_ref = batch.intern_all(&values);
+        let mut owned = batch.clone();
+        assert_eq!(owned.intern_all_owned(values.clone()), by_ref);
+        assert_eq!(
+            by_ref,
+            vec![
+                ElementId(1),
+                ElementId(0),
+                ElementId(1),
+                ElementId(2),
+                ElementId(0),
+                ElementId(3)
+            ]
+        );
+        assert_eq!(
+            expected,
+            vec![
+                ElementId(0),
+                ElementId(1),
+                ElementId(0),
+                ElementId(2),
+                ElementId(1),
+                ElementId(3)
+            ]
+        );
+        let facts = |pool: &ElementPool, id: ElementId| {
+            let e = pool.get(id).expect("element");
+            (e.digest, e.bytes, e.tokens, e.value.clone())
+        };
+        for (i, value) in values.iter().enumerate() {
+            let a = facts(&one_by_one, expected[i]);
+            assert_eq!(facts(&batch, by_ref[i]), a);
+            assert_eq!(facts(&owned, by_ref[i]), a);
+            assert_eq!(&a.3, value);
+        }
+        assert_eq!((batch.len(), owned.len(), one_by_one.len()), (4, 4, 4));
     }
 }

@@ -111,7 +111,7 @@ impl Session {
             });
         };
         let input: Vec<ElementId> = match head.get("input") {
-            Some(Value::Array(items)) => items.iter().map(|v| self.pool.intern(v)).collect(),
+            Some(Value::Array(items)) => self.pool.intern_all(items),
             // A string input is one user message: one element.
             Some(text @ Value::String(_)) => vec![self.pool.intern(text)],
             Some(Value::Null) | None => Vec::new(),
@@ -143,10 +143,7 @@ impl Session {
         let Value::Array(items) = items else {
             return self.push_body(&body, meta);
         };
-        let input: Vec<ElementId> = items
-            .into_iter()
-            .map(|item| self.pool.intern_owned(item))
-            .collect();
+        let input = self.pool.intern_all_owned(items);
         self.push_parts(head, &input, meta)
     }
 

@@ -7,17 +7,21 @@
 //! that follows a printable ASCII character — always a boundary of o200k's pre-tokenizer, so the
 //! count is exact; only a run with no such space for [`MAX_SEGMENT_BYTES`] is cut anyway (into
 //! ~100-byte pieces, which tiktoken merges quickly), an estimate that may miscount a token or two
-//! at each cut.
+//! at each cut. A text longer than [`PARALLEL_BYTES`] has its segments counted on all cores.
+//!
+//! The tables load on the first count, not when a [`Tokenizer`] is made, so a caller can start
+//! loading them on another thread ([`Tokenizer::preload`]) while it reads its input.
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
 use tiktoken_rs::CoreBPE;
 
 /// An o200k_base token counter. Cheap to copy; the encoding tables are loaded once per process
-/// (a few hundred milliseconds the first time).
+/// on the first count (a few hundred milliseconds).
 #[derive(Clone, Copy)]
 pub struct Tokenizer {
-    bpe: &'static CoreBPE,
+    _private: (),
 }
 
 impl std::fmt::Debug for Tokenizer {
@@ -27,32 +31,61 @@ impl std::fmt::Debug for Tokenizer {
 }
 
 impl Tokenizer {
-    /// The o200k_base counter (loads the bundled tables on first use).
+    /// The o200k_base counter (the bundled tables load on its first count).
     pub fn o200k() -> Self {
-        Self {
-            bpe: tiktoken_rs::o200k_base_singleton(),
-        }
+        Self { _private: () }
+    }
+
+    /// Loads the encoding tables now (blocking), so a later count starts at once; call it on a
+    /// spare thread while reading input.
+    pub fn preload() {
+        let _ = bpe();
     }
 
     /// Number of tokens in `text`, special-token markers counted as ordinary text.
     pub fn count(&self, text: &str) -> u64 {
-        // Runs repeat (one character over megabytes): each distinct run piece is encoded once.
-        let mut run_pieces: HashMap<&str, u64> = HashMap::new();
-        segments(text)
-            .map(|(segment, forced)| match forced {
-                // A long run with no boundary: in pieces short enough for tiktoken's quick merge.
-                true => pieces(segment, RUN_PIECE_BYTES)
-                    .map(|piece| {
-                        *run_pieces
-                            .entry(piece)
-                            .or_insert_with(|| self.bpe.encode_ordinary(piece).len() as u64)
-                    })
-                    .sum(),
-                false => self.bpe.encode_ordinary(segment).len() as u64,
-            })
+        if text.len() <= PARALLEL_BYTES {
+            return count_segments(segments(text));
+        }
+        // Segments are independent (each ends at a pre-tokenizer boundary): count batches of
+        // them on all cores.
+        let all: Vec<(&str, bool)> = segments(text).collect();
+        all.par_chunks(SEGMENTS_PER_TASK)
+            .map(|batch| count_segments(batch.iter().copied()))
             .sum()
     }
 }
+
+/// The process-wide o200k_base tables (loaded on first use).
+fn bpe() -> &'static CoreBPE {
+    tiktoken_rs::o200k_base_singleton()
+}
+
+/// Tokens in a sequence of segments of one text.
+fn count_segments<'a>(segments: impl Iterator<Item = (&'a str, bool)>) -> u64 {
+    let bpe = bpe();
+    // Runs repeat (one character over megabytes): each distinct run piece is encoded once.
+    let mut run_pieces: HashMap<&str, u64> = HashMap::new();
+    segments
+        .map(|(segment, forced)| match forced {
+            // A long run with no boundary: in pieces short enough for tiktoken's quick merge.
+            true => pieces(segment, RUN_PIECE_BYTES)
+                .map(|piece| {
+                    *run_pieces
+                        .entry(piece)
+                        .or_insert_with(|| bpe.encode_ordinary(piece).len() as u64)
+                })
+                .sum(),
+            false => bpe.encode_ordinary(segment).len() as u64,
+        })
+        .sum()
+}
+
+/// Texts longer than this are counted in parallel.
+pub const PARALLEL_BYTES: usize = 1024 * 1024;
+
+/// Segments counted by one parallel task (about 1 MB).
+const SEGMENTS_PER_TASK: usize = 64;
 
 /// Length of the segments a long text is counted in.
 pub const SEGMENT_BYTES: usize = 16 * 1024;
@@ -145,10 +178,12 @@ mod tests {
         // Words, numbers, punctuation, double spaces, line ends and non-ASCII, well past a
         // segment: counted in segments, the total equals one whole encoding.
         let unit = "Hello, wörld!  The 12345 crates\n\tcompile   fast; naïve café's 'quoted' ";
-        let text = unit.repeat(4000);
+        // Past PARALLEL_BYTES too: segments counted on several threads add up the same.
+        let text = unit.repeat(20_000);
+        assert!(text.len() > PARALLEL_BYTES);
         assert!(text.len() > 4 * MAX_SEGMENT_BYTES);
         assert!(segments(&text).count() > 4);
-        let whole = t.bpe.encode_ordinary(&text).len() as u64;
+        let whole = bpe().encode_ordinary(&text).len() as u64;
         assert_eq!(t.count(&text), whole);
         assert_eq!(segments(&text).map(|(s, _)| s).collect::<String>(), text);
         assert!(segments(&text).all(|(_, forced)| !forced));
@@ -170,7 +205,7 @@ mod tests {
                 .all(|p| p.len() >= RUN_PIECE_BYTES - 1)
         );
         let t = Tokenizer::o200k();
-        let whole = t.bpe.encode_ordinary(&text).len() as u64;
+        let whole = bpe().encode_ordinary(&text).len() as u64;
         let counted = t.count(&text);
         // An estimate on such runs: at most a token or two off per piece.
         let cuts = text.len().div_ceil(RUN_PIECE_BYTES - 1) as u64;

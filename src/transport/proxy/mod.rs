@@ -26,7 +26,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::core::stream::RawEvent;
+use crate::core::stream::{RawEvent, StreamLimits};
 use crate::store::{OutcomeRecord, Source, StoreError};
 use crate::transport::CancelToken;
 
@@ -216,6 +216,9 @@ pub struct ProxyOptions {
     pub connect_timeout: Duration,
     /// Limit on waiting for each chunk of the upstream's answer.
     pub idle_timeout: Duration,
+    /// Size limits on each recorded answer (per event, per response): past them the client
+    /// still receives every byte, but the recording ends as `limit_exceeded`.
+    pub limits: StreamLimits,
 }
 
 impl ProxyOptions {
@@ -230,6 +233,7 @@ impl ProxyOptions {
             event_capacity: DEFAULT_EVENT_CAPACITY,
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
+            limits: StreamLimits::default(),
         }
     }
 }
@@ -251,13 +255,16 @@ pub async fn start_proxy(
         });
     }
     let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
-    let sink = Arc::new(recording::Sink::open(
-        options.db.as_deref(),
-        options.session_name.clone(),
-        Source::Proxy,
-        None,
-        tx,
-    )?);
+    let sink = Arc::new(
+        recording::Sink::open(
+            options.db.as_deref(),
+            options.session_name.clone(),
+            Source::Proxy,
+            None,
+            tx,
+        )?
+        .with_limits(options.limits),
+    );
     let (listener, addr, warning) = listen::bind(&options.listen).await?;
     let relay = forward::Relay::new(upstream, &options, Arc::clone(&sink)).map_err(|e| {
         ServerError::BadUpstream {

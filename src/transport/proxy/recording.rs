@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use super::ProxyEvent;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{RawEvent, StreamError, StreamReader};
+use crate::core::stream::{RawEvent, StreamError, StreamLimits, StreamReader};
 use crate::store::{
     NewRequest, NewSession, OutcomeRecord, Recorder, RecorderOptions, ResponseMeta, Source, Store,
     StoreResult,
@@ -24,10 +24,6 @@ use crate::store::{
 
 /// Largest non-SSE response body kept (an error body, a compaction answer).
 const MAX_KEPT_BODY: usize = 1024 * 1024;
-
-/// Largest unfinished SSE event held for decoding; past it, the bytes still pass to the client
-/// but the exchange stops recording events and is recorded as failed.
-const MAX_PENDING_EVENT: usize = 64 * 1024 * 1024;
 
 /// Unix time in microseconds.
 pub(crate) fn now_us() -> i64 {
@@ -65,6 +61,8 @@ pub(crate) struct Sink {
     events: mpsc::Sender<ProxyEvent>,
     next_exchange: AtomicU64,
     dropped: AtomicU64,
+    /// Size limits on each recorded answer (the client still receives every byte).
+    limits: StreamLimits,
 }
 
 impl Sink {
@@ -94,7 +92,15 @@ impl Sink {
             events,
             next_exchange: AtomicU64::new(1),
             dropped: AtomicU64::new(0),
+            limits: StreamLimits::default(),
         })
+    }
+
+    /// The sink with these size limits on each recorded answer: an event or answer past them
+    /// ends its recording as `limit_exceeded`, with what arrived before kept.
+    pub(crate) fn with_limits(mut self, limits: StreamLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Reports to the app without ever waiting: a full channel drops the event (the store has
@@ -179,7 +185,7 @@ impl Sink {
             request_id,
             url: request.url.clone(),
             start,
-            reader: StreamReader::new(),
+            reader: StreamReader::with_limits(self.limits),
             sse: false,
             status: None,
             response_headers: Vec::new(),
@@ -254,12 +260,6 @@ impl Exchange {
         let entries = self.reader.push(bytes, at);
         for entry in entries {
             self.record_event(entry.raw);
-        }
-        if self.reader.decoder().pending_bytes() > MAX_PENDING_EVENT {
-            self.fail(
-                "stream",
-                format!("an SSE event is larger than {MAX_PENDING_EVENT} bytes; recording stopped"),
-            );
         }
     }
 
