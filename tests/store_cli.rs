@@ -62,11 +62,12 @@ fn import_list_show_export_delete() {
     let list = ok_json(&["sessions", "list", "--db", &db, "--json"]);
     assert_eq!(
         list,
-        serde_json::json!([{"id": 1, "name": "tool-calls", "source": "import", "model": "gpt-5.5", "requests": 3, "created_at": "2026-11-20T10:00:00.000Z"}])
+        serde_json::json!([{"id": 1, "name": "tool-calls", "source": "import", "model": "gpt-5.5", "requests": 3, "created_at": "2026-11-20T10:00:00.000Z", "interrupted": 0, "unanswered": 0}])
     );
     let show = ok_json(&["sessions", "show", "1", "--db", &db, "--json"]);
     assert_eq!(show["requests"].as_array().map(Vec::len), Some(3));
     assert_eq!(show["requests"][2]["state"], "completed");
+    assert_eq!(show["requests"][2]["outcome"], "completed");
 
     // Bodies: one file per request, in order, each the exact body from the HAR.
     let bodies = dir.join("bodies");

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::HttpError;
-use promptwire::core::stream::http_error::{classify_http_error, header_retry_after};
+use promptwire::core::stream::http_error::{classify_http_error, header_retry_after, with_date};
 use serde_json::json;
 
 const URL: &str = "https://api.example.test/v1/responses";
@@ -271,5 +271,33 @@ fn retry_after_headers() {
             ("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT"),
         ])),
         None
+    );
+    // The two obsolete HTTP-date forms recipients must accept (RFC 9110 §5.6.7).
+    for (date, retry_after) in [
+        (
+            "Wednesday, 21-Oct-26 07:27:50 GMT",
+            "Wed, 21 Oct 2026 07:28:00 GMT",
+        ),
+        (
+            "Wed Oct 21 07:27:50 2026",
+            "Wednesday, 21-Oct-26 07:28:00 GMT",
+        ),
+        ("Wed, 21 Oct 2026 07:27:50 GMT", "Wed Oct 21 07:28:00 2026"),
+        ("Thu Oct  1 07:27:50 2026", "Thu Oct  1 07:28:00 2026"),
+    ] {
+        assert_eq!(
+            header_retry_after(&headers(&[("date", date), ("retry-after", retry_after)])),
+            Some(Duration::from_secs(10)),
+            "{date} → {retry_after}"
+        );
+    }
+    // A live transport adds its own clock's `Date` when the response has none.
+    let undated = headers(&[("retry-after", "Wed, 21 Oct 2026 07:28:00 GMT")]);
+    let dated = with_date(&undated, "Wed, 21 Oct 2026 07:27:00 +0000");
+    assert_eq!(header_retry_after(&dated), Some(Duration::from_secs(60)));
+    let own = headers(&[("Date", "Wed, 21 Oct 2026 07:27:59 GMT")]);
+    assert_eq!(
+        with_date(&own, "Thu, 01 Jan 2026 00:00:00 +0000").to_vec(),
+        own
     );
 }

@@ -233,6 +233,51 @@ async fn rate_limit_429_waits_the_servers_retry_after() {
 }
 
 #[tokio::test]
+async fn a_retry_after_http_date_is_waited_for_even_without_a_date_header() {
+    // Two seconds from now, as an HTTP date (whole seconds): the wait is one to two seconds.
+    let at = (chrono::Utc::now() + chrono::Duration::seconds(2))
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string();
+    let body = json!({"error": {"type": "requests", "code": "rate_limit_exceeded",
+        "message": "Rate limit reached."}});
+    let server = Server::start(vec![
+        Reply::status(429, &[("retry-after", &at)], &body),
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+    ]);
+    let started = Instant::now();
+    let (result, log) = send(&server, fast_options()).await;
+    let elapsed = started.elapsed();
+    assert_eq!(result.error, None);
+    let waited = result.attempts[0]
+        .error
+        .as_ref()
+        .and_then(SendError::retry_after);
+    assert!(
+        waited.is_some_and(|d| d >= Duration::from_secs(1) && d <= Duration::from_secs(2)),
+        "{waited:?}"
+    );
+    let retry = format!(
+        "retry retry_limit {}ms",
+        waited.unwrap_or_default().as_millis()
+    );
+    assert_eq!(
+        summary(&log),
+        vec![
+            "attempt 1",
+            "status 429",
+            retry.as_str(),
+            "attempt 2",
+            "status 200",
+            "header events 1"
+        ]
+    );
+    assert!(elapsed >= Duration::from_millis(950), "{elapsed:?}");
+}
+
+#[tokio::test]
 async fn server_error_500_is_retried_with_backoff() {
     let server = Server::start(vec![
         Reply::status(

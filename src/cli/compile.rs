@@ -4,7 +4,7 @@ use std::io::Write as _;
 
 use clap::Args;
 
-use super::input::{display_name, read_text};
+use super::input::{display_name, read_text, warn_duplicate_keys};
 use crate::core::compile::CompiledRequest;
 use crate::core::models::ModelCatalog;
 use crate::core::prompt::{AuthMode, Dialect, Prompt};
@@ -81,6 +81,7 @@ pub fn load_and_compile(
     let text = read_text(path, max_bytes)?;
     let prompt =
         Prompt::from_json_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", display_name(path)))?;
+    warn_duplicate_keys(path, &text);
     compile_prompt(prompt, display_name(path), max_bytes, choice)
 }
 

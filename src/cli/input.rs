@@ -89,8 +89,33 @@ fn read_capped_into(
 
 /// Parses JSON text, naming the line and column of a syntax error.
 pub fn parse_json(arg: &str, text: &str) -> anyhow::Result<Value> {
-    serde_json::from_str(text)
-        .map_err(|e| anyhow::anyhow!("{}: {}", display_name(arg), PromptError::from_serde("", &e)))
+    let value = serde_json::from_str(text).map_err(|e| {
+        anyhow::anyhow!("{}: {}", display_name(arg), PromptError::from_serde("", &e))
+    })?;
+    warn_duplicate_keys(arg, text);
+    Ok(value)
+}
+
+/// Most repeated keys named one by one on standard error.
+const MAX_DUPLICATE_WARNINGS: usize = 10;
+
+/// Warns on standard error, one line each, about keys repeated anywhere in the JSON `text`
+/// read from `arg` (its last value is what counts).
+pub fn warn_duplicate_keys(arg: &str, text: &str) {
+    let Some((found, all)) = crate::core::import::duplicate_keys(text, MAX_DUPLICATE_WARNINGS)
+    else {
+        return;
+    };
+    for duplicate in &found {
+        eprintln!("promptwire: warning: {}: {duplicate}", display_name(arg));
+    }
+    if all > found.len() {
+        eprintln!(
+            "promptwire: warning: {}: {} more repeated keys",
+            display_name(arg),
+            all - found.len()
+        );
+    }
 }
 
 /// `stdin` for `-`, else the path.

@@ -312,6 +312,17 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         }
     };
     let cancel = CancelToken::new();
+    // Ctrl-C (or SIGTERM) stops the send like Stop in the app: what arrived is kept, printed and
+    // recorded, the request as interrupted (exit status 130).
+    let interrupted = {
+        let _runtime = runtime.enter();
+        let signal = super::record::interrupted();
+        let cancel = cancel.clone();
+        runtime.spawn(async move {
+            signal.await;
+            cancel.cancel();
+        })
+    };
     let mut on_event = |event: SendEvent<'_>| {
         if let Some(recording) = recording.as_mut() {
             record_event(recording, &event);
@@ -342,6 +353,11 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         }
     }
     printer.flush();
+    interrupted.abort();
+    if cancel.is_cancelled() {
+        eprintln!("promptwire: interrupted");
+        std::process::exit(130);
+    }
     printer.check()
 }
 

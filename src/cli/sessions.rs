@@ -2,7 +2,10 @@
 //! the session store from the command line.
 //!
 //! Contract for scripts: `list --json` prints a JSON array of
-//! `{"id","name","source","model","requests","created_at"}`; `import FILE.har --json` prints
+//! `{"id","name","source","model","requests","created_at","interrupted","unanswered"}` (requests
+//! recorded as interrupted, and requests without an outcome — cut off or still running; the
+//! text listing flags such a session); `show ID --json` gives each request its `outcome` class
+//! (`completed`, `interrupted`, `failed: CLASS`, `no answer`, …); `import FILE.har --json` prints
 //! `{"session":ID,"requests":N}`; `import ROLLOUT.jsonl|DIR --json` (Codex session logs, told
 //! apart from HAR by their content; a folder is walked for `rollout-*.jsonl` with progress on
 //! standard error) prints `{"rollouts":[{"path","thread_id","session","requests","skipped",
@@ -19,6 +22,7 @@ use serde_json::{Value, json};
 mod rollouts;
 
 use crate::store::har::{rfc3339, write_private};
+use crate::store::summary::OutcomeClass;
 use crate::store::{Page, SessionSummary, Store};
 
 /// Arguments of `sessions`.
@@ -109,6 +113,8 @@ fn session_json(s: &SessionSummary) -> Value {
         "model": s.model,
         "requests": s.requests,
         "created_at": rfc3339(s.created_us),
+        "interrupted": s.interrupted,
+        "unanswered": s.unanswered,
     })
 }
 
@@ -145,8 +151,11 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             }
             let mut text = String::new();
             for s in &sessions {
+                let flag = s
+                    .unfinished()
+                    .map_or_else(String::new, |text| format!("  ! {text}"));
                 text.push_str(&format!(
-                    "{:>5}  {:<24}  {:<6}  {:<16}  {:>4} req  {}\n",
+                    "{:>5}  {:<24}  {:<6}  {:<16}  {:>4} req  {}{flag}\n",
                     s.id,
                     s.name,
                     s.source,
@@ -163,6 +172,12 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             let requests = store.requests(*id, Page::ALL)?;
             let mut rows = Vec::with_capacity(requests.len());
             for r in &requests {
+                let outcome = store.outcome(r.id)?;
+                let class = OutcomeClass::of(
+                    r.status,
+                    outcome.as_ref().map(|o| o.state.as_str()),
+                    outcome.as_ref().and_then(|o| o.error_class.as_deref()),
+                );
                 rows.push(json!({
                     "id": r.id,
                     "position": r.position,
@@ -173,6 +188,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     "body_bytes": r.body_bytes,
                     "status": r.status,
                     "state": r.state,
+                    "outcome": class.label(),
                     "events": store.event_count(r.id)?,
                     "started_at": r.started_us.map(rfc3339),
                     "total_us": r.total_us,
@@ -183,12 +199,15 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 return print(&out.to_string());
             }
             let mut text = format!(
-                "session {}  {}  ({}, {}, created {})\n",
+                "session {}  {}  ({}, {}, created {}){}\n",
                 session.id,
                 session.name,
                 session.source,
                 session.model.as_deref().unwrap_or("-"),
-                rfc3339(session.created_us)
+                rfc3339(session.created_us),
+                session
+                    .unfinished()
+                    .map_or_else(String::new, |text| format!("  ! {text}"))
             );
             for row in &rows {
                 let get = |k: &str| match row.get(k) {
@@ -202,7 +221,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     get("model"),
                     get("dialect"),
                     get("status"),
-                    get("state"),
+                    get("outcome"),
                     get("events"),
                     get("body_bytes"),
                 ));

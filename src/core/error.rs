@@ -66,7 +66,7 @@ impl PromptError {
 
 /// Longest message kept whole; a longer one (a type error quoting a huge bad value) keeps its
 /// first [`KEPT_HEAD_CHARS`] and last [`KEPT_TAIL_CHARS`] characters (the tail says what was
-/// expected).
+/// expected) and says how much was cut and how long it was in bytes.
 pub const MAX_MESSAGE_CHARS: usize = 300;
 const KEPT_HEAD_CHARS: usize = 200;
 const KEPT_TAIL_CHARS: usize = 60;
@@ -80,7 +80,10 @@ fn cut_long(message: &str) -> String {
     let head: String = message.chars().take(KEPT_HEAD_CHARS).collect();
     let tail: String = message.chars().skip(chars - KEPT_TAIL_CHARS).collect();
     let cut = chars - KEPT_HEAD_CHARS - KEPT_TAIL_CHARS;
-    format!("{head}… ({cut} characters cut) …{tail}")
+    format!(
+        "{head}… ({cut} characters cut, {} bytes in all) …{tail}",
+        message.len()
+    )
 }
 
 /// serde_json appends " at line L column C"; the path already locates data errors.
@@ -129,7 +132,7 @@ mod tests {
         assert_eq!(
             message,
             format!(
-                "input: invalid type: string \"{}… (999777 characters cut) …{}\", expected u32",
+                "input: invalid type: string \"{}… (999777 characters cut, 1000037 bytes in all) …{}\", expected u32",
                 "x".repeat(200 - "invalid type: string \"".len()),
                 "x".repeat(60 - "\", expected u32".len())
             )

@@ -7,8 +7,10 @@
 //! no preset reproduces is kept in `body_overrides` / `body_omit`, so nothing is lost.
 
 mod detect;
+mod duplicates;
 mod headers;
 
+pub use duplicates::{DuplicateKey, duplicate_keys};
 pub use headers::{CAPTURED_KEY_ENV, CapturedHeaders, TRANSPORT_HEADERS};
 
 use serde_json::Value;

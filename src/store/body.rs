@@ -1,8 +1,8 @@
-//! How a request body is stored: split into its non-input fields (an ordered JSON object,
-//! content-addressed so identical tools/instructions are stored once per database), the position
-//! of `input` among the keys, and the ordered list of input items, each content-addressed by a
-//! 128-bit hash of its compact JSON. [`rebuild`] puts them back into the same JSON value, keys in
-//! the same order; bytes that a compact rendering would not reproduce are kept verbatim.
+//! The content hash and varint lists every stored body uses, and the rebuild of a body written by
+//! schema 2: its non-input fields as one ordered JSON object (content-addressed in `fields`), the
+//! position of `input` among the keys, and the ordered list of input items. [`rebuild`] puts them
+//! back into the same JSON value, keys in the same order. Bodies written since schema 3 are cut
+//! into pieces instead (`pieces.rs`).
 
 use serde_json::Value;
 use siphasher::sip128::{Hasher128 as _, SipHasher13};
@@ -17,59 +17,6 @@ pub fn content_hash(text: &str) -> ContentHash {
     let mut hasher = SipHasher13::new_with_keys(0x7077_7374_6f72_6531, 0x6974_656d_732d_7631);
     std::hash::Hasher::write(&mut hasher, text.as_bytes());
     hasher.finish128().as_bytes()
-}
-
-/// A body taken apart for storage.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SplitBody {
-    /// Compact JSON of the body without `input` (keys in order); `None` when the body is not a
-    /// JSON object.
-    pub fields_json: Option<String>,
-    /// Index of `input` among the body's keys, when `input` is an array.
-    pub input_at: Option<usize>,
-    /// Compact JSON of each input item, in order.
-    pub items: Vec<String>,
-    /// The original bytes, when rebuilding would not reproduce them exactly.
-    pub verbatim: Option<Vec<u8>>,
-}
-
-/// Splits body bytes for storage.
-pub fn split(bytes: &[u8]) -> SplitBody {
-    let verbatim_only = || SplitBody {
-        fields_json: None,
-        input_at: None,
-        items: Vec::new(),
-        verbatim: Some(bytes.to_vec()),
-    };
-    let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(bytes) else {
-        return verbatim_only();
-    };
-    let mut fields = JsonMap::with_capacity(map.len());
-    let mut input_at = None;
-    let mut items = Vec::new();
-    for (index, (key, value)) in map.into_iter().enumerate() {
-        match value {
-            Value::Array(list) if key == "input" => {
-                input_at = Some(index);
-                items = list.iter().map(Value::to_string).collect();
-            }
-            other => {
-                fields.insert(key, other);
-            }
-        }
-    }
-    let fields_json = Value::Object(fields).to_string();
-    let mut split = SplitBody {
-        fields_json: Some(fields_json),
-        input_at,
-        items,
-        verbatim: None,
-    };
-    match rebuild_bytes(&split) {
-        Ok(rebuilt) if rebuilt == bytes => {}
-        _ => split.verbatim = Some(bytes.to_vec()),
-    }
-    split
 }
 
 /// The body value from its stored parts.
@@ -102,11 +49,6 @@ pub fn rebuild(
         out.insert("input".to_string(), input()?);
     }
     Ok(Value::Object(out))
-}
-
-fn rebuild_bytes(split: &SplitBody) -> Result<Vec<u8>, String> {
-    let value = rebuild(split.fields_json.as_deref(), split.input_at, &split.items)?;
-    serde_json::to_vec(&value).map_err(|e| e.to_string())
 }
 
 /// Appends `value` as an unsigned LEB128 varint.
@@ -151,26 +93,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn split_and_rebuild_keep_order_and_bytes() {
-        let body = br#"{"model":"m","instructions":"i","input":[{"type":"message","b":1,"a":2}],"tools":[],"stream":true}"#;
-        let s = split(body);
-        assert_eq!(s.verbatim, None);
-        assert_eq!(s.input_at, Some(2));
-        let value = rebuild(s.fields_json.as_deref(), s.input_at, &s.items).unwrap_or_default();
+    fn schema_2_parts_rebuild_with_keys_in_order() {
+        let fields = r#"{"model":"m","instructions":"i","tools":[],"stream":true}"#;
+        let items = vec![r#"{"type":"message","b":1,"a":2}"#.to_string()];
+        let value = rebuild(Some(fields), Some(2), &items).unwrap_or_default();
         assert_eq!(
-            serde_json::to_vec(&value).unwrap_or_default(),
-            body.to_vec()
+            serde_json::to_string(&value).unwrap_or_default(),
+            r#"{"model":"m","instructions":"i","input":[{"type":"message","b":1,"a":2}],"tools":[],"stream":true}"#
         );
-    }
-
-    #[test]
-    fn pretty_or_invalid_bodies_are_kept_verbatim() {
-        let pretty = b"{\n  \"input\": []\n}";
-        assert_eq!(split(pretty).verbatim.as_deref(), Some(&pretty[..]));
-        assert_eq!(
-            split(b"not json").verbatim.as_deref(),
-            Some(&b"not json"[..])
-        );
+        assert_eq!(rebuild(None, None, &[]), Err("no fields".to_string()));
     }
 
     #[test]

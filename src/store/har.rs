@@ -9,9 +9,14 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use rusqlite::Transaction;
+
 use super::Store;
 use super::error::{StoreError, StoreResult};
 use super::types::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source};
+use super::write::{
+    insert_events, insert_request, insert_session, update_response, upsert_outcome,
+};
 use crate::core::export::{HarEntry, HarResponse, har_log};
 use crate::core::redact::{is_identifying_header, redact_header, redact_text};
 use crate::core::stream::http_error::classify_http_error;
@@ -304,44 +309,46 @@ impl Store {
             .enumerate()
             .map(|(i, e)| parse_entry(e).map_err(|m| bad(format!("entry {i}: {m}"))))
             .collect::<Result<Vec<_>, _>>()?;
-        let session_id = self.create_session(&session)?;
-        let written = self.import_entries(session_id, &parsed);
-        if let Err(e) = written {
-            // Leave nothing half-imported behind.
-            let _ = self.delete_session(session_id);
-            return Err(e);
-        }
+        // One transaction: a failure or a kill midway leaves nothing behind.
+        let conn = self.writable()?;
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let session_id = insert_session(&tx, &session)?;
+        import_entries(&tx, session_id, &parsed)?;
+        tx.commit()?;
         Ok((session_id, parsed.len()))
     }
 }
 
-impl Store {
-    fn import_entries(&mut self, session_id: i64, parsed: &[ParsedEntry]) -> StoreResult<()> {
-        for entry in parsed {
-            let id = self.add_request(
-                session_id,
-                &NewRequest {
-                    dialect: entry.dialect.clone(),
-                    rules: entry.rules.clone(),
-                    provider: entry.provider.clone(),
-                    method: entry.method.clone(),
-                    url: entry.url.clone(),
-                    body: entry.body.as_bytes(),
-                    headers: &entry.headers,
-                    extra: entry.extra.clone(),
-                    started_us: entry.started_us,
-                },
-            )?;
-            if let Some(response) = &entry.response {
-                self.set_response(id, response)?;
-            }
-            self.add_events(id, &entry.events)?;
-            if let Some(outcome) = &entry.outcome {
-                self.set_outcome(id, outcome)?;
-            }
+fn import_entries(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    parsed: &[ParsedEntry],
+) -> StoreResult<()> {
+    for entry in parsed {
+        let id = insert_request(
+            tx,
+            session_id,
+            &NewRequest {
+                dialect: entry.dialect.clone(),
+                rules: entry.rules.clone(),
+                provider: entry.provider.clone(),
+                method: entry.method.clone(),
+                url: entry.url.clone(),
+                body: entry.body.as_bytes(),
+                headers: &entry.headers,
+                extra: entry.extra.clone(),
+                started_us: entry.started_us,
+            },
+        )?;
+        if let Some(response) = &entry.response {
+            update_response(tx, id, response)?;
         }
-        Ok(())
+        insert_events(tx, id, &entry.events)?;
+        if let Some(outcome) = &entry.outcome {
+            upsert_outcome(tx, id, outcome)?;
+        }
     }
+    Ok(())
 }
 
 struct ParsedEntry {

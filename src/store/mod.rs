@@ -18,6 +18,7 @@ mod body;
 mod error;
 pub mod har;
 mod links;
+mod pieces;
 mod read;
 mod recorder;
 mod rollout;
@@ -48,6 +49,42 @@ pub use types::{
 /// How long a writer waits for another connection's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// Page size of a new database file. A session database holds ~20 tables and indexes, each of at
+/// least one page, and rows of every size; 1 KiB pages keep a small database small (a real
+/// 11-request Codex session: see `tests/store_growth.rs`) while large ones stay fast.
+const NEW_PAGE_SIZE: i64 = 2048;
+
+/// True for the errors of a database that exists but cannot be written where it is.
+fn cannot_write(err: &StoreError) -> bool {
+    match err {
+        StoreError::CannotOpen { .. } | StoreError::ReadOnly { .. } => true,
+        StoreError::Sqlite(e) => matches!(
+            e.sqlite_error_code(),
+            Some(
+                rusqlite::ErrorCode::ReadOnly
+                    | rusqlite::ErrorCode::CannotOpen
+                    | rusqlite::ErrorCode::PermissionDenied
+                    | rusqlite::ErrorCode::SystemIoFailure
+            )
+        ),
+        _ => false,
+    }
+}
+
+/// `path` for an SQLite `file:` URI (`%`, `?` and `#` escaped).
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// An open session database.
 #[derive(Debug)]
 pub struct Store {
@@ -74,7 +111,8 @@ fn create_private(path: &Path) {
 
 impl Store {
     /// Opens the database at `path`, creating it (and the schema) when the file does not exist.
-    /// A file without write permission is opened read-only: it browses, writes fail with
+    /// A file without write permission, or one in a folder or on media that cannot be written, is
+    /// opened read-only (see [`Store::open_read_only`]): it browses, writes fail with
     /// [`StoreError::ReadOnly`]. A file that is not SQLite, a foreign SQLite database, or one with
     /// a newer schema is refused and left untouched.
     pub fn open(path: impl AsRef<Path>) -> StoreResult<Self> {
@@ -93,8 +131,18 @@ impl Store {
         if read_only {
             return Self::open_read_only(path);
         }
+        match Self::open_writable(&path, existing.is_none()) {
+            // Read-only media or folder (the file, its `-wal` or `-shm` cannot be written):
+            // browse it read-only instead; if that fails too, its error says more.
+            Err(e) if existing.is_some() && cannot_write(&e) => Self::open_read_only(path),
+            opened => opened,
+        }
+    }
+
+    fn open_writable(path: &Path, create: bool) -> StoreResult<Self> {
+        let path = path.to_path_buf();
         let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        if existing.is_none() {
+        if create {
             flags |= OpenFlags::SQLITE_OPEN_CREATE;
             create_private(&path);
         }
@@ -102,6 +150,10 @@ impl Store {
             Connection::open_with_flags(&path, flags).map_err(|e| schema::classify(e, &path))?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let version = schema::check(&conn, &path)?;
+        if version == 0 {
+            // A new file: smaller pages before the first table (see `NEW_PAGE_SIZE`).
+            conn.pragma_update(None, "page_size", NEW_PAGE_SIZE)?;
+        }
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
             .map_err(|e| schema::classify(e, &path))?;
@@ -120,7 +172,9 @@ impl Store {
         })
     }
 
-    /// Opens `path` read-only, whatever its permissions. The schema must be current.
+    /// Opens `path` read-only, whatever its permissions (`SQLITE_OPEN_READONLY`; when not even
+    /// the WAL's `-shm` file can be made beside it, as immutable: `?mode=ro&immutable=1`). The
+    /// schema must be current.
     pub fn open_read_only(path: impl AsRef<Path>) -> StoreResult<Self> {
         let path = path.as_ref().to_path_buf();
         if !path.exists() {
@@ -138,7 +192,7 @@ impl Store {
             // immutable instead.
             Err(StoreError::CannotOpen { .. }) => {
                 drop(conn);
-                let uri = format!("file:{}?immutable=1", path.display());
+                let uri = format!("file:{}?mode=ro&immutable=1", uri_path(&path));
                 Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)
                     .map_err(|e| schema::classify(e, &path))?
             }

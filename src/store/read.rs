@@ -6,12 +6,12 @@ use std::time::Duration;
 use rusqlite::{OptionalExtension as _, Row, params};
 use serde_json::Value;
 
-use super::body;
 use super::error::StoreResult;
 use super::types::{
     OutcomeRecord, Page, RequestRecord, RequestSummary, SessionSummary, StoredBody,
 };
 use super::{Store, StoreError};
+use super::{body, pieces};
 use crate::core::stream::RawEvent;
 
 fn limit(page: Page) -> (i64, i64) {
@@ -21,18 +21,30 @@ fn limit(page: Page) -> (i64, i64) {
     )
 }
 
-const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, \
-    (SELECT count(*) FROM requests r WHERE r.session_id = s.id), s.created_us";
+/// A session row with its counts, in one pass over its requests: `[requests, interrupted
+/// (error classes `summary::INTERRUPTION_CLASSES`), without an outcome]` as a JSON array.
+const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, s.created_us, \
+    (SELECT json_array(count(*), \
+        count(*) FILTER (WHERE o.state = 'failed' AND o.error_class IN ('cancelled', 'interrupted')), \
+        count(*) - count(o.request_id)) \
+     FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.session_id = s.id)";
 
 fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
+    let counts: String = row.get(6)?;
+    let [requests, interrupted, unanswered] =
+        serde_json::from_str::<[i64; 3]>(&counts).map_err(|e| {
+            rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
+        })?;
     Ok(SessionSummary {
         id: row.get(0)?,
         name: row.get(1)?,
         source: row.get(2)?,
         provider: row.get(3)?,
         model: row.get(4)?,
-        requests: row.get(5)?,
-        created_us: row.get(6)?,
+        requests,
+        created_us: row.get(5)?,
+        interrupted,
+        unanswered,
     })
 }
 
@@ -167,12 +179,12 @@ impl Store {
         })
     }
 
-    /// Rebuilds a stored body: the same JSON value, keys in the same order, the same bytes.
+    /// Rebuilds a stored body: the same bytes, and the same JSON value (keys in the same order).
     pub fn body(&self, request_id: i64) -> StoreResult<StoredBody> {
         let row = self
             .conn
             .query_row(
-                "SELECT f.json, r.input_at, r.input_items, r.body_verbatim
+                "SELECT f.json, r.input_at, r.input_items, r.body_verbatim, r.body_pieces
                  FROM requests r LEFT JOIN fields f ON f.id = r.fields_id WHERE r.id = ?1",
                 [request_id],
                 |row| {
@@ -181,26 +193,27 @@ impl Store {
                         row.get::<_, Option<i64>>(1)?,
                         row.get::<_, Vec<u8>>(2)?,
                         row.get::<_, Option<Vec<u8>>>(3)?,
+                        row.get::<_, Option<Vec<u8>>>(4)?,
                     ))
                 },
             )
             .optional()?;
-        let Some((fields, input_at, list, verbatim)) = row else {
+        let Some((fields, input_at, list, verbatim, piece_list)) = row else {
             return Err(StoreError::NoRequest(request_id));
         };
         if let Some(bytes) = verbatim {
             let value = serde_json::from_slice(&bytes).ok();
             return Ok(StoredBody { bytes, value });
         }
-        let ids = body::read_varints(&list).map_err(StoreError::Damaged)?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT json FROM items WHERE id = ?1")?;
-        let mut items = Vec::with_capacity(ids.len());
-        for id in ids {
-            let id = i64::try_from(id).unwrap_or(i64::MAX);
-            let json: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
-            items.push(json.ok_or_else(|| StoreError::Damaged(format!("missing item {id}")))?);
+        let items = self.item_texts(&list)?;
+        if let Some(piece_list) = piece_list {
+            let bytes = pieces::join(&self.piece_texts(&piece_list)?, &items);
+            let value = serde_json::from_slice(&bytes)
+                .map_err(|e| StoreError::Damaged(format!("request {request_id}: {e}")))?;
+            return Ok(StoredBody {
+                bytes,
+                value: Some(value),
+            });
         }
         let input_at = input_at.map(|i| usize::try_from(i).unwrap_or(usize::MAX));
         let value =
@@ -210,6 +223,43 @@ impl Store {
             bytes,
             value: Some(value),
         })
+    }
+
+    /// The texts of a stored item list (LEB128 item ids), in order.
+    fn item_texts(&self, list: &[u8]) -> StoreResult<Vec<String>> {
+        let ids = body::read_varints(list).map_err(StoreError::Damaged)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT json FROM items WHERE id = ?1")?;
+        let mut items = Vec::with_capacity(ids.len());
+        for id in ids {
+            let id = i64::try_from(id).unwrap_or(i64::MAX);
+            let json: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
+            items.push(json.ok_or_else(|| StoreError::Damaged(format!("missing item {id}")))?);
+        }
+        Ok(items)
+    }
+
+    /// The texts of a stored piece list (LEB128 piece ids), in order; `None` for the input
+    /// array's place (id 0).
+    pub(super) fn piece_texts(&self, list: &[u8]) -> StoreResult<Vec<Option<String>>> {
+        let ids = body::read_varints(list).map_err(StoreError::Damaged)?;
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT text FROM pieces WHERE id = ?1")?;
+        let mut texts = Vec::with_capacity(ids.len());
+        for id in ids {
+            if id == 0 {
+                texts.push(None);
+                continue;
+            }
+            let id = i64::try_from(id).unwrap_or(i64::MAX);
+            let text: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
+            texts.push(Some(text.ok_or_else(|| {
+                StoreError::Damaged(format!("missing piece {id}"))
+            })?));
+        }
+        Ok(texts)
     }
 
     /// A request's raw events in order.

@@ -314,6 +314,8 @@ impl Store {
             };
             let parts = RequestParts {
                 fields_json: Some(&fields_json),
+                pieces: None,
+                model: None,
                 input_at: Some(request.input_at),
                 item_list: &list,
                 verbatim: None,

@@ -9,7 +9,7 @@ use rusqlite::Connection;
 use super::error::{StoreError, StoreResult};
 
 /// The schema version this build writes. Migrations take any older version up to it.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Migrations in order: `MIGRATIONS[n]` takes version `n` to `n + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -100,6 +100,24 @@ CREATE TABLE outcomes (
     r#"
 ALTER TABLE sessions ADD COLUMN replay_of INTEGER REFERENCES sessions(id) ON DELETE SET NULL;
 CREATE INDEX sessions_by_replay_of ON sessions(replay_of) WHERE replay_of IS NOT NULL;
+"#,
+    // 2 → 3: bodies cut into content-addressed pieces (issue 15, `pieces.rs`): a request written
+    // from now on has `body_pieces` instead of `fields_id`; older rows keep theirs and rebuild
+    // as before.
+    r#"
+CREATE TABLE pieces (
+    id    INTEGER PRIMARY KEY,
+    hash  BLOB NOT NULL UNIQUE,
+    text  TEXT NOT NULL
+);
+ALTER TABLE requests ADD COLUMN body_pieces BLOB;  -- piece ids, LEB128 varints; 0 = the input array
+-- Which pieces a session uses (for collecting unused pieces on delete).
+CREATE TABLE session_pieces (
+    session_id  INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    piece_id    INTEGER NOT NULL,
+    PRIMARY KEY (session_id, piece_id)
+) WITHOUT ROWID;
+CREATE INDEX session_pieces_by_piece ON session_pieces(piece_id);
 "#,
 ];
 

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::error::StoreResult;
 use super::types::Page;
-use super::{Store, StoreError, body};
+use super::{Store, StoreError, body, pieces};
 
 /// How a request ended, as the browser flags it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -23,6 +23,9 @@ pub enum OutcomeClass {
     Completed,
     /// The stream reported a failure (`response.failed`, an error event); the error class.
     Failed(String),
+    /// Stopped on purpose before it ended: Ctrl-C during `send`, Stop in the app, or the
+    /// client went away from the proxy (recorded error class `cancelled` or `interrupted`).
+    Interrupted,
     /// The stream ended without completing (`response.incomplete`, closed early, idle timeout).
     Incomplete,
     /// Events were recorded but no terminal one (still open when recording stopped).
@@ -31,6 +34,15 @@ pub enum OutcomeClass {
     Http(u16),
     /// Nothing came back (or nothing was recorded).
     None,
+}
+
+/// Error classes recorded for a request stopped on purpose (`cancelled`: the send's cancel
+/// token or the proxy's client going away; `interrupted`: a signal).
+pub const INTERRUPTION_CLASSES: [&str; 2] = ["cancelled", "interrupted"];
+
+/// True for an error class of [`INTERRUPTION_CLASSES`].
+pub fn is_interruption(class: &str) -> bool {
+    INTERRUPTION_CLASSES.contains(&class)
 }
 
 impl OutcomeClass {
@@ -42,6 +54,7 @@ impl OutcomeClass {
         match (state, error_class) {
             (Some("completed"), _) => Self::Completed,
             (Some("failed"), Some("stream")) => Self::Incomplete,
+            (Some("failed"), Some(class)) if is_interruption(class) => Self::Interrupted,
             (Some("failed"), class) => Self::Failed(class.unwrap_or("failed").to_string()),
             (Some("open"), _) => Self::Open,
             _ => Self::None,
@@ -59,6 +72,7 @@ impl OutcomeClass {
             Self::Completed => "completed".to_string(),
             Self::Failed(class) => format!("failed: {class}"),
             Self::Incomplete => "incomplete".to_string(),
+            Self::Interrupted => "interrupted".to_string(),
             Self::Open => "open".to_string(),
             Self::Http(code) => format!("HTTP {code}"),
             Self::None => "no answer".to_string(),
@@ -218,13 +232,17 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// A session's bodies as content-addressed parts, each distinct item read once.
+    /// A session's bodies as content-addressed parts, each distinct item read once. A body
+    /// stored as pieces (schema 3) gets the field set of its non-input fields under a negative
+    /// id of this answer's own (equal sets share it); one whose input was not split comes back
+    /// as its exact bytes in `verbatim`.
     pub fn session_parts(&self, session_id: i64) -> StoreResult<SessionParts> {
         self.session(session_id)?;
         let mut parts = SessionParts::default();
+        let mut cut_bodies = Vec::new();
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.fields_id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
-                    o.usage
+                    o.usage, r.body_pieces
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position",
         )?;
@@ -236,6 +254,9 @@ impl Store {
                 .into_iter()
                 .map(|id| i64::try_from(id).unwrap_or(i64::MAX))
                 .collect();
+            if let Some(pieces) = row.get::<_, Option<Vec<u8>>>(7)? {
+                cut_bodies.push((parts.requests.len(), pieces));
+            }
             parts.requests.push(StoredParts {
                 id: row.get(0)?,
                 fields_id: row.get(1)?,
@@ -265,6 +286,36 @@ impl Store {
                 parts.fields.insert(id, json);
             }
         }
+        // Equal piece lists give equal heads: each distinct list is joined and parsed once.
+        let mut by_list: HashMap<Vec<u8>, Result<i64, Vec<u8>>> = HashMap::new();
+        let mut heads: HashMap<String, i64> = HashMap::new();
+        for (index, list) in cut_bodies {
+            let request = &mut parts.requests[index];
+            if let Some(known) = by_list.get(&list) {
+                match known {
+                    Ok(id) => request.fields_id = Some(*id),
+                    Err(bytes) => request.verbatim = Some(bytes.clone()),
+                }
+                continue;
+            }
+            let texts = self.piece_texts(&list)?;
+            let no_items: [String; 0] = [];
+            let bytes = pieces::join(&texts, &no_items);
+            if !texts.iter().any(Option::is_none) {
+                request.verbatim = Some(bytes.clone());
+                by_list.insert(list, Err(bytes));
+                continue;
+            }
+            let mut head: crate::core::json::JsonMap = serde_json::from_slice(&bytes)
+                .map_err(|e| StoreError::Damaged(format!("request {}: {e}", request.id)))?;
+            head.shift_remove("input");
+            let json = Value::Object(head).to_string();
+            let next = -1 - i64::try_from(heads.len()).unwrap_or(0);
+            let id = *heads.entry(json.clone()).or_insert(next);
+            parts.fields.entry(id).or_insert(json);
+            request.fields_id = Some(id);
+            by_list.insert(list, Ok(id));
+        }
         Ok(parts)
     }
 }
@@ -291,6 +342,14 @@ mod tests {
                 OutcomeClass::Incomplete,
             ),
             ((Some(200), Some("open"), None), OutcomeClass::Open),
+            (
+                (Some(200), Some("failed"), Some("cancelled")),
+                OutcomeClass::Interrupted,
+            ),
+            (
+                (None, Some("failed"), Some("interrupted")),
+                OutcomeClass::Interrupted,
+            ),
             (
                 (Some(429), Some("failed"), Some("retryable")),
                 OutcomeClass::Http(429),

@@ -204,6 +204,26 @@ pub struct SessionSummary {
     pub requests: i64,
     /// Creation time, Unix microseconds.
     pub created_us: i64,
+    /// Requests recorded as interrupted (Ctrl-C, Stop, the client went away).
+    pub interrupted: i64,
+    /// Requests with no outcome recorded: still running, or cut off before one could be
+    /// written (the process was killed).
+    pub unanswered: i64,
+}
+
+impl SessionSummary {
+    /// What keeps the session from being complete (`1 interrupted, 2 without an answer`), or
+    /// `None` when every request has its outcome and none was interrupted.
+    pub fn unfinished(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.interrupted > 0 {
+            parts.push(format!("{} interrupted", self.interrupted));
+        }
+        if self.unanswered > 0 {
+            parts.push(format!("{} without an answer", self.unanswered));
+        }
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
 }
 
 /// One row of a session's request list.

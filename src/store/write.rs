@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::body::{self, content_hash};
 use super::error::StoreResult;
+use super::pieces::{self, Piece};
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
 use super::{Store, StoreError};
 use crate::core::redact::{is_secret_header, redact_header, redact_url, redacted};
@@ -22,8 +23,8 @@ pub(super) fn storable_headers(headers: &[(String, String)]) -> String {
     serde_json::to_string(&kept).unwrap_or_else(|_| "[]".to_string())
 }
 
-/// Inserts `json` into the content-addressed table `table` (`items` or `fields`) unless present;
-/// returns its id.
+/// Inserts `json` into the content-addressed table `table` (`items`, `fields` or `pieces`)
+/// unless present; returns its id.
 pub(super) fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResult<i64> {
     let hash = content_hash(json);
     let mut find = tx.prepare_cached(&format!("SELECT id FROM {table} WHERE hash = ?1"))?;
@@ -33,10 +34,38 @@ pub(super) fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResu
     {
         return Ok(id);
     }
-    let mut insert =
-        tx.prepare_cached(&format!("INSERT INTO {table} (hash, json) VALUES (?1, ?2)"))?;
+    let column = if table == "pieces" { "text" } else { "json" };
+    let mut insert = tx.prepare_cached(&format!(
+        "INSERT INTO {table} (hash, {column}) VALUES (?1, ?2)"
+    ))?;
     insert.execute(params![&hash[..], json])?;
     Ok(tx.last_insert_rowid())
+}
+
+/// Interns `texts` into `table` and links each to the session through `link` (`session_items` /
+/// `session_pieces`, column `column`); returns their ids as LEB128 varints, `None` as 0.
+fn intern_linked<'t>(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    (table, link, column): (&str, &str, &str),
+    texts: impl IntoIterator<Item = Option<&'t str>>,
+) -> StoreResult<Vec<u8>> {
+    let mut list = Vec::new();
+    let mut insert = tx.prepare_cached(&format!(
+        "INSERT OR IGNORE INTO {link} (session_id, {column}) VALUES (?1, ?2)"
+    ))?;
+    for text in texts {
+        let id = match text {
+            Some(text) => {
+                let id = intern(tx, table, text)?;
+                insert.execute(params![session_id, id])?;
+                id
+            }
+            None => 0,
+        };
+        body::push_varint(&mut list, u64::try_from(id).unwrap_or(0));
+    }
+    Ok(list)
 }
 
 /// Inserts a session row; returns its id.
@@ -56,8 +85,12 @@ pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreRe
 
 /// A request body already taken apart, its items already interned and linked to the session.
 pub(super) struct RequestParts<'a> {
-    /// Compact JSON of the non-input fields.
+    /// Compact JSON of the non-input fields (schema 2 and rollout imports).
     pub fields_json: Option<&'a str>,
+    /// Piece ids, LEB128 varints, 0 for the input array (schema 3, [`super::pieces`]).
+    pub pieces: Option<&'a [u8]>,
+    /// The body's model, when `fields_json` does not say it.
+    pub model: Option<&'a str>,
     /// Index of `input` among the body keys.
     pub input_at: Option<usize>,
     /// Item ids, LEB128 varints, in order.
@@ -81,18 +114,20 @@ pub(super) fn insert_request_parts(
         [session_id],
         |r| r.get(0),
     )?;
-    let model = parts.fields_json.and_then(|json| {
-        serde_json::from_str::<Value>(json)
-            .ok()
-            .and_then(|v| v.get("model").and_then(Value::as_str).map(str::to_string))
+    let model = parts.model.map(str::to_string).or_else(|| {
+        parts.fields_json.and_then(|json| {
+            serde_json::from_str::<Value>(json)
+                .ok()
+                .and_then(|v| v.get("model").and_then(Value::as_str).map(str::to_string))
+        })
     });
     let fields_id = match parts.fields_json {
         Some(json) => Some(intern(tx, "fields", json)?),
         None => None,
     };
     tx.execute(
-        "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, fields_id, input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, fields_id, input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us, body_pieces)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
         params![
             session_id,
             position,
@@ -113,9 +148,56 @@ pub(super) fn insert_request_parts(
                 .as_ref()
                 .map(|extra| redacted(&extra.to_string()).into_owned()),
             request.started_us,
+            parts.pieces,
         ],
     )?;
     Ok(tx.last_insert_rowid())
+}
+
+/// Inserts a request at the session's next position inside the caller's transaction, its body
+/// cut into pieces and items (see [`Store::add_request`]); returns its id.
+pub(super) fn insert_request(
+    tx: &Transaction<'_>,
+    session_id: i64,
+    request: &NewRequest<'_>,
+) -> StoreResult<i64> {
+    // Credentials in the body (secret fields, keys) are never stored.
+    let text = std::str::from_utf8(request.body).map(redacted);
+    let body: &[u8] = match &text {
+        Ok(text) => text.as_bytes(),
+        Err(_) => request.body,
+    };
+    let cut = pieces::cut(body);
+    let (piece_list, item_list) = match &cut {
+        Some(cut) => (
+            Some(intern_linked(
+                tx,
+                session_id,
+                ("pieces", "session_pieces", "piece_id"),
+                cut.pieces.iter().map(|piece| match piece {
+                    Piece::Text(text) => Some(*text),
+                    Piece::Input => None,
+                }),
+            )?),
+            intern_linked(
+                tx,
+                session_id,
+                ("items", "session_items", "item_id"),
+                cut.items.iter().copied().map(Some),
+            )?,
+        ),
+        None => (None, Vec::new()),
+    };
+    let parts = RequestParts {
+        fields_json: None,
+        pieces: piece_list.as_deref(),
+        model: cut.as_ref().and_then(|c| c.model.as_deref()),
+        input_at: None,
+        item_list: &item_list,
+        verbatim: cut.is_none().then_some(body),
+        body_bytes: body.len(),
+    };
+    insert_request_parts(tx, session_id, request, &parts)
 }
 
 /// Sets the response half of a request; false when there is no such request.
@@ -193,8 +275,9 @@ impl Store {
         insert_session(conn, session)
     }
 
-    /// Appends a request to a session (next position); returns its id. The body is stored as its
-    /// non-input fields plus content-addressed input items; secret headers are dropped.
+    /// Appends a request to a session (next position); returns its id. The body is stored as
+    /// content-addressed pieces plus content-addressed input items (a body that is not a JSON
+    /// object: verbatim); secret headers are dropped.
     pub fn add_request(&mut self, session_id: i64, request: &NewRequest<'_>) -> StoreResult<i64> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -206,32 +289,7 @@ impl Store {
         if exists.is_none() {
             return Err(StoreError::NoSession(session_id));
         }
-        // Credentials in the body (secret fields, keys) are never stored.
-        let body_text = std::str::from_utf8(request.body).map(redacted);
-        let body_bytes = match &body_text {
-            Ok(text) => text.as_bytes(),
-            Err(_) => request.body,
-        };
-        let split = body::split(body_bytes);
-        let mut list = Vec::with_capacity(split.items.len() * 2);
-        {
-            let mut link = tx.prepare_cached(
-                "INSERT OR IGNORE INTO session_items (session_id, item_id) VALUES (?1, ?2)",
-            )?;
-            for item in &split.items {
-                let id = intern(&tx, "items", item)?;
-                link.execute(params![session_id, id])?;
-                body::push_varint(&mut list, u64::try_from(id).unwrap_or(0));
-            }
-        }
-        let parts = RequestParts {
-            fields_json: split.fields_json.as_deref(),
-            input_at: split.input_at,
-            item_list: &list,
-            verbatim: split.verbatim.as_deref(),
-            body_bytes: body_bytes.len(),
-        };
-        let id = insert_request_parts(&tx, session_id, request, &parts)?;
+        let id = insert_request(&tx, session_id, request)?;
         tx.commit()?;
         Ok(id)
     }
@@ -260,8 +318,8 @@ impl Store {
         upsert_outcome(conn, request_id, outcome)
     }
 
-    /// Deletes a session with its requests, events and outcomes, and the items and field sets
-    /// no other request uses.
+    /// Deletes a session with its requests, events and outcomes, and the items, pieces and field
+    /// sets no other request uses.
     pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -271,6 +329,7 @@ impl Store {
         }
         tx.execute_batch(
             "DELETE FROM items WHERE id NOT IN (SELECT item_id FROM session_items);
+             DELETE FROM pieces WHERE id NOT IN (SELECT piece_id FROM session_pieces);
              DELETE FROM fields WHERE id NOT IN (SELECT fields_id FROM requests WHERE fields_id IS NOT NULL);",
         )?;
         tx.commit()?;

@@ -32,7 +32,7 @@ use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
 use super::redirect::{self, RedirectRefused};
 use crate::core::compile::{CompiledRequest, REDACTED};
 use crate::core::stream::events::header_events;
-use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::http_error::{classify_http_error, with_date};
 use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{
     HttpError, MappedEvent, StreamError, StreamLimits, StreamReader, TimelineEntry, TurnOutcome,
@@ -259,6 +259,11 @@ impl SendResult {
     }
 }
 
+/// This machine's clock as an HTTP date, for a response without `Date` (see [`with_date`]).
+pub(crate) fn now_http_date() -> String {
+    chrono::Utc::now().to_rfc2822()
+}
+
 /// Cancels a send from another task; cheap to clone.
 #[derive(Debug, Clone, Default)]
 pub struct CancelToken {
@@ -479,7 +484,7 @@ impl HttpSender {
             attempt.error = Some(match body {
                 Ok(body) => SendError::Http(classify_http_error(
                     status,
-                    &attempt.response_headers,
+                    &with_date(&attempt.response_headers, &now_http_date()),
                     &body,
                     url,
                 )),

@@ -34,7 +34,7 @@ use super::proxy::wire::header_pairs;
 use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::StreamReader;
-use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::http_error::{classify_http_error, with_date};
 use crate::core::stream::limits::deadline_passed;
 
 /// Default bound on one WebSocket message (and frame).
@@ -249,7 +249,7 @@ impl WsSender {
                 let body = &body[..body.len().min(self.options.max_error_body_bytes)];
                 Err(SendError::Http(classify_http_error(
                     status,
-                    &attempt.response_headers,
+                    &with_date(&attempt.response_headers, &super::http::now_http_date()),
                     &String::from_utf8_lossy(body),
                     &self.url,
                 )))

@@ -1,6 +1,7 @@
 //! Classification of a non-2xx HTTP answer to a Responses request (WIRE_SPEC §14.4), and the
 //! server's retry delay in its headers or body. Pure: status, headers and body are passed in.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -239,8 +240,9 @@ pub fn classify_http_error(
 }
 
 /// The delay in `retry-after-ms` (milliseconds) or `retry-after`: seconds, or an HTTP date,
-/// measured against the response's own `Date` header (the core reads no clock; without `Date`
-/// the date form gives no delay). A date already past means no wait.
+/// measured against the response's own `Date` header (the core reads no clock; the live
+/// transports add a `Date` of their own clock to a response that has none, see
+/// [`with_date`]). A date already past means no wait.
 pub fn header_retry_after(headers: &[(String, String)]) -> Option<Duration> {
     if let Some(ms) = header(headers, "retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
         && ms.is_finite()
@@ -252,10 +254,39 @@ pub fn header_retry_after(headers: &[(String, String)]) -> Option<Duration> {
     if let Ok(secs) = value.parse::<f64>() {
         return Duration::try_from_secs_f64(secs).ok();
     }
-    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    let now = chrono::DateTime::parse_from_rfc2822(header(headers, "date")?.trim()).ok()?;
+    let at = http_date(value)?;
+    let now = http_date(header(headers, "date")?)?;
     let ms = (at - now).num_milliseconds();
     Some(Duration::from_millis(u64::try_from(ms).unwrap_or(0)))
+}
+
+/// An HTTP date (RFC 9110 §5.6.7) in any of its three forms: IMF-fixdate
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`, or any RFC 2822 date), the obsolete RFC 850 form
+/// (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`), all UTC.
+pub fn http_date(text: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+    let text = text.trim();
+    if let Ok(at) = chrono::DateTime::parse_from_rfc2822(text) {
+        return Some(at.to_utc());
+    }
+    let naive = chrono::NaiveDateTime::parse_from_str(text, "%A, %d-%b-%y %H:%M:%S GMT")
+        .or_else(|_| {
+            let spaced = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            chrono::NaiveDateTime::parse_from_str(&spaced, "%a %b %d %H:%M:%S %Y")
+        })
+        .ok()?;
+    Some(naive.and_utc())
+}
+
+/// `headers` with a `Date` of `now` added when the response carries none, so that an HTTP-date
+/// `retry-after` still counts from the moment it arrived. `now` is the caller's clock reading
+/// (an RFC 2822 date).
+pub fn with_date<'a>(headers: &'a [(String, String)], now: &str) -> Cow<'a, [(String, String)]> {
+    if header(headers, "date").is_some() {
+        return Cow::Borrowed(headers);
+    }
+    let mut owned = headers.to_vec();
+    owned.push(("date".to_string(), now.to_string()));
+    Cow::Owned(owned)
 }
 
 /// `error.code` of the base64-encoded JSON in `x-error-json`.

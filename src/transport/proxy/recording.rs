@@ -286,7 +286,9 @@ impl Exchange {
     /// made, was reset, or the client went away.
     pub(crate) fn fail(&mut self, class: &str, message: impl Into<String>) {
         let message = message.into();
-        if self.sse {
+        // An interruption (the client went away) is not a stream failure: the outcome records
+        // it under its own class unless the stream had already ended or failed by itself.
+        if self.sse && !crate::store::summary::is_interruption(class) {
             self.reader
                 .fail(StreamError::stream(message.clone()), self.start.elapsed());
         }

@@ -53,13 +53,17 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
                 ui.weak("No sessions.");
             }
             for session in &browser.sessions {
-                let text = format!(
+                let mut text = format!(
                     "#{} {} · {} req · {}",
                     session.id,
                     session.name,
                     session.requests,
                     session.model.as_deref().unwrap_or("?")
                 );
+                // Only recorded interruptions: a request without an answer yet may be live.
+                if session.interrupted > 0 {
+                    text.push_str(&format!(" · ! {} interrupted", session.interrupted));
+                }
                 let open = browser.open == Some(session.id);
                 if ui.selectable_label(open, text).clicked() && !open {
                     send(tx, SessionCommand::Open(session.id));

@@ -1,0 +1,265 @@
+//! Growth of the store on real Codex traffic (issue 15): a session built from the real Codex CLI
+//! 0.169 capture `two-turns-tools-session` (six requests, two turns, with their SSE answers),
+//! repeated turn after turn with new ids, a new `turn_id` per turn and the `client_metadata` keys
+//! in a different order on every request — as real Codex sends them. Every body and every raw
+//! event is written; the database file is then compared with the raw request bodies, and every
+//! body must come back byte for byte.
+//!
+//! The figures are printed (`cargo test --test store_growth -- --nocapture`).
+
+#[path = "support/shared.rs"]
+mod shared;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use pretty_assertions::assert_eq;
+use promptwire::core::stream::RawEvent;
+use promptwire::store::{NewRequest, NewSession, ResponseMeta, Source, Store};
+use serde_json::Value;
+
+/// The capture: six request bodies and their answers' events.
+struct Capture {
+    bodies: Vec<Value>,
+    events: Vec<Vec<RawEvent>>,
+}
+
+fn load_capture() -> Option<Capture> {
+    let dir = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session")?;
+    let mut bodies = Vec::new();
+    let mut events = Vec::new();
+    for k in 0..6 {
+        let body = std::fs::read(dir.join(format!("req_{k:02}.json"))).expect("read body");
+        bodies.push(serde_json::from_slice(&body).expect("body is JSON"));
+        let sse = std::fs::read_to_string(dir.join(format!("resp_{k:02}.sse"))).expect("read sse");
+        events.push(parse_sse(&sse));
+    }
+    Some(Capture { bodies, events })
+}
+
+/// The events of an SSE file (`event:` and `data:` lines, blank-line separated).
+fn parse_sse(text: &str) -> Vec<RawEvent> {
+    text.split("\n\n")
+        .filter(|block| !block.trim().is_empty())
+        .enumerate()
+        .map(|(seq, block)| {
+            let mut event = None;
+            let mut data = Vec::new();
+            for line in block.lines() {
+                if let Some(name) = line.strip_prefix("event: ") {
+                    event = Some(name.to_string());
+                } else if let Some(line) = line.strip_prefix("data: ") {
+                    data.push(line);
+                }
+            }
+            RawEvent {
+                seq: seq as u64,
+                received_at: Duration::from_millis(seq as u64 * 15),
+                event,
+                data: data.join("\n"),
+            }
+        })
+        .collect()
+}
+
+/// A deterministic permutation generator (xorshift), so runs are repeatable.
+struct Shuffle(u64);
+
+impl Shuffle {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn permute<T>(&mut self, list: &mut [T]) {
+        for i in (1..list.len()).rev() {
+            let j = (self.next() % (i as u64 + 1)) as usize;
+            list.swap(i, j);
+        }
+    }
+}
+
+/// Gives an item of cycle `cycle` ids of its own (`id`, `call_id`).
+fn renamed(item: &Value, cycle: usize) -> Value {
+    let mut item = item.clone();
+    if let Some(map) = item.as_object_mut() {
+        for key in ["id", "call_id"] {
+            if let Some(Value::String(id)) = map.get_mut(key) {
+                id.push_str(&format!("-c{cycle}"));
+            }
+        }
+    }
+    item
+}
+
+/// Request `k` of the simulated session: the capture's request `k % 6`, its new items renamed
+/// per six-request cycle, the history of the last three cycles before it (older history
+/// compacted away), a turn id per three requests, `client_metadata` keys shuffled.
+fn body(capture: &Capture, k: usize, shuffle: &mut Shuffle) -> Vec<u8> {
+    let (cycle, j) = (k / 6, k % 6);
+    let prefix = 4;
+    let template = &capture.bodies[j];
+    let last = capture.bodies[5]["input"].as_array().expect("input");
+    let own = template["input"].as_array().expect("input");
+    let mut input: Vec<Value> = own[..prefix].to_vec();
+    for past in cycle.saturating_sub(3)..cycle {
+        input.extend(last[prefix..].iter().map(|item| renamed(item, past)));
+    }
+    input.extend(own[prefix..].iter().map(|item| renamed(item, cycle)));
+    let turn_id = format!("01a2280b-01ba-7cf3-a3de-{:012x}", k / 3);
+    let mut metadata: Vec<(String, Value)> = template["client_metadata"]
+        .as_object()
+        .expect("client_metadata")
+        .iter()
+        .map(|(key, value)| {
+            let value = match (key.as_str(), value) {
+                ("turn_id" | "root_turn_id", _) => Value::String(turn_id.clone()),
+                ("x-codex-turn-metadata", Value::String(text)) => {
+                    Value::String(text.replace("01a2280b-01ba-7cf3-a3de-42f2dabdd918", &turn_id))
+                }
+                _ => value.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    shuffle.permute(&mut metadata);
+    let mut out = serde_json::Map::new();
+    for (key, value) in template.as_object().expect("object") {
+        let value = match key.as_str() {
+            "input" => Value::Array(input.clone()),
+            "client_metadata" => Value::Object(metadata.iter().cloned().collect()),
+            _ => value.clone(),
+        };
+        out.insert(key.clone(), value);
+    }
+    serde_json::to_vec(&Value::Object(out)).expect("render")
+}
+
+fn scratch_db(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_growth");
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    let path = dir.join(format!("{name}.sqlite"));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    path
+}
+
+/// What a run measured.
+#[derive(Debug)]
+struct Growth {
+    db: u64,
+    bodies: u64,
+    events: u64,
+}
+
+/// Writes `requests` requests with their events, checks each body comes back exactly, and
+/// measures the database file (after closing, so the WAL is checkpointed into it).
+fn run(capture: &Capture, requests: usize) -> Growth {
+    let path = scratch_db(&format!("codex-{requests}"));
+    let mut store = Store::open(&path).expect("open");
+    let session = store
+        .create_session(&NewSession {
+            name: format!("codex {requests} requests"),
+            source: Source::Proxy,
+            provider: Some("local".to_string()),
+            model: Some("gpt-5.5".to_string()),
+            created_us: 1_795_968_139_710_000,
+        })
+        .expect("session");
+    let mut shuffle = Shuffle(0x9e37_79b9_7f4a_7c15);
+    let headers = vec![("content-type".to_string(), "application/json".to_string())];
+    let (mut bodies, mut events) = (0u64, 0u64);
+    let mut written = Vec::with_capacity(requests);
+    for k in 0..requests {
+        let bytes = body(capture, k, &mut shuffle);
+        bodies += bytes.len() as u64;
+        let id = store
+            .add_request(
+                session,
+                &NewRequest {
+                    dialect: Some("standard".to_string()),
+                    rules: Some("codex-0.169".to_string()),
+                    provider: Some("local".to_string()),
+                    method: "POST".to_string(),
+                    url: "http://127.0.0.1:9/v1/responses".to_string(),
+                    body: &bytes,
+                    headers: &headers,
+                    extra: None,
+                    started_us: Some(1_795_968_139_710_000 + k as i64 * 4_000_000),
+                },
+            )
+            .expect("add request");
+        let answer = &capture.events[k % 6];
+        events += answer
+            .iter()
+            .map(|e| (e.data.len() + e.event.as_ref().map_or(0, String::len) + 15) as u64)
+            .sum::<u64>();
+        store.add_events(id, answer).expect("events");
+        store
+            .set_response(
+                id,
+                &ResponseMeta {
+                    status: Some(200),
+                    headers: vec![("content-type".to_string(), "text/event-stream".to_string())],
+                    body: None,
+                    wait_us: Some(180_000),
+                    total_us: Some(1_400_000),
+                },
+            )
+            .expect("response");
+        written.push((id, bytes));
+    }
+    for (id, bytes) in &written {
+        let back = store.body(*id).expect("body");
+        assert_eq!(
+            String::from_utf8_lossy(&back.bytes),
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    drop(store);
+    let db = std::fs::metadata(&path).expect("db size").len();
+    Growth { db, bodies, events }
+}
+
+fn report(requests: usize, g: &Growth) {
+    eprintln!(
+        "{requests} requests: database {} B for {} B of raw bodies ({:.3}×) plus {} B of raw events kept",
+        g.db,
+        g.bodies,
+        g.db as f64 / g.bodies as f64,
+        g.events
+    );
+}
+
+#[test]
+fn eleven_requests_of_real_codex_traffic_store_smaller_than_their_bodies() {
+    let Some(capture) = load_capture() else {
+        return;
+    };
+    let growth = run(&capture, 11);
+    report(11, &growth);
+    assert!(
+        growth.db < growth.bodies,
+        "database {} B, raw bodies {} B",
+        growth.db,
+        growth.bodies
+    );
+}
+
+#[test]
+fn a_thousand_requests_store_the_tool_list_once_with_every_event() {
+    let Some(capture) = load_capture() else {
+        return;
+    };
+    let growth = run(&capture, 1000);
+    report(1000, &growth);
+    assert!(
+        growth.db * 3 < growth.bodies,
+        "database {} B, raw bodies {} B",
+        growth.db,
+        growth.bodies
+    );
+}
