@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=${CARGO_TARGET_DIR:-$here/target}/x86_64-unknown-linux-gnu/release/$target
 case $target in
     sse_stream) max_len=32768 dict=sse.dict ;;
-    compile_prompt) max_len=16384 dict=json.dict ;;
+    compile_prompt) max_len=65536 dict=json.dict ;;
     import_body) max_len=65536 dict=json.dict ;;
     har_import | rollout_import | prefix_pair) max_len=131072 dict=json.dict ;;
     *) echo "run.sh: unknown target $target" >&2; exit 1 ;;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use promptwire::fuzzing::TARGETS;
+use promptwire::fuzzing::{TARGETS, Target};
 
 /// Longest time one input may take (a debug build, on a machine shared with other builds; the
 /// fuzzers themselves stop an input after 30 s of an optimized build).
@@ -30,7 +30,7 @@ fn inputs(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// Runs `input` through `run` on its own thread; the error says what went wrong.
-fn run_one(run: fn(&[u8]), input: Vec<u8>) -> Result<Duration, String> {
+fn run_one(run: Target, input: Vec<u8>) -> Result<Duration, String> {
     let (done, finished) = mpsc::channel();
     let worker = std::thread::spawn(move || {
         let start = Instant::now();

@@ -17,9 +17,12 @@ pub use prompt::{compile_prompt, import_body};
 pub use store::{har_import, rollout_import};
 pub use stream::sse_stream;
 
+/// A target's body: any bytes in, a panic only on a bug.
+pub type Target = fn(&[u8]);
+
 /// Every target: its name (the `fuzz/fuzz_targets/<name>.rs` file, the `fuzz/corpus/<name>/`
 /// and `fuzz/regressions/<name>/` folders) and its function.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("sse_stream", sse_stream),
     ("import_body", import_body),
     ("compile_prompt", compile_prompt),
