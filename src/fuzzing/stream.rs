@@ -6,9 +6,15 @@
 //!   maps to the same timeline and outcome;
 //! - an event's SSE encoding ([`RawEvent::to_sse`]) decodes back to the same name and data;
 //! - after `finish` the turn has ended (completed or failed), with or without limits.
+//!
+//! The same bytes are also read as a non-2xx answer — `name: value` header lines up to the first
+//! blank line, then the body — and classified ([`classify_http_error`], [`header_events`],
+//! [`header_retry_after`]), as the transport does before any stream.
 
 use std::time::Duration;
 
+use crate::core::stream::events::header_events;
+use crate::core::stream::http_error::{classify_http_error, header_retry_after};
 use crate::core::stream::{RawEvent, SseDecoder, StreamLimits, StreamReader};
 
 /// Decodes and maps `data` (see the module header); panics only on a broken invariant.
@@ -17,6 +23,7 @@ pub fn sse_stream(data: &[u8]) {
         return;
     };
     let chunks = chunks(bytes, control);
+    http_answer(bytes, control);
 
     let whole = decode(&[bytes]);
     let split = decode(&chunks);
@@ -45,6 +52,24 @@ pub fn sse_stream(data: &[u8]) {
         };
         read(&chunks, small);
     }
+}
+
+/// Reads `bytes` as the headers and body of an HTTP answer whose status `control` picks (400 to
+/// 599) and classifies it; the header events also go through a reader.
+fn http_answer(bytes: &[u8], control: u8) {
+    let text = String::from_utf8_lossy(bytes);
+    let (head, body) = text.split_once("\n\n").unwrap_or((&text, ""));
+    let headers: Vec<(String, String)> = head
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_string(), value.trim().to_string()))
+        .collect();
+    let status = 400 + u16::from(control) % 200;
+    let error = classify_http_error(status, &headers, body, "http://127.0.0.1:1/v1/responses");
+    let _ = (error.class(), error.is_retryable(), error.retry_after());
+    let _ = header_retry_after(&headers);
+    let mut reader = StreamReader::new();
+    reader.apply_header_events(&header_events(&headers), Duration::ZERO);
 }
 
 /// The name and data of an event (what its encoding must give back).
