@@ -11,3 +11,7 @@ pub mod core;
 pub mod store;
 pub mod transport;
 pub mod ui;
+
+/// Fuzz target bodies (`fuzz/`, `tests/fuzz_regressions.rs`): not part of the API.
+#[doc(hidden)]
+pub mod fuzzing;

@@ -591,15 +591,36 @@ impl ResponseItem {
 
     /// How this item is written in a Prompt file: as on the wire, except that an `Other` which
     /// would parse back as a typed item is wrapped in `{"$verbatim": …}`.
+    ///
+    /// A reasoning `content` list the wire omits (it has no `reasoning_text`) is written too:
+    /// left out, it would load back as None, which the wire sends as `null`.
     pub fn to_file_value(&self) -> Value {
-        file_value(
+        let value = file_value(
             self,
             |v| Self::from_value(v).ok(),
             |item| match item {
                 Self::Other(map) => Some(map),
                 _ => None,
             },
-        )
+        );
+        match (self, value) {
+            (Self::Reasoning(item), Value::Object(map))
+                if reasoning_content_skipped(&item.content) =>
+            {
+                let content = serde_json::to_value(&item.content).unwrap_or_default();
+                let mut out = JsonMap::with_capacity(map.len() + 1);
+                for (key, field) in map {
+                    let after_summary = key == "summary";
+                    out.insert(key, field);
+                    if after_summary {
+                        out.insert("content".to_string(), content.clone());
+                    }
+                }
+                out.entry("content").or_insert(content);
+                Value::Object(out)
+            }
+            (_, value) => value,
+        }
     }
 
     /// The wire `type` of this item (for `Other`, its `type` field if it is a string).
