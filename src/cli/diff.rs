@@ -17,7 +17,6 @@ use super::input::{display_name, parse_json, read_text};
 use crate::app::sessions::push_stored_session;
 use crate::core::prefix::{
     ChangeKind, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session, SessionSummary,
-    Tokenizer,
 };
 use crate::core::stream::StreamReader;
 use crate::store::{Store, seed};
@@ -89,9 +88,6 @@ fn parse_pair(text: &str) -> Result<(usize, usize), String> {
 
 /// Runs `diff`.
 pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
-    // The tokenizer's tables take a few hundred milliseconds to load: load them while the
-    // bodies are read and parsed (the first count waits for them).
-    std::thread::spawn(Tokenizer::preload);
     let prices = match &args.prices {
         None => PriceTable::bundled(),
         Some(path) => {

@@ -9,8 +9,8 @@
 //! ~100-byte pieces, which tiktoken merges quickly), an estimate that may miscount a token or two
 //! at each cut. A text longer than [`PARALLEL_BYTES`] has its segments counted on all cores.
 //!
-//! The tables load on the first count, not when a [`Tokenizer`] is made, so a caller can start
-//! loading them on another thread ([`Tokenizer::preload`]) while it reads its input.
+//! The tables load on the first count, not when a [`Tokenizer`] is made: a session that never
+//! counts (or fails on its first body) never pays for them.
 
 use std::collections::HashMap;
 
@@ -34,12 +34,6 @@ impl Tokenizer {
     /// The o200k_base counter (the bundled tables load on its first count).
     pub fn o200k() -> Self {
         Self { _private: () }
-    }
-
-    /// Loads the encoding tables now (blocking), so a later count starts at once; call it on a
-    /// spare thread while reading input.
-    pub fn preload() {
-        let _ = bpe();
     }
 
     /// Number of tokens in `text`, special-token markers counted as ordinary text.
