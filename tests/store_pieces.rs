@@ -2,7 +2,7 @@
 //! spelling comes back byte for byte (reordered `client_metadata`, whitespace, duplicate keys,
 //! bodies that are not objects or not JSON); a reordered `client_metadata` stores only its short
 //! key pieces again, never the tool list; a database written by schema 2 (a file the previous
-//! code wrote, `tests/data/store/schema2.sqlite`) migrates and still rebuilds every body exactly.
+//! code wrote, `tests/data/store/schema2.sql`, an SQL dump of its file) migrates and still rebuilds every body exactly.
 
 use std::path::{Path, PathBuf};
 
@@ -232,9 +232,13 @@ fn deleting_a_session_removes_the_pieces_no_one_else_uses() {
 
 #[test]
 fn a_database_written_by_schema_2_migrates_and_rebuilds_every_body_exactly() {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store/schema2.sqlite");
+    // The file as schema 2 wrote it, rebuilt from its SQL dump (no database is kept in git).
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/store/schema2.sql");
+    let dump = std::fs::read_to_string(&fixture).expect("the schema-2 dump");
     let path = scratch_db("schema2");
-    std::fs::copy(&fixture, &path).expect("copy the schema-2 file");
+    rusqlite::Connection::open(&path)
+        .and_then(|conn| conn.execute_batch(&dump))
+        .expect("build the schema-2 file");
     let version = |path: &Path| count(path, "PRAGMA user_version");
     assert_eq!(version(&path), 2);
     let mut store = Store::open(&path).expect("open migrates");
