@@ -208,12 +208,11 @@ impl Store {
         let items = self.item_texts(&list)?;
         if let Some(piece_list) = piece_list {
             let bytes = pieces::join(&self.piece_texts(&piece_list)?, &items);
-            let value = serde_json::from_slice(&bytes)
-                .map_err(|e| StoreError::Damaged(format!("request {request_id}: {e}")))?;
-            return Ok(StoredBody {
-                bytes,
-                value: Some(value),
-            });
+            // The bytes are whole; a body serde_json cannot read as a value (a lone surrogate
+            // escape, `"\udc00"`, found by fuzz/har_import) is kept and shown as bytes, as a
+            // verbatim body is.
+            let value = serde_json::from_slice(&bytes).ok();
+            return Ok(StoredBody { bytes, value });
         }
         let input_at = input_at.map(|i| usize::try_from(i).unwrap_or(usize::MAX));
         let value =
