@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use promptwire::core::compile::compile;
 use promptwire::core::models::ModelCatalog;
+use promptwire::core::prefix::tokens::Tokenizer;
 use promptwire::core::prompt::Prompt;
 use promptwire::core::provider::Provider;
 use promptwire::core::rules::CompileRules;
@@ -189,6 +190,35 @@ impl Recorder<'_> {
     }
 }
 
+/// Tokens (o200k_base) of the body `prompt` compiles to with its input cut to `input_len` items:
+/// the sample's stand-in for the server's `input_tokens`.
+fn body_tokens(prompt: &Prompt, input_len: usize) -> Result<u64, Box<dyn std::error::Error>> {
+    let mut prompt = prompt.clone();
+    prompt.input.truncate(input_len);
+    let model = ModelCatalog::bundled().lookup(&prompt.model);
+    let target = &prompt.compile;
+    let rules = CompileRules::preset(&target.rules).ok_or("unknown rules preset")?;
+    let compiled = compile(
+        &prompt,
+        &model,
+        &Provider::preset(target.provider),
+        target.dialect,
+        &rules,
+    )?;
+    let text = String::from_utf8(compiled.body_json.clone())?;
+    Ok(Tokenizer::o200k().count(&text))
+}
+
+/// What the server reports cached when a whole earlier prompt of `tokens` is reused: nothing
+/// under 1,024 tokens, else the prompt in whole 128-token blocks.
+fn cached_blocks(tokens: u64) -> u64 {
+    if tokens < 1024 { 0 } else { tokens / 128 * 128 }
+}
+
+/// Working guidance appended to the sample's base instructions (written for the sample; about
+/// 750 tokens, which takes the prompt past the 1,024-token caching floor).
+const AGENT_GUIDE: &str = include_str!("session_samples_guide.txt");
+
 fn load(name: &str) -> Result<Prompt, Box<dyn std::error::Error>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("assets/prompts")
@@ -235,7 +265,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "call_A1",
             "shell",
             r#"{"cmd":"find src -name '*.rs' | wc -l"}"#,
-            usage(1830, 0, 41),
+            usage(body_tokens(&tools, 1)?, 0, 41),
         ),
     )?;
     rec.turn(
@@ -246,7 +276,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "resp_s1_02",
             "msg_9e0b11",
             &["There are ", "14 Rust files ", "in src/."],
-            usage(1912, 1792, 12),
+            usage(
+                body_tokens(&tools, 4)?,
+                cached_blocks(body_tokens(&tools, 1)?),
+                12,
+            ),
         ),
     )?;
     rec.turn(
@@ -314,7 +348,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let cut: String = full.split_inclusive("\n\n").take(4).collect();
     rec.turn(&hello, hello.input.len(), 200, &cut)?;
 
-    // 4. A cache-prefix break: the instructions are edited between turns 2 and 3.
+    // 4. A cache-prefix break: the instructions are edited between turns 2 and 3. The base
+    // instructions are as long as a real agent's, so the prompt is past the 1,024-token caching
+    // floor, and the usage each turn reports is what the server would: the body's tokens, the
+    // previous request's prompt cached in 128-token blocks while the prefix holds, 0 after the
+    // break.
+    let mut long = tools.clone();
+    long.base_instructions = format!("{}\n\n{AGENT_GUIDE}", long.base_instructions);
+    let tools = long;
     let mut edited = tools.clone();
     let start = T0_US + 10_800_000_000;
     let id = session(&mut store, "cache-prefix-break", &tools.model, start)?;
@@ -333,7 +374,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "call_A1",
             "shell",
             r#"{"cmd":"find src -name '*.rs' | wc -l"}"#,
-            usage(1830, 0, 41),
+            usage(body_tokens(&tools, 1)?, 0, 41),
         ),
     )?;
     rec.turn(
@@ -344,7 +385,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "resp_s4_02",
             "msg_9e0b11",
             &["There are ", "14 Rust files ", "in src/."],
-            usage(1912, 1792, 12),
+            usage(
+                body_tokens(&tools, 4)?,
+                cached_blocks(body_tokens(&tools, 1)?),
+                12,
+            ),
         ),
     )?;
     edited.base_instructions = format!("{} Answer in one sentence.", edited.base_instructions);
@@ -356,7 +401,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "resp_s4_03",
             "msg_c4",
             &["src/main.rs ", "is the largest."],
-            usage(1999, 0, 9),
+            usage(body_tokens(&edited, 6)?, 0, 9),
         ),
     )?;
 

@@ -122,7 +122,7 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
     wait_until(&mut harness, "pair diff", |s| s.browser.pair_diff.is_some());
     harness.get_by_label(
-        "turns 1–2: broken at /input/0/content/0/text (with /input/0/id) · instructions_changed · reusable 158 of 433 tokens · 0 cacheable tokens missed",
+        "turns 1–2: broken at /input/0/content/0/text (with /input/0/id) · instructions_changed · reusable 158 of 1220 tokens · 1152 cacheable tokens missed",
     );
     harness.get_by_label("» prefix broke at /input/0/content/0/text · instructions_changed");
     let browser = &state(&harness).browser;
