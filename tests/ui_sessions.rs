@@ -6,6 +6,8 @@
 //! and two requests compare with the structural diff.
 
 mod http_server;
+#[path = "support/sample_har.rs"]
+mod sample_har;
 mod ui_support;
 
 use std::time::Duration;
@@ -337,4 +339,49 @@ fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
         .expect("recorded");
     harness.get_by_label(&promptwire::ui::sessions::recorded_text(&recorded));
     harness.get_by_label(&promptwire::ui::sessions::resent_text(&outcome));
+}
+
+#[test]
+fn a_changed_prompt_cache_key_is_shown_as_a_warning_not_as_kept() {
+    // The seeded database plus the tool-calls sample whose last request has another cache key.
+    let db = scratch_dir("sessions-cache-key").join("promptwire.sqlite");
+    let har = sample_har::variant("tool-calls.har", "cache-key-change", |position, body, _| {
+        if position == 2 {
+            body["prompt_cache_key"] = serde_json::Value::String("another-thread".to_string());
+        }
+    });
+    let mut store = promptwire::store::seed::open_seeded(&db).expect("seeded db");
+    store
+        .import_har(&har, "cache-key-change", std::path::Path::new("key.har"))
+        .expect("import");
+    drop(store);
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.sessions.len() == 5
+    });
+    open_session(&mut harness, "#5 cache-key-change · 3 req · gpt-5.5");
+    // No break, so the warned pair is the one shown.
+    wait_until(&mut harness, "pair shown", |s| {
+        s.browser.pair == Some((1, 2))
+    });
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    let labels: Vec<String> = analysis.badges.iter().map(|b| b.label()).collect();
+    assert_eq!(labels, ["first", "kept", "kept · ! cache key changed"]);
+    let pair = &analysis.report.pairs[1];
+    // On screen: the table's badge, the row in "Breaks and warnings", its explanation and fix.
+    harness.get_by_label("kept · ! cache key changed");
+    harness.get_by_label("Breaks and warnings");
+    harness.get_by_label(&format!(
+        "turns 1–2: kept · ! prompt_cache_key_changed · reusable {} of {} tokens · server cached 1920",
+        pair.reusable_tokens, pair.from_tokens
+    ));
+    let warning = promptwire::core::prefix::Warning::PromptCacheKeyChanged;
+    harness.get_by_label(&format!(
+        "! prompt_cache_key_changed: {} Fix: {}",
+        warning.explanation(),
+        warning.fix().expect("a fix")
+    ));
 }

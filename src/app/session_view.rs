@@ -25,7 +25,9 @@ use crate::core::json_diff::Aligned;
 use crate::store::SessionSummary;
 use crate::store::summary::RequestRow;
 
-pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text};
+pub use analysis::{
+    Analysis, Concern, PrefixBadge, analyze_parts, break_text, server_missed, warning_text,
+};
 pub use jobs::reload_session;
 pub use pair_view::{LineKind, PairLine, PairView};
 pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};
@@ -311,7 +313,7 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             browser.analyzing = false;
             match result {
                 Ok(analysis) => {
-                    let first_break = analysis.first_break();
+                    let first_break = analysis.first_note();
                     let requests = analysis.badges.len();
                     browser.analysis = Some(analysis);
                     // A reload keeps the pair the user is looking at (computed again on the new

@@ -1,6 +1,6 @@
 //! The cache-prefix view of the open session: its totals and miss cost, a strip of its turns
-//! with a marker on every break (hover: cause; click: that pair), the list of breaks (where,
-//! causes, tokens missed; the selected one's explanation and fix), the charts, and the
+//! with a marker on every break and every warning (hover: cause; click: that pair), the list of
+//! breaks and warnings (where, causes, tokens missed; the selected one's explanation and fix), the charts, and the
 //! selected pair's item-aligned diff. The strip draws only the cells in view.
 
 use egui::{Rect, Sense, Ui, vec2};
@@ -95,15 +95,31 @@ fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSend
                 );
                 let fill = match badge {
                     PrefixBadge::First => visuals.widgets.inactive.bg_fill,
-                    PrefixBadge::Kept => widgets::added_background(ui),
-                    PrefixBadge::Broken(_) => visuals.error_fg_color,
+                    // Kept with a warning is never drawn as kept.
+                    PrefixBadge::Kept(concerns) if !concerns.is_empty() => visuals.warn_fg_color,
+                    PrefixBadge::Kept(_) => widgets::added_background(ui),
+                    PrefixBadge::Broken(..) => visuals.error_fg_color,
                 };
                 painter.rect_filled(cell, 2.0, fill);
-                if matches!(badge, PrefixBadge::Broken(_)) {
+                let marker = match badge {
                     // The break marker: a full-height bar at the turn's left edge.
+                    PrefixBadge::Broken(..) => Some(visuals.error_fg_color),
+                    _ if !badge.concerns().is_empty() => Some(visuals.warn_fg_color),
+                    _ => None,
+                };
+                if let Some(color) = marker {
                     let bar =
                         Rect::from_min_size(egui::pos2(x, rect.min.y), vec2(2.0, STRIP_HEIGHT));
-                    painter.rect_filled(bar, 0.0, visuals.error_fg_color);
+                    painter.rect_filled(bar, 0.0, color);
+                }
+                if badge.is_warned_kept() && cell.width() >= 10.0 {
+                    painter.text(
+                        cell.center(),
+                        egui::Align2::CENTER_CENTER,
+                        "!",
+                        egui::FontId::proportional(10.0),
+                        visuals.extreme_bg_color,
+                    );
                 }
                 if selected == Some(i) {
                     painter.rect_stroke(
@@ -136,22 +152,27 @@ fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSend
 }
 
 fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
-    if analysis.breaks.is_empty() {
-        ui.label("The prefix was kept across every turn.");
+    if analysis.notes.is_empty() {
+        ui.label("The prefix was kept across every turn, without warnings.");
         return;
     }
+    ui.strong("Breaks and warnings");
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     egui::ScrollArea::vertical()
         .id_salt("prefix_breaks")
         .max_height(row_height * 4.0)
         .auto_shrink([false, true])
-        .show_rows(ui, row_height, analysis.breaks.len(), |ui, range| {
-            for (pair_index, text) in &analysis.breaks[range] {
+        .show_rows(ui, row_height, analysis.notes.len(), |ui, range| {
+            for (pair_index, text) in &analysis.notes[range] {
                 let Some(pair) = analysis.report.pairs.get(*pair_index) else {
                     continue;
                 };
                 let chosen = state.browser.pair == Some((pair.from, pair.to));
-                if ui.selectable_label(chosen, text).clicked() {
+                let mut label = egui::RichText::new(text);
+                if pair.prefix_kept {
+                    label = label.color(ui.visuals().warn_fg_color);
+                }
+                if ui.selectable_label(chosen, label).clicked() {
                     send(tx, SessionCommand::Select(pair.to));
                     send(tx, SessionCommand::SelectPair(pair.from, pair.to));
                 }
@@ -162,7 +183,7 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
             .report
             .pairs
             .iter()
-            .find(|p| p.from == from && p.to == to && !p.prefix_kept)
+            .find(|p| p.from == from && p.to == to)
     });
     if let Some(pair) = chosen {
         for cause in &pair.causes {
@@ -171,6 +192,21 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
                 text.push_str(&format!(" Fix: {fix}"));
             }
             ui.label(egui::RichText::new(text).small());
+        }
+        let concerns = analysis
+            .badges
+            .get(pair.to)
+            .map_or(&[][..], PrefixBadge::concerns);
+        for concern in concerns {
+            let mut text = format!("! {}: {}", concern.name(), concern.explanation());
+            if let Some(fix) = concern.fix() {
+                text.push_str(&format!(" Fix: {fix}"));
+            }
+            ui.label(
+                egui::RichText::new(text)
+                    .small()
+                    .color(ui.visuals().warn_fg_color),
+            );
         }
     }
 }
