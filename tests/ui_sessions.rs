@@ -339,6 +339,113 @@ fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
         .expect("recorded");
     harness.get_by_label(&promptwire::ui::sessions::recorded_text(&recorded));
     harness.get_by_label(&promptwire::ui::sessions::resent_text(&outcome));
+    // And in full, column by column: usage with cached tokens, timings, items, the whole text.
+    let (input, cached, output) =
+        promptwire::store::summary::usage_tokens(recorded.usage.as_ref().expect("recorded usage"));
+    let usage = outcome.usage.clone().expect("usage");
+    let ms = |us: Option<i64>| format!("{} ms", us.expect("timing") / 1000);
+    for label in [
+        "recorded state: completed".to_string(),
+        "re-sent state: completed".to_string(),
+        format!(
+            "recorded tokens: {} in ({} cached) / {} out",
+            input.expect("input"),
+            cached.expect("cached"),
+            output.expect("output")
+        ),
+        format!(
+            "re-sent tokens: {} in ({} cached) / {} out",
+            usage.input_tokens, usage.cached_input_tokens, usage.output_tokens
+        ),
+        format!("recorded duration: {}", ms(recorded.total_us)),
+        format!("recorded first event: {}", ms(recorded.first_event_us)),
+        format!(
+            "re-sent first event: {} ms",
+            outcome
+                .timings
+                .first_event
+                .expect("first event")
+                .as_millis()
+        ),
+        format!(
+            "re-sent duration: {} ms",
+            outcome.timings.total.expect("total").as_millis()
+        ),
+        // The recorded first turn called the shell tool; the new answer is a message.
+        "recorded items: function_call shell".to_string(),
+        "re-sent items: message".to_string(),
+    ] {
+        harness.get_by_label(&label);
+    }
+    assert!(
+        expected.text.chars().count() > 60,
+        "a text longer than 60 chars"
+    );
+    // Whole in the re-sent column: collapsing the side-by-side view takes exactly that one away
+    // (the timeline shows the text too).
+    let shown = harness.query_all_by_label(&expected.text).count();
+    harness.get_by_label("Recorded vs re-sent").click();
+    harness.run_steps(3);
+    assert_eq!(
+        harness.query_all_by_label(&expected.text).count(),
+        shown - 1
+    );
+}
+
+#[test]
+fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
+    // One event, then nothing for a minute: only cancelling the send ends it.
+    let first_event = b"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_stall\",\"status\":\"in_progress\"}}\n\n".to_vec();
+    let server = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, first_event)],
+        End::Hang(Duration::from_secs(60)),
+    )]);
+    let (mut harness, db) = sessions_app("sessions-resend-stop");
+    let mut target = state(&harness).prompt.compile.clone();
+    target.provider = ProviderKind::Compatible;
+    target.base_url = Some(server.base_url.clone());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Edit(Box::new(PromptEdit::Target(target))));
+    let base = server.base_url.clone();
+    wait_until(&mut harness, "compiled for loopback", move |s| {
+        s.views_are_current() && s.views[0].compiled.url.starts_with(&base)
+    });
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    harness.get_by_label("Re-send").click();
+    wait_until(&mut harness, "the first event arrived", |s| {
+        !s.browser.timeline.rows().is_empty()
+    });
+    harness.run_steps(2);
+    assert!(
+        state(&harness).browser.replay.job.is_some(),
+        "still streaming"
+    );
+    let stopped = std::time::Instant::now();
+    harness.get_by_role_and_label(Role::Button, "Stop").click();
+    wait_until(&mut harness, "stopped, recorded and reloaded", |s| {
+        s.browser.replay.job.is_none() && s.browser.rows.len() == 4
+    });
+    let took = stopped.elapsed();
+    assert!(took < Duration::from_secs(5), "Stop took {took:?}");
+    let rows = state(&harness).browser.rows.clone();
+    assert_eq!(rows[3].outcome, OutcomeClass::Interrupted);
+    let store = Store::open(&db).expect("db");
+    let stored = store
+        .outcome(rows[3].id)
+        .expect("outcome")
+        .expect("recorded");
+    assert_eq!(
+        (
+            stored.state.as_str(),
+            stored.error_class.as_deref(),
+            stored.events
+        ),
+        ("failed", Some("cancelled"), 1)
+    );
+    harness.get_by_label(&promptwire::ui::sessions::status_text(&rows[3]));
+    harness.get_by_label("re-sent state: failed (cancelled)");
 }
 
 #[test]

@@ -257,11 +257,7 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
         SessionCommand::Replay(index, speed) => replay::start(state, index, speed),
         SessionCommand::Step(delta) => replay::step(&mut state.browser, delta),
         SessionCommand::Resend(index) => resend::start(state, index),
-        SessionCommand::StopReplay => {
-            if let Some(job) = state.browser.replay.job.take() {
-                state.workers.cancel(job);
-            }
-        }
+        SessionCommand::StopReplay => replay::stop(&mut state.browser, &state.workers),
         SessionCommand::SelectPair(from, to) => jobs::pair_diff(state, from, to),
         SessionCommand::SetCompare(slot, side) => {
             if let Some(place) = browser.compare.slots.get_mut(slot) {
