@@ -1,9 +1,11 @@
 //! The Sessions view on the whole app (egui_kittest, no GPU) over a real database seeded from
 //! the bundled samples in a scratch directory, as the app's default database is: the browser
 //! flags the failed turns of `failing-stream`, an instant replay fills the timeline with the
-//! recorded events and outcome, the `cache-prefix-break` sample shows its break with its cause
-//! at the text pointer, the charts carry one point per request, the keyboard moves and opens,
-//! and two requests compare with the structural diff.
+//! recorded events and outcome, 1× and 4× keep the recorded pace and step mode moves one event
+//! at a time, the `cache-prefix-break` sample shows its break with its cause at the text
+//! pointer, a changed `prompt_cache_key` is shown as a warning (never a bare "kept"), the charts
+//! are drawn with one point per request, the keyboard moves and opens, two requests compare with
+//! the structural diff, and a re-send streams beside the recorded outcome and stops at once.
 
 mod http_server;
 #[path = "support/sample_har.rs"]
@@ -166,6 +168,25 @@ fn the_charts_have_one_point_per_request() {
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
     harness.get_by_label("Input tokens per request");
     harness.get_by_label("Payload growth");
+    // The plots themselves were drawn: each plot's response names what it drew, and egui_plot
+    // drew the legend of every series.
+    harness.get_by_role_and_label(
+        Role::Figure,
+        "Input tokens per request: cached (local estimate) 3 points, uncached (local estimate) 3 points, cached_tokens (server) 3 points",
+    );
+    harness.get_by_role_and_label(
+        Role::Figure,
+        "Payload growth: sent 3 points, whole history 3 points",
+    );
+    for series in [
+        "cached (local estimate)",
+        "uncached (local estimate)",
+        "cached_tokens (server)",
+        "sent",
+        "whole history",
+    ] {
+        harness.get_by_label(series);
+    }
     let analysis = state(&harness).browser.analysis.clone().expect("analysis");
     let xs = |series: &[[f64; 2]]| series.iter().map(|p| p[0]).collect::<Vec<_>>();
     let per_request = vec![0.0, 1.0, 2.0];
@@ -491,4 +512,117 @@ fn a_changed_prompt_cache_key_is_shown_as_a_warning_not_as_kept() {
         warning.explanation(),
         warning.fix().expect("a fix")
     ));
+}
+
+/// Replays the selected request at `speed` and returns how long it took on the wall clock.
+fn timed_replay(harness: &mut App, speed: &str) -> Duration {
+    let started = std::time::Instant::now();
+    harness.get_by_role_and_label(Role::Button, speed).click();
+    wait_until(harness, "replay finished", |s| {
+        s.browser.replay.job.is_none() && s.browser.timeline.outcome().is_some()
+    });
+    started.elapsed()
+}
+
+#[test]
+fn original_and_4x_replays_keep_the_recorded_pace() {
+    let (mut harness, db) = sessions_app("sessions-replay-pace");
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    let request = state(&harness).browser.rows[0].id;
+    let store = Store::open(&db).expect("db");
+    let recorded = store.outcome(request).expect("outcome").expect("recorded");
+    let total = Duration::from_micros(recorded.total_us.expect("total") as u64);
+    assert!(
+        total >= Duration::from_millis(500),
+        "a recording long enough to time: {total:?}"
+    );
+    let original = timed_replay(&mut harness, "1×");
+    let fast = timed_replay(&mut harness, "4×");
+    let instant = timed_replay(&mut harness, "instant");
+    // Never earlier than due. The harness adds its frames to each replay alike (what the
+    // instant one takes), so the pace is read from the differences: 4× takes a quarter of the
+    // recording more than instant, 1× three quarters more than 4×.
+    let timings = format!("1× {original:?}, 4× {fast:?}, instant {instant:?}, recorded {total:?}");
+    assert!(original >= total, "{timings}");
+    assert!(fast >= total / 4, "{timings}");
+    assert!(fast.saturating_sub(instant) <= total / 2, "{timings}");
+    assert!(fast.saturating_sub(instant) >= total / 8, "{timings}");
+    assert!(original.saturating_sub(fast) >= total / 2, "{timings}");
+    assert!(instant < fast, "instant {instant:?}, 4× {fast:?}");
+    // Each pace shows the same recorded events.
+    assert_eq!(
+        state(&harness).browser.timeline.rows().len(),
+        recorded.events as usize
+    );
+}
+
+#[test]
+fn step_mode_shows_one_more_or_one_fewer_event() {
+    let (mut harness, _db) = sessions_app("sessions-step");
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    // The instant replay, for what every step is compared with.
+    harness
+        .get_by_role_and_label(Role::Button, "instant")
+        .click();
+    wait_until(&mut harness, "instant replay", |s| {
+        s.browser.timeline.outcome().is_some()
+    });
+    let all: Vec<_> = state(&harness)
+        .browser
+        .timeline
+        .rows()
+        .iter()
+        .map(|r| r.entry.clone())
+        .collect();
+    let outcome = state(&harness).browser.timeline.outcome().cloned();
+    assert!(all.len() >= 3, "{} events", all.len());
+    harness.get_by_role_and_label(Role::Button, "step").click();
+    wait_until(&mut harness, "buffered", |s| {
+        s.browser.replay.job.is_none() && !s.browser.replay.buffer.is_empty()
+    });
+    let n = all.len();
+    let shown = |harness: &App| -> Vec<_> {
+        state(harness)
+            .browser
+            .timeline
+            .rows()
+            .iter()
+            .map(|r| r.entry.clone())
+            .collect()
+    };
+    assert_eq!(shown(&harness), Vec::new());
+    harness.get_by_label(&format!("0 / {n}"));
+    for _ in 0..2 {
+        harness
+            .get_by_role_and_label(Role::Button, "Next event ›")
+            .click();
+        harness.run_steps(2);
+    }
+    assert_eq!(shown(&harness), all[..2].to_vec());
+    harness.get_by_label(&format!("2 / {n}"));
+    assert_eq!(state(&harness).browser.timeline.outcome(), None);
+    harness
+        .get_by_role_and_label(Role::Button, "‹ Previous event")
+        .click();
+    harness.run_steps(2);
+    assert_eq!(shown(&harness), all[..1].to_vec());
+    harness.get_by_label(&format!("1 / {n}"));
+    // Previous at the start stays at 0; Next past the end stays at the end, with the outcome.
+    for _ in 0..3 {
+        harness
+            .get_by_role_and_label(Role::Button, "‹ Previous event")
+            .click();
+        harness.run_steps(1);
+    }
+    assert_eq!(shown(&harness), Vec::new());
+    for _ in 0..n + 2 {
+        harness
+            .get_by_role_and_label(Role::Button, "Next event ›")
+            .click();
+        harness.run_steps(1);
+    }
+    harness.run_steps(2);
+    assert_eq!(shown(&harness), all);
+    harness.get_by_label(&format!("{n} / {n}"));
+    assert_eq!(state(&harness).browser.timeline.outcome().cloned(), outcome);
 }
