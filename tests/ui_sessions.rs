@@ -363,7 +363,7 @@ fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
     // And in full, column by column: usage with cached tokens, timings, items, the whole text.
     let (input, cached, output) =
         promptwire::store::summary::usage_tokens(recorded.usage.as_ref().expect("recorded usage"));
-    let usage = outcome.usage.clone().expect("usage");
+    let usage = outcome.usage.expect("usage");
     let ms = |us: Option<i64>| format!("{} ms", us.expect("timing") / 1000);
     for label in [
         "recorded state: completed".to_string(),

@@ -135,12 +135,13 @@ pub struct ReplayState {
 /// record and report the partial answer; a replay's job is cancelled.
 pub fn stop(browser: &mut SessionBrowser, workers: &crate::app::jobs::Workers) {
     let replay = &mut browser.replay;
-    if replay.resend && replay.job.is_some() {
-        if let Some(cancel) = &replay.cancel {
-            cancel.cancel();
-            replay.stopping = true;
-            return;
-        }
+    if replay.resend
+        && replay.job.is_some()
+        && let Some(cancel) = &replay.cancel
+    {
+        cancel.cancel();
+        replay.stopping = true;
+        return;
     }
     if let Some(job) = replay.job.take() {
         workers.cancel(job);
