@@ -541,13 +541,14 @@ fn original_and_4x_replays_keep_the_recorded_pace() {
     let instant = timed_replay(&mut harness, "instant");
     // Never earlier than due. The harness adds its frames to each replay alike (what the
     // instant one takes), so the pace is read from the differences: 4× takes a quarter of the
-    // recording more than instant, 1× three quarters more than 4×.
+    // recording more than instant, 1× three quarters more than 4× (bounds with room for a busy
+    // machine, yet failing when 4× runs instant or at 1×).
     let timings = format!("1× {original:?}, 4× {fast:?}, instant {instant:?}, recorded {total:?}");
     assert!(original >= total, "{timings}");
     assert!(fast >= total / 4, "{timings}");
-    assert!(fast.saturating_sub(instant) <= total / 2, "{timings}");
+    assert!(fast.saturating_sub(instant) <= total * 3 / 4, "{timings}");
     assert!(fast.saturating_sub(instant) >= total / 8, "{timings}");
-    assert!(original.saturating_sub(fast) >= total / 2, "{timings}");
+    assert!(original.saturating_sub(fast) >= total * 3 / 8, "{timings}");
     assert!(instant < fast, "instant {instant:?}, 4× {fast:?}");
     // Each pace shows the same recorded events.
     assert_eq!(
@@ -625,4 +626,67 @@ fn step_mode_shows_one_more_or_one_fewer_event() {
     assert_eq!(shown(&harness), all);
     harness.get_by_label(&format!("{n} / {n}"));
     assert_eq!(state(&harness).browser.timeline.outcome().cloned(), outcome);
+}
+
+#[test]
+fn a_kept_pair_the_server_did_not_serve_reads_server_missed() {
+    // The tool-calls sample with a long developer message shared by every request (a kept,
+    // cacheable prefix), and the server reporting 0 cached tokens for the second request.
+    let db = scratch_dir("sessions-server-missed").join("promptwire.sqlite");
+    let long = "Follow the repository's conventions. ".repeat(400);
+    let har = sample_har::variant(
+        "tool-calls.har",
+        "server-missed",
+        |position, body, entry| {
+            let text = body
+                .pointer_mut("/input/0/content/0/text")
+                .expect("developer text");
+            *text = serde_json::Value::String(format!("{long}{}", text.as_str().unwrap_or("")));
+            sample_har::set_cached_tokens(entry, [0, 0, 2048][position]);
+        },
+    );
+    let mut store = promptwire::store::seed::open_seeded(&db).expect("seeded db");
+    store
+        .import_har(&har, "server-missed", std::path::Path::new("missed.har"))
+        .expect("import");
+    drop(store);
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.sessions.len() == 5
+    });
+    open_session(&mut harness, "#5 server-missed · 3 req · gpt-5.5");
+    wait_until(&mut harness, "pair shown", |s| {
+        s.browser.pair == Some((0, 1))
+    });
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    let pair = &analysis.report.pairs[0];
+    let cacheable = promptwire::core::prefix::cost::cacheable_tokens(pair.reusable_tokens);
+    harness.get_by_label("kept · ! server missed the cache");
+    harness.get_by_label(&format!(
+        "turns 0–1: kept · ! server_missed_cache · reusable {} of {} tokens · server cached 0",
+        pair.reusable_tokens, pair.from_tokens
+    ));
+    let concern = promptwire::app::session_view::Concern::ServerMissed {
+        reported: 0,
+        cacheable,
+    };
+    harness.get_by_label(&format!(
+        "! server_missed_cache: {} Fix: {}",
+        concern.explanation(),
+        concern.fix().expect("a fix")
+    ));
+    // The totals line says so too (cacheable is between 1,024 and 9,999 here).
+    assert!((1024..10_000).contains(&cacheable), "{cacheable}");
+    let phrase = format!(
+        "the server missed the cache after 1 kept turn ({},{:03} cacheable tokens)",
+        cacheable / 1000,
+        cacheable % 1000
+    );
+    let summary = harness
+        .query_all(egui_kittest::kittest::by().label_contains(&phrase))
+        .count();
+    assert_eq!(summary, 1, "{phrase}");
 }

@@ -6,7 +6,7 @@
 use egui::{Rect, Sense, Ui, vec2};
 
 use super::{SessionsUi, charts, grouped, pair, send};
-use crate::app::session_view::{Analysis, PrefixBadge, SessionCommand};
+use crate::app::session_view::{Analysis, Concern, PrefixBadge, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::ui::widgets;
 
@@ -35,6 +35,29 @@ pub fn summary_text(analysis: &Analysis) -> String {
         grouped(cost.missed_tokens),
         cost.miss_cost_usd
     );
+    // Kept pairs the server did not serve from cache: not in the miss cost (the prompt kept its
+    // prefix), but never hidden behind it.
+    let missed: Vec<(u64, u64)> = analysis
+        .badges
+        .iter()
+        .flat_map(|b| b.concerns())
+        .filter_map(|c| match c {
+            Concern::ServerMissed {
+                reported,
+                cacheable,
+            } => Some((*reported, *cacheable)),
+            Concern::Warning(_) => None,
+        })
+        .collect();
+    if !missed.is_empty() {
+        let tokens: u64 = missed.iter().map(|(r, c)| c.saturating_sub(*r)).sum();
+        let pairs = missed.len();
+        text.push_str(&format!(
+            " · the server missed the cache after {pairs} kept turn{} ({} cacheable tokens)",
+            if pairs == 1 { "" } else { "s" },
+            grouped(tokens)
+        ));
+    }
     if !cost.unpriced_models.is_empty() {
         text.push_str(&format!("; unpriced: {}", cost.unpriced_models.join(", ")));
     }
