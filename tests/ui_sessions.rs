@@ -413,15 +413,15 @@ fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
     );
 }
 
-#[test]
-fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
-    // One event, then nothing for a minute: only cancelling the send ends it.
+/// The app re-sending tool-calls turn 0 to a loopback server that sends one event and then
+/// nothing for a minute, once that event has arrived (only cancelling the send ends it).
+fn stalled_resend(name: &str) -> (App, std::path::PathBuf, Server) {
     let first_event = b"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_stall\",\"status\":\"in_progress\"}}\n\n".to_vec();
     let server = Server::start(vec![Reply::sse(
         vec![(Duration::ZERO, first_event)],
         End::Hang(Duration::from_secs(60)),
     )]);
-    let (mut harness, db) = sessions_app("sessions-resend-stop");
+    let (mut harness, db) = sessions_app(name);
     let mut target = state(&harness).prompt.compile.clone();
     target.provider = ProviderKind::Compatible;
     target.base_url = Some(server.base_url.clone());
@@ -439,6 +439,12 @@ fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
         !s.browser.timeline.rows().is_empty()
     });
     harness.run_steps(2);
+    (harness, db, server)
+}
+
+#[test]
+fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
+    let (mut harness, db, _server) = stalled_resend("sessions-resend-stop");
     assert!(
         state(&harness).browser.replay.job.is_some(),
         "still streaming"
@@ -689,4 +695,26 @@ fn a_kept_pair_the_server_did_not_serve_reads_server_missed() {
         .query_all(egui_kittest::kittest::by().label_contains(&phrase))
         .count();
     assert_eq!(summary, 1, "{phrase}");
+}
+
+#[test]
+fn a_replay_started_over_a_stalled_resend_ends_it_and_its_row_still_appears() {
+    let (mut harness, db, _server) = stalled_resend("sessions-resend-replaced");
+    harness
+        .get_by_role_and_label(Role::Button, "instant")
+        .click();
+    wait_until(&mut harness, "replayed, and the re-sent row read", |s| {
+        s.browser.replay.job.is_none()
+            && s.browser.timeline.outcome().is_some()
+            && s.browser.rows.len() == 4
+    });
+    assert!(!state(&harness).browser.replay.resend);
+    let rows = state(&harness).browser.rows.clone();
+    assert_eq!(rows[3].outcome, OutcomeClass::Interrupted);
+    let stored = Store::open(&db)
+        .expect("db")
+        .outcome(rows[3].id)
+        .expect("outcome")
+        .expect("recorded");
+    assert_eq!(stored.error_class.as_deref(), Some("cancelled"));
 }

@@ -345,11 +345,16 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             }
         }
         SessionEvent::Replay { generation, update } => {
-            let resent = matches!(update, ReplayUpdate::Resent(Ok(_)))
-                && generation == browser.replay.generation;
+            // The new request is in the session: read its rows and prefix again — also for a
+            // re-send that a newer replay stopped (its generation is stale, its row is real).
+            let resent = match &update {
+                ReplayUpdate::Resent(Ok(session)) => Some(*session),
+                _ => None,
+            };
             replay::apply(browser, generation, update);
-            // The new request is in the session: read its rows and prefix again.
-            if resent && let Some(session) = state.browser.open {
+            if let Some(session) = resent
+                && state.browser.open == Some(session)
+            {
                 jobs::reload_session(state, session);
             }
         }

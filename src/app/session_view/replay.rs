@@ -148,13 +148,17 @@ pub fn stop(browser: &mut SessionBrowser, workers: &crate::app::jobs::Workers) {
     }
 }
 
-/// Before a new replay or re-send: cancels whatever ran (a re-send's send included, so a
-/// stalled connection does not stay open).
+/// Before a new replay or re-send: stops whatever ran. A re-send's send is cancelled (so a
+/// stalled connection does not stay open) and its job left to record the partial answer and
+/// report it, which reloads the session; a replay's job is cancelled.
 pub fn stop_running(browser: &mut SessionBrowser, workers: &crate::app::jobs::Workers) {
-    if let Some(cancel) = browser.replay.cancel.take() {
+    let replay = &mut browser.replay;
+    if let Some(cancel) = replay.cancel.take() {
         cancel.cancel();
+        replay.job = None;
+        return;
     }
-    if let Some(job) = browser.replay.job.take() {
+    if let Some(job) = replay.job.take() {
         workers.cancel(job);
     }
 }
