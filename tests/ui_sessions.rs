@@ -1,11 +1,15 @@
 //! The Sessions view on the whole app (egui_kittest, no GPU) over a real database seeded from
 //! the bundled samples in a scratch directory, as the app's default database is: the browser
 //! flags the failed turns of `failing-stream`, an instant replay fills the timeline with the
-//! recorded events and outcome, the `cache-prefix-break` sample shows its break with its cause
-//! at the text pointer, the charts carry one point per request, the keyboard moves and opens,
-//! and two requests compare with the structural diff.
+//! recorded events and outcome, 1× and 4× keep the recorded pace and step mode moves one event
+//! at a time, the `cache-prefix-break` sample shows its break with its cause at the text
+//! pointer, a changed `prompt_cache_key` is shown as a warning (never a bare "kept"), the charts
+//! are drawn with one point per request, the keyboard moves and opens, two requests compare with
+//! the structural diff, and a re-send streams beside the recorded outcome and stops at once.
 
 mod http_server;
+#[path = "support/sample_har.rs"]
+mod sample_har;
 mod ui_support;
 
 use std::time::Duration;
@@ -164,6 +168,25 @@ fn the_charts_have_one_point_per_request() {
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
     harness.get_by_label("Input tokens per request");
     harness.get_by_label("Payload growth");
+    // The plots themselves were drawn: each plot's response names what it drew, and egui_plot
+    // drew the legend of every series.
+    harness.get_by_role_and_label(
+        Role::Figure,
+        "Input tokens per request: cached (local estimate) 3 points, uncached (local estimate) 3 points, cached_tokens (server) 3 points",
+    );
+    harness.get_by_role_and_label(
+        Role::Figure,
+        "Payload growth: sent 3 points, whole history 3 points",
+    );
+    for series in [
+        "cached (local estimate)",
+        "uncached (local estimate)",
+        "cached_tokens (server)",
+        "sent",
+        "whole history",
+    ] {
+        harness.get_by_label(series);
+    }
     let analysis = state(&harness).browser.analysis.clone().expect("analysis");
     let xs = |series: &[[f64; 2]]| series.iter().map(|p| p[0]).collect::<Vec<_>>();
     let per_request = vec![0.0, 1.0, 2.0];
@@ -337,4 +360,361 @@ fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
         .expect("recorded");
     harness.get_by_label(&promptwire::ui::sessions::recorded_text(&recorded));
     harness.get_by_label(&promptwire::ui::sessions::resent_text(&outcome));
+    // And in full, column by column: usage with cached tokens, timings, items, the whole text.
+    let (input, cached, output) =
+        promptwire::store::summary::usage_tokens(recorded.usage.as_ref().expect("recorded usage"));
+    let usage = outcome.usage.expect("usage");
+    let ms = |us: Option<i64>| format!("{} ms", us.expect("timing") / 1000);
+    for label in [
+        "recorded state: completed".to_string(),
+        "re-sent state: completed".to_string(),
+        format!(
+            "recorded tokens: {} in ({} cached) / {} out",
+            input.expect("input"),
+            cached.expect("cached"),
+            output.expect("output")
+        ),
+        format!(
+            "re-sent tokens: {} in ({} cached) / {} out",
+            usage.input_tokens, usage.cached_input_tokens, usage.output_tokens
+        ),
+        format!("recorded duration: {}", ms(recorded.total_us)),
+        format!("recorded first event: {}", ms(recorded.first_event_us)),
+        format!(
+            "re-sent first event: {} ms",
+            outcome
+                .timings
+                .first_event
+                .expect("first event")
+                .as_millis()
+        ),
+        format!(
+            "re-sent duration: {} ms",
+            outcome.timings.total.expect("total").as_millis()
+        ),
+        // The recorded first turn called the shell tool; the new answer is a message.
+        "recorded items: function_call shell".to_string(),
+        "re-sent items: message".to_string(),
+    ] {
+        harness.get_by_label(&label);
+    }
+    assert!(
+        expected.text.chars().count() > 60,
+        "a text longer than 60 chars"
+    );
+    // Whole in the re-sent column: collapsing the side-by-side view takes exactly that one away
+    // (the timeline shows the text too).
+    let shown = harness.query_all_by_label(&expected.text).count();
+    harness.get_by_label("Recorded vs re-sent").click();
+    harness.run_steps(3);
+    assert_eq!(
+        harness.query_all_by_label(&expected.text).count(),
+        shown - 1
+    );
+}
+
+/// The app re-sending tool-calls turn 0 to a loopback server that sends one event and then
+/// nothing for a minute, once that event has arrived (only cancelling the send ends it).
+fn stalled_resend(name: &str) -> (App, std::path::PathBuf, Server) {
+    let first_event = b"event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_stall\",\"status\":\"in_progress\"}}\n\n".to_vec();
+    let server = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, first_event)],
+        End::Hang(Duration::from_secs(60)),
+    )]);
+    let (mut harness, db) = sessions_app(name);
+    let mut target = state(&harness).prompt.compile.clone();
+    target.provider = ProviderKind::Compatible;
+    target.base_url = Some(server.base_url.clone());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Edit(Box::new(PromptEdit::Target(target))));
+    let base = server.base_url.clone();
+    wait_until(&mut harness, "compiled for loopback", move |s| {
+        s.views_are_current() && s.views[0].compiled.url.starts_with(&base)
+    });
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    harness.get_by_label("Re-send").click();
+    wait_until(&mut harness, "the first event arrived", |s| {
+        !s.browser.timeline.rows().is_empty()
+    });
+    harness.run_steps(2);
+    (harness, db, server)
+}
+
+#[test]
+fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
+    let (mut harness, db, _server) = stalled_resend("sessions-resend-stop");
+    assert!(
+        state(&harness).browser.replay.job.is_some(),
+        "still streaming"
+    );
+    let stopped = std::time::Instant::now();
+    harness.get_by_role_and_label(Role::Button, "Stop").click();
+    wait_until(&mut harness, "stopped, recorded and reloaded", |s| {
+        s.browser.replay.job.is_none() && s.browser.rows.len() == 4
+    });
+    let took = stopped.elapsed();
+    assert!(took < Duration::from_secs(5), "Stop took {took:?}");
+    let rows = state(&harness).browser.rows.clone();
+    assert_eq!(rows[3].outcome, OutcomeClass::Interrupted);
+    let store = Store::open(&db).expect("db");
+    let stored = store
+        .outcome(rows[3].id)
+        .expect("outcome")
+        .expect("recorded");
+    assert_eq!(
+        (
+            stored.state.as_str(),
+            stored.error_class.as_deref(),
+            stored.events
+        ),
+        ("failed", Some("cancelled"), 1)
+    );
+    harness.get_by_label(&promptwire::ui::sessions::status_text(&rows[3]));
+    harness.get_by_label("re-sent state: failed (cancelled)");
+}
+
+#[test]
+fn a_changed_prompt_cache_key_is_shown_as_a_warning_not_as_kept() {
+    // The seeded database plus the tool-calls sample whose last request has another cache key.
+    let db = scratch_dir("sessions-cache-key").join("promptwire.sqlite");
+    let har = sample_har::variant("tool-calls.har", "cache-key-change", |position, body, _| {
+        if position == 2 {
+            body["prompt_cache_key"] = serde_json::Value::String("another-thread".to_string());
+        }
+    });
+    let mut store = promptwire::store::seed::open_seeded(&db).expect("seeded db");
+    store
+        .import_har(&har, "cache-key-change", std::path::Path::new("key.har"))
+        .expect("import");
+    drop(store);
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.sessions.len() == 5
+    });
+    open_session(&mut harness, "#5 cache-key-change · 3 req · gpt-5.5");
+    // No break, so the warned pair is the one shown.
+    wait_until(&mut harness, "pair shown", |s| {
+        s.browser.pair == Some((1, 2))
+    });
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    let labels: Vec<String> = analysis.badges.iter().map(|b| b.label()).collect();
+    assert_eq!(labels, ["first", "kept", "kept · ! cache key changed"]);
+    let pair = &analysis.report.pairs[1];
+    // On screen: the table's badge, the row in "Breaks and warnings", its explanation and fix.
+    harness.get_by_label("kept · ! cache key changed");
+    harness.get_by_label("Breaks and warnings");
+    harness.get_by_label(&format!(
+        "turns 1–2: kept · ! prompt_cache_key_changed · reusable {} of {} tokens · server cached 1920",
+        pair.reusable_tokens, pair.from_tokens
+    ));
+    let warning = promptwire::core::prefix::Warning::PromptCacheKeyChanged;
+    harness.get_by_label(&format!(
+        "! prompt_cache_key_changed: {} Fix: {}",
+        warning.explanation(),
+        warning.fix().expect("a fix")
+    ));
+}
+
+/// Replays the selected request at `speed` and returns how long it took on the wall clock.
+fn timed_replay(harness: &mut App, speed: &str) -> Duration {
+    let started = std::time::Instant::now();
+    harness.get_by_role_and_label(Role::Button, speed).click();
+    wait_until(harness, "replay finished", |s| {
+        s.browser.replay.job.is_none() && s.browser.timeline.outcome().is_some()
+    });
+    started.elapsed()
+}
+
+#[test]
+fn original_and_4x_replays_keep_the_recorded_pace() {
+    let (mut harness, db) = sessions_app("sessions-replay-pace");
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    let request = state(&harness).browser.rows[0].id;
+    let store = Store::open(&db).expect("db");
+    let recorded = store.outcome(request).expect("outcome").expect("recorded");
+    let total = Duration::from_micros(recorded.total_us.expect("total") as u64);
+    assert!(
+        total >= Duration::from_millis(500),
+        "a recording long enough to time: {total:?}"
+    );
+    let original = timed_replay(&mut harness, "1×");
+    let fast = timed_replay(&mut harness, "4×");
+    let instant = timed_replay(&mut harness, "instant");
+    // Never earlier than due. The harness adds its frames to each replay alike (what the
+    // instant one takes), so the pace is read from the differences: 4× takes a quarter of the
+    // recording more than instant, 1× three quarters more than 4× (bounds with room for a busy
+    // machine, yet failing when 4× runs instant or at 1×).
+    let timings = format!("1× {original:?}, 4× {fast:?}, instant {instant:?}, recorded {total:?}");
+    assert!(original >= total, "{timings}");
+    assert!(fast >= total / 4, "{timings}");
+    assert!(fast.saturating_sub(instant) <= total * 3 / 4, "{timings}");
+    assert!(fast.saturating_sub(instant) >= total / 8, "{timings}");
+    assert!(original.saturating_sub(fast) >= total * 3 / 8, "{timings}");
+    assert!(instant < fast, "instant {instant:?}, 4× {fast:?}");
+    // Each pace shows the same recorded events.
+    assert_eq!(
+        state(&harness).browser.timeline.rows().len(),
+        recorded.events as usize
+    );
+}
+
+#[test]
+fn step_mode_shows_one_more_or_one_fewer_event() {
+    let (mut harness, _db) = sessions_app("sessions-step");
+    open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
+    // The instant replay, for what every step is compared with.
+    harness
+        .get_by_role_and_label(Role::Button, "instant")
+        .click();
+    wait_until(&mut harness, "instant replay", |s| {
+        s.browser.timeline.outcome().is_some()
+    });
+    let all: Vec<_> = state(&harness)
+        .browser
+        .timeline
+        .rows()
+        .iter()
+        .map(|r| r.entry.clone())
+        .collect();
+    let outcome = state(&harness).browser.timeline.outcome().cloned();
+    assert!(all.len() >= 3, "{} events", all.len());
+    harness.get_by_role_and_label(Role::Button, "step").click();
+    wait_until(&mut harness, "buffered", |s| {
+        s.browser.replay.job.is_none() && !s.browser.replay.buffer.is_empty()
+    });
+    let n = all.len();
+    let shown = |harness: &App| -> Vec<_> {
+        state(harness)
+            .browser
+            .timeline
+            .rows()
+            .iter()
+            .map(|r| r.entry.clone())
+            .collect()
+    };
+    assert_eq!(shown(&harness), Vec::new());
+    harness.get_by_label(&format!("0 / {n}"));
+    for _ in 0..2 {
+        harness
+            .get_by_role_and_label(Role::Button, "Next event ›")
+            .click();
+        harness.run_steps(2);
+    }
+    assert_eq!(shown(&harness), all[..2].to_vec());
+    harness.get_by_label(&format!("2 / {n}"));
+    assert_eq!(state(&harness).browser.timeline.outcome(), None);
+    harness
+        .get_by_role_and_label(Role::Button, "‹ Previous event")
+        .click();
+    harness.run_steps(2);
+    assert_eq!(shown(&harness), all[..1].to_vec());
+    harness.get_by_label(&format!("1 / {n}"));
+    // Previous at the start stays at 0; Next past the end stays at the end, with the outcome.
+    for _ in 0..3 {
+        harness
+            .get_by_role_and_label(Role::Button, "‹ Previous event")
+            .click();
+        harness.run_steps(1);
+    }
+    assert_eq!(shown(&harness), Vec::new());
+    for _ in 0..n + 2 {
+        harness
+            .get_by_role_and_label(Role::Button, "Next event ›")
+            .click();
+        harness.run_steps(1);
+    }
+    harness.run_steps(2);
+    assert_eq!(shown(&harness), all);
+    harness.get_by_label(&format!("{n} / {n}"));
+    assert_eq!(state(&harness).browser.timeline.outcome().cloned(), outcome);
+}
+
+#[test]
+fn a_kept_pair_the_server_did_not_serve_reads_server_missed() {
+    // The tool-calls sample with a long developer message shared by every request (a kept,
+    // cacheable prefix), and the server reporting 0 cached tokens for the second request.
+    let db = scratch_dir("sessions-server-missed").join("promptwire.sqlite");
+    let long = "Follow the repository's conventions. ".repeat(400);
+    let har = sample_har::variant(
+        "tool-calls.har",
+        "server-missed",
+        |position, body, entry| {
+            let text = body
+                .pointer_mut("/input/0/content/0/text")
+                .expect("developer text");
+            *text = serde_json::Value::String(format!("{long}{}", text.as_str().unwrap_or("")));
+            sample_har::set_cached_tokens(entry, [0, 0, 2048][position]);
+        },
+    );
+    let mut store = promptwire::store::seed::open_seeded(&db).expect("seeded db");
+    store
+        .import_har(&har, "server-missed", std::path::Path::new("missed.har"))
+        .expect("import");
+    drop(store);
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.sessions.len() == 5
+    });
+    open_session(&mut harness, "#5 server-missed · 3 req · gpt-5.5");
+    wait_until(&mut harness, "pair shown", |s| {
+        s.browser.pair == Some((0, 1))
+    });
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    let pair = &analysis.report.pairs[0];
+    let cacheable = promptwire::core::prefix::cost::cacheable_tokens(pair.reusable_tokens);
+    harness.get_by_label("kept · ! server missed the cache");
+    harness.get_by_label(&format!(
+        "turns 0–1: kept · ! server_missed_cache · reusable {} of {} tokens · server cached 0",
+        pair.reusable_tokens, pair.from_tokens
+    ));
+    let concern = promptwire::app::session_view::Concern::ServerMissed {
+        reported: 0,
+        cacheable,
+    };
+    harness.get_by_label(&format!(
+        "! server_missed_cache: {} Fix: {}",
+        concern.explanation(),
+        concern.fix().expect("a fix")
+    ));
+    // The totals line says so too (cacheable is between 1,024 and 9,999 here).
+    assert!((1024..10_000).contains(&cacheable), "{cacheable}");
+    let phrase = format!(
+        "the server missed the cache after 1 kept turn ({},{:03} cacheable tokens)",
+        cacheable / 1000,
+        cacheable % 1000
+    );
+    let summary = harness
+        .query_all(egui_kittest::kittest::by().label_contains(&phrase))
+        .count();
+    assert_eq!(summary, 1, "{phrase}");
+}
+
+#[test]
+fn a_replay_started_over_a_stalled_resend_ends_it_and_its_row_still_appears() {
+    let (mut harness, db, _server) = stalled_resend("sessions-resend-replaced");
+    harness
+        .get_by_role_and_label(Role::Button, "instant")
+        .click();
+    wait_until(&mut harness, "replayed, and the re-sent row read", |s| {
+        s.browser.replay.job.is_none()
+            && s.browser.timeline.outcome().is_some()
+            && s.browser.rows.len() == 4
+    });
+    assert!(!state(&harness).browser.replay.resend);
+    let rows = state(&harness).browser.rows.clone();
+    assert_eq!(rows[3].outcome, OutcomeClass::Interrupted);
+    let stored = Store::open(&db)
+        .expect("db")
+        .outcome(rows[3].id)
+        .expect("outcome")
+        .expect("recorded");
+    assert_eq!(stored.error_class.as_deref(), Some("cancelled"));
 }

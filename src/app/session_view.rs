@@ -25,7 +25,9 @@ use crate::core::json_diff::Aligned;
 use crate::store::SessionSummary;
 use crate::store::summary::RequestRow;
 
-pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text};
+pub use analysis::{
+    Analysis, Concern, PrefixBadge, analyze_parts, break_text, server_missed, warning_text,
+};
 pub use jobs::reload_session;
 pub use pair_view::{LineKind, PairLine, PairView};
 pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};
@@ -255,11 +257,7 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
         SessionCommand::Replay(index, speed) => replay::start(state, index, speed),
         SessionCommand::Step(delta) => replay::step(&mut state.browser, delta),
         SessionCommand::Resend(index) => resend::start(state, index),
-        SessionCommand::StopReplay => {
-            if let Some(job) = state.browser.replay.job.take() {
-                state.workers.cancel(job);
-            }
-        }
+        SessionCommand::StopReplay => replay::stop(&mut state.browser, &state.workers),
         SessionCommand::SelectPair(from, to) => jobs::pair_diff(state, from, to),
         SessionCommand::SetCompare(slot, side) => {
             if let Some(place) = browser.compare.slots.get_mut(slot) {
@@ -311,7 +309,7 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             browser.analyzing = false;
             match result {
                 Ok(analysis) => {
-                    let first_break = analysis.first_break();
+                    let first_break = analysis.first_note();
                     let requests = analysis.badges.len();
                     browser.analysis = Some(analysis);
                     // A reload keeps the pair the user is looking at (computed again on the new
@@ -347,11 +345,16 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             }
         }
         SessionEvent::Replay { generation, update } => {
-            let resent = matches!(update, ReplayUpdate::Resent(Ok(_)))
-                && generation == browser.replay.generation;
+            // The new request is in the session: read its rows and prefix again — also for a
+            // re-send that a newer replay stopped (its generation is stale, its row is real).
+            let resent = match &update {
+                ReplayUpdate::Resent(Ok(session)) => Some(*session),
+                _ => None,
+            };
             replay::apply(browser, generation, update);
-            // The new request is in the session: read its rows and prefix again.
-            if resent && let Some(session) = state.browser.open {
+            if let Some(session) = resent
+                && state.browser.open == Some(session)
+            {
                 jobs::reload_session(state, session);
             }
         }

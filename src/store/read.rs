@@ -1,5 +1,5 @@
 //! Reads for the UI and the CLI: paged session and request lists, search by name, model and
-//! text, and the lazy parts — a request's headers, its rebuilt body, its events, its outcome.
+//! text anywhere in the stored bodies, and the lazy parts — a request's headers, its rebuilt body, its events, its outcome.
 
 use std::time::Duration;
 
@@ -80,6 +80,16 @@ fn headers(json: Option<String>) -> StoreResult<Vec<(String, String)>> {
     }
 }
 
+/// Bytes of a verbatim body (one that is not a JSON object) that a search reads.
+pub const VERBATIM_SEARCHED: usize = 4 << 20;
+
+/// `text` as it is spelled inside a JSON string, when that differs from `text`.
+fn json_escaped(text: &str) -> Option<String> {
+    let quoted = serde_json::to_string(text).ok()?;
+    let inner = quoted.get(1..quoted.len().saturating_sub(1))?;
+    (inner != text).then(|| inner.to_string())
+}
+
 /// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
 fn like_pattern(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -105,22 +115,52 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Sessions whose name, model, an input item or an output text contains `text`
-    /// (case-insensitive for ASCII), newest first.
+    /// Sessions whose name, model, an output text or any stored part of a request body
+    /// contains `text` (case-insensitive for ASCII), newest first. The body is searched where it
+    /// is stored: input items, the content-addressed pieces of schema 3 (every top-level value —
+    /// `tools`, `instructions`, `prompt_cache_key`, …), the fields of older rows, and the first
+    /// [`VERBATIM_SEARCHED`] bytes of a body kept verbatim. Bodies hold JSON, so `text` is also
+    /// looked for as it appears inside a JSON string (`"` as `\"`, a line break as `\n`). The
+    /// scan walks sessions newest first and stops once the page is full.
     pub fn search_sessions(&self, text: &str, page: Page) -> StoreResult<Vec<SessionSummary>> {
         let (limit, offset) = limit(page);
         let pattern = like_pattern(text);
-        let mut stmt = self.conn.prepare_cached(&format!(
+        let escaped = json_escaped(text).map(|e| like_pattern(&e));
+        // `col` matches the plain text, or its JSON-escaped spelling where that differs.
+        let matches = |col: &str| match escaped {
+            Some(_) => format!("({col} LIKE ?1 ESCAPE '\\' OR {col} LIKE ?4 ESCAPE '\\')"),
+            None => format!("{col} LIKE ?1 ESCAPE '\\'"),
+        };
+        let sql = format!(
             "SELECT {SESSION_COLUMNS} FROM sessions s
              WHERE s.name LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'
                 OR EXISTS (SELECT 1 FROM requests r WHERE r.session_id = s.id AND r.model LIKE ?1 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM requests r JOIN outcomes o ON o.request_id = r.id
                            WHERE r.session_id = s.id AND o.text LIKE ?1 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM session_items si JOIN items i ON i.id = si.item_id
-                           WHERE si.session_id = s.id AND i.json LIKE ?1 ESCAPE '\\')
-             ORDER BY s.created_us DESC, s.id DESC LIMIT ?2 OFFSET ?3"
-        ))?;
-        let rows = stmt.query_map(params![pattern, limit, offset], session_row)?;
+                           WHERE si.session_id = s.id AND {items})
+                OR EXISTS (SELECT 1 FROM session_pieces sp JOIN pieces p ON p.id = sp.piece_id
+                           WHERE sp.session_id = s.id AND {pieces})
+                OR EXISTS (SELECT 1 FROM requests r JOIN fields f ON f.id = r.fields_id
+                           WHERE r.session_id = s.id AND {fields})
+                OR EXISTS (SELECT 1 FROM requests r
+                           WHERE r.session_id = s.id AND r.body_verbatim IS NOT NULL
+                             AND {verbatim})
+             ORDER BY s.created_us DESC, s.id DESC LIMIT ?2 OFFSET ?3",
+            items = matches("i.json"),
+            pieces = matches("p.text"),
+            fields = matches("f.json"),
+            verbatim = matches(&format!(
+                "CAST(substr(r.body_verbatim, 1, {VERBATIM_SEARCHED}) AS TEXT)"
+            )),
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let rows = match &escaped {
+            Some(escaped) => {
+                stmt.query_map(params![pattern, limit, offset, escaped], session_row)?
+            }
+            None => stmt.query_map(params![pattern, limit, offset], session_row)?,
+        };
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

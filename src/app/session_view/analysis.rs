@@ -11,28 +11,131 @@ use serde_json::Value;
 
 use crate::core::json::JsonMap;
 use crate::core::prefix::cost::cacheable_tokens;
-use crate::core::prefix::{PairReport, PriceTable, RequestMeta, Session, SessionReport};
+use crate::core::prefix::{PairReport, PriceTable, RequestMeta, Session, SessionReport, Warning};
 use crate::store::summary::{SessionParts, usage_tokens};
+
+/// Something about a pair that a bare "kept" would hide: a warning of the analysis
+/// (`prompt_cache_key_changed`, `idle_gap`, `client_metadata_changed`), or the server reporting
+/// far fewer `cached_tokens` than the local verdict says were reusable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Concern {
+    /// A warning of the prefix analysis.
+    Warning(Warning),
+    /// The local verdict is kept, but the server served well under half of what was cacheable.
+    ServerMissed {
+        /// The server's `cached_tokens` for the later request.
+        reported: u64,
+        /// What the local estimate says the server could have served (`cacheable_tokens`).
+        cacheable: u64,
+    },
+}
+
+impl Concern {
+    /// The concerns of `pair`: its warnings, then the server-missed rule ([`server_missed`]).
+    pub fn of(pair: &PairReport) -> Vec<Self> {
+        let mut out: Vec<Self> = pair.warnings.iter().copied().map(Self::Warning).collect();
+        if let Some(missed) = server_missed(pair) {
+            out.push(missed);
+        }
+        out
+    }
+
+    /// A few words for the badge (`cache key changed`).
+    pub fn short(self) -> &'static str {
+        match self {
+            Self::Warning(Warning::PromptCacheKeyChanged) => "cache key changed",
+            Self::Warning(Warning::IdleGap) => "idle gap",
+            Self::Warning(Warning::ClientMetadataChanged) => "client metadata changed",
+            Self::ServerMissed { .. } => "server missed the cache",
+        }
+    }
+
+    /// The snake_case name (`prompt_cache_key_changed`, `server_missed_cache`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Warning(w) => w.as_str(),
+            Self::ServerMissed { .. } => "server_missed_cache",
+        }
+    }
+
+    /// What it means.
+    pub fn explanation(self) -> String {
+        match self {
+            Self::Warning(w) => w.explanation().to_string(),
+            Self::ServerMissed {
+                reported,
+                cacheable,
+            } => format!(
+                "The prompt starts with the previous one, yet the server reported {reported} cached tokens where about {cacheable} were cacheable: the cache was lost (another server, evicted, or a cache key or retention the analysis cannot see)."
+            ),
+        }
+    }
+
+    /// What Codex does about it, where it has a fix.
+    pub fn fix(self) -> Option<&'static str> {
+        match self {
+            Self::Warning(w) => w.fix(),
+            Self::ServerMissed { .. } => Some(
+                "Keep one prompt_cache_key per conversation and keep turns within the cache retention (prompt_cache_retention: \"24h\" where supported).",
+            ),
+        }
+    }
+}
+
+/// The server-missed rule: a pair whose prefix the local analysis kept, whose later request
+/// reported `cached_tokens`, where the locally reusable prefix is cacheable (≥ 1,024 tokens,
+/// [`cacheable_tokens`]) and the server served less than half of that. The local estimate
+/// counts fewer tokens than the server's own rendering, so a server figure under half of it is
+/// a lost cache, not a counting difference.
+pub fn server_missed(pair: &PairReport) -> Option<Concern> {
+    let reported = pair.reported_cached_tokens?;
+    let cacheable = cacheable_tokens(pair.reusable_tokens);
+    (pair.prefix_kept && cacheable > 0 && reported.saturating_mul(2) < cacheable).then_some(
+        Concern::ServerMissed {
+            reported,
+            cacheable,
+        },
+    )
+}
 
 /// A request's prefix badge in the browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PrefixBadge {
     /// The first request (nothing to compare with).
     First,
-    /// Its prompt starts with the previous one's.
-    Kept,
-    /// The prefix broke before it: the causes, by name.
-    Broken(String),
+    /// Its prompt starts with the previous one's; what a bare "kept" would hide.
+    Kept(Vec<Concern>),
+    /// The prefix broke before it: the causes, by name, and the pair's concerns.
+    Broken(String, Vec<Concern>),
 }
 
 impl PrefixBadge {
-    /// The badge text.
+    /// The badge text (`kept`, `kept · ! cache key changed`, `broken: tools_changed`).
     pub fn label(&self) -> String {
-        match self {
-            Self::First => "first".to_string(),
-            Self::Kept => "kept".to_string(),
-            Self::Broken(causes) => format!("broken: {causes}"),
+        let mut text = match self {
+            Self::First => return "first".to_string(),
+            Self::Kept(_) => "kept".to_string(),
+            Self::Broken(causes, _) => format!("broken: {causes}"),
+        };
+        let concerns = self.concerns();
+        if !concerns.is_empty() {
+            let words: Vec<&str> = concerns.iter().map(|c| c.short()).collect();
+            text.push_str(&format!(" · ! {}", words.join(", ")));
         }
+        text
+    }
+
+    /// The concerns shown with the verdict.
+    pub fn concerns(&self) -> &[Concern] {
+        match self {
+            Self::First => &[],
+            Self::Kept(c) | Self::Broken(_, c) => c,
+        }
+    }
+
+    /// Kept, with a concern: the strip and the table mark it as a warning, not as kept.
+    pub fn is_warned_kept(&self) -> bool {
+        matches!(self, Self::Kept(c) if !c.is_empty())
     }
 }
 
@@ -49,6 +152,9 @@ pub struct Analysis {
     pub badges: Vec<PrefixBadge>,
     /// Per break: (pair index in `report.pairs`, the row's text).
     pub breaks: Vec<(usize, String)>,
+    /// Per break or warned pair, in pair order: (pair index in `report.pairs`, the row's text)
+    /// — the "Breaks and warnings" list.
+    pub notes: Vec<(usize, String)>,
     /// Per request `[index, tokens]`: locally estimated reusable (cached) input.
     pub cached_local: Vec<[f64; 2]>,
     /// Per request `[index, tokens]`: locally estimated uncached input.
@@ -67,6 +173,16 @@ impl Analysis {
     /// The first broken pair (earlier, later), if any.
     pub fn first_break(&self) -> Option<(usize, usize)> {
         let (pair, _) = self.breaks.first()?;
+        let pair = self.report.pairs.get(*pair)?;
+        Some((pair.from, pair.to))
+    }
+
+    /// The first broken pair, else the first pair with a warning: the pair shown on opening.
+    pub fn first_note(&self) -> Option<(usize, usize)> {
+        if let Some(pair) = self.first_break() {
+            return Some(pair);
+        }
+        let (pair, _) = self.notes.first()?;
         let pair = self.report.pairs.get(*pair)?;
         Some((pair.from, pair.to))
     }
@@ -90,6 +206,22 @@ pub fn break_text(pair: &PairReport) -> String {
         pair.from,
         pair.to,
         causes.join(", "),
+        pair.reusable_tokens,
+        pair.from_tokens
+    )
+}
+
+/// The text of a kept pair's row in the "Breaks and warnings" list.
+pub fn warning_text(pair: &PairReport, concerns: &[Concern]) -> String {
+    let names: Vec<&str> = concerns.iter().map(|c| c.name()).collect();
+    let server = pair
+        .reported_cached_tokens
+        .map_or_else(String::new, |c| format!(" · server cached {c}"));
+    format!(
+        "turns {}–{}: kept · ! {} · reusable {} of {} tokens{server}",
+        pair.from,
+        pair.to,
+        names.join(", "),
         pair.reusable_tokens,
         pair.from_tokens
     )
@@ -173,6 +305,7 @@ pub fn analyze_parts(
     let mut cached_local = vec![[0.0, 0.0]];
     let mut uncached_local = vec![[0.0, prefix.requests()[0].tokens as f64]];
     let mut breaks = Vec::new();
+    let mut notes = Vec::new();
     for (k, pair) in report.pairs.iter().enumerate() {
         let x = pair.to as f64;
         cached_local.push([x, pair.reusable_tokens as f64]);
@@ -180,12 +313,22 @@ pub fn analyze_parts(
             x,
             pair.to_tokens.saturating_sub(pair.reusable_tokens) as f64,
         ]);
+        let concerns = Concern::of(pair);
         if pair.prefix_kept {
-            badges.push(PrefixBadge::Kept);
+            if !concerns.is_empty() {
+                notes.push((k, warning_text(pair, &concerns)));
+            }
+            badges.push(PrefixBadge::Kept(concerns));
         } else {
             let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
-            badges.push(PrefixBadge::Broken(causes.join(", ")));
-            breaks.push((k, break_text(pair)));
+            let mut text = break_text(pair);
+            if !concerns.is_empty() {
+                let names: Vec<&str> = concerns.iter().map(|c| c.name()).collect();
+                text.push_str(&format!(" · ! {}", names.join(", ")));
+            }
+            breaks.push((k, text.clone()));
+            notes.push((k, text));
+            badges.push(PrefixBadge::Broken(causes.join(", "), concerns));
         }
     }
     debug_assert_eq!(badges.len(), n);
@@ -205,6 +348,7 @@ pub fn analyze_parts(
         report,
         badges,
         breaks,
+        notes,
         cached_local,
         uncached_local,
         cached_server: server,

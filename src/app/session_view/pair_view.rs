@@ -2,6 +2,13 @@
 //! worker, into the lines the view draws: runs of unchanged elements collapsed to one line, a
 //! header per added / removed / changed element, its line diff, and a banner at the break. The
 //! view then draws only the lines in sight and scrolls to the first difference by index.
+//!
+//! The break's pointer is marked exactly: each line of an element's pretty JSON gets its own
+//! JSON pointer ([`PathTracker`], following the earlier body through the equal and deleted lines
+//! and the later body through the equal and inserted ones), and a changed line is marked when
+//! its pointer is the break's or lies inside it (`/tools/3` marks every line of that tool). An
+//! element added or removed whole is marked on its header when its pointer is inside the
+//! break's.
 
 use crate::core::prefix::{Break, PairDiff, RowKind};
 
@@ -31,7 +38,8 @@ pub struct PairLine {
     pub text: String,
     /// Inside the element where the prefix broke.
     pub at_break: bool,
-    /// A changed line at the break's pointer (its last key), inside that element.
+    /// A changed line whose JSON pointer is the break's or inside it (or the header of an
+    /// element added or removed whole at the break's pointer).
     pub at_pointer: bool,
 }
 
@@ -54,16 +62,99 @@ fn inside(pointer: &str, element: &str) -> bool {
             .is_some_and(|rest| rest.starts_with('/'))
 }
 
+/// One open container of a pretty-printed JSON value.
+#[derive(Debug, Clone)]
+struct Open {
+    /// Its pointer.
+    path: String,
+    /// An array (members are counted) or an object (members are keyed).
+    array: bool,
+    /// The next element's index, for an array.
+    next: usize,
+}
+
+/// Follows the lines of one value's `serde_json::to_string_pretty` output in order and gives
+/// each line its JSON pointer: a member or element line the pointer of that member (`/a/b`,
+/// `/a/0`), a closing bracket its container's.
+#[derive(Debug, Clone)]
+pub struct PathTracker {
+    base: String,
+    stack: Vec<Open>,
+}
+
+/// `key` escaped for a JSON pointer (`~` as `~0`, `/` as `~1`).
+fn escape_key(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
+}
+
+/// Splits `"key": rest` into the key's value and `rest`; None when the line does not start
+/// with a JSON string followed by `": "`.
+fn member(line: &str) -> Option<(String, &str)> {
+    let body = line.strip_prefix('"')?;
+    let mut escaped = false;
+    for (i, c) in body.char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            '"' => {
+                let literal = &line[..i + 2];
+                let rest = line[i + 2..].strip_prefix(": ")?;
+                let key: String = serde_json::from_str(literal).ok()?;
+                return Some((key, rest));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+impl PathTracker {
+    /// A tracker for a value at pointer `base` (`/tools`, `/input/3`).
+    pub fn new(base: &str) -> Self {
+        Self {
+            base: base.to_string(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// The pointer of the next line, `line` (one line of the pretty output, in order).
+    pub fn next(&mut self, line: &str) -> String {
+        let text = line.trim_start();
+        let value = text.strip_suffix(',').unwrap_or(text);
+        if matches!(value, "}" | "]") {
+            return match self.stack.pop() {
+                Some(open) => open.path,
+                None => self.base.clone(),
+            };
+        }
+        let (path, value) = match self.stack.last_mut() {
+            None => (self.base.clone(), value),
+            Some(open) if open.array => {
+                let path = format!("{}/{}", open.path, open.next);
+                open.next += 1;
+                (path, value)
+            }
+            Some(open) => match member(value) {
+                Some((key, rest)) => (format!("{}/{}", open.path, escape_key(&key)), rest),
+                None => (open.path.clone(), value),
+            },
+        };
+        if matches!(value, "{" | "[") {
+            self.stack.push(Open {
+                path: path.clone(),
+                array: value == "[",
+                next: 0,
+            });
+        }
+        path
+    }
+}
+
 impl PairView {
     /// Flattens `diff`; `brk` and `causes` describe where and why the prefix broke.
     pub fn new(diff: &PairDiff, brk: Option<&Break>, causes: &str) -> Self {
         let break_path = brk.and_then(|b| b.path.clone());
-        // The last key of the pointer as it starts a pretty-printed member line (`"text":`).
-        let pointer_key = break_path
-            .as_deref()
-            .and_then(|p| p.rsplit('/').next())
-            .filter(|k| !k.is_empty() && k.parse::<usize>().is_err())
-            .map(|k| format!("\"{}\":", k.replace("~1", "/").replace("~0", "~")));
+        let at_pointer_path = |path: &str| break_path.as_deref().is_some_and(|b| inside(path, b));
         let mut lines = Vec::new();
         let mut first_difference = None;
         let mut same_run: Vec<&str> = Vec::new();
@@ -127,12 +218,22 @@ impl PairView {
                 (None, Some(b)) => b.clone(),
                 (None, None) => row.at.as_str().to_string(),
             };
+            // A whole element added or removed: its header stands for its lines.
+            let whole = row.lines.is_empty()
+                && [row.from_pointer.as_deref(), row.to_pointer.as_deref()]
+                    .into_iter()
+                    .flatten()
+                    .any(|p| {
+                        at_pointer_path(p) || break_path.as_deref().is_some_and(|b| inside(b, p))
+                    });
             lines.push(PairLine {
                 kind: LineKind::Header,
                 text: format!("{kind} {} {places}", row.at.as_str()),
                 at_break,
-                at_pointer: false,
+                at_pointer: at_break && whole,
             });
+            let mut old = PathTracker::new(row.from_pointer.as_deref().unwrap_or(element));
+            let mut new = PathTracker::new(row.to_pointer.as_deref().unwrap_or(element));
             for change in &row.lines {
                 let kind = match change.tag {
                     "insert" => LineKind::Insert,
@@ -144,11 +245,15 @@ impl PairView {
                     LineKind::Delete => '-',
                     _ => ' ',
                 };
-                let at_pointer = at_break
-                    && kind != LineKind::Same
-                    && pointer_key
-                        .as_deref()
-                        .is_some_and(|key| change.text.trim_start().starts_with(key));
+                let path = match kind {
+                    LineKind::Delete => old.next(&change.text),
+                    LineKind::Insert => new.next(&change.text),
+                    _ => {
+                        old.next(&change.text);
+                        new.next(&change.text)
+                    }
+                };
+                let at_pointer = at_break && kind != LineKind::Same && at_pointer_path(&path);
                 lines.push(PairLine {
                     kind,
                     text: format!("{sign} {}", change.text),
@@ -163,5 +268,117 @@ impl PairView {
             lines,
             first_difference,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::core::prefix::{RequestMeta, Session};
+
+    /// Every line's pointer, by walking the pretty output.
+    fn paths(value: &Value, base: &str) -> Vec<(String, String)> {
+        let pretty = serde_json::to_string_pretty(value).expect("pretty");
+        let mut tracker = PathTracker::new(base);
+        pretty
+            .lines()
+            .map(|line| (tracker.next(line), line.trim().to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn each_pretty_line_gets_its_pointer() {
+        let value = json!({
+            "a/b": [1, {"x~": "}", "e": []}, [true]],
+            "q\"k": {},
+            "s": "a \"quoted\": {"
+        });
+        let got = paths(&value, "/tools/2");
+        let want: Vec<(&str, &str)> = vec![
+            ("/tools/2", "{"),
+            ("/tools/2/a~1b", "\"a/b\": ["),
+            ("/tools/2/a~1b/0", "1,"),
+            ("/tools/2/a~1b/1", "{"),
+            ("/tools/2/a~1b/1/x~0", "\"x~\": \"}\","),
+            ("/tools/2/a~1b/1/e", "\"e\": []"),
+            ("/tools/2/a~1b/1", "},"),
+            ("/tools/2/a~1b/2", "["),
+            ("/tools/2/a~1b/2/0", "true"),
+            ("/tools/2/a~1b/2", "]"),
+            ("/tools/2/a~1b", "],"),
+            ("/tools/2/q\"k", "\"q\\\"k\": {},"),
+            ("/tools/2/s", "\"s\": \"a \\\"quoted\\\": {\""),
+            ("/tools/2", "}"),
+        ];
+        let want: Vec<(String, String)> = want
+            .into_iter()
+            .map(|(p, l)| (p.to_string(), l.to_string()))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    fn tool(name: &str, description: &str) -> Value {
+        json!({"type": "function", "name": name, "description": description,
+               "parameters": {"type": "object", "properties": {}}})
+    }
+
+    fn view_of(a: &Value, b: &Value) -> PairView {
+        let mut session = Session::default();
+        session.push_body(a, RequestMeta::default()).expect("a");
+        session.push_body(b, RequestMeta::default()).expect("b");
+        let report = session.compare(0, 1).expect("compare");
+        let diff = session.pair_diff(0, 1).expect("diff");
+        PairView::new(&diff, report.break_at.as_ref(), "tools_changed")
+    }
+
+    fn marked(view: &PairView) -> Vec<(LineKind, String)> {
+        view.lines
+            .iter()
+            .filter(|l| l.at_pointer)
+            .map(|l| (l.kind, l.text.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn the_break_pointer_marks_exactly_its_lines() {
+        let body = |tools: Vec<Value>| {
+            json!({"model": "gpt-5.5", "tools": tools,
+                   "input": [{"type": "message", "role": "user",
+                              "content": [{"type": "input_text", "text": "hi"}]}]})
+        };
+        // Two tools whose descriptions both change: only the first one's line is the break's
+        // (the last key alone would mark both).
+        let a = body(vec![tool("a", "old a"), tool("b", "old b")]);
+        let b = body(vec![tool("a", "new a"), tool("b", "new b")]);
+        let view = view_of(&a, &b);
+        assert_eq!(
+            marked(&view),
+            [
+                (
+                    LineKind::Delete,
+                    "-     \"description\": \"old a\",".to_string()
+                ),
+                (
+                    LineKind::Insert,
+                    "+     \"description\": \"new a\",".to_string()
+                ),
+            ]
+        );
+        // A tool added at the end: the break points at /tools/2 and every line of it is marked,
+        // nothing else.
+        let a = body(vec![tool("a", "x"), tool("b", "y")]);
+        let b = body(vec![tool("a", "x"), tool("b", "y"), tool("c", "z")]);
+        let view = view_of(&a, &b);
+        // Every inserted line of the new tool; its closing brace lines up with the old last
+        // tool's (an equal line), and tool b's new `},` lies outside the pointer.
+        let added = serde_json::to_string_pretty(&tool("c", "z")).expect("pretty");
+        let lines: Vec<&str> = added.lines().collect();
+        let want: Vec<(LineKind, String)> = lines[..lines.len() - 1]
+            .iter()
+            .map(|l| (LineKind::Insert, format!("+   {l}")))
+            .collect();
+        assert_eq!(marked(&view), want);
     }
 }

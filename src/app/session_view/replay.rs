@@ -17,6 +17,7 @@ use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::{StreamReader, TimelineEntry, TurnOutcome, TurnState};
 use crate::store::OutcomeRecord;
 use crate::store::seed::open_seeded;
+use crate::transport::CancelToken;
 use crate::transport::replay::{RecordedRequest, Recording, Timing};
 
 /// Entries handed over per event at most (an instant replay of a long stream).
@@ -93,6 +94,8 @@ pub enum ReplayUpdate {
     Live(TimelineUpdate),
     /// A re-send ended: the session it was recorded into, or why it could not be sent.
     Resent(Result<i64, String>),
+    /// A re-send: the recorded stream decoded, shown beside the new answer.
+    RecordedOutcome(Box<TurnOutcome>),
 }
 
 /// The replay shown in the timeline.
@@ -120,6 +123,44 @@ pub struct ReplayState {
     pub resend: bool,
     /// The timeline shows the recording proxy's exchange of this number, live (`live.rs`).
     pub proxied: Option<u64>,
+    /// A re-send: cancels its send (Stop).
+    pub cancel: Option<CancelToken>,
+    /// A re-send was stopped; its final report is on its way.
+    pub stopping: bool,
+    /// A re-send: the recorded stream decoded (items, timings) beside the new answer.
+    pub recorded_outcome: Option<Box<TurnOutcome>>,
+}
+
+/// Stops what runs in the timeline: a re-send's send is cancelled at once and its job left to
+/// record and report the partial answer; a replay's job is cancelled.
+pub fn stop(browser: &mut SessionBrowser, workers: &crate::app::jobs::Workers) {
+    let replay = &mut browser.replay;
+    if replay.resend
+        && replay.job.is_some()
+        && let Some(cancel) = &replay.cancel
+    {
+        cancel.cancel();
+        replay.stopping = true;
+        return;
+    }
+    if let Some(job) = replay.job.take() {
+        workers.cancel(job);
+    }
+}
+
+/// Before a new replay or re-send: stops whatever ran. A re-send's send is cancelled (so a
+/// stalled connection does not stay open) and its job left to record the partial answer and
+/// report it, which reloads the session; a replay's job is cancelled.
+pub fn stop_running(browser: &mut SessionBrowser, workers: &crate::app::jobs::Workers) {
+    let replay = &mut browser.replay;
+    if let Some(cancel) = replay.cancel.take() {
+        cancel.cancel();
+        replay.job = None;
+        return;
+    }
+    if let Some(job) = replay.job.take() {
+        workers.cancel(job);
+    }
 }
 
 /// Starts replaying request `index` of the open session.
@@ -133,9 +174,7 @@ pub fn start(state: &mut AppState, index: usize, speed: ReplaySpeed) {
         return;
     };
     let position = row.position;
-    if let Some(job) = browser.replay.job.take() {
-        state.workers.cancel(job);
-    }
+    stop_running(browser, &state.workers);
     let generation = browser.replay.generation + 1;
     browser.replay = ReplayState {
         generation,
@@ -324,9 +363,14 @@ pub fn apply(browser: &mut SessionBrowser, generation: u64, update: ReplayUpdate
         ReplayUpdate::Failed(e) | ReplayUpdate::Resent(Err(e)) => {
             browser.error = Some(e);
             browser.replay.job = None;
+            browser.replay.stopping = false;
         }
         ReplayUpdate::Live(update) => timeline.apply(update),
-        ReplayUpdate::Resent(Ok(_)) => browser.replay.job = None,
+        ReplayUpdate::Resent(Ok(_)) => {
+            browser.replay.job = None;
+            browser.replay.stopping = false;
+        }
+        ReplayUpdate::RecordedOutcome(outcome) => browser.replay.recorded_outcome = Some(outcome),
     }
 }
 

@@ -3,10 +3,12 @@
 //! environment at send time) — on the app's network runtime. Its events stream into the
 //! Sessions timeline, the recorded outcome stays beside the new one, and the new attempt is
 //! recorded as a new request of the same session (the same recording `promptwire send
-//! --session` makes).
+//! --session` makes). Stop cancels the send's [`CancelToken`] at once, as the workbench's Send
+//! does: the partial answer is recorded (as interrupted) and the session read again.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{ReplaySpeed, ReplayState, ReplayUpdate, SessionEvent};
 use crate::app::event::AppEvent;
@@ -14,8 +16,9 @@ use crate::app::jobs::JobContext;
 use crate::app::state::AppState;
 use crate::app::timeline::TimelineUpdate;
 use crate::core::compile::{BodyValue, CompiledRequest};
+use crate::core::stream::{StreamReader, TurnOutcome};
 use crate::store::seed::open_seeded;
-use crate::store::{OutcomeRecord, SendRecording};
+use crate::store::{OutcomeRecord, Page, SendRecording};
 use crate::transport::recording::{finish_recording, record_event};
 use crate::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
 
@@ -35,21 +38,31 @@ pub fn start(state: &mut AppState, index: usize) {
         return;
     };
     let (request, position) = (row.id, row.position);
-    if let Some(job) = browser.replay.job.take() {
-        state.workers.cancel(job);
-    }
+    super::replay::stop_running(&mut state.browser, &state.workers);
+    let browser = &mut state.browser;
     let generation = browser.replay.generation + 1;
+    // Stop cancels this token at once (as the workbench's Send does); the job then records the
+    // partial answer and still reports, so the session is read again.
+    let cancel = CancelToken::new();
     browser.replay = ReplayState {
         generation,
         speed: ReplaySpeed::Original,
         request: Some((session, position)),
         resend: true,
+        cancel: Some(cancel.clone()),
         ..ReplayState::default()
     };
     browser.timeline.clear();
     let options = state.settings.limits.send_options();
     let spawned = state.workers.spawn_network("resend", move |ctx| {
-        resend_job(ctx, path, (session, request), target, generation, options)
+        resend_job(
+            ctx,
+            path,
+            (session, request),
+            target,
+            (generation, cancel),
+            options,
+        )
     });
     match spawned {
         Ok(id) => state.browser.replay.job = Some(id),
@@ -57,8 +70,41 @@ pub fn start(state: &mut AppState, index: usize) {
     }
 }
 
-/// The recorded body and outcome, and the recording that will hold the new attempt.
-type Prepared = (CompiledRequest, Option<OutcomeRecord>, SendRecording);
+/// The recorded body, outcome and decoded stream, and the recording that will hold the new
+/// attempt.
+type Prepared = (
+    CompiledRequest,
+    Option<OutcomeRecord>,
+    Option<TurnOutcome>,
+    SendRecording,
+);
+
+/// The recorded stream of `request` through the decoder, for its items and timings beside the
+/// new answer (None when nothing was streamed).
+fn decode_recorded(
+    store: &crate::store::Store,
+    request: i64,
+    recorded: Option<&OutcomeRecord>,
+) -> Result<Option<TurnOutcome>, String> {
+    let events = store
+        .events(request, Page::ALL)
+        .map_err(|e| e.to_string())?;
+    if events.is_empty() {
+        return Ok(None);
+    }
+    let mut reader = StreamReader::new();
+    for event in &events {
+        reader.push(&event.to_sse(), event.received_at);
+    }
+    let end = recorded
+        .and_then(|r| r.total_us)
+        .and_then(|us| u64::try_from(us).ok())
+        .map(Duration::from_micros)
+        .or_else(|| events.last().map(|e| e.received_at))
+        .unwrap_or_default();
+    reader.finish(end);
+    Ok(Some(reader.outcome().clone()))
+}
 
 fn prepare(
     path: &std::path::Path,
@@ -74,6 +120,7 @@ fn prepare(
         ));
     };
     let recorded = store.outcome(request).map_err(|e| e.to_string())?;
+    let decoded = decode_recorded(&store, request, recorded.as_ref())?;
     // The target's URL and headers with the recorded body, sent as stored (uncompressed).
     let mut compiled = target.clone();
     compiled.body = BodyValue::from_map(map);
@@ -85,7 +132,7 @@ fn prepare(
     compiled.notes.clear();
     let recording =
         SendRecording::into_session(store, session, &compiled).map_err(|e| e.to_string())?;
-    Ok((compiled, recorded, recording))
+    Ok((compiled, recorded, decoded, recording))
 }
 
 async fn resend_job(
@@ -93,7 +140,7 @@ async fn resend_job(
     path: PathBuf,
     (session, request): (i64, i64),
     target: Arc<CompiledRequest>,
-    generation: u64,
+    (generation, cancel): (u64, CancelToken),
     options: SendOptions,
 ) -> JobContext {
     let report = |ctx: &JobContext, update| {
@@ -104,7 +151,7 @@ async fn resend_job(
     };
     let prepared =
         tokio::task::spawn_blocking(move || prepare(&path, session, request, &target)).await;
-    let (compiled, recorded, mut recording) = match prepared {
+    let (compiled, recorded, decoded, mut recording) = match prepared {
         Ok(Ok(prepared)) => prepared,
         Ok(Err(e)) => {
             report(&ctx, ReplayUpdate::Resent(Err(e)));
@@ -124,6 +171,9 @@ async fn resend_job(
     ) {
         return ctx;
     }
+    if let Some(decoded) = decoded {
+        report(&ctx, ReplayUpdate::RecordedOutcome(Box::new(decoded)));
+    }
     let sender = resolve_headers(&compiled, |env| std::env::var(env).ok())
         .map_err(|e| e.to_string())
         .and_then(|headers| {
@@ -138,7 +188,6 @@ async fn resend_job(
             return ctx;
         }
     };
-    let cancel = CancelToken::new();
     let result = sender
         .send(&compiled, &headers, &cancel, |event| {
             record_event(&mut recording, &event);

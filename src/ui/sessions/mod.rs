@@ -9,11 +9,13 @@
 mod charts;
 mod compare;
 mod list;
+mod outcomes;
 mod pair;
 mod prefix;
 mod replay_bar;
 mod table;
 
+pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
 pub use table::status_text;
 
@@ -100,6 +102,7 @@ pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Com
             .size_range(90.0..=(height * 0.75).max(100.0))
             .show(ui, |ui| {
                 replay_bar::replay_bar_ui(ui, state, tx);
+                outcomes::outcomes_ui(ui, state);
                 let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
                 for command in commands {
                     if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {

@@ -1,12 +1,12 @@
 //! The cache-prefix view of the open session: its totals and miss cost, a strip of its turns
-//! with a marker on every break (hover: cause; click: that pair), the list of breaks (where,
-//! causes, tokens missed; the selected one's explanation and fix), the charts, and the
+//! with a marker on every break and every warning (hover: cause; click: that pair), the list of
+//! breaks and warnings (where, causes, tokens missed; the selected one's explanation and fix), the charts, and the
 //! selected pair's item-aligned diff. The strip draws only the cells in view.
 
 use egui::{Rect, Sense, Ui, vec2};
 
 use super::{SessionsUi, charts, grouped, pair, send};
-use crate::app::session_view::{Analysis, PrefixBadge, SessionCommand};
+use crate::app::session_view::{Analysis, Concern, PrefixBadge, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::ui::widgets;
 
@@ -35,6 +35,29 @@ pub fn summary_text(analysis: &Analysis) -> String {
         grouped(cost.missed_tokens),
         cost.miss_cost_usd
     );
+    // Kept pairs the server did not serve from cache: not in the miss cost (the prompt kept its
+    // prefix), but never hidden behind it.
+    let missed: Vec<(u64, u64)> = analysis
+        .badges
+        .iter()
+        .flat_map(|b| b.concerns())
+        .filter_map(|c| match c {
+            Concern::ServerMissed {
+                reported,
+                cacheable,
+            } => Some((*reported, *cacheable)),
+            Concern::Warning(_) => None,
+        })
+        .collect();
+    if !missed.is_empty() {
+        let tokens: u64 = missed.iter().map(|(r, c)| c.saturating_sub(*r)).sum();
+        let pairs = missed.len();
+        text.push_str(&format!(
+            " · the server missed the cache after {pairs} kept turn{} ({} cacheable tokens)",
+            if pairs == 1 { "" } else { "s" },
+            grouped(tokens)
+        ));
+    }
     if !cost.unpriced_models.is_empty() {
         text.push_str(&format!("; unpriced: {}", cost.unpriced_models.join(", ")));
     }
@@ -95,15 +118,31 @@ fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSend
                 );
                 let fill = match badge {
                     PrefixBadge::First => visuals.widgets.inactive.bg_fill,
-                    PrefixBadge::Kept => widgets::added_background(ui),
-                    PrefixBadge::Broken(_) => visuals.error_fg_color,
+                    // Kept with a warning is never drawn as kept.
+                    PrefixBadge::Kept(concerns) if !concerns.is_empty() => visuals.warn_fg_color,
+                    PrefixBadge::Kept(_) => widgets::added_background(ui),
+                    PrefixBadge::Broken(..) => visuals.error_fg_color,
                 };
                 painter.rect_filled(cell, 2.0, fill);
-                if matches!(badge, PrefixBadge::Broken(_)) {
+                let marker = match badge {
                     // The break marker: a full-height bar at the turn's left edge.
+                    PrefixBadge::Broken(..) => Some(visuals.error_fg_color),
+                    _ if !badge.concerns().is_empty() => Some(visuals.warn_fg_color),
+                    _ => None,
+                };
+                if let Some(color) = marker {
                     let bar =
                         Rect::from_min_size(egui::pos2(x, rect.min.y), vec2(2.0, STRIP_HEIGHT));
-                    painter.rect_filled(bar, 0.0, visuals.error_fg_color);
+                    painter.rect_filled(bar, 0.0, color);
+                }
+                if badge.is_warned_kept() && cell.width() >= 10.0 {
+                    painter.text(
+                        cell.center(),
+                        egui::Align2::CENTER_CENTER,
+                        "!",
+                        egui::FontId::proportional(10.0),
+                        visuals.extreme_bg_color,
+                    );
                 }
                 if selected == Some(i) {
                     painter.rect_stroke(
@@ -136,22 +175,27 @@ fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSend
 }
 
 fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
-    if analysis.breaks.is_empty() {
-        ui.label("The prefix was kept across every turn.");
+    if analysis.notes.is_empty() {
+        ui.label("The prefix was kept across every turn, without warnings.");
         return;
     }
+    ui.strong("Breaks and warnings");
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     egui::ScrollArea::vertical()
         .id_salt("prefix_breaks")
         .max_height(row_height * 4.0)
         .auto_shrink([false, true])
-        .show_rows(ui, row_height, analysis.breaks.len(), |ui, range| {
-            for (pair_index, text) in &analysis.breaks[range] {
+        .show_rows(ui, row_height, analysis.notes.len(), |ui, range| {
+            for (pair_index, text) in &analysis.notes[range] {
                 let Some(pair) = analysis.report.pairs.get(*pair_index) else {
                     continue;
                 };
                 let chosen = state.browser.pair == Some((pair.from, pair.to));
-                if ui.selectable_label(chosen, text).clicked() {
+                let mut label = egui::RichText::new(text);
+                if pair.prefix_kept {
+                    label = label.color(ui.visuals().warn_fg_color);
+                }
+                if ui.selectable_label(chosen, label).clicked() {
                     send(tx, SessionCommand::Select(pair.to));
                     send(tx, SessionCommand::SelectPair(pair.from, pair.to));
                 }
@@ -162,7 +206,7 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
             .report
             .pairs
             .iter()
-            .find(|p| p.from == from && p.to == to && !p.prefix_kept)
+            .find(|p| p.from == from && p.to == to)
     });
     if let Some(pair) = chosen {
         for cause in &pair.causes {
@@ -171,6 +215,21 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
                 text.push_str(&format!(" Fix: {fix}"));
             }
             ui.label(egui::RichText::new(text).small());
+        }
+        let concerns = analysis
+            .badges
+            .get(pair.to)
+            .map_or(&[][..], PrefixBadge::concerns);
+        for concern in concerns {
+            let mut text = format!("! {}: {}", concern.name(), concern.explanation());
+            if let Some(fix) = concern.fix() {
+                text.push_str(&format!(" Fix: {fix}"));
+            }
+            ui.label(
+                egui::RichText::new(text)
+                    .small()
+                    .color(ui.visuals().warn_fg_color),
+            );
         }
     }
 }

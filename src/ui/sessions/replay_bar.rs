@@ -7,7 +7,7 @@ use super::{millis, send};
 use crate::app::session_view::{ReplaySpeed, SessionCommand};
 use crate::app::{AppState, CommandSender};
 
-/// The recorded outcome in one line.
+/// The recorded outcome in one line (the whole text is in the side-by-side view).
 pub fn recorded_text(recorded: &crate::store::OutcomeRecord) -> String {
     let mut text = format!("recorded: {}", recorded.state);
     if let Some(class) = &recorded.error_class {
@@ -26,14 +26,17 @@ pub fn recorded_text(recorded: &crate::store::OutcomeRecord) -> String {
     if recorded.total_us.is_some() {
         text.push_str(&format!(", {}", millis(recorded.total_us)));
     }
-    if !recorded.text.is_empty() {
-        let short: String = recorded.text.chars().take(60).collect();
-        text.push_str(&format!(", text “{short}”"));
+    if recorded.first_event_us.is_some() {
+        text.push_str(&format!(
+            ", first event {}",
+            millis(recorded.first_event_us)
+        ));
     }
     text
 }
 
-/// The re-sent outcome in one line, to read beside the recorded one.
+/// The re-sent outcome in one line, to read beside the recorded one (the whole text is in the
+/// side-by-side view).
 pub fn resent_text(outcome: &crate::core::stream::TurnOutcome) -> String {
     use crate::core::stream::TurnState;
     let state = match &outcome.state {
@@ -51,9 +54,8 @@ pub fn resent_text(outcome: &crate::core::stream::TurnOutcome) -> String {
     if let Some(total) = outcome.timings.total {
         text.push_str(&format!(", {} ms", total.as_millis()));
     }
-    if !outcome.text.is_empty() {
-        let short: String = outcome.text.chars().take(60).collect();
-        text.push_str(&format!(", text “{short}”"));
+    if let Some(first) = outcome.timings.first_event {
+        text.push_str(&format!(", first event {} ms", first.as_millis()));
     }
     text
 }
@@ -87,7 +89,9 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         }
         if replay.job.is_some() {
             ui.spinner();
-            if ui.button("Stop").clicked() {
+            if replay.stopping {
+                ui.label("Stopping — recording the partial answer…");
+            } else if ui.button("Stop").clicked() {
                 send(tx, SessionCommand::StopReplay);
             }
         }

@@ -202,7 +202,8 @@ fn cells(
             return;
         };
         let color = match badge {
-            PrefixBadge::Broken(_) => ui.visuals().error_fg_color,
+            PrefixBadge::Broken(..) => ui.visuals().error_fg_color,
+            _ if badge.is_warned_kept() => ui.visuals().warn_fg_color,
             _ => ui.visuals().weak_text_color(),
         };
         ui.add(
