@@ -275,6 +275,7 @@ impl Store {
                     "response_id": request.response_id,
                     "turn_id": request.turn_id,
                     "usage_source": request.usage_source,
+                    "input_items": request.input.len(),
                     "reconstructed_items": request.reconstructed_items,
                     "reconstructed_fields": request.reconstructed_fields,
                     "not_recorded": request.not_recorded,

@@ -30,6 +30,7 @@
 
 mod build;
 mod lines;
+pub mod provenance;
 
 use std::path::PathBuf;
 
