@@ -2,9 +2,12 @@
 //! `codex exec resume --last`; standard and Lite models, a sandbox change, model switches with
 //! compaction) against tools/standin_upstream.py, with the request bodies the
 //! stand-in received (tests/data/rollouts, see its README): each reconstructed request's `input`
-//! equals the captured body's item for item, ids included, wherever the rollout records the item;
-//! the usage of each request is what the stand-in reported; the model, the kind of call and the
-//! order match. Also: a truncated last line, unknown lines, the `token_count` fallback of older
+//! equals the captured body's item for item, ids included, wherever the rollout records the item,
+//! and the items it rebuilds (base-instructions message, compaction prompt) match in keys, id and
+//! text as far as the fixtures' elision allows; the rebuilt settings (reasoning, include, text,
+//! parallel_tool_calls, …) and the body's key order equal the captured ones; the usage of each
+//! request is what the stand-in reported; the model, the kind of call and the order match; the
+//! same rollout for the OpenAI provider keeps Codex's passthrough metadata. Also: a truncated last line, unknown lines, the `token_count` fallback of older
 //! files, and bad input.
 
 use std::path::{Path, PathBuf};

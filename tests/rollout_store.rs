@@ -2,7 +2,8 @@
 //! rollout parser rebuilt (itself checked against the captured bodies in rollout_reconstruct),
 //! imports are idempotent by thread id (a folder of 200 rollouts, twice), a folder import reports
 //! progress and stops when cancelled, secrets are redacted, the source folder is never written,
-//! and the CLI contract of `sessions import ROLLOUT|DIR`.
+//! and the CLI contract of `sessions import ROLLOUT|DIR` and of `sessions show` on an imported
+//! rollout (what was recorded verbatim, what reconstructed, unknown lines, a cut last line).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
