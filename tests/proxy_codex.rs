@@ -6,7 +6,7 @@
 //! and both exit 0 with every request matched to the recording.
 //!
 //! The binary is found through `PROMPTWIRE_CODEX_BIN` (`.ci/run` installs it and sets it), else
-//! the shared cache. When it is missing the test says so and passes — except under `CI=true`,
+//! where `.ci/run` installs it (`$HOME/.cache/promptwire/codex-0.171.0`). When it is missing the test says so and passes — except under `CI=true`,
 //! where it fails.
 
 mod support;
@@ -23,14 +23,20 @@ use support::scratch;
 use support::server::Server;
 use support::upstream::{Reply, Upstream, paced, turn_events};
 
-const DEFAULT_CODEX: &str = "/work/cache/codex-0.171.0/node_modules/.bin/codex";
+/// Where `.ci/run` installs the Codex CLI, below `$HOME` (`/root` when unset, as there).
+const DEFAULT_CODEX: &str = ".cache/promptwire/codex-0.171.0/node_modules/.bin/codex";
 const API_KEY: &str = "sk-proj-CODEXTESTKEY0123456789abcdef";
 
 /// The Codex CLI binary, or `None` (outside CI) when it is not installed.
 fn codex_bin() -> Option<PathBuf> {
     let path = std::env::var_os("PROMPTWIRE_CODEX_BIN")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_CODEX));
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .unwrap_or_else(|| "/root".into());
+            PathBuf::from(home).join(DEFAULT_CODEX)
+        });
     if path.exists() {
         return Some(path);
     }

@@ -1,7 +1,9 @@
 //! The recording proxy over real HTTP on 127.0.0.1: a reqwest client streams through it to an
 //! upstream the test starts (real SSE bytes, with pauses between events). Checks: bytes pass
 //! unchanged both ways and the store holds the request, its events with receive times and its
-//! outcome; ten concurrent streams are recorded without mixing; a connection reset mid-stream
+//! outcome; ten concurrent streams (two per session) are recorded without mixing, each
+//! request's stored events exactly its own stream's; requests without ids group by their
+//! keep-alive connection, and by `client_metadata.session_id`; a connection reset mid-stream
 //! reaches the client and the store; a zstd body is forwarded byte for byte and stored decoded;
 //! HTTP errors and an unreachable upstream are relayed and classified; secrets never reach the
 //! database file or an export; and the proxy never holds an event back.
@@ -241,17 +243,15 @@ async fn streams_through_unchanged_and_records_everything_without_secrets() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_concurrent_streams_are_recorded_without_mixing() {
+    // Stream i answers with i + 1 words (so every stream has its own number of events), each
+    // event naming the stream; two concurrent streams share each session id.
     let upstream = Upstream::start(|req| {
         let body: Value = serde_json::from_slice(&req.body).expect("json");
         let marker = body["input"][0]["content"][0]["text"]
             .as_str()
             .unwrap_or("?")
             .to_string();
-        let events = turn_events(
-            &format!("resp_{marker}"),
-            &format!("answer for {marker} done"),
-        );
-        Reply::sse(paced(&events, Duration::from_millis(15)))
+        Reply::sse(paced(&marked_events(&marker), Duration::from_millis(15)))
     });
     let db = scratch("ten").join("rec.sqlite");
     let (handle, _events) = proxy(&upstream.base_url(), &db).await;
@@ -264,7 +264,7 @@ async fn ten_concurrent_streams_are_recorded_without_mixing() {
             let marker = format!("m{i}");
             let response = client
                 .post(url)
-                .header("session_id", format!("s{i}"))
+                .header("session_id", format!("s{}", i % 5))
                 .header("content-type", "application/json")
                 .body(serde_json::to_vec(&request_body(&marker)).expect("body"))
                 .send()
@@ -277,36 +277,197 @@ async fn ten_concurrent_streams_are_recorded_without_mixing() {
     }
     for task in tasks {
         let (marker, text) = task.await.expect("task");
-        assert_eq!(text, format!("answer for {marker} done"));
+        assert_eq!(text, marked_text(&marker));
     }
     handle.stop();
     handle.stopped().await;
 
     let store = Store::open(&db).expect("db");
     let mut found = Vec::new();
-    for session in store.list_sessions(Page::ALL).expect("sessions") {
+    let sessions = store.list_sessions(Page::ALL).expect("sessions");
+    assert_eq!(sessions.len(), 5);
+    for session in sessions {
         let requests = store.requests(session.id, Page::ALL).expect("requests");
-        assert_eq!(requests.len(), 1, "{}", session.name);
-        let body = store
-            .body(requests[0].id)
-            .expect("body")
-            .value
-            .expect("json");
-        let marker = body["input"][0]["content"][0]["text"]
-            .as_str()
-            .expect("marker")
-            .to_string();
-        let outcome = store
-            .outcome(requests[0].id)
-            .expect("read")
-            .expect("outcome");
-        assert_eq!(session.name, format!("proxy session:s{}", &marker[1..]));
-        assert_eq!(outcome.text, format!("answer for {marker} done"));
-        assert_eq!(outcome.response_id, Some(format!("resp_{marker}")));
-        found.push(marker);
+        assert_eq!(requests.len(), 2, "{}", session.name);
+        for request in requests {
+            let body = store.body(request.id).expect("body").value.expect("json");
+            let marker = body["input"][0]["content"][0]["text"]
+                .as_str()
+                .expect("marker")
+                .to_string();
+            let i: usize = marker[1..].parse().expect("stream number");
+            let outcome = store.outcome(request.id).expect("read").expect("outcome");
+            assert_eq!(session.name, format!("proxy session:s{}", i % 5));
+            assert_eq!(outcome.text, marked_text(&marker));
+            assert_eq!(outcome.response_id, Some(format!("resp_{marker}")));
+            // The events stored under this request are exactly this stream's, in order.
+            let expected = marked_events(&marker);
+            assert_eq!(expected.len(), i + 5);
+            assert_eq!(
+                store.event_count(request.id).expect("count"),
+                expected.len() as u64
+            );
+            let stored: Vec<(Option<String>, String)> = store
+                .events(request.id, Page::ALL)
+                .expect("events")
+                .into_iter()
+                .map(|e| (e.event, e.data))
+                .collect();
+            assert_eq!(stored, parsed_events(&expected), "{marker}");
+            found.push(marker);
+        }
     }
     found.sort();
-    assert_eq!(found, (0..10).map(|i| format!("m{i}")).collect::<Vec<_>>());
+    let mut expected: Vec<String> = (0..10).map(|i| format!("m{i}")).collect();
+    expected.sort();
+    assert_eq!(found, expected);
+}
+
+/// The answer of stream `marker` (`m3`: 4 words, each naming the stream).
+fn marked_text(marker: &str) -> String {
+    let n: usize = marker[1..].parse().unwrap_or(0);
+    vec![format!("{marker}-word"); n + 1].join(" ")
+}
+
+fn marked_events(marker: &str) -> Vec<Bytes> {
+    turn_events(&format!("resp_{marker}"), &marked_text(marker))
+}
+
+/// SSE chunks as the store keeps them: (event name, data).
+fn parsed_events(events: &[Bytes]) -> Vec<(Option<String>, String)> {
+    events
+        .iter()
+        .map(|chunk| {
+            let text = std::str::from_utf8(chunk).expect("utf-8");
+            let mut name = None;
+            let mut data = Vec::new();
+            for line in text.lines() {
+                if let Some(n) = line.strip_prefix("event: ") {
+                    name = Some(n.to_string());
+                } else if let Some(d) = line.strip_prefix("data: ") {
+                    data.push(d);
+                }
+            }
+            (name, data.join("\n"))
+        })
+        .collect()
+}
+
+/// A body with no session id, thread id or prompt cache key (only the connection can group it),
+/// or with `client_metadata` as given.
+fn anonymous_body(marker: &str, client_metadata: Option<Value>) -> Vec<u8> {
+    let mut body = request_body(marker);
+    if let Some(map) = body.as_object_mut() {
+        map.shift_remove("prompt_cache_key");
+        if let Some(meta) = client_metadata {
+            map.insert("client_metadata".to_string(), meta);
+        }
+    }
+    serde_json::to_vec(&body).expect("body")
+}
+
+/// POSTs `body` with `client` and reads the whole answer (so the connection goes back to the
+/// pool for the next request).
+async fn post_with(client: &reqwest::Client, handle: &ServerHandle, body: Vec<u8>) {
+    let response = client
+        .post(format!("{}/v1/responses", handle.base_url()))
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .expect("response");
+    assert_eq!(response.status().as_u16(), 200);
+    response.bytes().await.expect("body");
+}
+
+/// Sessions as (name, the markers of their requests in order).
+fn grouped(db: &Path) -> Vec<(String, Vec<String>)> {
+    let store = Store::open(db).expect("db");
+    let mut out: Vec<(String, Vec<String>)> = store
+        .list_sessions(Page::ALL)
+        .expect("sessions")
+        .into_iter()
+        .map(|s| {
+            let markers = store
+                .requests(s.id, Page::ALL)
+                .expect("requests")
+                .into_iter()
+                .map(|r| {
+                    let body = store.body(r.id).expect("body").value.expect("json");
+                    body["input"][0]["content"][0]["text"]
+                        .as_str()
+                        .unwrap_or("?")
+                        .to_string()
+                })
+                .collect();
+            (s.name, markers)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_without_ids_group_by_their_connection() {
+    let upstream =
+        Upstream::start(|_| Reply::sse(paced(&turn_events("resp_c", "ok"), Duration::ZERO)));
+    let db = scratch("keepalive").join("rec.sqlite");
+    let (handle, _events) = proxy(&upstream.base_url(), &db).await;
+    // One client with one pooled connection: two requests on one keep-alive connection.
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(1)
+        .build()
+        .expect("client");
+    post_with(&client, &handle, anonymous_body("first", None)).await;
+    post_with(&client, &handle, anonymous_body("second", None)).await;
+    // Another client, so another connection: another session.
+    let other = reqwest::Client::new();
+    post_with(&other, &handle, anonymous_body("elsewhere", None)).await;
+    handle.stop();
+    handle.stopped().await;
+    let sessions = grouped(&db);
+    let markers: Vec<Vec<String>> = sessions.iter().map(|(_, m)| m.clone()).collect();
+    let mut expected = vec![
+        vec!["elsewhere".to_string()],
+        vec!["first".to_string(), "second".to_string()],
+    ];
+    let mut sorted = markers.clone();
+    sorted.sort();
+    expected.sort();
+    assert_eq!(sorted, expected);
+    for (name, _) in &sessions {
+        assert!(name.starts_with("proxy connection:"), "{name}");
+    }
+    assert_ne!(sessions[0].0, sessions[1].0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_metadata_session_id_groups_requests_across_connections() {
+    let upstream =
+        Upstream::start(|_| Reply::sse(paced(&turn_events("resp_m", "ok"), Duration::ZERO)));
+    let db = scratch("client-metadata").join("rec.sqlite");
+    let (handle, _events) = proxy(&upstream.base_url(), &db).await;
+    // Each request on its own client (its own connection), no session headers.
+    for marker in ["one", "two"] {
+        let client = reqwest::Client::new();
+        let meta = json!({"session_id": "cm-7", "x-codex-turn-metadata": "{}"});
+        post_with(&client, &handle, anonymous_body(marker, Some(meta))).await;
+    }
+    let client = reqwest::Client::new();
+    let other = json!({"session_id": "cm-8"});
+    post_with(&client, &handle, anonymous_body("three", Some(other))).await;
+    handle.stop();
+    handle.stopped().await;
+    assert_eq!(
+        grouped(&db),
+        vec![
+            (
+                "proxy session:cm-7".to_string(),
+                vec!["one".to_string(), "two".to_string()]
+            ),
+            ("proxy session:cm-8".to_string(), vec!["three".to_string()]),
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

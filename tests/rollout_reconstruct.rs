@@ -2,14 +2,19 @@
 //! `codex exec resume --last`; standard and Lite models, a sandbox change, model switches with
 //! compaction) against tools/standin_upstream.py, with the request bodies the
 //! stand-in received (tests/data/rollouts, see its README): each reconstructed request's `input`
-//! equals the captured body's item for item, ids included, wherever the rollout records the item;
-//! the usage of each request is what the stand-in reported; the model, the kind of call and the
-//! order match. Also: a truncated last line, unknown lines, the `token_count` fallback of older
+//! equals the captured body's item for item, ids included, wherever the rollout records the item,
+//! and the items it rebuilds (base-instructions message, compaction prompt) match in keys, id and
+//! text as far as the fixtures' elision allows; the rebuilt settings (reasoning, include, text,
+//! parallel_tool_calls, …) and the body's key order equal the captured ones; the usage of each
+//! request is what the stand-in reported; the model, the kind of call and the order match; the
+//! same rollout for the OpenAI provider keeps Codex's passthrough metadata. Also: a truncated last line, unknown lines, the `token_count` fallback of older
 //! files, and bad input.
 
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
+use promptwire::core::compile::lite::instructions_message_id;
+use promptwire::core::items::PASSTHROUGH_KEY;
 use promptwire::core::rollout::{
     Limits, RequestKind, RolloutError, UsageSource, looks_like_rollout, parse,
 };
@@ -110,12 +115,8 @@ fn reconstructed_inputs_equal_the_captured_bodies() {
             let mut expected = captured["input"].as_array().expect("input").clone();
             assert_eq!(ours.len(), expected.len(), "{} request {n}", dir.display());
             for &i in &request.reconstructed_items {
-                assert_eq!(
-                    (&ours[i]["type"], &ours[i]["role"]),
-                    (&expected[i]["type"], &expected[i]["role"]),
-                    "{} request {n} item {i}",
-                    dir.display()
-                );
+                let what = format!("{} request {n} item {i}", dir.display());
+                check_rebuilt_item(&ours[i], &expected[i], &session.thread_id, &what);
                 expected[i] = ours[i].clone();
                 reconstructed += 1;
             }
@@ -129,6 +130,56 @@ fn reconstructed_inputs_equal_the_captured_bodies() {
                 assert_eq!(body["parallel_tool_calls"], json!(false));
             }
             assert_eq!(body["prompt_cache_key"], captured["prompt_cache_key"]);
+            // The body's fields in Codex's order, less what the rollout does not record.
+            let keys = |b: &Value| -> Vec<String> {
+                b.as_object()
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default()
+            };
+            let expected_keys: Vec<String> = keys(&captured)
+                .into_iter()
+                .filter(|k| !request.not_recorded.contains(&k.as_str()))
+                .collect();
+            assert_eq!(keys(&body), expected_keys, "{} request {n}", dir.display());
+            // The settings rebuilt from turn_context, the rules preset and the catalog.
+            for key in [
+                "stream",
+                "tool_choice",
+                "parallel_tool_calls",
+                "reasoning",
+                "store",
+                "include",
+                "text",
+            ] {
+                if captured.get(key).is_some() {
+                    let mut expected = captured.get(key).cloned();
+                    // One known difference: Codex 0.169 sent its Lite compaction call (gpt-6-sol,
+                    // on the switch to gpt-5.5) with effort `high`. Nothing in the rollout says
+                    // so (every turn_context has effort null, the catalog default is `medium`),
+                    // so the rebuilt call has the default; asserted, so a change shows.
+                    if key == "reasoning"
+                        && request.kind == RequestKind::Compaction
+                        && session.cli_version.as_deref() == Some("0.169.0")
+                    {
+                        assert_eq!(
+                            expected,
+                            Some(json!({"effort": "high", "context": "all_turns"}))
+                        );
+                        expected = Some(json!({"effort": "medium", "context": "all_turns"}));
+                    }
+                    assert_eq!(
+                        body.get(key),
+                        expected.as_ref(),
+                        "{} request {n}: {key}",
+                        dir.display()
+                    );
+                    assert!(
+                        request.reconstructed_fields.contains(&key),
+                        "{} request {n}: {key} is marked reconstructed",
+                        dir.display()
+                    );
+                }
+            }
             // What the rollout lacks: a standard request's base-instructions message (Lite
             // records its prefix), and a compaction request's handoff prompt.
             expected_reconstructed +=
@@ -137,6 +188,179 @@ fn reconstructed_inputs_equal_the_captured_bodies() {
         }
         assert_eq!(reconstructed, expected_reconstructed, "{}", dir.display());
     }
+}
+
+/// `<N chars elided>`: a string the fixture's editing replaced (README), and its length N.
+fn elided_len(text: &str) -> Option<usize> {
+    text.strip_prefix('<')?
+        .strip_suffix(" chars elided>")?
+        .parse()
+        .ok()
+}
+
+/// The texts of a message's content parts.
+fn texts(item: &Value) -> Vec<&str> {
+    item["content"]
+        .as_array()
+        .map(|parts| parts.iter().filter_map(|p| p["text"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// A rebuilt item against the captured one: the same keys in the same order, `type`, `role` and
+/// content-part types equal; an `id` exactly where Codex sent one; the text compared as far as
+/// the fixtures allow.
+///
+/// The fixtures' editing replaced every string longer than 160 characters by
+/// `<N chars elided>`, in the rollout and in the bodies alike, so a rebuilt text is compared:
+/// exactly when both sides are un-elided; by length when one side is elided (the compaction
+/// prompt we rebuild is whole, the captured one elided: its N must be our length); not at all
+/// when both are elided (the base instructions: `session_meta` records one text and the body
+/// another, and elided we can only see their lengths). The `id` of the base-instructions
+/// message is uuid v5 of its text, so it can equal Codex's only when the texts are the
+/// originals: with both texts whole the ids must be equal; otherwise ours must be the
+/// compiler's id for our text (`msg_<uuid v5(thread namespace, text)>`), with Codex's prefix.
+fn check_rebuilt_item(ours: &Value, captured: &Value, thread: &str, what: &str) {
+    let keys = |v: &Value| -> Vec<String> {
+        v.as_object()
+            .map(|m| m.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(keys(ours), keys(captured), "{what}: keys");
+    assert_eq!(
+        (&ours["type"], &ours["role"]),
+        (&captured["type"], &captured["role"]),
+        "{what}"
+    );
+    let part_types = |v: &Value| -> Vec<Value> {
+        v["content"]
+            .as_array()
+            .map(|parts| parts.iter().map(|p| p["type"].clone()).collect())
+            .unwrap_or_default()
+    };
+    assert_eq!(part_types(ours), part_types(captured), "{what}: content");
+    let (our_texts, their_texts) = (texts(ours), texts(captured));
+    let mut all_whole = true;
+    for (a, b) in our_texts.iter().zip(&their_texts) {
+        match (elided_len(a), elided_len(b)) {
+            (None, None) => assert_eq!(a, b, "{what}: text"),
+            (None, Some(n)) => assert_eq!(a.chars().count(), n, "{what}: text length"),
+            (Some(n), None) => assert_eq!(n, b.chars().count(), "{what}: text length"),
+            (Some(_), Some(_)) => {}
+        }
+        all_whole &= elided_len(a).is_none() && elided_len(b).is_none();
+    }
+    match (ours.get("id"), captured.get("id")) {
+        (None, None) => {}
+        (Some(a), Some(b)) if all_whole => assert_eq!(a, b, "{what}: id"),
+        (Some(a), Some(b)) => {
+            let text = our_texts.first().copied().unwrap_or_default();
+            assert_eq!(
+                a.as_str(),
+                Some(instructions_message_id(thread, text).as_str()),
+                "{what}: id"
+            );
+            assert_eq!(id_prefix(a), id_prefix(b), "{what}: id prefix");
+        }
+        (a, b) => panic!("{what}: id {a:?}, Codex sent {b:?}"),
+    }
+}
+
+fn id_prefix(id: &Value) -> Option<&str> {
+    id.as_str()?.split_once('_').map(|p| p.0)
+}
+
+/// Every item the rollout records (response items and compaction replacement histories), as
+/// written, keyed by its compact JSON without the passthrough metadata.
+fn recorded_items(lines: &[String]) -> std::collections::HashMap<String, String> {
+    let mut out = std::collections::HashMap::new();
+    let mut add = |item: &Value| {
+        let mut without = item.clone();
+        if let Some(map) = without.as_object_mut() {
+            map.shift_remove(PASSTHROUGH_KEY);
+        }
+        out.insert(without.to_string(), item.to_string());
+    };
+    for line in lines {
+        let v: Value = serde_json::from_str(line).expect("line");
+        match v["type"].as_str() {
+            Some("response_item") => add(&v["payload"]),
+            Some("compacted") => {
+                for item in v["payload"]["replacement_history"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                {
+                    add(item);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Codex sends `internal_chat_message_metadata_passthrough` to the OpenAI provider only
+/// (WIRE_SPEC §1 step 2, `core_vectors` vector 30): the 0.169 rollout, whose items carry it,
+/// rebuilt for `model_provider: "openai"` keeps every item exactly as recorded (the serialized
+/// item is what Codex sends); rebuilt for the stand-in provider it drops the metadata, as the
+/// captured bodies show (checked above), and says so.
+#[test]
+fn passthrough_metadata_is_kept_for_the_openai_provider_only() {
+    let dir = data_dirs()
+        .into_iter()
+        .find(|d| d.to_string_lossy().contains("codex-0.169"))
+        .expect("the 0.169 rollout");
+    let lines = lines_of(&dir);
+    let openai_lines: Vec<String> = lines
+        .iter()
+        .map(|l| {
+            l.replace(
+                "\"model_provider\":\"standin\"",
+                "\"model_provider\":\"openai\"",
+            )
+        })
+        .collect();
+    assert_ne!(openai_lines, lines, "the provider was changed");
+    let standin = parse(lines.join("\n").as_bytes(), &Limits::default()).expect("parse");
+    let openai = parse(openai_lines.join("\n").as_bytes(), &Limits::default()).expect("parse");
+    let (standin, openai) = (&standin.sessions[0], &openai.sessions[0]);
+    let recorded = recorded_items(&lines);
+    assert_eq!(standin.requests.len(), openai.requests.len());
+    let mut kept = 0;
+    for (n, (s, o)) in standin.requests.iter().zip(&openai.requests).enumerate() {
+        let (s_body, o_body) = (standin.body(s), openai.body(o));
+        let (s_input, o_input) = (
+            s_body["input"].as_array().expect("input"),
+            o_body["input"].as_array().expect("input"),
+        );
+        assert_eq!(s_input.len(), o_input.len(), "request {n}");
+        assert_eq!(s.reconstructed_items, o.reconstructed_items);
+        for (i, (si, oi)) in s_input.iter().zip(o_input).enumerate() {
+            assert!(si.get(PASSTHROUGH_KEY).is_none(), "request {n} item {i}");
+            let expected = if s.reconstructed_items.contains(&i) {
+                si.to_string()
+            } else {
+                recorded
+                    .get(&si.to_string())
+                    .cloned()
+                    .unwrap_or_else(|| panic!("request {n} item {i} is a recorded item"))
+            };
+            kept += usize::from(oi.get(PASSTHROUGH_KEY).is_some());
+            assert_eq!(oi.to_string(), expected, "request {n} item {i}");
+        }
+    }
+    assert!(kept >= 20, "items sent with their metadata: {kept}");
+    assert_eq!(openai.item_rules, Vec::<String>::new());
+    assert_eq!(
+        standin.item_rules,
+        vec![format!(
+            "{PASSTHROUGH_KEY}: dropped: passthrough metadata is only sent to the OpenAI provider"
+        )]
+    );
+    assert_eq!(
+        (standin.rules.as_str(), openai.rules.as_str()),
+        ("codex-0.169", "codex-0.169")
+    );
 }
 
 /// The rollout's lines, for building variants.

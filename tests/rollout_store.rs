@@ -2,7 +2,8 @@
 //! rollout parser rebuilt (itself checked against the captured bodies in rollout_reconstruct),
 //! imports are idempotent by thread id (a folder of 200 rollouts, twice), a folder import reports
 //! progress and stops when cancelled, secrets are redacted, the source folder is never written,
-//! and the CLI contract of `sessions import ROLLOUT|DIR`.
+//! and the CLI contract of `sessions import ROLLOUT|DIR` and of `sessions show` on an imported
+//! rollout (what was recorded verbatim, what reconstructed, unknown lines, a cut last line).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -421,4 +422,85 @@ fn a_resume_in_a_linked_file_continues_the_same_session() {
         .collect();
     let expected: Vec<Value> = session.requests.iter().map(|r| session.body(r)).collect();
     assert_eq!(bodies, expected);
+}
+
+/// `sessions show` says, under each imported request, what was recorded verbatim and what
+/// reconstructed, and under the first the file's unknown lines and truncated last line.
+#[test]
+fn sessions_show_says_what_was_reconstructed() {
+    let dir = scratch("show");
+    let db = dir.join("db.sqlite").display().to_string();
+    let source = capture("0.171-standard");
+    let mut lines: Vec<String> = std::fs::read_to_string(&source)
+        .expect("read")
+        .lines()
+        .map(str::to_string)
+        .collect();
+    lines.insert(
+        3,
+        r#"{"timestamp":"2026-11-30T16:01:25.600Z","type":"future_thing","payload":{"x":1}}"#
+            .to_string(),
+    );
+    let cut = lines.last().expect("a line")[..40].to_string();
+    lines.push(cut);
+    let file = dir.join("rollout-2026-11-30T16-01-25-variant.jsonl");
+    std::fs::write(&file, lines.join("\n")).expect("write");
+    let path = file.display().to_string();
+    let out = run(&["sessions", "import", &path, "--db", &db]);
+    assert_eq!(out.status.code(), Some(0));
+    let out = run(&["sessions", "show", "1", "--db", &db]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let shown: Vec<&str> = stdout.lines().collect();
+    let block = |n: usize| -> Vec<String> {
+        let start = shown
+            .iter()
+            .position(|l| l.starts_with(&format!("  #{n:<4} ")))
+            .expect("the request's row");
+        shown[start + 1..]
+            .iter()
+            .take_while(|l| !l.starts_with("  #"))
+            .map(|l| l.to_string())
+            .collect()
+    };
+    let rule = "        item rule: internal_chat_message_metadata_passthrough: dropped: passthrough metadata is only sent to the OpenAI provider";
+    assert_eq!(
+        block(0),
+        vec![
+            format!("        Codex rollout {path} line 14 (Codex 0.171.0), turn call, rebuilt under rules codex-0.171"),
+            "        recorded verbatim: input 1-3 (rollout items), model (turn_context), usage (token_usage_record)".to_string(),
+            "        reconstructed items: input[0] base-instructions message (session_meta, compiled id)".to_string(),
+            "        reconstructed fields: include, parallel_tool_calls, prompt_cache_key, reasoning, store, stream, text, tool_choice (rules codex-0.171 with the model catalog)".to_string(),
+            rule.to_string(),
+            "        not recorded: tools, client_metadata".to_string(),
+            "        unknown lines kept: 1 (stored with the first request)".to_string(),
+            "          line 4: future_thing".to_string(),
+            format!("        truncated: line {} (40 bytes) is incomplete (the session was still being written); imported what is complete", lines.len()),
+        ]
+    );
+    // The compaction call: its handoff prompt is reconstructed, its tools are the rule's `[]`.
+    assert_eq!(
+        block(5),
+        vec![
+            format!("        Codex rollout {path} line 60 (Codex 0.171.0), compaction call, rebuilt under rules codex-0.171"),
+            "        recorded verbatim: input 1-19 (rollout items), model (turn_context), usage (token_usage_record)".to_string(),
+            "        reconstructed items: input[0] base-instructions message (session_meta, compiled id), input[20] compaction prompt (Codex's fixed text)".to_string(),
+            "        reconstructed fields: include, parallel_tool_calls, prompt_cache_key, reasoning, store, stream, text, tool_choice, tools (rules codex-0.171 with the model catalog)".to_string(),
+            rule.to_string(),
+            "        not recorded: client_metadata".to_string(),
+        ]
+    );
+    // A Lite call records its whole prefix: nothing of its input is reconstructed.
+    assert_eq!(
+        block(7)[1..3].to_vec(),
+        vec![
+            "        recorded verbatim: input 0-10 (rollout items), model (turn_context), usage (token_usage_record)".to_string(),
+            "        reconstructed items: none".to_string(),
+        ]
+    );
 }

@@ -6,7 +6,9 @@
 //! recorded as interrupted, and requests without an outcome — cut off or still running; the
 //! text listing flags such a session); `show ID --json` gives each request its `outcome` class
 //! (`completed`, `interrupted`, `failed: CLASS`, `no answer`, …); `import FILE.har --json` prints
-//! `{"session":ID,"requests":N}`; `import ROLLOUT.jsonl|DIR --json` (Codex session logs, told
+//! `{"session":ID,"requests":N}`; for a request imported from a Codex rollout, `show` prints
+//! under its row what was recorded verbatim and what reconstructed (`--json`: `provenance`, the
+//! same lines); `import ROLLOUT.jsonl|DIR --json` (Codex session logs, told
 //! apart from HAR by their content; a folder is walked for `rollout-*.jsonl` with progress on
 //! standard error) prints `{"rollouts":[{"path","thread_id","session","requests","skipped",
 //! "unknown_lines","truncated_line"}],"failed":[{"path","error"}]}`; `export ID --bodies DIR` writes `0000.json`, `0001.json`, … in
@@ -171,7 +173,9 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             let session = store.session(*id)?;
             let requests = store.requests(*id, Page::ALL)?;
             let mut rows = Vec::with_capacity(requests.len());
+            let mut provenance = Vec::with_capacity(requests.len());
             for r in &requests {
+                provenance.push(rollouts::provenance(&store, r.id)?);
                 let outcome = store.outcome(r.id)?;
                 let class = OutcomeClass::of(
                     r.status,
@@ -195,6 +199,11 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 }));
             }
             if args.json {
+                for (row, lines) in rows.iter_mut().zip(&provenance) {
+                    if let Some(lines) = lines {
+                        row["provenance"] = json!(lines);
+                    }
+                }
                 let out = json!({"session": session_json(&session), "requests": rows});
                 return print(&out.to_string());
             }
@@ -209,7 +218,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     .unfinished()
                     .map_or_else(String::new, |text| format!("  ! {text}"))
             );
-            for row in &rows {
+            for (row, lines) in rows.iter().zip(&provenance) {
                 let get = |k: &str| match row.get(k) {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Null) | None => "-".to_string(),
@@ -225,6 +234,9 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     get("events"),
                     get("body_bytes"),
                 ));
+                for line in lines.iter().flatten() {
+                    text.push_str(&format!("        {line}\n"));
+                }
             }
             print(text.trim_end())
         }

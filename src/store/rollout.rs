@@ -269,10 +269,13 @@ impl Store {
                     "line": request.line,
                     "thread_id": session.thread_id,
                     "cli_version": session.cli_version,
+                    "rules": session.rules,
+                    "item_rules": session.item_rules,
                     "kind": request.kind,
                     "response_id": request.response_id,
                     "turn_id": request.turn_id,
                     "usage_source": request.usage_source,
+                    "input_items": request.input.len(),
                     "reconstructed_items": request.reconstructed_items,
                     "reconstructed_fields": request.reconstructed_fields,
                     "not_recorded": request.not_recorded,
@@ -295,7 +298,7 @@ impl Store {
                 == Some("additional_tools");
             let new = NewRequest {
                 dialect: Some(if lite { "lite" } else { "standard" }.to_string()),
-                rules: session.cli_version.as_ref().map(|v| format!("codex-{v}")),
+                rules: Some(session.rules.clone()),
                 provider: session
                     .meta
                     .get("model_provider")

@@ -113,6 +113,9 @@ pub struct RequestRow {
     pub body_bytes: u64,
     /// Raw events recorded.
     pub events: u64,
+    /// For a request imported from a Codex rollout, its `extra.rollout` (what was recorded and
+    /// what reconstructed; unknown lines by number and type only), else None.
+    pub rollout: Option<Value>,
 }
 
 impl RequestRow {
@@ -190,6 +193,19 @@ fn parse_usage(text: Option<String>) -> Option<Value> {
     text.and_then(|u| serde_json::from_str::<Value>(&u).ok())
 }
 
+/// A row's `extra.rollout`, without the unknown lines' contents (they stay in the store).
+fn rollout_provenance(text: Option<String>) -> Option<Value> {
+    let mut value: Value = serde_json::from_str(&text?).ok()?;
+    if let Some(Value::Array(unknown)) = value.get_mut("unknown_lines") {
+        for line in unknown.iter_mut() {
+            if let Some(map) = line.as_object_mut() {
+                map.shift_remove("value");
+            }
+        }
+    }
+    value.is_object().then_some(value)
+}
+
 impl Store {
     /// A session's requests as browser rows, in order (one query).
     pub fn request_rows(&self, session_id: i64, page: Page) -> StoreResult<Vec<RequestRow>> {
@@ -198,7 +214,7 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.position, r.started_us, r.model, r.dialect, r.status, r.body_bytes,
                     r.total_us, o.state, o.error_class, o.error_message, o.usage, o.events,
-                    o.first_event_us, o.total_us
+                    o.first_event_us, o.total_us, json_extract(r.extra, '$.rollout')
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position LIMIT ?2 OFFSET ?3",
         )?;
@@ -227,6 +243,7 @@ impl Store {
                 first_event_us: row.get(13)?,
                 body_bytes: u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0),
                 events: u64::try_from(row.get::<_, Option<i64>>(12)?.unwrap_or(0)).unwrap_or(0),
+                rollout: rollout_provenance(row.get(15)?),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -9,8 +9,23 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use super::print;
-use crate::core::rollout::Limits;
+use crate::core::rollout::{Limits, provenance};
 use crate::store::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, RolloutImport, Store};
+
+/// For a request imported from a rollout: what of it is recorded and what reconstructed, and
+/// (first request) the file's unknown lines and truncation; None for any other request.
+pub(super) fn provenance(store: &Store, request_id: i64) -> anyhow::Result<Option<Vec<String>>> {
+    let record = store.request(request_id)?;
+    let Some(rollout) = record.extra.as_ref().and_then(|e| e.get("rollout")) else {
+        return Ok(None);
+    };
+    if !provenance::is_rollout(Some(rollout)) {
+        return Ok(None);
+    }
+    let mut lines = provenance::request_lines(rollout);
+    lines.extend(provenance::file_lines(rollout));
+    Ok(Some(lines))
+}
 
 /// Imports one rollout file whose bytes were read.
 pub(super) fn import_file(

@@ -2,18 +2,30 @@
 //! starts and ends, its usage, the governing `turn_context`, compaction, and what each request
 //! body holds (recorded items verbatim, the rest reconstructed by Codex's rules).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Value, json};
 
 use super::lines::parse_timestamp_ms;
-use super::{ReconstructedRequest, RequestKind, RolloutSession, UsageSource};
+use super::{ReconstructedRequest, RequestKind, RolloutSession, UsageSource, rules_for_version};
+use crate::core::compile::compaction::checkpoint_message;
+use crate::core::compile::items::{ItemContext, item_to_wire};
+use crate::core::compile::{CompileNote, compile};
+use crate::core::items::{PASSTHROUGH_KEY, ResponseItem};
 use crate::core::json::JsonMap;
+use crate::core::models::ModelCatalog;
+use crate::core::prompt::{Dialect, Prompt, PromptMode, Setting};
+use crate::core::provider::{Provider, ProviderKind};
+use crate::core::rules::{BodyField, CompileRules};
 use crate::core::stream::TokenUsage;
 
-/// The handoff prompt Codex (0.169, 0.171) appends to the history of a compaction call. The
-/// rollout does not record it.
-pub const COMPACTION_PROMPT: &str = "You are performing a CONTEXT CHECKPOINT COMPACTION. Create a handoff summary for another LLM that will resume the task.\n\nInclude:\n- Current progress and key decisions made\n- Important context, constraints, or user preferences\n- What remains to be done (clear next steps)\n- Any critical data, examples, or references needed to continue\n\nBe concise, structured, and focused on helping the next LLM seamlessly continue the work.\n";
+/// The bundled model catalog, parsed once: the model defaults (effort, verbosity, parallel tool
+/// calls) of a rebuilt request come from it.
+fn catalog() -> &'static ModelCatalog {
+    static CATALOG: OnceLock<ModelCatalog> = OnceLock::new();
+    CATALOG.get_or_init(ModelCatalog::bundled)
+}
 
 /// Item types a model call produces: the first one after an input marks a call's start.
 const OUTPUT_TYPES: &[&str] = &[
@@ -31,6 +43,7 @@ const OUTPUT_TYPES: &[&str] = &[
 const NOT_SENT: &[&str] = &["ghost_snapshot"];
 
 /// The body fields of a request other than `input`, and what of them is not as recorded.
+#[derive(Debug, Clone)]
 struct Head {
     fields: JsonMap,
     input_at: usize,
@@ -46,10 +59,31 @@ struct OpenCall {
     sent_at_ms: Option<i64>,
 }
 
+/// What the session's requests are rebuilt under: the rules preset of its Codex version and
+/// its provider (passthrough metadata goes to the OpenAI provider only).
+#[derive(Debug, Clone)]
+struct Env {
+    rules: CompileRules,
+    provider: Provider,
+}
+
+/// The settings a request head depends on (heads are compiled once per distinct key).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct HeadKey {
+    model: String,
+    effort: Option<String>,
+    summary: Option<String>,
+    verbosity: Option<String>,
+    lite: bool,
+    compaction: bool,
+}
+
 /// One session being rebuilt.
 #[derive(Debug, Default)]
 struct Current {
     session: Option<RolloutSession>,
+    env: Option<Arc<Env>>,
+    heads: HashMap<HeadKey, Head>,
     base_instructions: Option<String>,
     /// Index in `items` of the reconstructed base-instructions message.
     instructions_item: Option<u32>,
@@ -176,10 +210,23 @@ impl Builder {
             .and_then(Value::as_str)
             .and_then(parse_timestamp_ms)
             .or(ms);
+        let cli_version = str_field(&meta, "cli_version");
+        let rules = rules_for_version(cli_version.as_deref());
+        let provider = match meta.get("model_provider").and_then(Value::as_str) {
+            Some("openai") => Provider::preset(ProviderKind::Openai),
+            Some(p) if p.eq_ignore_ascii_case("azure") => Provider::preset(ProviderKind::Azure),
+            _ => Provider::preset(ProviderKind::Compatible),
+        };
         self.current.base_instructions = instructions;
+        self.current.env = Some(Arc::new(Env {
+            rules: rules.clone(),
+            provider,
+        }));
         self.current.session = Some(RolloutSession {
             thread_id: id,
-            cli_version: str_field(&meta, "cli_version"),
+            rules: rules.name,
+            item_rules: Vec::new(),
+            cli_version,
             started_at_ms,
             meta,
             items: Vec::new(),
@@ -206,24 +253,65 @@ impl Current {
     }
 
     fn item(&mut self, ms: Option<i64>, payload: Value) {
-        let Value::Object(mut item) = payload else {
+        let Value::Object(item) = payload else {
             return;
         };
         let item_type = str_field(&item, "type").unwrap_or_default();
         if NOT_SENT.contains(&item_type.as_str()) {
             return;
         }
-        item.retain(|key, _| !key.starts_with("internal_"));
+        let item = self.wire_item(item);
         let is_output = OUTPUT_TYPES.contains(&item_type.as_str())
-            || (item_type == "message" && str_field(&item, "role").as_deref() == Some("assistant"));
+            || (item_type == "message"
+                && item.get("role").and_then(Value::as_str) == Some("assistant"));
         if is_output && self.call.is_none() {
             self.call = Some(OpenCall {
                 input_len: self.history.len(),
                 sent_at_ms: self.last_ms.or(ms),
             });
         }
-        let index = self.push_item(Value::Object(item));
+        let index = self.push_item(item);
         self.history.push(index);
+    }
+
+    /// A recorded item as the client sends it, by the compiler's item rules under the session's
+    /// preset and provider (passthrough metadata kept for the OpenAI provider only, unknown
+    /// fields placed, id policy). What the rules changed is noted once per session.
+    fn wire_item(&mut self, mut item: JsonMap) -> Value {
+        let Some(env) = self.env.clone() else {
+            return Value::Object(item);
+        };
+        let ctx = ItemContext {
+            rules: &env.rules,
+            stored: false,
+            is_openai: env.provider.is_openai(),
+            lite: false,
+        };
+        let mut notes: Vec<CompileNote> = Vec::new();
+        let wire = match ResponseItem::from_value(Value::Object(item.clone())) {
+            Ok(parsed) => item_to_wire(&parsed, ctx, "item", &mut notes),
+            Err(_) => {
+                // Not an item the compiler can read: kept as recorded, less what only the
+                // OpenAI provider is sent.
+                if !ctx.is_openai && item.shift_remove(PASSTHROUGH_KEY).is_some() {
+                    notes.push(CompileNote::new(
+                        format!("item.{PASSTHROUGH_KEY}"),
+                        "dropped: passthrough metadata is only sent to the OpenAI provider",
+                    ));
+                }
+                Value::Object(item)
+            }
+        };
+        if let Some(session) = self.session.as_mut() {
+            for note in notes {
+                let field = note.path.strip_prefix("item.").unwrap_or(&note.path);
+                let line = format!("{field}: {}", note.message);
+                if !session.item_rules.contains(&line) {
+                    session.item_rules.push(line);
+                }
+            }
+        }
+        wire
     }
 
     /// Ends the open call (or, when none is open, a call with the whole history as input).
@@ -252,11 +340,8 @@ impl Current {
             let index = match self.instructions_item {
                 Some(i) => i,
                 None => {
-                    let i = self.push_item(json!({
-                        "type": "message",
-                        "role": "developer",
-                        "content": [{"type": "input_text", "text": text}]
-                    }));
+                    let message = self.instructions_message(&text);
+                    let i = self.push_item(message);
                     self.instructions_item = Some(i);
                     i
                 }
@@ -287,64 +372,141 @@ impl Current {
         });
     }
 
-    /// The body fields other than `input`, in Codex's order, and what of them is reconstructed.
-    fn head(&self, lite: bool, compaction: bool) -> Head {
+    /// The standard base-instructions message (`input[0]`) as the compiler builds it under the
+    /// session's rules: a developer message with its synthesized `msg_<uuid v5>` id.
+    fn instructions_message(&self, text: &str) -> Value {
+        let fallback = || {
+            json!({
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": text}]
+            })
+        };
+        let (Some(env), Some(session)) = (&self.env, &self.session) else {
+            return fallback();
+        };
+        let mut prompt = Prompt::new("unknown");
+        prompt.thread_id = Some(session.thread_id.clone());
+        prompt.base_instructions = text.to_string();
+        let model = catalog().lookup(&prompt.model);
+        compile(
+            &prompt,
+            &model,
+            &env.provider,
+            Dialect::Standard,
+            &env.rules,
+        )
+        .ok()
+        .and_then(|c| c.body.get("input")?.get(0).cloned())
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("developer"))
+        .unwrap_or_else(fallback)
+    }
+
+    /// The body fields other than `input`, in the rules' order, and what of them is
+    /// reconstructed: the model and any explicit effort, summary or verbosity come from the
+    /// governing `turn_context`; every other field (reasoning with the model's default effort,
+    /// `include`, `text.verbosity`, `parallel_tool_calls`, `store`, …) is what the compiler
+    /// gives under the session's rules preset and the bundled catalog.
+    fn head(&mut self, lite: bool, compaction: bool) -> Head {
+        let key = self.head_key(lite, compaction);
+        if let Some(head) = self.heads.get(&key) {
+            return head.clone();
+        }
+        let head = self.compile_head(&key);
+        self.heads.insert(key, head.clone());
+        head
+    }
+
+    /// The settings of the governing `turn_context`. Codex writes the effort as
+    /// `collaboration_mode.settings.reasoning_effort` (0.169, 0.171; `null` = the model's
+    /// default) or, in other versions, `effort` / `reasoning_effort` at the top.
+    fn head_key(&self, lite: bool, compaction: bool) -> HeadKey {
         let tc = &self.turn_context;
         let settings = tc.get("collaboration_mode").and_then(|m| m.get("settings"));
-        let model = tc
-            .get("model")
-            .or_else(|| settings.and_then(|s| s.get("model")))
-            .or_else(|| self.session.as_ref().and_then(|s| s.meta.get("model")))
-            .and_then(Value::as_str)
-            .unwrap_or("unknown");
-        let effort = tc
-            .get("effort")
-            .filter(|v| !v.is_null())
-            .or_else(|| settings.and_then(|s| s.get("reasoning_effort")))
-            .and_then(Value::as_str);
-        let summary = tc
-            .get("summary")
-            .and_then(Value::as_str)
-            .filter(|s| *s != "none");
-        let mut head = JsonMap::new();
-        head.insert("model".to_string(), json!(model));
-        head.insert("stream".to_string(), json!(true));
-        let mut fields = vec!["stream", "tool_choice", "store", "prompt_cache_key"];
-        let mut not_recorded = vec!["text", "include", "client_metadata"];
-        if compaction && !lite {
-            // Codex sends a standard compaction call no tools; Lite calls never send `tools`.
-            head.insert("tools".to_string(), json!([]));
-            fields.push("tools");
-        } else if !lite {
-            not_recorded.insert(0, "tools");
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        let model = text(
+            tc.get("model")
+                .or_else(|| settings.and_then(|s| s.get("model")))
+                .or_else(|| self.session.as_ref().and_then(|s| s.meta.get("model"))),
+        )
+        .unwrap_or_else(|| "unknown".to_string());
+        let effort = text(tc.get("effort"))
+            .or_else(|| text(tc.get("reasoning_effort")))
+            .or_else(|| text(settings.and_then(|s| s.get("reasoning_effort"))));
+        HeadKey {
+            model,
+            effort,
+            summary: text(tc.get("summary")).or_else(|| text(tc.get("reasoning_summary"))),
+            verbosity: text(tc.get("verbosity")).or_else(|| text(tc.get("model_verbosity"))),
+            lite,
+            compaction,
         }
-        head.insert("tool_choice".to_string(), json!("auto"));
-        if lite || compaction {
-            head.insert("parallel_tool_calls".to_string(), json!(false));
-            fields.push("parallel_tool_calls");
+    }
+
+    fn compile_head(&self, key: &HeadKey) -> Head {
+        let rules = self
+            .env
+            .as_ref()
+            .map_or_else(CompileRules::codex_0_171, |e| e.rules.clone());
+        let provider = self.env.as_ref().map_or_else(
+            || Provider::preset(ProviderKind::Compatible),
+            |e| e.provider.clone(),
+        );
+        let mut prompt = Prompt::new(&key.model);
+        prompt.thread_id = self.session.as_ref().map(|s| s.thread_id.clone());
+        let setting = |v: &Option<String>| v.clone().map_or(Setting::Default, Setting::Value);
+        prompt.reasoning.effort = setting(&key.effort);
+        prompt.reasoning.summary = setting(&key.summary);
+        prompt.verbosity = setting(&key.verbosity);
+        if key.compaction {
+            prompt.mode = PromptMode::Compaction;
+        }
+        let dialect = if key.lite {
+            Dialect::Lite
         } else {
-            not_recorded.push("parallel_tool_calls");
+            Dialect::Standard
+        };
+        let model = catalog().lookup(&key.model);
+        let mut fields = JsonMap::new();
+        let mut input_at = 2;
+        let mut reconstructed = Vec::new();
+        match compile(&prompt, &model, &provider, dialect, &rules) {
+            Ok(compiled) => {
+                for (key_name, value) in compiled.body.iter() {
+                    let Some(field) = BodyField::from_key(key_name) else {
+                        continue;
+                    };
+                    match field {
+                        BodyField::Input => {
+                            input_at = fields.len();
+                            continue;
+                        }
+                        // A standard turn's tools are not recorded; the compaction call's
+                        // are none (`[]`), which the compiler gives.
+                        BodyField::Tools if !key.compaction => continue,
+                        BodyField::ClientMetadata | BodyField::Instructions => continue,
+                        BodyField::Model => {}
+                        _ => reconstructed.push(field.key()),
+                    }
+                    fields.insert(key_name.clone(), value.clone());
+                }
+            }
+            Err(_) => {
+                fields.insert("model".to_string(), json!(key.model));
+                fields.insert("stream".to_string(), json!(true));
+                reconstructed.push("stream");
+            }
         }
-        let mut reasoning = JsonMap::new();
-        if let Some(effort) = effort {
-            reasoning.insert("effort".to_string(), json!(effort));
+        reconstructed.sort_unstable();
+        let mut not_recorded = Vec::new();
+        if !key.lite && !key.compaction {
+            not_recorded.push("tools");
         }
-        if let Some(summary) = summary {
-            reasoning.insert("summary".to_string(), json!(summary));
-        }
-        if reasoning.is_empty() {
-            not_recorded.push("reasoning");
-        } else {
-            head.insert("reasoning".to_string(), Value::Object(reasoning));
-        }
-        head.insert("store".to_string(), json!(false));
-        let thread = self.session.as_ref().map(|s| s.thread_id.clone());
-        head.insert("prompt_cache_key".to_string(), json!(thread));
-        fields.sort_unstable();
+        not_recorded.push("client_metadata");
         Head {
-            fields: head,
-            input_at: 2,
-            reconstructed: fields,
+            fields,
+            input_at,
+            reconstructed,
             not_recorded,
         }
     }
@@ -360,11 +522,7 @@ impl Current {
         let prompt = match self.compaction_prompt_item {
             Some(i) => i,
             None => {
-                let i = self.push_item(json!({
-                    "type": "message",
-                    "role": "user",
-                    "content": [{"type": "input_text", "text": COMPACTION_PROMPT}]
-                }));
+                let i = self.push_item(checkpoint_message());
                 self.compaction_prompt_item = Some(i);
                 i
             }
@@ -413,9 +571,9 @@ impl Current {
         };
         self.history.clear();
         for item in replacement {
-            if let Value::Object(mut map) = item {
-                map.retain(|key, _| !key.starts_with("internal_"));
-                let index = self.push_item(Value::Object(map));
+            if let Value::Object(map) = item {
+                let item = self.wire_item(map);
+                let index = self.push_item(item);
                 self.history.push(index);
             }
         }

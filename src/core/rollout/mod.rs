@@ -7,10 +7,16 @@
 //!
 //! - `session_meta`: thread id, CLI version, base instructions (for standard models they are not
 //!   recorded as an item; the first input message is reconstructed from them);
-//! - `turn_context`: the model and reasoning effort of the calls that follow;
-//! - `response_item`: the history, item by item, exactly as sent (Codex's
-//!   `internal_…` bookkeeping fields removed); an item the model produced (reasoning, a call, an
-//!   assistant message) marks the start of a call, whose input is the history before it;
+//! - `turn_context`: the model and reasoning settings of the calls that follow (the other body
+//!   fields — reasoning with the model's default effort, `include`, `text`,
+//!   `parallel_tool_calls`, … — are compiled under the rules preset of the file's Codex version,
+//!   [`rules_for_version`], with the bundled catalog, and listed as reconstructed);
+//! - `response_item`: the history, item by item, as the client sends it: the compiler's item
+//!   rules for the session's `model_provider` (Codex's passthrough metadata
+//!   `internal_chat_message_metadata_passthrough` is kept for the OpenAI provider, dropped for
+//!   any other; [`RolloutSession::item_rules`] says what was changed); an item the model produced
+//!   (reasoning, a call, an assistant message) marks the start of a call, whose input is the
+//!   history before it;
 //! - `token_usage_record`: the end of a call, its `response_id` and its usage; files without
 //!   them fall back to `event_msg` `token_count` events, counting a repeated total once;
 //! - `compacted`: names the compaction call (`compaction_response_id`; the handoff prompt Codex
@@ -24,6 +30,7 @@
 
 mod build;
 mod lines;
+pub mod provenance;
 
 use std::path::PathBuf;
 
@@ -31,6 +38,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::core::json::JsonMap;
+use crate::core::rules::CompileRules;
 use crate::core::stream::TokenUsage;
 
 pub use lines::{RolloutParser, looks_like_rollout, parse};
@@ -47,6 +55,21 @@ pub fn default_sessions_dir(codex_home: Option<&str>, home: Option<&str>) -> Opt
         None => PathBuf::from(home.filter(|v| !v.is_empty())?).join(".codex"),
     };
     Some(codex_home.join("sessions"))
+}
+
+/// The rules preset a rollout written by Codex `cli_version` is rebuilt under: `codex-0.169`
+/// for 0.169 and older, `codex-0.171` for 0.170 and newer, and for an unknown version.
+pub fn rules_for_version(cli_version: Option<&str>) -> CompileRules {
+    let minor = cli_version.and_then(|v| {
+        let mut parts = v.split('.');
+        let major: u64 = parts.next()?.trim().parse().ok()?;
+        let minor: u64 = parts.next()?.trim().parse().ok()?;
+        Some((major, minor))
+    });
+    match minor {
+        Some((0, minor)) if minor <= 169 => CompileRules::codex_0_169(),
+        _ => CompileRules::codex_0_171(),
+    }
 }
 
 /// Bounds on what is read.
@@ -116,6 +139,12 @@ pub struct RolloutSession {
     pub thread_id: String,
     /// `session_meta.cli_version`.
     pub cli_version: Option<String>,
+    /// The rules preset the requests were rebuilt under ([`rules_for_version`]).
+    pub rules: String,
+    /// What the compiler's item rules changed in recorded items, once per kind
+    /// (`internal_chat_message_metadata_passthrough: dropped: …`); empty when every recorded
+    /// item is sent as recorded.
+    pub item_rules: Vec<String>,
     /// `session_meta.timestamp` (or the line's), Unix milliseconds.
     pub started_at_ms: Option<i64>,
     /// The `session_meta` payload without its base instructions text.
@@ -232,6 +261,18 @@ impl RolloutSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_pick_their_rules() {
+        let name = |v: Option<&str>| rules_for_version(v).name;
+        assert_eq!(name(Some("0.169.0")), "codex-0.169");
+        assert_eq!(name(Some("0.120.3")), "codex-0.169");
+        assert_eq!(name(Some("0.171.0")), "codex-0.171");
+        assert_eq!(name(Some("0.180.0-alpha.1")), "codex-0.171");
+        assert_eq!(name(Some("1.0.0")), "codex-0.171");
+        assert_eq!(name(Some("garbage")), "codex-0.171");
+        assert_eq!(name(None), "codex-0.171");
+    }
 
     #[test]
     fn sessions_dir_follows_codex_home() {

@@ -12,6 +12,7 @@ mod list;
 mod outcomes;
 mod pair;
 mod prefix;
+mod provenance;
 mod replay_bar;
 mod table;
 
@@ -126,6 +127,7 @@ pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Com
                 ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
             });
             ui.separator();
+            provenance::provenance_ui(ui, state);
             match sui.tab {
                 SessionsTab::Prefix => prefix::prefix_ui(ui, state, sui, tx),
                 SessionsTab::Compare => compare::compare_ui(ui, state, tx),
