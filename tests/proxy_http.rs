@@ -380,6 +380,45 @@ async fn post_with(client: &reqwest::Client, handle: &ServerHandle, body: Vec<u8
     response.bytes().await.expect("body");
 }
 
+/// POSTs each body in turn on one TCP connection (HTTP/1.1 keep-alive) and reads each answer
+/// to its end: the proxy answers SSE with chunked encoding, whose last chunk is `0\r\n\r\n`.
+async fn post_twice_on_one_connection(handle: &ServerHandle, bodies: [Vec<u8>; 2]) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let addr = handle.base_url().trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    for body in bodies {
+        let head = format!(
+            "POST /v1/responses HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).await.expect("head");
+        stream.write_all(&body).await.expect("body");
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 8192];
+        let read = async {
+            while !answer.ends_with(b"0\r\n\r\n") {
+                let n = stream.read(&mut buf).await.expect("read");
+                assert!(
+                    n > 0,
+                    "the proxy closed the connection: {}",
+                    String::from_utf8_lossy(&answer)
+                );
+                answer.extend_from_slice(&buf[..n]);
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(10), read)
+            .await
+            .expect("answer in time");
+        assert!(
+            answer.starts_with(b"HTTP/1.1 200"),
+            "{}",
+            String::from_utf8_lossy(&answer)
+        );
+    }
+}
+
 /// Sessions as (name, the markers of their requests in order).
 fn grouped(db: &Path) -> Vec<(String, Vec<String>)> {
     let store = Store::open(db).expect("db");
@@ -413,13 +452,16 @@ async fn requests_without_ids_group_by_their_connection() {
         Upstream::start(|_| Reply::sse(paced(&turn_events("resp_c", "ok"), Duration::ZERO)));
     let db = scratch("keepalive").join("rec.sqlite");
     let (handle, _events) = proxy(&upstream.base_url(), &db).await;
-    // One client with one pooled connection: two requests on one keep-alive connection.
-    let client = reqwest::Client::builder()
-        .pool_max_idle_per_host(1)
-        .build()
-        .expect("client");
-    post_with(&client, &handle, anonymous_body("first", None)).await;
-    post_with(&client, &handle, anonymous_body("second", None)).await;
+    // Two requests on one keep-alive connection: one TCP stream written by hand, so no client
+    // pool can open a second connection behind the test's back.
+    post_twice_on_one_connection(
+        &handle,
+        [
+            anonymous_body("first", None),
+            anonymous_body("second", None),
+        ],
+    )
+    .await;
     // Another client, so another connection: another session.
     let other = reqwest::Client::new();
     post_with(&other, &handle, anonymous_body("elsewhere", None)).await;
