@@ -346,15 +346,19 @@ impl AppState {
     }
 
     fn write_file(&mut self, kind: ExportKind, column: usize, path: PathBuf) {
-        let bytes = match files::export_bytes(self, kind, column) {
-            Ok(bytes) => bytes,
+        let source = match files::ExportSource::of(self, kind, column) {
+            Ok(source) => source,
             Err(e) => return self.set_status(e, true),
         };
         let written = (kind == ExportKind::Prompt).then(|| Arc::clone(&self.prompt));
         self.spawn("write", move |job| {
-            let result = crate::store::har::write_private(&path, &bytes)
-                .map(|()| bytes.len())
-                .map_err(|e| e.to_string());
+            // The bytes are made here, on the worker: pretty-printing a large prompt, a HAR
+            // log or redacting a whole body must not hold up a frame.
+            let result = source.bytes(kind).and_then(|bytes| {
+                crate::store::har::write_private(&path, &bytes)
+                    .map(|()| bytes.len())
+                    .map_err(|e| e.to_string())
+            });
             job.report(super::AppEvent::FileWritten {
                 path,
                 kind,

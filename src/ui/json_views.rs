@@ -307,10 +307,11 @@ fn column_ui(
             )
             .clicked()
         {
-            ui.ctx().copy_text(view.export_text().into_owned());
+            let text = view.export_text().into_owned();
+            let bytes = text.len();
+            ui.ctx().copy_text(text);
             tx.send(AppCommand::Notify(format!(
-                "Copied {} bytes of “{}”",
-                view.export_text().len(),
+                "Copied {bytes} bytes of “{}”",
                 view.label
             )));
         }
