@@ -333,6 +333,38 @@ fn usage_errors_exit_1() {
 }
 
 #[test]
+fn explain_gives_a_note_for_every_field_lite_changes_in_hello_json() {
+    let out = run(
+        &[
+            "compile",
+            &example("hello.json"),
+            "--dialect",
+            "lite",
+            "--explain",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .collect::<Vec<_>>(),
+        [
+            // Standard sends `tools: []` for a prompt without tools; Lite leaves it out.
+            "note: tools: left out: a Lite request has no top-level `tools` (a standard request sends `tools: []`)",
+            // No tools: nothing is said to be grouped in a namespace.
+            "note: input[0]: added: an `additional_tools` developer item with an empty list (no tools to offer)",
+            // codex-0.169 standard already sends the instructions as input[0]'s developer message.
+            "note: input[1]: moved: the base instructions' developer message comes after the tools item (a standard request has it at input[0])",
+            "note: input[2]: moved: the prompt's items start here, after the 2 added item(s)",
+            "note: reasoning.context: added: all_turns — Lite always asks the model to keep its reasoning across turns",
+            "note: parallel_tool_calls: false: Lite requests never ask for parallel tool calls",
+            "note: headers.x-openai-internal-codex-responses-lite: added: tells the server this is a Responses Lite request (a standard request has no such header)",
+        ]
+    );
+}
+
+#[test]
 fn catalog_printed_by_codex_debug_models_is_accepted() {
     let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
         return;
