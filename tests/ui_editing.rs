@@ -300,3 +300,32 @@ fn an_error_in_the_status_bar_clears_when_a_later_edit_succeeds() {
         "the old error is gone"
     );
 }
+
+#[test]
+fn the_compile_worker_lets_go_of_the_prompt_before_counting_tokens() {
+    use promptwire::app::{AppOptions, AppState};
+    use std::sync::Arc;
+    // A prompt large enough that counting its tokens takes a while (~2.5 MB of text).
+    let filler = "warning: unused variable `x` in src/main.rs line 42. ".repeat(500);
+    let items: Vec<serde_json::Value> = (0..100)
+        .map(|i| serde_json::json!({"type":"function_call_output","call_id":format!("call_{i}"),"output":filler}))
+        .collect();
+    let prompt = promptwire::core::prompt::Prompt::from_json_str(
+        &serde_json::json!({"model":"gpt-5.5","input":items}).to_string(),
+    )
+    .expect("prompt");
+    let mut state = AppState::new(Default::default(), AppOptions::default());
+    state.replace_prompt(prompt, None);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !state.views_are_current() {
+        state.poll();
+        assert!(std::time::Instant::now() < deadline, "no compile");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    assert_eq!(
+        state.views[0].tokens, None,
+        "tokens are still being counted"
+    );
+    // Held by the state and by `saved` only: an edit now copies nothing the worker holds.
+    assert_eq!(Arc::strong_count(&state.prompt), 2);
+}
