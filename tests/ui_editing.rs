@@ -329,3 +329,35 @@ fn the_compile_worker_lets_go_of_the_prompt_before_counting_tokens() {
     // Held by the state and by `saved` only: an edit now copies nothing the worker holds.
     assert_eq!(Arc::strong_count(&state.prompt), 2);
 }
+
+#[test]
+fn save_first_that_cannot_write_replaces_nothing_and_says_so() {
+    let dir = ui_support::scratch_dir("save-first-fails");
+    let path = dir.join("mine.json");
+    let example = promptwire::core::prompt::Prompt::from_json_str(include_str!(
+        "../assets/prompts/hello.json"
+    ))
+    .expect("example");
+    std::fs::write(&path, example.to_json_pretty()).expect("write the prompt file");
+    let mut harness = app();
+    ui_support::open_through_dialog(&mut harness, &path);
+    replace_text(&mut harness, "Base instructions", "Keep me.");
+    let edited = state(&harness).prompt.clone();
+    // The file's place is taken by a folder: the save cannot write there.
+    std::fs::remove_file(&path).expect("remove");
+    std::fs::create_dir(&path).expect("a folder in its place");
+    harness.get_by_label("structured-output.json").click();
+    harness.run_steps(3);
+    harness.get_by_label("Save first").click();
+    ui_support::wait_until(&mut harness, "the failed save", |s| s.status.is_error);
+    let status = state(&harness).status.text.clone();
+    let shown = path.display();
+    assert_eq!(
+        status,
+        format!("Cannot write {shown}: File exists (os error 17): {shown} — nothing else was done")
+    );
+    harness.run_steps(5);
+    assert_eq!(state(&harness).prompt, edited, "nothing replaced");
+    assert_eq!(state(&harness).dialog, None);
+    assert!(state(&harness).is_dirty());
+}

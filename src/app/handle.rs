@@ -351,7 +351,7 @@ impl AppState {
             Err(e) => return self.set_status(e, true),
         };
         let written = (kind == ExportKind::Prompt).then(|| Arc::clone(&self.prompt));
-        self.spawn("write", move |job| {
+        let started = self.workers.spawn("write", move |job| {
             // The bytes are made here, on the worker: pretty-printing a large prompt, a HAR
             // log or redacting a whole body must not hold up a frame.
             let result = source.bytes(kind).and_then(|bytes| {
@@ -366,6 +366,11 @@ impl AppState {
                 result,
             });
         });
+        if let Err(e) = started {
+            // No write: nothing may follow it later.
+            self.after_save = None;
+            self.set_status(e, true);
+        }
     }
 
     fn browse(&mut self) {
