@@ -333,48 +333,115 @@ fn usage_errors_exit_1() {
 }
 
 #[test]
-fn catalog_printed_by_codex_debug_models_is_accepted() {
-    let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
-        return;
-    };
-    let catalog = dir.join("codex-debug-models.json").display().to_string();
-    let prompt = scratch(
-        "sol62.json",
-        br#"{"model":"gpt-6.2-sol","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"compile":{"dialect":"auto","rules":"codex-0.171","provider":"compatible"}}"#,
-    );
+fn explain_gives_a_note_for_every_field_lite_changes_in_hello_json() {
     let out = run(
         &[
             "compile",
-            &prompt.display().to_string(),
-            "--catalog",
-            &catalog,
+            &example("hello.json"),
+            "--dialect",
+            "lite",
+            "--explain",
         ],
         None,
     );
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .collect::<Vec<_>>(),
+        [
+            // Standard sends `tools: []` for a prompt without tools; Lite leaves it out.
+            "note: tools: left out: a Lite request has no top-level `tools` (a standard request sends `tools: []`)",
+            // No tools: nothing is said to be grouped in a namespace.
+            "note: input[0]: added: an `additional_tools` developer item with an empty list (no tools to offer)",
+            // codex-0.169 standard already sends the instructions as input[0]'s developer message.
+            "note: input[1]: moved: the base instructions' developer message comes after the tools item (a standard request has it at input[0])",
+            "note: input[2]: moved: the prompt's items start here, after the 2 added item(s)",
+            "note: reasoning.context: added: all_turns — Lite always asks the model to keep its reasoning across turns",
+            "note: parallel_tool_calls: false: Lite requests never ask for parallel tool calls",
+            "note: headers.x-openai-internal-codex-responses-lite: added: tells the server this is a Responses Lite request (a standard request has no such header)",
+        ]
+    );
+}
+
+/// `prompt` compiled with `promptwire compile … [--catalog catalog]`, as a JSON value.
+fn compiled_body(prompt: &Path, catalog: Option<&Path>) -> Value {
+    let prompt = prompt.display().to_string();
+    let catalog = catalog.map(|c| c.display().to_string());
+    let mut args = vec!["compile", prompt.as_str()];
+    if let Some(catalog) = &catalog {
+        args.extend(["--catalog", catalog.as_str()]);
+    }
+    let out = run(&args, None);
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let body: Value = serde_json::from_slice(&out.stdout).expect("JSON body");
+    serde_json::from_slice(&out.stdout).expect("JSON body")
+}
+
+#[test]
+fn catalog_printed_by_codex_debug_models_is_accepted_and_used() {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.171") else {
+        return;
+    };
+    let fixture = dir.join("codex-debug-models.json");
+    let prompt = scratch(
+        "sol62.json",
+        br#"{"model":"gpt-6.2-sol","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"compile":{"dialect":"auto","rules":"codex-0.171","provider":"compatible"}}"#,
+    );
+    let user = json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]});
+    // As Codex prints it, the catalog gives gpt-6.2-sol what the bundled one does: Lite, low.
+    let lite = json!({
+        "model": "gpt-6.2-sol",
+        "stream": true,
+        "input": [
+            {"type": "additional_tools",
+             "id": promptwire::core::compile::lite::additional_tools_id("", b"[]"),
+             "role": "developer", "tools": []},
+            user
+        ],
+        "tool_choice": "auto",
+        "parallel_tool_calls": false,
+        "reasoning": {"effort": "low", "context": "all_turns"},
+        "store": false,
+        "include": ["reasoning.encrypted_content"],
+        "text": {"verbosity": "low"}
+    });
+    assert_eq!(compiled_body(&prompt, Some(&fixture)), lite);
+    assert_eq!(compiled_body(&prompt, None), lite);
+
+    // The same printed catalog with gpt-6.2-sol's capabilities changed: the body follows it, so
+    // --catalog is read and wins over the bundled entry.
+    let mut catalog: Value =
+        serde_json::from_slice(&std::fs::read(&fixture).expect("read the fixture")).expect("JSON");
+    let models = catalog["models"].as_array_mut().expect("models");
+    let sol = models
+        .iter_mut()
+        .find(|m| m["slug"] == "gpt-6.2-sol")
+        .expect("gpt-6.2-sol in the fixture");
+    sol["use_responses_lite"] = json!(false);
+    sol["default_reasoning_level"] = json!("high");
+    sol["default_verbosity"] = json!("medium");
+    let changed = scratch(
+        "codex-debug-models-changed.json",
+        &serde_json::to_vec(&catalog).expect("serialize"),
+    );
     assert_eq!(
-        body,
+        compiled_body(&prompt, Some(&changed)),
         json!({
             "model": "gpt-6.2-sol",
             "stream": true,
-            "input": [
-                {"type": "additional_tools",
-                 "id": promptwire::core::compile::lite::additional_tools_id("", b"[]"),
-                 "role": "developer", "tools": []},
-                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
-            ],
+            "input": [user],
+            "tools": [],
             "tool_choice": "auto",
-            "parallel_tool_calls": false,
-            "reasoning": {"effort": "low", "context": "all_turns"},
+            "parallel_tool_calls": true,
+            "reasoning": {"effort": "high"},
             "store": false,
             "include": ["reasoning.encrypted_content"],
-            "text": {"verbosity": "low"}
+            "text": {"verbosity": "medium"}
         })
     );
 }

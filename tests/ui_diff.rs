@@ -1,6 +1,7 @@
 //! The structural diff on the whole app: the Lite column shows placeholders where it lacks what
 //! the standard column has (top-level `tools`), every column kind is compared (headers too),
-//! the notes scroll to their lines, and "Next difference" steps through them.
+//! the notes scroll to their lines (a headers column lists the header notes), the Lite notes of
+//! hello.json say every change and nothing untrue, and "Next difference" steps through them.
 
 mod ui_support;
 
@@ -111,4 +112,87 @@ fn the_columns_scroll_together() {
     assert!(harness.state().ui_state().columns.offset_y > 100.0);
     // Both columns left their top rows behind.
     assert_eq!(harness.query_all_by_label(model_row).count(), 0);
+}
+
+#[test]
+fn hello_json_under_lite_explains_every_change_and_the_headers_column_its_header() {
+    let mut harness = app();
+    harness.get_by_label("hello.json").click();
+    harness.run_steps(3);
+    wait_for_compile(&mut harness);
+    let lite = state(&harness).views[1].clone();
+    assert_eq!(lite.label, "Lite · OpenAI · HTTP body");
+    let notes: Vec<(&str, &str)> = lite
+        .compiled
+        .notes
+        .iter()
+        .map(|n| (n.path.as_str(), n.message.as_str()))
+        .collect();
+    assert_eq!(
+        notes,
+        [
+            (
+                "tools",
+                "left out: a Lite request has no top-level `tools` (a standard request sends `tools: []`)"
+            ),
+            (
+                "input[0]",
+                "added: an `additional_tools` developer item with an empty list (no tools to offer)"
+            ),
+            (
+                "input[1]",
+                "moved: the base instructions' developer message comes after the tools item (a standard request has it at input[0])"
+            ),
+            (
+                "input[2]",
+                "moved: the prompt's items start here, after the 2 added item(s)"
+            ),
+            (
+                "reasoning.context",
+                "added: all_turns — Lite always asks the model to keep its reasoning across turns"
+            ),
+            (
+                "parallel_tool_calls",
+                "false: Lite requests never ask for parallel tool calls"
+            ),
+            (
+                "headers.x-openai-internal-codex-responses-lite",
+                "added: tells the server this is a Responses Lite request (a standard request has no such header)"
+            ),
+        ]
+    );
+    // The body column lists the body's notes, not the header's.
+    harness.get_by_label("Why fields differ (6)").click();
+    harness.run_steps(3);
+    harness.get_by_label(
+        "tools: left out: a Lite request has no top-level `tools` (a standard request sends `tools: []`)",
+    );
+
+    // A headers column lists the header's note, by the header's row, and it can be clicked.
+    let columns = [ColumnDialect::Standard, ColumnDialect::Lite].map(|dialect| Column {
+        dialect,
+        provider: None,
+        view: ViewKind::Headers,
+    });
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::SetColumns(columns.to_vec()));
+    harness.run_steps(2);
+    wait_for_compile(&mut harness);
+    // (The notes of column 1 are still open from above: one note now.)
+    harness.get_by_label("Why fields differ (1)");
+    let note = "x-openai-internal-codex-responses-lite: added: tells the server this is a Responses Lite request (a standard request has no such header)";
+    harness.get_by_label(note);
+    // Its path is a row of this column's grid, so clicking it shows that row.
+    let headers = state(&harness).views[1].clone();
+    assert_eq!(headers.label, "Lite · OpenAI · Headers");
+    let row = headers
+        .aligned
+        .row_of_path(1, "x-openai-internal-codex-responses-lite")
+        .expect("the header's row");
+    assert_eq!(
+        headers.rows().text[row].as_deref(),
+        Some("  \"x-openai-internal-codex-responses-lite\": \"true\",")
+    );
 }

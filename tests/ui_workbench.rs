@@ -179,6 +179,44 @@ fn export_writes_the_file_the_user_chose() {
 }
 
 #[test]
+fn a_har_export_is_written_by_the_worker_as_the_log_of_the_compiled_request() {
+    use promptwire::core::export::{HarEntry, har_log};
+    let mut harness = harness();
+    let path = scratch_dir("ui_export_har").join("chosen.har");
+    harness
+        .get_all_by_label("Export HAR…")
+        .next()
+        .expect("export HAR button")
+        .click();
+    harness.run_steps(4);
+    replace_text(&mut harness, "Path", &path.display().to_string());
+    harness.get_by_label("Write file").click();
+    wait_until(&mut harness, "HAR export", |s| {
+        s.status.text.starts_with("Wrote ")
+    });
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).expect("HAR written")).expect("JSON");
+    // The time is the worker's clock; everything else is the log of column 0's request.
+    let started = written["log"]["entries"][0]["startedDateTime"]
+        .as_str()
+        .expect("startedDateTime")
+        .to_string();
+    let compiled = &state(&harness).views[0].compiled;
+    assert_eq!(
+        written,
+        har_log(&[HarEntry::from_compiled(compiled, &started)], true)
+    );
+    assert_eq!(
+        state(&harness).status.text,
+        format!(
+            "Wrote {} bytes to {}",
+            std::fs::metadata(&path).expect("stat").len(),
+            path.display()
+        )
+    );
+}
+
+#[test]
 fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
     let db = scratch_dir("ui_sessions").join("sessions.sqlite");
     let mut harness = app_with((1500.0, 950.0), Some(db.clone()));

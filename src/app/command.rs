@@ -117,6 +117,17 @@ pub enum AppCommand {
     CloseDialog,
     /// Drop unsaved edits and do what the unsaved-changes dialog was asked for.
     DiscardAndContinue,
+    /// Save the prompt, and once the save succeeded do what the unsaved-changes dialog was
+    /// asked for.
+    SaveAndContinue,
+    /// The raw JSON editor of `list` ("item", "tool") holds an edit of entry `index` that does
+    /// not parse (None: no longer). Such an edit counts as unsaved work.
+    UnappliedEdit {
+        /// Which list editor.
+        list: &'static str,
+        /// The entry whose edit is pending, or None.
+        index: Option<usize>,
+    },
     /// The window is asked to close (asks first when there are unsaved edits).
     RequestClose,
     /// Send the target column and stream the answer into the timeline (`send.rs`).

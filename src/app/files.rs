@@ -4,10 +4,12 @@
 
 use std::io::Read as _;
 use std::path::Path;
+use std::sync::Arc;
 
 use super::event::OpenedFile;
 use super::settings::ExportKind;
 use super::state::AppState;
+use super::worker::ViewResult;
 use crate::core::codex_config::{ImportedProvider, providers_from_config};
 use crate::core::error::PromptError;
 use crate::core::export::{HarEntry, har_log};
@@ -67,21 +69,49 @@ pub fn read_codex_config(path: &Path) -> Result<Vec<ImportedProvider>, String> {
     providers_from_config(&text).map_err(|e| format!("{shown}: {e}"))
 }
 
-/// The exact bytes an export of column `column` writes: the Prompt file, the body exactly as
-/// the view's size counts it (no added newline), or a HAR 1.2 log (secrets redacted).
-pub fn export_bytes(state: &AppState, kind: ExportKind, column: usize) -> Result<Vec<u8>, String> {
-    if kind == ExportKind::Prompt {
-        return Ok(state.prompt.to_json_pretty().into_bytes());
-    }
-    let Some(view) = state.views.get(column) else {
-        return Err("Nothing compiled to export yet".to_string());
-    };
-    Ok(match kind {
-        ExportKind::Json => view.export_text().into_owned().into_bytes(),
-        _ => {
-            let started = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-            let log = har_log(&[HarEntry::from_compiled(&view.compiled, &started)], true);
-            serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())?
+/// What an export writes from, taken from the state on the UI thread by sharing (pointers, no
+/// copy of the prompt or the body); the bytes are made from it on the worker.
+#[derive(Debug, Clone)]
+pub enum ExportSource {
+    /// The Prompt file.
+    Prompt(Arc<Prompt>),
+    /// A compiled column (its body, WebSocket frame or headers).
+    View(Box<ViewResult>),
+}
+
+impl ExportSource {
+    /// What exporting `kind` of column `column` writes from; fails when nothing is compiled.
+    pub fn of(state: &AppState, kind: ExportKind, column: usize) -> Result<Self, String> {
+        if kind == ExportKind::Prompt {
+            return Ok(Self::Prompt(Arc::clone(&state.prompt)));
         }
-    })
+        match state.views.get(column) {
+            Some(view) => Ok(Self::View(Box::new(view.clone()))),
+            None => Err("Nothing compiled to export yet".to_string()),
+        }
+    }
+
+    /// The exact bytes an export of `kind` writes: the Prompt file, the column's bytes exactly
+    /// as the view's size counts them (no added newline), or a HAR 1.2 log (secrets redacted).
+    /// Pretty-printing, HAR and redaction of a large body take time: run on a worker.
+    pub fn bytes(&self, kind: ExportKind) -> Result<Vec<u8>, String> {
+        match (self, kind) {
+            (Self::Prompt(prompt), _) => Ok(prompt.to_json_pretty().into_bytes()),
+            (Self::View(view), ExportKind::Json | ExportKind::Prompt) => {
+                Ok(view.export_text().into_owned().into_bytes())
+            }
+            (Self::View(view), ExportKind::Har) => {
+                let started =
+                    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+                let log = har_log(&[HarEntry::from_compiled(&view.compiled, &started)], true);
+                serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())
+            }
+        }
+    }
+}
+
+/// The exact bytes an export of column `column` writes ([`ExportSource::bytes`]), computed
+/// here and now (the app itself makes them on a worker).
+pub fn export_bytes(state: &AppState, kind: ExportKind, column: usize) -> Result<Vec<u8>, String> {
+    ExportSource::of(state, kind, column)?.bytes(kind)
 }

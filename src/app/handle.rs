@@ -73,6 +73,8 @@ impl AppState {
             requested_settings: None,
             views_settings: 0,
             replace_confirmed: false,
+            unapplied_edits: Default::default(),
+            after_save: None,
         }
     }
 
@@ -91,6 +93,8 @@ impl AppState {
         self.source = source;
         self.revision += 1;
         self.history = History::default();
+        // The UI drops the text of an unapplied raw edit once its entry is no longer selected.
+        self.unapplied_edits.clear();
         self.selected_item = None;
         self.selected_tool = None;
     }
@@ -102,7 +106,7 @@ impl AppState {
 
     /// Runs `command` now, or first asks whether to drop unsaved edits.
     fn replace_guarded(&mut self, command: AppCommand) -> bool {
-        if self.is_dirty() && !self.replace_confirmed {
+        if self.has_unsaved_work() && !self.replace_confirmed {
             self.open_dialog(Dialog::Unsaved {
                 then: PendingAction::Run(Box::new(command)),
             });
@@ -119,6 +123,15 @@ impl AppState {
 
     /// Applies one command.
     pub fn handle(&mut self, command: AppCommand) {
+        if self.status.is_error
+            && matches!(
+                command,
+                AppCommand::Edit(_) | AppCommand::Undo | AppCommand::Redo
+            )
+        {
+            // A later edit went through: the old error is no longer news.
+            self.set_status("", false);
+        }
         match command {
             AppCommand::Edit(edit) => self.apply_edit(*edit),
             AppCommand::Undo => self.undo(),
@@ -206,7 +219,25 @@ impl AppState {
                 let result = files::read_codex_config(&path);
                 job.report(super::AppEvent::ProvidersImported { path, result });
             }),
-            AppCommand::CloseDialog => self.dialog = None,
+            AppCommand::CloseDialog => {
+                self.dialog = None;
+                // Closing the Save dialog of "Save first" gives up what was to follow.
+                self.after_save = None;
+            }
+            AppCommand::SaveAndContinue => {
+                if let Some(Dialog::Unsaved { then }) = self.dialog.take() {
+                    self.after_save = Some(then);
+                    self.handle(AppCommand::Save);
+                }
+            }
+            AppCommand::UnappliedEdit { list, index } => match index {
+                Some(i) => {
+                    self.unapplied_edits.insert(list, i);
+                }
+                None => {
+                    self.unapplied_edits.remove(list);
+                }
+            },
             AppCommand::DiscardAndContinue => {
                 if let Some(Dialog::Unsaved { then }) = self.dialog.take() {
                     match then {
@@ -220,7 +251,7 @@ impl AppState {
                 }
             }
             AppCommand::RequestClose => {
-                if self.is_dirty() {
+                if self.has_unsaved_work() {
                     self.open_dialog(Dialog::Unsaved {
                         then: PendingAction::Close,
                     });
@@ -256,6 +287,41 @@ impl AppState {
         }
     }
 
+    /// After a write finished (`poll.rs`): when it was the save "Save first" asked for, does
+    /// what was to follow — unless the prompt changed again meanwhile (then asks again) or the
+    /// save failed (then nothing follows and the status says so).
+    pub(crate) fn continue_after_save(&mut self, kind: ExportKind, saved: bool) {
+        if kind != ExportKind::Prompt {
+            return;
+        }
+        let Some(then) = self.after_save.take() else {
+            return;
+        };
+        if !saved {
+            if matches!(self.dialog, Some(Dialog::File { .. })) {
+                // The Save dialog stays open to try another path; Cancel gives up.
+                self.after_save = Some(then);
+                return;
+            }
+            let text = format!("{} — nothing else was done", self.status.text);
+            self.set_status(text, true);
+            return;
+        }
+        if self.is_dirty() {
+            self.open_dialog(Dialog::Unsaved { then });
+            return;
+        }
+        match then {
+            PendingAction::Run(command) => {
+                // Saved; what is left (an unapplied invalid raw edit) was in the question.
+                self.replace_confirmed = true;
+                self.handle(*command);
+                self.replace_confirmed = false;
+            }
+            PendingAction::Close => self.close_confirmed = true,
+        }
+    }
+
     fn set_import_busy(&mut self) {
         if let Some(Dialog::Import { busy, error }) = self.dialog.as_mut() {
             *busy = true;
@@ -280,15 +346,19 @@ impl AppState {
     }
 
     fn write_file(&mut self, kind: ExportKind, column: usize, path: PathBuf) {
-        let bytes = match files::export_bytes(self, kind, column) {
-            Ok(bytes) => bytes,
+        let source = match files::ExportSource::of(self, kind, column) {
+            Ok(source) => source,
             Err(e) => return self.set_status(e, true),
         };
         let written = (kind == ExportKind::Prompt).then(|| Arc::clone(&self.prompt));
-        self.spawn("write", move |job| {
-            let result = crate::store::har::write_private(&path, &bytes)
-                .map(|()| bytes.len())
-                .map_err(|e| e.to_string());
+        let started = self.workers.spawn("write", move |job| {
+            // The bytes are made here, on the worker: pretty-printing a large prompt, a HAR
+            // log or redacting a whole body must not hold up a frame.
+            let result = source.bytes(kind).and_then(|bytes| {
+                crate::store::har::write_private(&path, &bytes)
+                    .map(|()| bytes.len())
+                    .map_err(|e| e.to_string())
+            });
             job.report(super::AppEvent::FileWritten {
                 path,
                 kind,
@@ -296,6 +366,11 @@ impl AppState {
                 result,
             });
         });
+        if let Err(e) = started {
+            // No write: nothing may follow it later.
+            self.after_save = None;
+            self.set_status(e, true);
+        }
     }
 
     fn browse(&mut self) {

@@ -110,12 +110,14 @@ impl AppState {
                             self.dialog = None;
                         }
                         self.set_status(format!("Wrote {n} bytes to {shown}"), false);
+                        self.continue_after_save(kind, true);
                     }
                     Err(e) => {
                         if let Some(Dialog::File { note, .. }) = self.dialog.as_mut() {
                             *note = Some(format!("Cannot write: {e}"));
                         }
                         self.set_status(format!("Cannot write {shown}: {e}"), true);
+                        self.continue_after_save(kind, false);
                     }
                 }
             }

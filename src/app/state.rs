@@ -163,6 +163,11 @@ pub struct AppState {
     pub(crate) views_settings: u64,
     /// Set while re-running a command the user confirmed in the unsaved-changes dialog.
     pub(crate) replace_confirmed: bool,
+    /// Raw JSON edits the UI holds that do not parse, so were never applied, by list ("item",
+    /// "tool") and entry index. They are unsaved work: replacing the prompt or closing asks.
+    pub unapplied_edits: std::collections::BTreeMap<&'static str, usize>,
+    /// What to do once the save the user chose in the unsaved-changes dialog has succeeded.
+    pub(crate) after_save: Option<PendingAction>,
 }
 
 impl AppState {
@@ -171,6 +176,20 @@ impl AppState {
         self.saved
             .as_ref()
             .is_none_or(|saved| !Arc::ptr_eq(saved, &self.prompt))
+    }
+
+    /// True when there is work a replace or close would lose: unsaved edits of the prompt, or
+    /// a raw JSON edit that does not parse and so was never applied.
+    pub fn has_unsaved_work(&self) -> bool {
+        self.is_dirty() || !self.unapplied_edits.is_empty()
+    }
+
+    /// The unapplied raw JSON edits, for the unsaved-changes question ("item 3", "tool 0").
+    pub fn unapplied_edit_names(&self) -> Vec<String> {
+        self.unapplied_edits
+            .iter()
+            .map(|(list, i)| format!("{list} {i}"))
+            .collect()
     }
 
     /// True when the worker has been asked for the current prompt and settings.
@@ -213,7 +232,11 @@ impl AppState {
             (None, Some(PromptSource::Pasted)) => "imported body".to_string(),
             _ => "untitled prompt".to_string(),
         };
-        let dirty = if self.is_dirty() { " • unsaved" } else { "" };
+        let dirty = if self.has_unsaved_work() {
+            " • unsaved"
+        } else {
+            ""
+        };
         format!("{name}{dirty} — promptwire")
     }
 }

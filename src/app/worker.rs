@@ -194,11 +194,15 @@ fn run(slot: &(Mutex<Slot>, Condvar), events: &EventSender) {
         let result = compile_job(&job);
         let millis = started.elapsed().as_secs_f64() * 1000.0;
         let kinds: Vec<ViewKind> = job.columns.iter().map(|c| c.view).collect();
+        let (revision, settings_generation) = (job.revision, job.settings_generation);
+        // Let go of the prompt before counting tokens: while the worker shares it, each edit
+        // on the UI thread copies the whole prompt (`app/edit.rs`).
+        drop(job);
         let views_for_tokens = result.as_ref().ok().cloned();
         if !events.send(
             AppEvent::Compiled {
-                revision: job.revision,
-                settings_generation: job.settings_generation,
+                revision,
+                settings_generation,
                 result,
                 millis,
             },
@@ -225,8 +229,8 @@ fn run(slot: &(Mutex<Slot>, Condvar), events: &EventSender) {
         if tokens.len() == views.len()
             && !events.send(
                 AppEvent::Tokens {
-                    revision: job.revision,
-                    settings_generation: job.settings_generation,
+                    revision,
+                    settings_generation,
                     tokens,
                 },
                 None,

@@ -60,7 +60,7 @@ pub fn dialogs_ui(
             Dialog::File {
                 kind, column, note, ..
             } => file_ui(ui, buffers, *kind, *column, note.as_deref(), submit, tx),
-            Dialog::Unsaved { then } => unsaved_ui(ui, then, tx),
+            Dialog::Unsaved { then } => unsaved_ui(ui, state, then, tx),
         }
     });
 }
@@ -193,14 +193,28 @@ fn file_ui(
     });
 }
 
-fn unsaved_ui(ui: &mut Ui, then: &PendingAction, tx: &CommandSender) {
+fn unsaved_ui(ui: &mut Ui, state: &AppState, then: &PendingAction, tx: &CommandSender) {
     ui.heading("Unsaved changes");
-    ui.label(match then {
-        PendingAction::Close => "The prompt has changes that are not saved. Close anyway?",
-        PendingAction::Run(_) => {
-            "The prompt has changes that are not saved. Replace it anyway (the changes are lost)?"
-        }
-    });
+    let question = match then {
+        PendingAction::Close => "Close anyway?",
+        PendingAction::Run(_) => "Replace it anyway (the changes are lost)?",
+    };
+    let unapplied = state.unapplied_edit_names();
+    let what = if state.is_dirty() {
+        "The prompt has changes that are not saved.".to_string()
+    } else {
+        "The prompt has an edit that was never applied.".to_string()
+    };
+    ui.label(format!("{what} {question}"));
+    if !unapplied.is_empty() {
+        error_line(
+            ui,
+            &format!(
+                "The raw JSON of {} has an error and was never applied; saving cannot keep it.",
+                unapplied.join(", ")
+            ),
+        );
+    }
     ui.separator();
     ui.horizontal(|ui| {
         if ui
@@ -212,11 +226,10 @@ fn unsaved_ui(ui: &mut Ui, then: &PendingAction, tx: &CommandSender) {
         }
         if ui
             .button("Save first")
-            .on_hover_text("Save the prompt, then do it again")
+            .on_hover_text("Save the prompt, then continue")
             .clicked()
         {
-            tx.send(AppCommand::CloseDialog);
-            tx.send(AppCommand::Save);
+            tx.send(AppCommand::SaveAndContinue);
         }
         if ui
             .button("Cancel")

@@ -63,6 +63,7 @@ pub fn items_ui(
         }
         item_editor(ui, state, form, i, tx);
     }
+    form.sync("item", selected, tx);
 }
 
 /// Selects entry `to`, unless the raw buffer holds an invalid edit: then asks first.

@@ -307,10 +307,11 @@ fn column_ui(
             )
             .clicked()
         {
-            ui.ctx().copy_text(view.export_text().into_owned());
+            let text = view.export_text().into_owned();
+            let bytes = text.len();
+            ui.ctx().copy_text(text);
             tx.send(AppCommand::Notify(format!(
-                "Copied {} bytes of “{}”",
-                view.export_text().len(),
+                "Copied {bytes} bytes of “{}”",
                 view.label
             )));
         }
@@ -358,7 +359,18 @@ fn column_ui(
 /// "Why fields differ": one line per note the compiler gave; clicking one scrolls the columns
 /// to its lines.
 fn notes_ui(ui: &mut Ui, view: &ViewResult, k: usize, columns: &mut ColumnsState) {
-    let notes = &view.compiled.notes;
+    // A headers column explains its headers (their paths are its rows); the body and frame
+    // columns explain the body.
+    let notes: Vec<(&str, &crate::core::compile::CompileNote)> = view
+        .compiled
+        .notes
+        .iter()
+        .filter_map(|note| match (view.view, note.header_name()) {
+            (ViewKind::Headers, Some(name)) => Some((name, note)),
+            (ViewKind::Headers, None) | (_, Some(_)) => None,
+            (_, None) => Some((note.path.as_str(), note)),
+        })
+        .collect();
     if notes.is_empty() {
         return;
     }
@@ -369,15 +381,15 @@ fn notes_ui(ui: &mut Ui, view: &ViewResult, k: usize, columns: &mut ColumnsState
                 .id_salt(("notes_scroll", k))
                 .max_height(160.0)
                 .show(ui, |ui| {
-                    for note in notes {
-                        let row = view
-                            .aligned
-                            .row_of_path(view.aligned_column, &note.path)
-                            .or_else(|| {
-                                (0..view.aligned.columns.len())
-                                    .find_map(|c| view.aligned.row_of_path(c, &note.path))
-                            });
-                        let text = RichText::new(format!("{}: {}", note.path, note.message));
+                    for (path, note) in notes {
+                        let row =
+                            view.aligned
+                                .row_of_path(view.aligned_column, path)
+                                .or_else(|| {
+                                    (0..view.aligned.columns.len())
+                                        .find_map(|c| view.aligned.row_of_path(c, path))
+                                });
+                        let text = RichText::new(format!("{path}: {}", note.message));
                         let response = ui.add(egui::Button::selectable(false, text).wrap());
                         let response = match row {
                             Some(_) => response.on_hover_text("Show these lines"),

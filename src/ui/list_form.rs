@@ -1,6 +1,9 @@
 //! Widget state of a list editor (input items or tools): the selected entry's raw JSON buffer,
 //! which entry value it shows (compared by value, so the UI never guesses revisions), its parse
-//! error, and a pending "leave an invalid edit?" question.
+//! error, a pending "leave an invalid edit?" question, and keeping the app told about such an
+//! edit (it is unsaved work: loading or closing asks first).
+
+use crate::app::{AppCommand, CommandSender};
 
 /// Raw JSON editing state of one list.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +18,8 @@ pub struct ListForm<T> {
     pub leave_to: Option<Option<usize>>,
     /// Why the last typed edit was not applied (e.g. an empty tool name).
     pub notice: Option<String>,
+    /// The entry whose unapplied invalid edit the app was last told about.
+    pub reported: Option<usize>,
 }
 
 impl<T> Default for ListForm<T> {
@@ -25,6 +30,7 @@ impl<T> Default for ListForm<T> {
             raw_error: None,
             leave_to: None,
             notice: None,
+            reported: None,
         }
     }
 }
@@ -56,6 +62,28 @@ impl<T: PartialEq + Clone> ListForm<T> {
     /// Whether moving the selection must first ask (the buffer holds an unapplied invalid edit).
     pub fn must_ask_before_leaving(&self) -> bool {
         self.raw_error.is_some()
+    }
+
+    /// Once per frame, after the editor: drops an invalid edit whose entry is no longer
+    /// selected (it was removed, or the prompt was replaced after the user agreed), and tells
+    /// the app when the pending invalid edit of this `list` appears or goes.
+    pub fn sync(&mut self, list: &'static str, selected: Option<usize>, tx: &CommandSender) {
+        let edited = self.raw_of.as_ref().map(|(i, _)| *i);
+        if self.raw_error.is_some() && edited != selected {
+            self.discard();
+        }
+        let pending = if self.raw_error.is_some() {
+            self.raw_of.as_ref().map(|(i, _)| *i)
+        } else {
+            None
+        };
+        if pending != self.reported {
+            self.reported = pending;
+            tx.send(AppCommand::UnappliedEdit {
+                list,
+                index: pending,
+            });
+        }
     }
 
     /// Drops the invalid edit (the buffer refills on the next frame).

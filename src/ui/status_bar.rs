@@ -28,7 +28,7 @@ pub fn status_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
                 .map_or("not saved to a file".to_string(), |p| {
                     p.display().to_string()
                 });
-            let dirty = if state.is_dirty() {
+            let dirty = if state.has_unsaved_work() {
                 " · unsaved changes"
             } else {
                 ""

@@ -33,6 +33,7 @@ pub fn tools_ui(ui: &mut Ui, state: &AppState, form: &mut ListForm<ToolSpec>, tx
     });
     let count = state.prompt.tools.len();
     let selected = state.selected_tool.filter(|&i| i < count);
+    form.sync("tool", selected, tx);
     for (i, tool) in state.prompt.tools.iter().enumerate() {
         let text = format!("{i:>2}  {} {}", tool.type_name(), tool.name().unwrap_or(""));
         if ui

@@ -212,7 +212,16 @@ fn tools_and_input(
         item.insert("tools".to_string(), tools_value);
         apply_id_policy(&mut item, ctx, "input[0]", notes);
         input.push(Value::Object(item));
-        lite_prefix_notes(prompt, rules.lite_function_namespace.as_deref(), notes);
+        lite_prefix_notes(
+            prompt,
+            LitePrefix {
+                prompt_tools,
+                tools: &tools,
+                namespace: rules.lite_function_namespace.as_deref(),
+                standard_instructions: rules.instructions,
+            },
+            notes,
+        );
         if !prompt.base_instructions.is_empty() {
             input.push(instructions_item(prompt, thread, ctx, notes));
         }
@@ -293,34 +302,65 @@ fn tools_and_input(
     (tools, input, prefix_len, wires)
 }
 
-/// What the Lite prefix changes: the tools move into `input[0]` (folded into one namespace when
-/// the rules say so) and the base instructions into a developer message after it.
-fn lite_prefix_notes(prompt: &Prompt, namespace: Option<&str>, notes: &mut Vec<CompileNote>) {
-    if !prompt.tools.is_empty() {
-        notes.push(CompileNote::new(
-            "tools",
-            "left out: a Lite request has no top-level `tools`; they travel in input[0]",
-        ));
-    }
-    let folded = match namespace {
-        Some(name) => {
-            format!(", with the function and custom tools grouped in the `{name}` namespace")
-        }
-        None => String::new(),
-    };
+/// What the Lite prefix notes need to know besides the prompt.
+struct LitePrefix<'a> {
+    /// The tools the prompt offers this request (none for a compaction request).
+    prompt_tools: &'a [ToolSpec],
+    /// The tools as they travel in `input[0]`.
+    tools: &'a [ToolSpec],
+    /// The namespace function and custom tools are grouped in, when the rules group them.
+    namespace: Option<&'a str>,
+    /// Where a standard request under the same rules puts the base instructions.
+    standard_instructions: InstructionsPlacement,
+}
+
+/// What the Lite prefix changes against a standard request under the same rules: the tools
+/// move into `input[0]` (grouped into one namespace when the rules say so, and only then
+/// said to be), and the base instructions into a developer message after it.
+fn lite_prefix_notes(prompt: &Prompt, lite: LitePrefix<'_>, notes: &mut Vec<CompileNote>) {
     notes.push(CompileNote::new(
-        "input[0]",
-        format!("added: the tools, as an `additional_tools` developer item{folded}"),
+        "tools",
+        if lite.prompt_tools.is_empty() {
+            "left out: a Lite request has no top-level `tools` (a standard request sends `tools: []`)"
+        } else {
+            "left out: a Lite request has no top-level `tools`; they travel in input[0]"
+        },
     ));
+    let grouped = lite
+        .tools
+        .iter()
+        .find_map(|tool| match (tool, lite.namespace) {
+            (ToolSpec::Namespace(ns), Some(name)) if ns.name == name => Some(name),
+            _ => None,
+        });
+    let added = match (lite.tools.is_empty(), grouped) {
+        (true, _) => {
+            "added: an `additional_tools` developer item with an empty list (no tools to offer)"
+                .to_string()
+        }
+        (false, Some(name)) => format!(
+            "added: the tools, as an `additional_tools` developer item, with the function and custom tools grouped in the `{name}` namespace"
+        ),
+        (false, None) => "added: the tools, as an `additional_tools` developer item".to_string(),
+    };
+    notes.push(CompileNote::new("input[0]", added));
     if !prompt.base_instructions.is_empty() {
-        notes.push(CompileNote::new(
-            "instructions",
-            "left out: a Lite request has no top-level `instructions`; they travel in input[1]",
-        ));
-        notes.push(CompileNote::new(
-            "input[1]",
-            "added: the base instructions, as a developer message",
-        ));
+        match lite.standard_instructions {
+            InstructionsPlacement::TopLevel => {
+                notes.push(CompileNote::new(
+                    "instructions",
+                    "left out: a Lite request has no top-level `instructions`; they travel in input[1]",
+                ));
+                notes.push(CompileNote::new(
+                    "input[1]",
+                    "added: the base instructions, as a developer message",
+                ));
+            }
+            InstructionsPlacement::DeveloperMessage => notes.push(CompileNote::new(
+                "input[1]",
+                "moved: the base instructions' developer message comes after the tools item (a standard request has it at input[0])",
+            )),
+        }
     }
     let shift = if prompt.base_instructions.is_empty() {
         1

@@ -135,7 +135,7 @@ pub fn build_headers(
         headers.set(name, value.as_str().unwrap_or_default());
     }
     if facts.lite {
-        headers.set("x-openai-internal-codex-responses-lite", "true");
+        headers.set(super::LITE_HEADER, "true");
     }
     if let Some(thread) = thread {
         headers.set_if_absent("x-client-request-id", thread);

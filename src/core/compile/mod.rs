@@ -35,6 +35,13 @@ pub struct CompileNote {
     pub message: String,
 }
 
+/// How a note about a header starts its path (`headers.x-openai-internal-codex-responses-lite`),
+/// so views of the body and of the headers each show their own notes.
+pub const HEADER_NOTE_PREFIX: &str = "headers.";
+
+/// The header a Lite request adds over HTTP (on WebSocket it becomes [`LITE_WS_METADATA_KEY`]).
+pub const LITE_HEADER: &str = "x-openai-internal-codex-responses-lite";
+
 impl CompileNote {
     /// A note about `path`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
@@ -42,6 +49,16 @@ impl CompileNote {
             path: path.into(),
             message: message.into(),
         }
+    }
+
+    /// A note about the header `name`.
+    pub fn header(name: &str, message: impl Into<String>) -> Self {
+        Self::new(format!("{HEADER_NOTE_PREFIX}{name}"), message)
+    }
+
+    /// The header this note is about, when it is about one.
+    pub fn header_name(&self) -> Option<&str> {
+        self.path.strip_prefix(HEADER_NOTE_PREFIX)
     }
 }
 
@@ -259,6 +276,12 @@ fn compile_with(
             unary: prompt.mode == PromptMode::CompactEndpoint,
         },
     )?;
+    if lite && headers.iter().any(|h| h.name == LITE_HEADER) {
+        notes.push(CompileNote::header(
+            LITE_HEADER,
+            "added: tells the server this is a Responses Lite request (a standard request has no such header)",
+        ));
+    }
     // Views whose bodies are the same share one object form (materialized when first read).
     let body = match bodies
         .iter()
