@@ -66,6 +66,18 @@ fn sent_and_recorded(harness: &mut App) {
     });
 }
 
+/// The `id` of an item the app added, checked to be `fco_{uuid v7}` as Codex (and the CLI)
+/// make them.
+fn fco_id(item: &serde_json::Value) -> String {
+    let id = item["id"].as_str().unwrap_or_default().to_string();
+    let version = id
+        .strip_prefix("fco_")
+        .and_then(|u| uuid::Uuid::parse_str(u).ok())
+        .map(|u| u.get_version_num());
+    assert_eq!(version, Some(7), "{item}");
+    id
+}
+
 /// The stored outcome of the last send.
 fn stored_outcome(db: &std::path::Path, s: &promptwire::app::AppState) -> OutcomeRecord {
     let (_, request) = s.send.recorded.expect("recorded");
@@ -296,6 +308,7 @@ fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_sess
         .map(|(i, call)| {
             json!({
                 "type": format!("{}_output", call.kind),
+                "id": fco_id(&outputs[i]),
                 "call_id": call.call_id,
                 "output": if i == 0 { "exit code 0" } else { PLACEHOLDER_OUTPUT },
             })
@@ -505,4 +518,134 @@ fn the_limits_window_sets_the_event_limit_and_a_bigger_event_ends_the_send_as_li
     wait_until(&mut harness, "defaults", |s| {
         s.settings.limits == promptwire::app::limits::Limits::default()
     });
+}
+
+#[test]
+fn the_target_picked_in_the_top_bar_before_the_first_send_is_what_the_server_receives() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-target", &server, with_key());
+    let (first, second) = {
+        let s = state(&harness);
+        (s.views[0].label.clone(), s.views[1].label.clone())
+    };
+    assert_eq!(
+        (first.as_str(), second.as_str()),
+        ("Standard · OpenAI · HTTP body", "Lite · OpenAI · HTTP body")
+    );
+    // Nothing was sent yet, and the picker is on screen, showing the column Send would send.
+    assert_eq!(state(&harness).send.shown, false);
+    assert_eq!(
+        harness.get_by_label("Send target").value().as_deref(),
+        Some("Standard · OpenAI · HTTP body — HTTP SSE")
+    );
+    harness.get_by_label("Send target").click();
+    harness.run_steps(3);
+    harness
+        .get_by_label("Lite · OpenAI · HTTP body — HTTP SSE")
+        .click();
+    harness.run_steps(3);
+    assert_eq!(
+        harness.get_by_label("Send target").value().as_deref(),
+        Some("Lite · OpenAI · HTTP body — HTTP SSE")
+    );
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    assert_eq!(s.send.error, None);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    let lite = s.views[1].compiled.wire_body().to_vec();
+    assert_ne!(lite, s.views[0].compiled.wire_body().to_vec());
+    assert_eq!(received[0].body, lite);
+}
+
+#[test]
+fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_codex_ids() {
+    let server = Server::start(vec![Reply::sse(
+        paced(
+            &sse_file("tool-calls-crlf.sse"),
+            3,
+            Duration::from_millis(5),
+        ),
+        End::Complete,
+    )]);
+    let dir = scratch_dir("send-continue-file");
+    let db = dir.join("promptwire.sqlite");
+    let file = dir.join("conversation.json");
+    let mut prompt: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json"),
+        )
+        .expect("hello.json"),
+    )
+    .expect("json");
+    prompt["compile"] = json!({"base_url": server.base_url});
+    let text = serde_json::to_string_pretty(&prompt).expect("serialize");
+    std::fs::write(&file, &text).expect("write the prompt file");
+    let lookup = with_key();
+    let path = db.clone();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1500.0, 950.0))
+        .build_eframe(move |cc| PromptwireApp::with_db(cc, Some(path)).with_key_lookup(lookup));
+    wait_for_compile(&mut harness);
+    ui_support::open_through_dialog(&mut harness, &file);
+    assert!(!state(&harness).is_dirty());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let sent = Arc::clone(&state(&harness).prompt);
+
+    // An edit made after Send: Continue asks before dropping it, and the form keeps it.
+    replace_text(&mut harness, "API key variable", "PW_EDITED_AFTER_SEND");
+    wait_for_compile(&mut harness);
+    let edited = Arc::clone(&state(&harness).prompt);
+    harness.get_by_label("Continue").click();
+    harness.run_steps(3);
+    harness.get_by_label("Unsaved changes");
+    assert!(Arc::ptr_eq(&state(&harness).prompt, &edited));
+    harness.get_by_label("Discard changes").click();
+    wait_until(&mut harness, "continued", |s| s.send.continued.is_some());
+    wait_for_compile(&mut harness);
+
+    let s = state(&harness);
+    // The file is untouched, the next request is an untitled unsaved document.
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+    assert_eq!(s.prompt_path, None);
+    assert!(s.is_dirty());
+    assert_eq!(s.window_title(), "untitled prompt • unsaved — promptwire");
+    harness.get_by_label(&format!(
+        "not saved to a file · unsaved changes · {} items · {} tools",
+        s.prompt.input.len(),
+        s.prompt.tools.len()
+    ));
+    // The outputs carry Codex's ids (uuid v7), as the CLI's.
+    let added: Vec<serde_json::Value> = s.prompt.input[sent.input.len()..]
+        .iter()
+        .map(|item| serde_json::to_value(item).expect("item"))
+        .filter(|item| {
+            item["type"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("_output"))
+        })
+        .collect();
+    let (_, answer) = read_all(&sse_file("tool-calls-crlf.sse"), Duration::ZERO);
+    assert_eq!(added.len(), pending_calls(&answer).len());
+    let ids: std::collections::BTreeSet<String> = added.iter().map(fco_id).collect();
+    assert_eq!(ids.len(), added.len(), "distinct ids");
+    // Save asks where to save (it does not overwrite the file it came from).
+    harness.get_by_label("Save").click();
+    harness.run_steps(3);
+    assert!(matches!(
+        state(&harness).dialog,
+        Some(promptwire::app::state::Dialog::File { .. })
+    ));
+    harness.get_by_label("Cancel").click();
+    harness.run_steps(3);
+    // Undo brings back the form as it was before Continue (with the discarded edit).
+    harness.get_by_label("Undo").click();
+    harness.run_steps(3);
+    assert!(Arc::ptr_eq(&state(&harness).prompt, &edited));
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
 }

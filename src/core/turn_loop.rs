@@ -69,6 +69,75 @@ pub struct Continuation {
     pub client_metadata: Option<JsonMap>,
 }
 
+/// The kinds of item the client adds to the next request, each with its own id prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddedItem {
+    /// A `function_call_output` / `custom_tool_call_output` (`fco_…`).
+    ToolOutput,
+    /// A user message (`msg_…`).
+    UserMessage,
+}
+
+/// The id Codex 0.169 gives an item it adds: `fco_{uuid}` / `msg_{uuid}`, the uuid a v7 the
+/// caller made from its clock (this module reads none).
+pub fn codex_item_id(kind: AddedItem, uuid: uuid::Uuid) -> String {
+    let prefix = match kind {
+        AddedItem::ToolOutput => "fco",
+        AddedItem::UserMessage => "msg",
+    };
+    format!("{prefix}_{uuid}")
+}
+
+impl Continuation {
+    /// What the client adds after `outcome`, as the Codex client builds it — the one way the CLI
+    /// and the app build it: an output for every tool call of the response in call order (the
+    /// text given for its call id, [`PLACEHOLDER_OUTPUT`] otherwise), then `user` when given;
+    /// each gets an id made by [`codex_item_id`] from `uuid()` (pass `uuid::Uuid::now_v7` for
+    /// Codex's ids). Outputs for call ids the response did not make (or given twice) are kept,
+    /// without an id, so that [`next_prompt`] refuses them.
+    pub fn answering(
+        outcome: &TurnOutcome,
+        outputs: Vec<(String, String)>,
+        user: Option<String>,
+        mut uuid: impl FnMut() -> uuid::Uuid,
+    ) -> Self {
+        let mut given: Vec<Option<(String, String)>> = outputs.into_iter().map(Some).collect();
+        let mut list: Vec<CallOutput> = pending_calls(outcome)
+            .into_iter()
+            .map(|call| {
+                let text = given
+                    .iter_mut()
+                    .find(|g| g.as_ref().is_some_and(|(id, _)| *id == call.call_id))
+                    .and_then(Option::take)
+                    .map_or_else(|| PLACEHOLDER_OUTPUT.to_string(), |(_, text)| text);
+                CallOutput {
+                    call_id: call.call_id,
+                    output: text,
+                    id: Some(codex_item_id(AddedItem::ToolOutput, uuid())),
+                }
+            })
+            .collect();
+        list.extend(
+            given
+                .into_iter()
+                .flatten()
+                .map(|(call_id, output)| CallOutput {
+                    call_id,
+                    output,
+                    id: None,
+                }),
+        );
+        Self {
+            outputs: list,
+            user_message: user.map(|text| UserMessage {
+                text,
+                id: Some(codex_item_id(AddedItem::UserMessage, uuid())),
+            }),
+            client_metadata: None,
+        }
+    }
+}
+
 /// A tool call of the response that the next request must answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingCall {
