@@ -116,6 +116,23 @@ fn send_streams_events_outcome_and_usage_and_records_the_session() {
         (&expected.text, &expected.usage, expected.events)
     );
     assert_eq!(s.send.timeline.rows().len(), expected.events as usize);
+    // On screen: the table's rows (it follows the tail: the last events are in view, each with
+    // its seq, SSE event name and Responses type), the count, the state line, the text and the
+    // usage grid.
+    let (entries, _) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    harness.get_by_label(&format!("{0} of {0} events", entries.len()));
+    for entry in &entries[entries.len() - 3..] {
+        harness.get_by_label(&entry.raw.seq.to_string());
+        let name = entry.raw.event.as_deref().expect("an SSE event name");
+        let data_type = entry.data_type.as_deref().expect("a Responses type");
+        // The event name cell and, for these events, the type cell show the same text.
+        let want = if name == data_type { 2 } else { 1 };
+        assert!(
+            harness.query_all_by_label(name).count() >= want,
+            "row {} ({name}) on screen",
+            entry.raw.seq
+        );
+    }
     // On screen: the state line, the text and the usage grid.
     let response_id = expected.response_id().expect("id").to_string();
     harness.get_by_label(&format!("completed · {response_id}"));
@@ -648,4 +665,127 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
     harness.run_steps(3);
     assert!(Arc::ptr_eq(&state(&harness).prompt, &edited));
     assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+}
+
+#[test]
+fn ctrl_enter_sends() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-ctrl-enter", &server, with_key());
+    assert_eq!(server.received().len(), 0);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Enter);
+    sent_and_recorded(&mut harness);
+    assert_eq!(state(&harness).send.error, None);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        received[0].body,
+        state(&harness).views[0].compiled.wire_body().to_vec()
+    );
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    harness.get_by_label(&format!(
+        "completed · {}",
+        expected.response_id().expect("id")
+    ));
+}
+
+#[test]
+fn new_session_makes_the_next_send_start_a_fresh_session() {
+    let server = Server::start(vec![
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+    ]);
+    let (mut harness, db) = send_app("send-new-session", &server, with_key());
+    harness.get_by_label("Send starts a new session");
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let (first, _) = state(&harness).send.recorded.expect("first recorded");
+    wait_until(&mut harness, "first session open", move |s| {
+        s.sessions.open_session == Some(first)
+    });
+    harness.get_by_label(&format!("Send adds to session #{first}"));
+    harness.get_by_label("New session").click();
+    harness.run_steps(3);
+    harness.get_by_label("Send starts a new session");
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "second send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(session, _)| session != first)
+    });
+    let (second, _) = state(&harness).send.recorded.expect("second recorded");
+    let store = Store::open(&db).expect("db");
+    let counts: Vec<(i64, usize)> = [first, second]
+        .iter()
+        .map(|&id| {
+            let requests = store
+                .requests(id, promptwire::store::Page::ALL)
+                .expect("requests");
+            (id, requests.len())
+        })
+        .collect();
+    assert_eq!(counts, vec![(first, 1), (second, 1)]);
+    wait_until(&mut harness, "second session open", move |s| {
+        s.sessions.open_session == Some(second)
+    });
+    harness.get_by_label(&format!("Send adds to session #{second}"));
+}
+
+#[test]
+fn the_sidebar_shows_the_session_while_it_streams_and_the_stop_button_stops_it() {
+    let bytes = sse_file("text-answer.sse");
+    let text = String::from_utf8(bytes.clone()).expect("utf8");
+    let cut = text
+        .find("response.output_text.done")
+        .expect("a done event");
+    let cut = text[..cut].rfind("\n\n").expect("an event end") + 2;
+    let server = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, bytes[..cut].to_vec())],
+        End::Hang(Duration::from_secs(30)),
+    )]);
+    let (mut harness, db) = send_app("send-live-sidebar", &server, with_key());
+    harness.get_by_label("Send").click();
+    let (partial, expected) = read_all(&bytes[..cut], Duration::ZERO);
+    let events = partial.len();
+    wait_until(&mut harness, "partial events arrived", move |s| {
+        s.send.timeline.rows().len() == events
+    });
+    // Still streaming, and the sidebar already lists the new session and its request.
+    let session = state(&harness)
+        .send
+        .session
+        .expect("recording into a session");
+    let model = state(&harness).prompt.model.clone();
+    let label = format!("#{session} send {model} (1)");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while harness.query_by_label(&label).is_none()
+        || harness.query_by_label_contains("   turn 0 · ").is_none()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sidebar did not show {label} and its request while streaming"
+        );
+        harness.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(state(&harness).send.job.is_some(), "still streaming");
+    harness.get_by_label("streaming…");
+    // The Stop button (not the key) ends it; the partial text is kept and recorded.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Stop")
+        .click();
+    sent_and_recorded(&mut harness);
+    harness.get_by_label("stopped (partial outcome)");
+    let s = state(&harness);
+    assert_eq!(
+        s.send.timeline.outcome().map(|o| o.text.clone()),
+        Some(expected.text.clone())
+    );
+    assert_eq!(stored_outcome(&db, s).text, expected.text);
 }
