@@ -789,3 +789,86 @@ fn the_sidebar_shows_the_session_while_it_streams_and_the_stop_button_stops_it()
     );
     assert_eq!(stored_outcome(&db, s).text, expected.text);
 }
+
+/// Posts a small streamed request to `url` through a client of its own, giving up after
+/// `timeout`: (status, body) or why it failed.
+fn post_with_timeout(url: &str, timeout: Duration) -> Result<(u16, Vec<u8>), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let response = client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(r#"{"model":"gpt-5.5","input":[],"stream":true}"#)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+        Ok((status, bytes.to_vec()))
+    })
+}
+
+#[test]
+fn a_send_the_ui_does_not_drain_does_not_stall_the_recording_proxy() {
+    use promptwire::app::proxy::RecordCommand;
+    // The send's upstream: far more events than the UI's event channel holds, then a stall.
+    let mut stream = String::from(
+        "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_many\"}}\n\n",
+    );
+    let deltas = 3000;
+    for _ in 0..deltas {
+        stream.push_str(
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"x\"}\n\n",
+        );
+    }
+    let send_upstream = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, stream.into_bytes())],
+        End::Hang(Duration::from_secs(30)),
+    )]);
+    let answer = sse_file("text-answer.sse");
+    let proxy_upstream = Server::start(vec![Reply::sse(
+        paced(&answer, 2, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-no-stall", &send_upstream, with_key());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Record(RecordCommand::StartProxy {
+            listen: "127.0.0.1:0".to_string(),
+            upstream: proxy_upstream.base_url.clone(),
+        }));
+    wait_until(&mut harness, "proxy listening", |s| {
+        s.record.proxy.addr.is_some()
+    });
+    let addr = state(&harness).record.proxy.addr.expect("address");
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "send started", |s| {
+        s.send.timeline.rows().len() > 0
+    });
+    // The UI stops drawing (no frames, so nothing drains its channel) while the send pours
+    // events in; the proxy still relays a client's request at once.
+    std::thread::sleep(Duration::from_millis(300));
+    let relayed = post_with_timeout(
+        &format!("http://{addr}/v1/responses"),
+        Duration::from_secs(10),
+    );
+    assert_eq!(relayed, Ok((200, answer)));
+    // Once the UI draws again, every event arrives (none was dropped), and Stop ends the send.
+    let events = deltas + 1;
+    wait_until(&mut harness, "every event shown", move |s| {
+        s.send.timeline.rows().len() == events
+    });
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Stop")
+        .click();
+    sent_and_recorded(&mut harness);
+    harness.get_by_label("stopped (partial outcome)");
+}
