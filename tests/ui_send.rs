@@ -851,7 +851,7 @@ fn a_send_the_ui_does_not_drain_does_not_stall_the_recording_proxy() {
     let addr = state(&harness).record.proxy.addr.expect("address");
     harness.get_by_label("Send").click();
     wait_until(&mut harness, "send started", |s| {
-        s.send.timeline.rows().len() > 0
+        !s.send.timeline.rows().is_empty()
     });
     // The UI stops drawing (no frames, so nothing drains its channel) while the send pours
     // events in; the proxy still relays a client's request at once.
