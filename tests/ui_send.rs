@@ -556,7 +556,7 @@ fn the_target_picked_in_the_top_bar_before_the_first_send_is_what_the_server_rec
     assert_eq!(state(&harness).send.shown, false);
     assert_eq!(
         harness.get_by_label("Send target").value().as_deref(),
-        Some("Standard · OpenAI · HTTP body — HTTP SSE")
+        Some("Standard · OpenAI · HTTP")
     );
     harness.get_by_label("Send target").click();
     harness.run_steps(3);
@@ -566,8 +566,9 @@ fn the_target_picked_in_the_top_bar_before_the_first_send_is_what_the_server_rec
     harness.run_steps(3);
     assert_eq!(
         harness.get_by_label("Send target").value().as_deref(),
-        Some("Lite · OpenAI · HTTP body — HTTP SSE")
+        Some("Lite · OpenAI · HTTP")
     );
+    assert_eq!(state(&harness).send.target, 1);
     harness.get_by_label("Send").click();
     sent_and_recorded(&mut harness);
     let s = state(&harness);
@@ -871,4 +872,16 @@ fn a_send_the_ui_does_not_drain_does_not_stall_the_recording_proxy() {
         .click();
     sent_and_recorded(&mut harness);
     harness.get_by_label("stopped (partial outcome)");
+}
+
+#[test]
+fn send_and_its_target_are_on_screen_at_1024_by_700() {
+    let mut harness = ui_support::app_with((1024.0, 700.0), None);
+    harness.run_steps(2);
+    for label in ["Send", "Stop", "Send target", "Theme"] {
+        assert!(
+            ui_support::fully_visible(&harness, label),
+            "{label} is on screen"
+        );
+    }
 }

@@ -1,8 +1,8 @@
-//! Send in the workbench: the top bar's Send / Stop buttons and target picker (always visible,
-//! so the first send can already pick its column), and the bottom panel that shows the send's
-//! timeline — a bar (where it went, what is running, where it was recorded, why a send could not
-//! start), the Continue strip (`send_continue.rs`), then the shared timeline panel
-//! ([`crate::ui::timeline`]). Keys: Ctrl+Enter sends, Esc stops (both in `ui/mod.rs`).
+//! Send in the workbench: the top bar's Send / Stop buttons and, beside them, the target picker
+//! (always there, so the first send can already pick its column; Send's tooltip names the column
+//! and URL), and the bottom panel that shows the send's timeline — a bar (where the last send
+//! went, what is running, where it was recorded, why a send could not start), the Continue strip
+//! (`send_continue.rs`), then the shared timeline panel ([`crate::ui::timeline`]). Keys: Ctrl+Enter sends, Esc stops (both in `ui/mod.rs`).
 
 use egui::Ui;
 
@@ -40,7 +40,7 @@ pub fn target_text(state: &AppState, i: usize) -> String {
     }
 }
 
-/// The Send and Stop buttons and the target picker (top bar, always visible): Send names in its
+/// The Send and Stop buttons and the target picker (top bar, always shown): Send names in its
 /// tooltip the column and the URL it sends to.
 pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let running = state.send.job.is_some();
@@ -68,32 +68,62 @@ pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     target_picker(ui, state, &target, tx);
 }
 
-/// The target picker: which compiled column (dialect × provider × body or WebSocket frame) Send
-/// sends.
-fn target_picker(ui: &mut Ui, state: &AppState, selected: &str, tx: &CommandSender) {
-    let label = ui.label("Send target");
-    egui::ComboBox::from_id_salt("send_target")
-        .selected_text(selected)
-        .width(250.0)
-        .show_ui(ui, |ui| {
-            for (i, view) in state.views.iter().enumerate() {
-                if view.view == ViewKind::Headers {
-                    continue;
-                }
-                let text = target_text(state, i);
-                if ui.selectable_label(state.send.target == i, text).clicked() {
-                    tx.send(AppCommand::SendBar(SendCommand::Target(i)));
-                }
-            }
-        })
-        .response
-        .labelled_by(label.id)
-        .on_hover_text(
-            "The compiled column Send sends: a body over HTTP SSE, a frame over a WebSocket",
-        );
+/// The target in a few characters, for the top bar: `Lite · OpenAI · HTTP` / `… · WS`.
+fn short_target(state: &AppState, i: usize) -> String {
+    state.views.get(i).map_or_else(
+        || format!("column {}", i + 1),
+        |view| match view.view {
+            ViewKind::Body => view.label.replace(" · HTTP body", " · HTTP"),
+            ViewKind::WsFrame => view.label.replace(" · WebSocket frame", " · WS"),
+            ViewKind::Headers => view.label.clone(),
+        },
+    )
 }
 
-/// The line above the timeline.
+/// The target picker: which compiled column (dialect × provider × body or WebSocket frame) Send
+/// sends. Narrow (the top bar is one row at 1024 px): the full name is in its tooltip and list;
+/// its accessible name is "Send target".
+fn target_picker(ui: &mut Ui, state: &AppState, full: &str, tx: &CommandSender) {
+    let short = short_target(state, state.send.target);
+    // At most this wide: the text is cut, the full name is in the tooltip and the list.
+    let response = ui
+        .scope(|ui| {
+            ui.set_max_width(130.0);
+            egui::ComboBox::from_id_salt("send_target")
+                .selected_text(&short)
+                .width(110.0)
+                .truncate()
+                .show_ui(ui, |ui| {
+                    // The list is wider than the button: its entries are the full names.
+                    ui.set_min_width(300.0);
+                    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
+                    for (i, view) in state.views.iter().enumerate() {
+                        if view.view == ViewKind::Headers {
+                            continue;
+                        }
+                        let text = target_text(state, i);
+                        if ui.selectable_label(state.send.target == i, text).clicked() {
+                            tx.send(AppCommand::SendBar(SendCommand::Target(i)));
+                        }
+                    }
+                })
+                .response
+        })
+        .inner;
+    response.widget_info(|| {
+        let mut info =
+            egui::WidgetInfo::labeled(egui::accesskit::Role::ComboBox, true, "Send target");
+        info.current_text_value = Some(short.clone());
+        info
+    });
+    response.on_hover_text(format!(
+        "Send target: {full}. The compiled column Send sends: a body over HTTP SSE, a frame over \
+         a WebSocket"
+    ));
+}
+
+/// The line above the timeline: what the last send did (where it went, what is running, where
+/// it was recorded), or why a send could not start.
 fn bar_ui(ui: &mut Ui, state: &AppState) {
     let send = &state.send;
     ui.horizontal_wrapped(|ui| {
