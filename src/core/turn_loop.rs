@@ -321,3 +321,95 @@ pub fn prefix_check(
     session.push_body(&Value::Object(next_body.clone()), RequestMeta::default())?;
     session.compare(0, 1)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::core::stream::read_all;
+
+    /// The fixture's response: a custom tool call `call_Qx81Lm`, then a function call
+    /// `call_Vb27Ps`.
+    fn tool_calls() -> TurnOutcome {
+        let bytes = include_bytes!("../../tests/data/sse/tool-calls-crlf.sse");
+        read_all(bytes, Duration::ZERO).1
+    }
+
+    /// Uuids 1, 2, 3… (the caller's clock, here a counter).
+    fn counter() -> impl FnMut() -> uuid::Uuid {
+        let mut next = 0u128;
+        move || {
+            next += 1;
+            uuid::Uuid::from_u128(next)
+        }
+    }
+
+    fn id(n: u128, kind: AddedItem) -> Option<String> {
+        Some(codex_item_id(kind, uuid::Uuid::from_u128(n)))
+    }
+
+    #[test]
+    fn answering_gives_every_call_an_output_and_an_id_in_call_order() {
+        let outcome = tool_calls();
+        let given = vec![("call_Vb27Ps".to_string(), "ok".to_string())];
+        let continuation =
+            Continuation::answering(&outcome, given, Some("next?".to_string()), counter());
+        let expected = Continuation {
+            outputs: vec![
+                CallOutput {
+                    call_id: "call_Qx81Lm".to_string(),
+                    output: PLACEHOLDER_OUTPUT.to_string(),
+                    id: id(1, AddedItem::ToolOutput),
+                },
+                CallOutput {
+                    call_id: "call_Vb27Ps".to_string(),
+                    output: "ok".to_string(),
+                    id: id(2, AddedItem::ToolOutput),
+                },
+            ],
+            user_message: Some(UserMessage {
+                text: "next?".to_string(),
+                id: id(3, AddedItem::UserMessage),
+            }),
+            client_metadata: None,
+        };
+        assert_eq!(continuation, expected);
+        assert_eq!(
+            id(1, AddedItem::ToolOutput).as_deref(),
+            Some("fco_00000000-0000-0000-0000-000000000001")
+        );
+    }
+
+    #[test]
+    fn answering_keeps_unknown_and_repeated_outputs_so_next_prompt_refuses_them() {
+        let outcome = tool_calls();
+        let previous = Prompt::new("gpt-5.5");
+        let unknown = Continuation::answering(
+            &outcome,
+            vec![("call_nope".to_string(), "x".to_string())],
+            None,
+            counter(),
+        );
+        assert_eq!(
+            next_prompt(&previous, &outcome, &unknown).map(|_| ()),
+            Err(TurnLoopError::UnknownCall {
+                call_id: "call_nope".to_string(),
+                known: "call_Qx81Lm, call_Vb27Ps".to_string(),
+            })
+        );
+        let twice = Continuation::answering(
+            &outcome,
+            vec![
+                ("call_Vb27Ps".to_string(), "a".to_string()),
+                ("call_Vb27Ps".to_string(), "b".to_string()),
+            ],
+            None,
+            counter(),
+        );
+        assert_eq!(
+            next_prompt(&previous, &outcome, &twice).map(|_| ()),
+            Err(TurnLoopError::DuplicateOutput("call_Vb27Ps".to_string()))
+        );
+    }
+}
