@@ -619,6 +619,7 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
     replace_text(&mut harness, "API key variable", "PW_EDITED_AFTER_SEND");
     wait_for_compile(&mut harness);
     let edited = Arc::clone(&state(&harness).prompt);
+    replace_text(&mut harness, "new user message", "and the docs?");
     harness.get_by_label("Continue").click();
     harness.run_steps(3);
     harness.get_by_label("Unsaved changes");
@@ -652,6 +653,19 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
     assert_eq!(added.len(), pending_calls(&answer).len());
     let ids: std::collections::BTreeSet<String> = added.iter().map(fco_id).collect();
     assert_eq!(ids.len(), added.len(), "distinct ids");
+    // Then the user message, with a msg_ id.
+    let last = serde_json::to_value(s.prompt.input.last().expect("an item")).expect("item");
+    let id = last["id"].as_str().unwrap_or_default().to_string();
+    let version = id
+        .strip_prefix("msg_")
+        .and_then(|u| uuid::Uuid::parse_str(u).ok())
+        .map(|u| u.get_version_num());
+    assert_eq!(version, Some(7), "{last}");
+    assert_eq!(
+        last,
+        json!({"type": "message", "id": id, "role": "user",
+            "content": [{"type": "input_text", "text": "and the docs?"}]})
+    );
     // Save asks where to save (it does not overwrite the file it came from).
     harness.get_by_label("Save").click();
     harness.run_steps(3);
