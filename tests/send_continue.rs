@@ -96,7 +96,8 @@ fn continue_builds_the_next_requests_of_the_session() {
     assert_eq!(listed.len(), 1);
     let session = listed[0]["id"].as_i64().expect("session id").to_string();
 
-    // Turn 1, request 2: the tool outputs (one from a file, one left to the placeholder).
+    // Turn 1, request 2: the tool outputs (one from a file, one left to the placeholder; both
+    // get an `fco_` id, as Codex gives every output it adds).
     let output_arg = format!("call_Vb27Ps=@{}", output_file.display());
     let second = promptwire(
         &[
@@ -138,8 +139,8 @@ fn continue_builds_the_next_requests_of_the_session() {
             "name":"apply_patch","input":"*** Begin Patch\n*** Update File: src/config.rs\n@@\n-    let path = \"config.toml\";\n+    let path = default_config_path();\n*** End Patch"}),
         json!({"type":"function_call","status":"completed","id":"fc_40aa12","name":"exec_command",
             "arguments":"{\"cmd\":\"cargo test config\"}","call_id":"call_Vb27Ps"}),
-        json!({"type":"custom_tool_call_output","call_id":"call_Qx81Lm",
-            "output":"(no output: edit this tool output before sending)"}),
+        json!({"type":"custom_tool_call_output","id":codex_id(&body(&server, 1), 5, "fco_"),
+            "call_id":"call_Qx81Lm","output":"(no output: edit this tool output before sending)"}),
         json!({"type":"function_call_output","id":codex_id(&body(&server, 1), 6, "fco_"),"call_id":"call_Vb27Ps",
             "output":"test config::tests::default_path ... ok\n"}),
     ]);

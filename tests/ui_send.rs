@@ -66,6 +66,18 @@ fn sent_and_recorded(harness: &mut App) {
     });
 }
 
+/// The `id` of an item the app added, checked to be `fco_{uuid v7}` as Codex (and the CLI)
+/// make them.
+fn fco_id(item: &serde_json::Value) -> String {
+    let id = item["id"].as_str().unwrap_or_default().to_string();
+    let version = id
+        .strip_prefix("fco_")
+        .and_then(|u| uuid::Uuid::parse_str(u).ok())
+        .map(|u| u.get_version_num());
+    assert_eq!(version, Some(7), "{item}");
+    id
+}
+
 /// The stored outcome of the last send.
 fn stored_outcome(db: &std::path::Path, s: &promptwire::app::AppState) -> OutcomeRecord {
     let (_, request) = s.send.recorded.expect("recorded");
@@ -104,6 +116,23 @@ fn send_streams_events_outcome_and_usage_and_records_the_session() {
         (&expected.text, &expected.usage, expected.events)
     );
     assert_eq!(s.send.timeline.rows().len(), expected.events as usize);
+    // On screen: the table's rows (it follows the tail: the last events are in view, each with
+    // its seq, SSE event name and Responses type), the count, the state line, the text and the
+    // usage grid.
+    let (entries, _) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    harness.get_by_label(&format!("{0} of {0} events", entries.len()));
+    for entry in &entries[entries.len() - 3..] {
+        harness.get_by_label(&entry.raw.seq.to_string());
+        let name = entry.raw.event.as_deref().expect("an SSE event name");
+        let data_type = entry.data_type.as_deref().expect("a Responses type");
+        // The event name cell and, for these events, the type cell show the same text.
+        let want = if name == data_type { 2 } else { 1 };
+        assert!(
+            harness.query_all_by_label(name).count() >= want,
+            "row {} ({name}) on screen",
+            entry.raw.seq
+        );
+    }
     // On screen: the state line, the text and the usage grid.
     let response_id = expected.response_id().expect("id").to_string();
     harness.get_by_label(&format!("completed · {response_id}"));
@@ -296,6 +325,7 @@ fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_sess
         .map(|(i, call)| {
             json!({
                 "type": format!("{}_output", call.kind),
+                "id": fco_id(&outputs[i]),
                 "call_id": call.call_id,
                 "output": if i == 0 { "exit code 0" } else { PLACEHOLDER_OUTPUT },
             })
@@ -505,4 +535,367 @@ fn the_limits_window_sets_the_event_limit_and_a_bigger_event_ends_the_send_as_li
     wait_until(&mut harness, "defaults", |s| {
         s.settings.limits == promptwire::app::limits::Limits::default()
     });
+}
+
+#[test]
+fn the_target_picked_in_the_top_bar_before_the_first_send_is_what_the_server_receives() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-target", &server, with_key());
+    let (first, second) = {
+        let s = state(&harness);
+        (s.views[0].label.clone(), s.views[1].label.clone())
+    };
+    assert_eq!(
+        (first.as_str(), second.as_str()),
+        ("Standard · OpenAI · HTTP body", "Lite · OpenAI · HTTP body")
+    );
+    // Nothing was sent yet, and the picker is on screen, showing the column Send would send.
+    assert_eq!(state(&harness).send.shown, false);
+    assert_eq!(
+        harness.get_by_label("Send target").value().as_deref(),
+        Some("Standard · OpenAI · HTTP")
+    );
+    harness.get_by_label("Send target").click();
+    harness.run_steps(3);
+    harness
+        .get_by_label("Lite · OpenAI · HTTP body — HTTP SSE")
+        .click();
+    harness.run_steps(3);
+    assert_eq!(
+        harness.get_by_label("Send target").value().as_deref(),
+        Some("Lite · OpenAI · HTTP")
+    );
+    assert_eq!(state(&harness).send.target, 1);
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let s = state(&harness);
+    assert_eq!(s.send.error, None);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    let lite = s.views[1].compiled.wire_body().to_vec();
+    assert_ne!(lite, s.views[0].compiled.wire_body().to_vec());
+    assert_eq!(received[0].body, lite);
+}
+
+#[test]
+fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_codex_ids() {
+    let server = Server::start(vec![Reply::sse(
+        paced(
+            &sse_file("tool-calls-crlf.sse"),
+            3,
+            Duration::from_millis(5),
+        ),
+        End::Complete,
+    )]);
+    let dir = scratch_dir("send-continue-file");
+    let db = dir.join("promptwire.sqlite");
+    let file = dir.join("conversation.json");
+    let mut prompt: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json"),
+        )
+        .expect("hello.json"),
+    )
+    .expect("json");
+    prompt["compile"] = json!({"base_url": server.base_url});
+    let text = serde_json::to_string_pretty(&prompt).expect("serialize");
+    std::fs::write(&file, &text).expect("write the prompt file");
+    let lookup = with_key();
+    let path = db.clone();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1500.0, 950.0))
+        .build_eframe(move |cc| PromptwireApp::with_db(cc, Some(path)).with_key_lookup(lookup));
+    wait_for_compile(&mut harness);
+    ui_support::open_through_dialog(&mut harness, &file);
+    assert!(!state(&harness).is_dirty());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let sent = Arc::clone(&state(&harness).prompt);
+
+    // An edit made after Send: Continue asks before dropping it, and the form keeps it.
+    replace_text(&mut harness, "API key variable", "PW_EDITED_AFTER_SEND");
+    wait_for_compile(&mut harness);
+    let edited = Arc::clone(&state(&harness).prompt);
+    replace_text(&mut harness, "new user message", "and the docs?");
+    harness.get_by_label("Continue").click();
+    harness.run_steps(3);
+    harness.get_by_label("Unsaved changes");
+    assert!(Arc::ptr_eq(&state(&harness).prompt, &edited));
+    harness.get_by_label("Discard changes").click();
+    wait_until(&mut harness, "continued", |s| s.send.continued.is_some());
+    wait_for_compile(&mut harness);
+
+    let s = state(&harness);
+    // The file is untouched, the next request is an untitled unsaved document.
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+    assert_eq!(s.prompt_path, None);
+    assert!(s.is_dirty());
+    assert_eq!(s.window_title(), "untitled prompt • unsaved — promptwire");
+    harness.get_by_label(&format!(
+        "not saved to a file · unsaved changes · {} items · {} tools",
+        s.prompt.input.len(),
+        s.prompt.tools.len()
+    ));
+    // The outputs carry Codex's ids (uuid v7), as the CLI's.
+    let added: Vec<serde_json::Value> = s.prompt.input[sent.input.len()..]
+        .iter()
+        .map(|item| serde_json::to_value(item).expect("item"))
+        .filter(|item| {
+            item["type"]
+                .as_str()
+                .is_some_and(|t| t.ends_with("_output"))
+        })
+        .collect();
+    let (_, answer) = read_all(&sse_file("tool-calls-crlf.sse"), Duration::ZERO);
+    assert_eq!(added.len(), pending_calls(&answer).len());
+    let ids: std::collections::BTreeSet<String> = added.iter().map(fco_id).collect();
+    assert_eq!(ids.len(), added.len(), "distinct ids");
+    // Then the user message, with a msg_ id.
+    let last = serde_json::to_value(s.prompt.input.last().expect("an item")).expect("item");
+    let id = last["id"].as_str().unwrap_or_default().to_string();
+    let version = id
+        .strip_prefix("msg_")
+        .and_then(|u| uuid::Uuid::parse_str(u).ok())
+        .map(|u| u.get_version_num());
+    assert_eq!(version, Some(7), "{last}");
+    assert_eq!(
+        last,
+        json!({"type": "message", "id": id, "role": "user",
+            "content": [{"type": "input_text", "text": "and the docs?"}]})
+    );
+    // Save asks where to save (it does not overwrite the file it came from).
+    harness.get_by_label("Save").click();
+    harness.run_steps(3);
+    assert!(matches!(
+        state(&harness).dialog,
+        Some(promptwire::app::state::Dialog::File { .. })
+    ));
+    harness.get_by_label("Cancel").click();
+    harness.run_steps(3);
+    // Undo brings back the form as it was before Continue (with the discarded edit).
+    harness.get_by_label("Undo").click();
+    harness.run_steps(3);
+    assert!(Arc::ptr_eq(&state(&harness).prompt, &edited));
+    assert_eq!(std::fs::read_to_string(&file).expect("read"), text);
+}
+
+#[test]
+fn ctrl_enter_sends() {
+    let server = Server::start(vec![Reply::sse(
+        paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-ctrl-enter", &server, with_key());
+    assert_eq!(server.received().len(), 0);
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Enter);
+    sent_and_recorded(&mut harness);
+    assert_eq!(state(&harness).send.error, None);
+    let received = server.received();
+    assert_eq!(received.len(), 1);
+    assert_eq!(
+        received[0].body,
+        state(&harness).views[0].compiled.wire_body().to_vec()
+    );
+    let (_, expected) = read_all(&sse_file("text-answer.sse"), Duration::ZERO);
+    harness.get_by_label(&format!(
+        "completed · {}",
+        expected.response_id().expect("id")
+    ));
+}
+
+#[test]
+fn new_session_makes_the_next_send_start_a_fresh_session() {
+    let server = Server::start(vec![
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+        Reply::sse(
+            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
+            End::Complete,
+        ),
+    ]);
+    let (mut harness, db) = send_app("send-new-session", &server, with_key());
+    harness.get_by_label("Send starts a new session");
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let (first, _) = state(&harness).send.recorded.expect("first recorded");
+    wait_until(&mut harness, "first session open", move |s| {
+        s.sessions.open_session == Some(first)
+    });
+    harness.get_by_label(&format!("Send adds to session #{first}"));
+    harness.get_by_label("New session").click();
+    harness.run_steps(3);
+    harness.get_by_label("Send starts a new session");
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "second send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(session, _)| session != first)
+    });
+    let (second, _) = state(&harness).send.recorded.expect("second recorded");
+    let store = Store::open(&db).expect("db");
+    let counts: Vec<(i64, usize)> = [first, second]
+        .iter()
+        .map(|&id| {
+            let requests = store
+                .requests(id, promptwire::store::Page::ALL)
+                .expect("requests");
+            (id, requests.len())
+        })
+        .collect();
+    assert_eq!(counts, vec![(first, 1), (second, 1)]);
+    wait_until(&mut harness, "second session open", move |s| {
+        s.sessions.open_session == Some(second)
+    });
+    harness.get_by_label(&format!("Send adds to session #{second}"));
+}
+
+#[test]
+fn the_sidebar_shows_the_session_while_it_streams_and_the_stop_button_stops_it() {
+    let bytes = sse_file("text-answer.sse");
+    let text = String::from_utf8(bytes.clone()).expect("utf8");
+    let cut = text
+        .find("response.output_text.done")
+        .expect("a done event");
+    let cut = text[..cut].rfind("\n\n").expect("an event end") + 2;
+    let server = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, bytes[..cut].to_vec())],
+        End::Hang(Duration::from_secs(30)),
+    )]);
+    let (mut harness, db) = send_app("send-live-sidebar", &server, with_key());
+    harness.get_by_label("Send").click();
+    let (partial, expected) = read_all(&bytes[..cut], Duration::ZERO);
+    let events = partial.len();
+    wait_until(&mut harness, "partial events arrived", move |s| {
+        s.send.timeline.rows().len() == events
+    });
+    // Still streaming, and the sidebar already lists the new session and its request.
+    let session = state(&harness)
+        .send
+        .session
+        .expect("recording into a session");
+    let model = state(&harness).prompt.model.clone();
+    let label = format!("#{session} send {model} (1)");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while harness.query_by_label(&label).is_none()
+        || harness.query_by_label_contains("   turn 0 · ").is_none()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the sidebar did not show {label} and its request while streaming"
+        );
+        harness.step();
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(state(&harness).send.job.is_some(), "still streaming");
+    harness.get_by_label("streaming…");
+    // The Stop button (not the key) ends it; the partial text is kept and recorded.
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Stop")
+        .click();
+    sent_and_recorded(&mut harness);
+    harness.get_by_label("stopped (partial outcome)");
+    let s = state(&harness);
+    assert_eq!(
+        s.send.timeline.outcome().map(|o| o.text.clone()),
+        Some(expected.text.clone())
+    );
+    assert_eq!(stored_outcome(&db, s).text, expected.text);
+}
+
+/// Posts a small streamed request to `url` through a client of its own, giving up after
+/// `timeout`: (status, body) or why it failed.
+fn post_with_timeout(url: &str, timeout: Duration) -> Result<(u16, Vec<u8>), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let response = client
+            .post(url)
+            .header("content-type", "application/json")
+            .body(r#"{"model":"gpt-5.5","input":[],"stream":true}"#)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.map_err(|e| e.to_string())?;
+        Ok((status, bytes.to_vec()))
+    })
+}
+
+#[test]
+fn a_send_the_ui_does_not_drain_does_not_stall_the_recording_proxy() {
+    use promptwire::app::proxy::RecordCommand;
+    // The send's upstream: far more events than the UI's event channel holds, then a stall.
+    let mut stream = String::from(
+        "event: response.created\ndata: {\"type\":\"response.created\",\"response\":{\"id\":\"resp_many\"}}\n\n",
+    );
+    let deltas = 3000;
+    for _ in 0..deltas {
+        stream.push_str(
+            "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"item_id\":\"msg_1\",\"output_index\":0,\"content_index\":0,\"delta\":\"x\"}\n\n",
+        );
+    }
+    let send_upstream = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, stream.into_bytes())],
+        End::Hang(Duration::from_secs(30)),
+    )]);
+    let answer = sse_file("text-answer.sse");
+    let proxy_upstream = Server::start(vec![Reply::sse(
+        paced(&answer, 2, Duration::ZERO),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-no-stall", &send_upstream, with_key());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Record(RecordCommand::StartProxy {
+            listen: "127.0.0.1:0".to_string(),
+            upstream: proxy_upstream.base_url.clone(),
+        }));
+    wait_until(&mut harness, "proxy listening", |s| {
+        s.record.proxy.addr.is_some()
+    });
+    let addr = state(&harness).record.proxy.addr.expect("address");
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "send started", |s| {
+        !s.send.timeline.rows().is_empty()
+    });
+    // The UI stops drawing (no frames, so nothing drains its channel) while the send pours
+    // events in; the proxy still relays a client's request at once.
+    std::thread::sleep(Duration::from_millis(300));
+    let relayed = post_with_timeout(
+        &format!("http://{addr}/v1/responses"),
+        Duration::from_secs(10),
+    );
+    assert_eq!(relayed, Ok((200, answer)));
+    // Once the UI draws again, every event arrives (none was dropped), and Stop ends the send.
+    let events = deltas + 1;
+    wait_until(&mut harness, "every event shown", move |s| {
+        s.send.timeline.rows().len() == events
+    });
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Stop")
+        .click();
+    sent_and_recorded(&mut harness);
+    harness.get_by_label("stopped (partial outcome)");
+}
+
+#[test]
+fn send_and_its_target_are_on_screen_at_1024_by_700() {
+    let mut harness = ui_support::app_with((1024.0, 700.0), None);
+    harness.run_steps(2);
+    for label in ["Send", "Stop", "Send target", "Theme"] {
+        assert!(
+            ui_support::fully_visible(&harness, label),
+            "{label} is on screen"
+        );
+    }
 }

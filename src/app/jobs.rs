@@ -2,7 +2,7 @@
 //! imports, native file dialogs — and later sending, replaying and proxying) runs off the UI
 //! thread and reports [`AppEvent`]s through ONE bounded channel, which the app drains in
 //! `logic()` under a time budget. CPU and disk jobs run on plain threads ([`Workers::spawn`]);
-//! network jobs run on the app's single tokio runtime ([`Workers::spawn_network`]). Each job gets
+//! network jobs run on the app's one tokio runtime ([`Workers::spawn_network`]). Each job gets
 //! a [`JobContext`]: it reports events, checks for cancellation, and says how far it got.
 
 use std::sync::Arc;
@@ -51,7 +51,9 @@ impl EventSender {
     }
 }
 
-/// What a job gets: its id, a way to report, and its cancel flag.
+/// What a job gets: its id, a way to report, and its cancel flag (a clone reports for the same
+/// job, e.g. from a blocking helper thread of a network job).
+#[derive(Clone)]
 pub struct JobContext {
     /// This job.
     pub id: JobId,
@@ -112,12 +114,13 @@ impl std::fmt::Debug for Workers {
 }
 
 impl Workers {
-    /// The bridge; `ctx` is asked to repaint when events arrive. The tokio runtime (one worker
-    /// thread: network work waits, it does not compute) is created here, once.
+    /// The bridge; `ctx` is asked to repaint when events arrive. The tokio runtime (two worker
+    /// threads: network work waits, it does not compute, but a send and the recording proxy
+    /// must not take turns; blocking work goes to its blocking pool) is created here, once.
     pub fn start(ctx: Option<egui::Context>) -> Self {
         let (tx, rx) = sync_channel(EVENT_QUEUE);
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
+            .worker_threads(2)
             .thread_name("promptwire-net")
             .enable_all()
             .build()
@@ -200,9 +203,13 @@ impl Workers {
         };
         runtime.spawn(async move {
             let context = future.await;
-            context
-                .events
-                .send(AppEvent::JobFinished { job: context.id }, None);
+            // Sending waits while the channel is full: not on an async worker.
+            let _ = tokio::task::spawn_blocking(move || {
+                context
+                    .events
+                    .send(AppEvent::JobFinished { job: context.id }, None)
+            })
+            .await;
         });
         Ok(id)
     }

@@ -24,9 +24,10 @@ use super::settings::ViewKind;
 use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
 use crate::core::compile::CompiledRequest;
+use crate::core::stream::RawEvent;
 use crate::store::SendRecording;
 use crate::store::seed::open_seeded;
-use crate::transport::recording::{finish_recording, record_event};
+use crate::transport::recording::finish_recording;
 use crate::transport::ws::WsSender;
 use crate::transport::{
     CancelToken, HttpSender, PrepareError, SendEvent, SendOptions, SendResult, resolve_headers,
@@ -78,6 +79,8 @@ pub enum SendCommand {
     Target(usize),
     /// A command of the timeline panel.
     Timeline(TimelineCommand),
+    /// The next Send starts a new session (the open one is closed in the sidebar).
+    NewSession,
     /// Build the next request from the last response: (call id, output) per pending call, and
     /// an optional new user message.
     Continue {
@@ -95,6 +98,13 @@ pub enum SendUpdate {
     Failed(String),
     /// Recording into this session (None: no store).
     Started(Option<i64>),
+    /// An attempt's request was stored (the sidebar shows it while the stream runs).
+    Recording {
+        /// The session.
+        session: i64,
+        /// The stored request.
+        request: i64,
+    },
     /// A timeline update.
     Live(TimelineUpdate),
     /// The prefix verdict of the request Continue loaded (prompt `revision`).
@@ -124,6 +134,11 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
         SendCommand::Stop => stop(state),
         SendCommand::Target(i) => state.send.target = i,
         SendCommand::Timeline(command) => state.send.timeline.handle(&command),
+        SendCommand::NewSession => {
+            state.sessions.open_session = None;
+            state.sessions.requests.clear();
+            state.set_status("The next Send starts a new session", false);
+        }
         SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
     }
 }
@@ -228,6 +243,16 @@ pub fn apply(state: &mut AppState, report: SendReport) {
     }
     match report.update {
         SendUpdate::Started(session) => state.send.session = session,
+        SendUpdate::Recording { session, request } => {
+            state.send.session = Some(session);
+            state.set_status(
+                format!("Sending; recording as request {request} of session #{session}"),
+                false,
+            );
+            // The sidebar shows the session and its new request while the stream runs.
+            super::sessions::list(state);
+            super::sessions::open(state, session);
+        }
         SendUpdate::Failed(e) => {
             state.send.job = None;
             state.send.cancel = None;
@@ -288,18 +313,95 @@ fn open_recording(
     .map_err(|e| e.to_string())
 }
 
+/// What the send's `on_event` hands to its forwarder thread, in order.
+enum Step {
+    /// Something to record.
+    Record(RecordStep),
+    /// A timeline update for the UI.
+    Live(TimelineUpdate),
+}
+
+/// The recording calls of [`record_event`], owned (they cross to the forwarder thread).
+enum RecordStep {
+    AttemptStarted,
+    Response(std::time::Duration),
+    Raw(RawEvent),
+}
+
+impl RecordStep {
+    fn of(event: &SendEvent<'_>) -> Option<Self> {
+        match event {
+            SendEvent::AttemptStarted { .. } => Some(Self::AttemptStarted),
+            SendEvent::Response { at, .. } => Some(Self::Response(*at)),
+            SendEvent::Entry(entry) => Some(Self::Raw(entry.raw.clone())),
+            SendEvent::HeaderEvents(_) | SendEvent::Retrying { .. } => None,
+        }
+    }
+
+    fn apply(self, recording: &mut SendRecording) {
+        match self {
+            Self::AttemptStarted => recording.attempt_started(),
+            Self::Response(at) => recording.response_received(at),
+            Self::Raw(raw) => recording.raw_event(&raw),
+        }
+    }
+}
+
+/// The send's blocking half, on a blocking thread of the runtime: records each step (an
+/// attempt's request is an SQLite write), reports the stored request as soon as it exists (the
+/// sidebar shows it while the stream runs) and forwards the timeline updates to the UI, waiting
+/// when its channel is full — so the runtime's async workers (which also run the recording
+/// proxy) never block. Returns the recording once `on_event` is gone.
+fn forward(
+    ctx: &JobContext,
+    mut recording: Option<SendRecording>,
+    steps: std::sync::mpsc::Receiver<Step>,
+    generation: u64,
+    cancel: &CancelToken,
+) -> Option<SendRecording> {
+    let report = |update| ctx.report(AppEvent::Send(SendReport { generation, update }));
+    let mut ui_gone = false;
+    for step in steps {
+        match step {
+            Step::Record(step) => {
+                let Some(recording) = recording.as_mut() else {
+                    continue;
+                };
+                let started = matches!(step, RecordStep::AttemptStarted);
+                let before = recording.last_request();
+                step.apply(recording);
+                if let Some(request) = recording.last_request().filter(|_| started)
+                    && Some(request) != before
+                    && !ui_gone
+                {
+                    let session = recording.session();
+                    ui_gone = !report(SendUpdate::Recording { session, request });
+                }
+            }
+            Step::Live(update) => {
+                if !ui_gone && !report(SendUpdate::Live(update)) {
+                    // The app closed (or the job was cancelled): stop the stream; what arrived
+                    // is still recorded.
+                    ui_gone = true;
+                    cancel.cancel();
+                }
+            }
+        }
+    }
+    recording
+}
+
 async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     let generation = job.generation;
-    let report =
-        |ctx: &JobContext, update| ctx.report(AppEvent::Send(SendReport { generation, update }));
+    let report = |ctx: &JobContext, update| report_blocking(ctx, generation, update);
     let transport = match Transport::new(&job) {
         Ok(transport) => transport,
         Err(e) => {
-            report(&ctx, SendUpdate::Failed(format!("Send: {e}")));
+            report(&ctx, SendUpdate::Failed(format!("Send: {e}"))).await;
             return ctx;
         }
     };
-    let mut recording = match job.db.clone() {
+    let recording = match job.db.clone() {
         Some(path) => {
             let (session, model, compiled) =
                 (job.session, job.model.clone(), Arc::clone(&job.compiled));
@@ -312,47 +414,92 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             match opened {
                 Ok(recording) => Some(recording),
                 Err(e) => {
-                    report(&ctx, SendUpdate::Done(Some(Err(e))));
+                    report(&ctx, SendUpdate::Done(Some(Err(e)))).await;
                     return ctx;
                 }
             }
         }
         None => None,
     };
-    report(
-        &ctx,
-        SendUpdate::Started(recording.as_ref().map(SendRecording::session)),
-    );
+    let session = recording.as_ref().map(SendRecording::session);
+    if !report(&ctx, SendUpdate::Started(session)).await {
+        return ctx;
+    }
+    // Unbounded: the forwarder drains it as fast as the UI takes updates; a stream's size is
+    // bounded by the send limits, and the network is never held up by a slow frame.
+    let (steps, received) = std::sync::mpsc::channel();
+    let recording_on = recording.is_some();
+    let forwarder = {
+        let (ctx, cancel) = (ctx.clone(), job.cancel.clone());
+        tokio::task::spawn_blocking(move || forward(&ctx, recording, received, generation, &cancel))
+    };
     let cancel = job.cancel.clone();
-    let mut on_event = |event: SendEvent<'_>| {
-        if let Some(recording) = recording.as_mut() {
-            record_event(recording, &event);
-        }
-        if let Some(update) = TimelineUpdate::from_send_event(&event)
-            && !report(&ctx, SendUpdate::Live(update))
-        {
-            cancel.cancel();
+    let result = {
+        let on_event = move |event: SendEvent<'_>| {
+            if recording_on && let Some(step) = RecordStep::of(&event) {
+                let _ = steps.send(Step::Record(step));
+            }
+            if let Some(update) = TimelineUpdate::from_send_event(&event)
+                && steps.send(Step::Live(update)).is_err()
+            {
+                cancel.cancel();
+            }
+        };
+        transport.send(&job, on_event).await
+    };
+    let recording = match forwarder.await {
+        Ok(recording) => recording,
+        Err(e) => {
+            report(
+                &ctx,
+                SendUpdate::Done(Some(Err(format!("the recording failed: {e}")))),
+            )
+            .await;
+            return ctx;
         }
     };
-    let result = transport.send(&job, &mut on_event).await;
-    report(&ctx, SendUpdate::Live(TimelineUpdate::finished(&result)));
-    let recorded = match recording {
-        Some(recording) => Some(
-            tokio::task::spawn_blocking(move || {
+    // The end, off the async workers: the final timeline update, the recording's commit (SQLite
+    // writes), and the report of where it was recorded.
+    let done = {
+        let ctx = ctx.clone();
+        tokio::task::spawn_blocking(move || {
+            let report = |update| ctx.report(AppEvent::Send(SendReport { generation, update }));
+            report(SendUpdate::Live(TimelineUpdate::finished(&result)));
+            let recorded = recording.map(|recording| {
                 let request = recording.last_request();
                 let session = finish_recording(recording, &result).map_err(|e| format!("{e:#}"))?;
                 request
                     .map(|request| (session, request))
                     .ok_or_else(|| "no attempt was made".to_string())
-            })
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r),
-        ),
-        None => None,
+            });
+            report(SendUpdate::Done(recorded));
+        })
     };
-    report(&ctx, SendUpdate::Done(recorded));
+    if let Err(e) = done.await {
+        report(
+            &ctx,
+            SendUpdate::Done(Some(Err(format!("the recording failed: {e}")))),
+        )
+        .await;
+    }
     ctx
+}
+
+/// Reports `update` from a blocking thread of the runtime (the report waits while the UI's
+/// channel is full; an async worker must not).
+fn report_blocking(
+    ctx: &JobContext,
+    generation: u64,
+    update: SendUpdate,
+) -> impl Future<Output = bool> + Send + use<> {
+    let ctx = ctx.clone();
+    async move {
+        tokio::task::spawn_blocking(move || {
+            ctx.report(AppEvent::Send(SendReport { generation, update }))
+        })
+        .await
+        .unwrap_or(false)
+    }
 }
 
 /// The transport the job sends with.

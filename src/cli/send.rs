@@ -8,8 +8,9 @@
 //! session. `--continue` is the agent turn loop ([`crate::core::turn_loop`]): the next request is
 //! built from the session's latest request and its outcome (both read from the store) — the
 //! previous input, the response's output items, an output per tool call (`--tool-output
-//! CALL_ID=TEXT|@FILE`, a placeholder otherwise) and an optional `--user` message; the outputs
-//! given and the message get `fco_…`/`msg_…` ids made from the clock (uuid v7), as Codex does. Before sending,
+//! CALL_ID=TEXT|@FILE`, a placeholder otherwise) and an optional `--user` message; every output
+//! and the message get `fco_…`/`msg_…` ids made from the clock (uuid v7), as Codex does
+//! ([`Continuation::answering`], which the app's Continue uses too). Before sending,
 //! it says whether the new request keeps the previous one's prompt prefix (with `--json`, one
 //! `{"continue": …}` line first). A PROMPT given with `--continue` must be the prompt the session's
 //! conversation started from (its prefix is checked).
@@ -35,7 +36,7 @@ use crate::core::prompt::Prompt;
 use crate::core::redact::redacted;
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
-use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
+use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
 use crate::store::SendRecording;
 use crate::store::send_recording::open_or_default;
 use crate::transport::http::DEFAULT_DEADLINE;
@@ -176,18 +177,17 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
             );
         }
     }
-    let continuation = Continuation {
-        outputs: args
-            .tool_outputs
-            .iter()
-            .map(|arg| parse_tool_output(arg, args.max_bytes))
-            .collect::<anyhow::Result<_>>()?,
-        user_message: args.user.as_ref().map(|text| UserMessage {
-            text: text.clone(),
-            id: Some(codex_id("msg")),
-        }),
-        client_metadata: None,
-    };
+    let outputs = args
+        .tool_outputs
+        .iter()
+        .map(|arg| parse_tool_output(arg, args.max_bytes))
+        .collect::<anyhow::Result<_>>()?;
+    let continuation = Continuation::answering(
+        &turn.outcome,
+        outputs,
+        args.user.clone(),
+        uuid::Uuid::now_v7,
+    );
     let next = next_prompt(&previous, &turn.outcome, &continuation)
         .map_err(|e| anyhow::anyhow!("session {session}, request {}: {e}", turn.position))?;
     let added = next.input.len() - previous.input.len();
@@ -203,8 +203,8 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
     })
 }
 
-/// `CALL_ID=TEXT` or `CALL_ID=@FILE` (read with the size limit).
-fn parse_tool_output(arg: &str, max_bytes: u64) -> anyhow::Result<CallOutput> {
+/// `CALL_ID=TEXT` or `CALL_ID=@FILE` (read with the size limit): (call id, output text).
+fn parse_tool_output(arg: &str, max_bytes: u64) -> anyhow::Result<(String, String)> {
     let Some((call_id, value)) = arg.split_once('=').filter(|(id, _)| !id.trim().is_empty()) else {
         bail!("--tool-output `{arg}`: expected CALL_ID=TEXT or CALL_ID=@FILE");
     };
@@ -214,16 +214,7 @@ fn parse_tool_output(arg: &str, max_bytes: u64) -> anyhow::Result<CallOutput> {
         }
         None => value.to_string(),
     };
-    Ok(CallOutput {
-        call_id: call_id.trim().to_string(),
-        output,
-        id: Some(codex_id("fco")),
-    })
-}
-
-/// An item id as Codex 0.169 makes them for items it adds: `{prefix}_{uuid v7}`.
-fn codex_id(prefix: &str) -> String {
-    format!("{prefix}_{}", uuid::Uuid::now_v7())
+    Ok((call_id.trim().to_string(), output))
 }
 
 fn prefix_json(report: &PairReport, added: usize) -> Value {

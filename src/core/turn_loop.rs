@@ -69,6 +69,75 @@ pub struct Continuation {
     pub client_metadata: Option<JsonMap>,
 }
 
+/// The kinds of item the client adds to the next request, each with its own id prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AddedItem {
+    /// A `function_call_output` / `custom_tool_call_output` (`fco_…`).
+    ToolOutput,
+    /// A user message (`msg_…`).
+    UserMessage,
+}
+
+/// The id Codex 0.169 gives an item it adds: `fco_{uuid}` / `msg_{uuid}`, the uuid a v7 the
+/// caller made from its clock (this module reads none).
+pub fn codex_item_id(kind: AddedItem, uuid: uuid::Uuid) -> String {
+    let prefix = match kind {
+        AddedItem::ToolOutput => "fco",
+        AddedItem::UserMessage => "msg",
+    };
+    format!("{prefix}_{uuid}")
+}
+
+impl Continuation {
+    /// What the client adds after `outcome`, as the Codex client builds it — the one way the CLI
+    /// and the app build it: an output for every tool call of the response in call order (the
+    /// text given for its call id, [`PLACEHOLDER_OUTPUT`] otherwise), then `user` when given;
+    /// each gets an id made by [`codex_item_id`] from `uuid()` (pass `uuid::Uuid::now_v7` for
+    /// Codex's ids). Outputs for call ids the response did not make (or given twice) are kept,
+    /// without an id, so that [`next_prompt`] refuses them.
+    pub fn answering(
+        outcome: &TurnOutcome,
+        outputs: Vec<(String, String)>,
+        user: Option<String>,
+        mut uuid: impl FnMut() -> uuid::Uuid,
+    ) -> Self {
+        let mut given: Vec<Option<(String, String)>> = outputs.into_iter().map(Some).collect();
+        let mut list: Vec<CallOutput> = pending_calls(outcome)
+            .into_iter()
+            .map(|call| {
+                let text = given
+                    .iter_mut()
+                    .find(|g| g.as_ref().is_some_and(|(id, _)| *id == call.call_id))
+                    .and_then(Option::take)
+                    .map_or_else(|| PLACEHOLDER_OUTPUT.to_string(), |(_, text)| text);
+                CallOutput {
+                    call_id: call.call_id,
+                    output: text,
+                    id: Some(codex_item_id(AddedItem::ToolOutput, uuid())),
+                }
+            })
+            .collect();
+        list.extend(
+            given
+                .into_iter()
+                .flatten()
+                .map(|(call_id, output)| CallOutput {
+                    call_id,
+                    output,
+                    id: None,
+                }),
+        );
+        Self {
+            outputs: list,
+            user_message: user.map(|text| UserMessage {
+                text,
+                id: Some(codex_item_id(AddedItem::UserMessage, uuid())),
+            }),
+            client_metadata: None,
+        }
+    }
+}
+
 /// A tool call of the response that the next request must answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingCall {
@@ -251,4 +320,96 @@ pub fn prefix_check(
     )?;
     session.push_body(&Value::Object(next_body.clone()), RequestMeta::default())?;
     session.compare(0, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::core::stream::read_all;
+
+    /// The fixture's response: a custom tool call `call_Qx81Lm`, then a function call
+    /// `call_Vb27Ps`.
+    fn tool_calls() -> TurnOutcome {
+        let bytes = include_bytes!("../../tests/data/sse/tool-calls-crlf.sse");
+        read_all(bytes, Duration::ZERO).1
+    }
+
+    /// Uuids 1, 2, 3… (the caller's clock, here a counter).
+    fn counter() -> impl FnMut() -> uuid::Uuid {
+        let mut next = 0u128;
+        move || {
+            next += 1;
+            uuid::Uuid::from_u128(next)
+        }
+    }
+
+    fn id(n: u128, kind: AddedItem) -> Option<String> {
+        Some(codex_item_id(kind, uuid::Uuid::from_u128(n)))
+    }
+
+    #[test]
+    fn answering_gives_every_call_an_output_and_an_id_in_call_order() {
+        let outcome = tool_calls();
+        let given = vec![("call_Vb27Ps".to_string(), "ok".to_string())];
+        let continuation =
+            Continuation::answering(&outcome, given, Some("next?".to_string()), counter());
+        let expected = Continuation {
+            outputs: vec![
+                CallOutput {
+                    call_id: "call_Qx81Lm".to_string(),
+                    output: PLACEHOLDER_OUTPUT.to_string(),
+                    id: id(1, AddedItem::ToolOutput),
+                },
+                CallOutput {
+                    call_id: "call_Vb27Ps".to_string(),
+                    output: "ok".to_string(),
+                    id: id(2, AddedItem::ToolOutput),
+                },
+            ],
+            user_message: Some(UserMessage {
+                text: "next?".to_string(),
+                id: id(3, AddedItem::UserMessage),
+            }),
+            client_metadata: None,
+        };
+        assert_eq!(continuation, expected);
+        assert_eq!(
+            id(1, AddedItem::ToolOutput).as_deref(),
+            Some("fco_00000000-0000-0000-0000-000000000001")
+        );
+    }
+
+    #[test]
+    fn answering_keeps_unknown_and_repeated_outputs_so_next_prompt_refuses_them() {
+        let outcome = tool_calls();
+        let previous = Prompt::new("gpt-5.5");
+        let unknown = Continuation::answering(
+            &outcome,
+            vec![("call_nope".to_string(), "x".to_string())],
+            None,
+            counter(),
+        );
+        assert_eq!(
+            next_prompt(&previous, &outcome, &unknown).map(|_| ()),
+            Err(TurnLoopError::UnknownCall {
+                call_id: "call_nope".to_string(),
+                known: "call_Qx81Lm, call_Vb27Ps".to_string(),
+            })
+        );
+        let twice = Continuation::answering(
+            &outcome,
+            vec![
+                ("call_Vb27Ps".to_string(), "a".to_string()),
+                ("call_Vb27Ps".to_string(), "b".to_string()),
+            ],
+            None,
+            counter(),
+        );
+        assert_eq!(
+            next_prompt(&previous, &outcome, &twice).map(|_| ()),
+            Err(TurnLoopError::DuplicateOutput("call_Vb27Ps".to_string()))
+        );
+    }
 }

@@ -1,7 +1,8 @@
-//! Send in the workbench: the top bar's Send / Stop buttons, and the bottom panel that shows the
-//! send's timeline — a bar (target column, what is running, where it was recorded, why a send
-//! could not start), the Continue strip (`send_continue.rs`), then the shared timeline panel
-//! ([`crate::ui::timeline`]). Keys: Ctrl+Enter sends, Esc stops (both in `ui/mod.rs`).
+//! Send in the workbench: the top bar's Send / Stop buttons and, beside them, the target picker
+//! (always there, so the first send can already pick its column; Send's tooltip names the column
+//! and URL), and the bottom panel that shows the send's timeline — a bar (where the last send
+//! went, what is running, where it was recorded, why a send could not start), the Continue strip
+//! (`send_continue.rs`), then the shared timeline panel ([`crate::ui::timeline`]). Keys: Ctrl+Enter sends, Esc stops (both in `ui/mod.rs`).
 
 use egui::Ui;
 
@@ -23,12 +24,38 @@ pub struct SendUi {
     pub headers: super::provider_headers::HeadersBuffer,
 }
 
-/// The Send and Stop buttons (top bar).
+/// What the target column is called in the picker and the Send button's tooltip: its label
+/// (dialect · provider · view) and how it goes out.
+pub fn target_text(state: &AppState, i: usize) -> String {
+    match state.views.get(i) {
+        Some(view) => {
+            let how = match view.view {
+                ViewKind::Body => "HTTP SSE",
+                ViewKind::WsFrame => "WebSocket",
+                ViewKind::Headers => "not sendable",
+            };
+            format!("{} — {how}", view.label)
+        }
+        None => format!("column {} (not compiled yet)", i + 1),
+    }
+}
+
+/// The Send and Stop buttons and the target picker (top bar, always shown): Send names in its
+/// tooltip the column and the URL it sends to.
 pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let running = state.send.job.is_some();
+    let target = target_text(state, state.send.target);
+    let url = state
+        .views
+        .get(state.send.target)
+        .map_or_else(String::new, |v| {
+            format!(" to {}", redact_url(&v.compiled.url))
+        });
     let send = ui
         .add_enabled(!running, egui::Button::new("Send"))
-        .on_hover_text("Send the target column and watch the stream (Ctrl+Enter)");
+        .on_hover_text(format!(
+            "Send {target}{url} and watch the stream (Ctrl+Enter)"
+        ));
     if send.clicked() {
         tx.send(AppCommand::Send);
     }
@@ -38,44 +65,69 @@ pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     if stop.clicked() {
         tx.send(AppCommand::SendBar(SendCommand::Stop));
     }
+    target_picker(ui, state, &target, tx);
 }
 
-/// The target picker: which compiled column Send sends.
-fn target_picker(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
-    let label = |i: usize| {
-        state
-            .views
-            .get(i)
-            .map_or_else(|| format!("column {}", i + 1), |v| v.label.clone())
-    };
-    egui::ComboBox::from_id_salt("send_target")
-        .selected_text(label(state.send.target))
-        .show_ui(ui, |ui| {
-            for (i, view) in state.views.iter().enumerate() {
-                let how = match view.view {
-                    ViewKind::Body => "HTTP SSE",
-                    ViewKind::WsFrame => "WebSocket",
-                    ViewKind::Headers => continue,
-                };
-                let text = format!("{} — {how}", view.label);
-                if ui.selectable_label(state.send.target == i, text).clicked() {
-                    tx.send(AppCommand::SendBar(SendCommand::Target(i)));
-                }
-            }
+/// The target in a few characters, for the top bar: `Lite · OpenAI · HTTP` / `… · WS`.
+fn short_target(state: &AppState, i: usize) -> String {
+    state.views.get(i).map_or_else(
+        || format!("column {}", i + 1),
+        |view| match view.view {
+            ViewKind::Body => view.label.replace(" · HTTP body", " · HTTP"),
+            ViewKind::WsFrame => view.label.replace(" · WebSocket frame", " · WS"),
+            ViewKind::Headers => view.label.clone(),
+        },
+    )
+}
+
+/// The target picker: which compiled column (dialect × provider × body or WebSocket frame) Send
+/// sends. Narrow (the top bar is one row at 1024 px): the full name is in its tooltip and list;
+/// its accessible name is "Send target".
+fn target_picker(ui: &mut Ui, state: &AppState, full: &str, tx: &CommandSender) {
+    let short = short_target(state, state.send.target);
+    // At most this wide: the text is cut, the full name is in the tooltip and the list.
+    let response = ui
+        .scope(|ui| {
+            ui.set_max_width(130.0);
+            egui::ComboBox::from_id_salt("send_target")
+                .selected_text(&short)
+                .width(110.0)
+                .truncate()
+                .show_ui(ui, |ui| {
+                    // The list is wider than the button: its entries are the full names.
+                    ui.set_min_width(300.0);
+                    ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
+                    for (i, view) in state.views.iter().enumerate() {
+                        if view.view == ViewKind::Headers {
+                            continue;
+                        }
+                        let text = target_text(state, i);
+                        if ui.selectable_label(state.send.target == i, text).clicked() {
+                            tx.send(AppCommand::SendBar(SendCommand::Target(i)));
+                        }
+                    }
+                })
+                .response
         })
-        .response
-        .on_hover_text(
-            "The compiled column Send sends: a body over HTTP SSE, a frame over a WebSocket",
-        );
+        .inner;
+    response.widget_info(|| {
+        let mut info =
+            egui::WidgetInfo::labeled(egui::accesskit::Role::ComboBox, true, "Send target");
+        info.current_text_value = Some(short.clone());
+        info
+    });
+    response.on_hover_text(format!(
+        "Send target: {full}. The compiled column Send sends: a body over HTTP SSE, a frame over \
+         a WebSocket"
+    ));
 }
 
-/// The line above the timeline.
-fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+/// The line above the timeline: what the last send did (where it went, what is running, where
+/// it was recorded), or why a send could not start.
+fn bar_ui(ui: &mut Ui, state: &AppState) {
     let send = &state.send;
     ui.horizontal_wrapped(|ui| {
         ui.strong("Last send");
-        ui.label("target:");
-        target_picker(ui, state, tx);
         if let Some(compiled) = &send.sent {
             ui.label(format!("to {}", redact_url(&compiled.url)));
         }
@@ -98,7 +150,7 @@ pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &Comma
     let height = ui.available_height();
     if !state.send.shown {
         if state.send.error.is_some() {
-            egui::Panel::bottom("send_bar").show(ui, |ui| bar_ui(ui, state, tx));
+            egui::Panel::bottom("send_bar").show(ui, |ui| bar_ui(ui, state));
         }
         return;
     }
@@ -107,7 +159,7 @@ pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &Comma
         .default_size((height * 0.35).clamp(140.0, 380.0))
         .size_range(90.0..=(height * 0.75).max(100.0))
         .show(ui, |ui| {
-            bar_ui(ui, state, tx);
+            bar_ui(ui, state);
             super::send_continue::continue_ui(ui, state, &mut sui.next, tx);
             let commands = timeline_ui(ui, &state.send.timeline, &mut sui.timeline);
             for command in commands {

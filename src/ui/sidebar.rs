@@ -1,10 +1,12 @@
 //! The left panel: bundled example prompts, recently opened files, provider import from a Codex
-//! `config.toml`, and the recorded sessions list (filled by the session store).
+//! `config.toml`, and the recorded sessions list (filled by the session store), with the session
+//! Send records into (the open one, or a new one after "New session").
 
 use egui::Ui;
 
 use super::UiState;
 use crate::app::command::EXAMPLES;
+use crate::app::send::SendCommand;
 use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 
 /// Draws the sidebar.
@@ -141,10 +143,24 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         {
             tx.send(AppCommand::RefreshSessions);
         }
+        if ui
+            .small_button("New session")
+            .on_hover_text("The next Send starts a new session instead of adding to the open one")
+            .clicked()
+        {
+            tx.send(AppCommand::SendBar(SendCommand::NewSession));
+        }
         if browser.loading > 0 {
             ui.spinner();
         }
     });
+    super::widgets::note_line(
+        ui,
+        &browser.open_session.map_or_else(
+            || "Send starts a new session".to_string(),
+            |id| format!("Send adds to session #{id}"),
+        ),
+    );
     if let Some(e) = &browser.error {
         super::widgets::error_line(ui, e);
     }

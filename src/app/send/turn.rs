@@ -6,17 +6,22 @@
 //! message — and loaded into the form. Once the form has compiled it, a worker thread checks that
 //! the new body begins with the sent one ([`prefix_check`]); the verdict (kept, or where and why
 //! it broke) shows in the send bar. Sending it appends to the same session, which is the one
-//! open in the sidebar since the first send was recorded. Item ids of the outputs and message
-//! are left out (Codex 0.169 makes them from the clock; the app does not invent them).
+//! open in the sidebar since the first send was recorded. The outputs and the message get the
+//! `fco_`/`msg_` uuid-v7 ids Codex 0.169 gives them, made here (the edge) and passed into core
+//! through [`Continuation::answering`], the function the CLI uses too. The next request is an
+//! untitled unsaved document, one undo step after the prompt sent; unsaved edits made since Send
+//! go through the unsaved-changes dialog first.
 
 use std::sync::Arc;
 
-use super::{SendReport, SendUpdate};
+use super::{SendCommand, SendReport, SendUpdate};
+use crate::app::command::AppCommand;
 use crate::app::event::AppEvent;
-use crate::app::state::AppState;
+use crate::app::state::{AppState, Dialog, PendingAction, UNDO_LIMIT};
 use crate::core::compile::CompiledRequest;
 use crate::core::prefix::{PairReport, Tokenizer};
-use crate::core::turn_loop::{CallOutput, Continuation, UserMessage, next_prompt, prefix_check};
+use crate::core::prompt::Prompt;
+use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
 
 /// The request loaded by Continue and its prefix verdict.
 #[derive(Debug, Clone)]
@@ -35,6 +40,12 @@ pub struct Continued {
 
 /// Builds the next request from the last send's outcome and loads it into the form.
 /// `outputs`: (call id, output text) per pending call; `user`: a new user message.
+///
+/// The next request is a new, unsaved document: it is not bound to the file the prompt came
+/// from (Save asks where to save it), and loading it is one undo step (Undo brings back the
+/// form as it was). Edits made since Send would be lost: when there are unsaved ones, the
+/// unsaved-changes dialog asks first. The outputs and the message get Codex's `fco_`/`msg_` ids
+/// ([`Continuation::answering`], as the CLI's `send --continue`).
 pub fn continue_turn(state: &mut AppState, outputs: Vec<(String, String)>, user: Option<String>) {
     let send = &state.send;
     let (Some(prompt), Some(from), Some(outcome)) = (
@@ -45,25 +56,23 @@ pub fn continue_turn(state: &mut AppState, outputs: Vec<(String, String)>, user:
         state.set_status("Continue: send a request first", true);
         return;
     };
-    let continuation = Continuation {
-        outputs: outputs
-            .into_iter()
-            .map(|(call_id, output)| CallOutput {
-                call_id,
-                output,
-                id: None,
-            })
-            .collect(),
-        user_message: user
-            .filter(|text| !text.trim().is_empty())
-            .map(|text| UserMessage { text, id: None }),
-        client_metadata: None,
-    };
+    let user = user.filter(|text| !text.trim().is_empty());
+    let edited_since_send = !Arc::ptr_eq(&state.prompt, &prompt);
+    if edited_since_send && state.is_dirty() && !state.replace_confirmed {
+        state.dialog = Some(Dialog::Unsaved {
+            then: PendingAction::Run(Box::new(AppCommand::SendBar(SendCommand::Continue {
+                outputs,
+                user,
+            }))),
+        });
+        state.dialog_generation += 1;
+        return;
+    }
+    let continuation = Continuation::answering(outcome, outputs, user, uuid::Uuid::now_v7);
     match next_prompt(&prompt, outcome, &continuation) {
         Ok(next) => {
             let added = next.input.len().saturating_sub(prompt.input.len());
-            let source = state.source.clone();
-            state.replace_prompt(next, source);
+            load_untitled(state, next);
             state.send.continued = Some(Continued {
                 from,
                 revision: state.revision,
@@ -73,7 +82,10 @@ pub fn continue_turn(state: &mut AppState, outputs: Vec<(String, String)>, user:
             });
             state.send.error = None;
             state.set_status(
-                format!("Continue: the next request ({added} items added) is in the form; Send it"),
+                format!(
+                    "Continue: the next request ({added} items added) is in the form, unsaved; \
+                     Send it (Undo brings back the previous form)"
+                ),
                 false,
             );
         }
@@ -82,6 +94,24 @@ pub fn continue_turn(state: &mut AppState, outputs: Vec<(String, String)>, user:
             state.set_status(format!("Continue: {e}"), true);
         }
     }
+}
+
+/// Loads `next` as a new untitled, unsaved document, the current prompt one undo step back.
+fn load_untitled(state: &mut AppState, next: Prompt) {
+    state.history.undo.push(Arc::clone(&state.prompt));
+    if state.history.undo.len() > UNDO_LIMIT {
+        state.history.undo.remove(0);
+    }
+    state.history.redo.clear();
+    state.history.last_field = None;
+    state.prompt = Arc::new(next);
+    state.saved = None;
+    state.prompt_path = None;
+    state.source = None;
+    state.sessions.loaded_request = None;
+    state.revision += 1;
+    let items = state.prompt.input.len();
+    state.selected_item = state.selected_item.filter(|&i| i < items);
 }
 
 /// Once the form has compiled the continued prompt, checks its prefix on a worker thread.

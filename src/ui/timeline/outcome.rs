@@ -149,10 +149,20 @@ pub fn pretty_arguments(arguments: &str) -> String {
         .unwrap_or_else(|| arguments.to_string())
 }
 
+/// Input tokens not read from the cache: `input_tokens - cached_input_tokens`, saturating (the
+/// values come from the server: cached may exceed input, either may be at `i64`'s limits), and
+/// never below zero.
+pub fn uncached_input(usage: &TokenUsage) -> i64 {
+    usage
+        .input_tokens
+        .saturating_sub(usage.cached_input_tokens)
+        .max(0)
+}
+
 fn usage_ui(ui: &mut Ui, usage: &TokenUsage) {
     ui.strong("Usage (tokens)");
     Grid::new("timeline_usage").striped(true).show(ui, |ui| {
-        let uncached = usage.input_tokens - usage.cached_input_tokens;
+        let uncached = uncached_input(usage);
         for (name, value) in [
             ("uncached input", uncached),
             ("cached input", usage.cached_input_tokens),
@@ -190,5 +200,54 @@ fn timings_ui(ui: &mut Ui, outcome: &TurnOutcome) {
     if !parts.is_empty() {
         ui.strong("Timings");
         ui.label(parts.join(" · "));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use egui_kittest::Harness;
+    use egui_kittest::kittest::Queryable as _;
+
+    use super::*;
+
+    fn usage(input_tokens: i64, cached_input_tokens: i64) -> TokenUsage {
+        TokenUsage {
+            input_tokens,
+            cached_input_tokens,
+            ..TokenUsage::default()
+        }
+    }
+
+    #[test]
+    fn uncached_input_saturates_on_server_values() {
+        let cases = [
+            (usage(100, 40), 60),
+            (usage(40, 100), 0),
+            (usage(i64::MIN, 1), 0),
+            (usage(i64::MAX, i64::MIN), i64::MAX),
+            (usage(i64::MIN, i64::MAX), 0),
+            (usage(i64::MAX, -1), i64::MAX),
+        ];
+        let got: Vec<i64> = cases.iter().map(|(u, _)| uncached_input(u)).collect();
+        let want: Vec<i64> = cases.iter().map(|(_, w)| *w).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn the_usage_grid_draws_extreme_values_without_panicking() {
+        let value = TokenUsage {
+            input_tokens: i64::MIN,
+            cached_input_tokens: i64::MAX,
+            cache_write_input_tokens: 7,
+            output_tokens: 11,
+            reasoning_output_tokens: 3,
+            total_tokens: 13,
+        };
+        let mut harness = Harness::new_ui(move |ui| usage_ui(ui, &value));
+        harness.run();
+        harness.get_by_label("uncached input");
+        // The uncached row shows 0, not a negative number or a wrapped one.
+        harness.get_by_label("0");
+        harness.get_by_label(&i64::MAX.to_string());
     }
 }
