@@ -25,7 +25,11 @@ fn prompt() -> std::path::PathBuf {
     prompt["headers"] = json!({"x-goog-api-key": "GOOGKEY-redirect", "x-tenant": "t1"});
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("redirect_send");
     std::fs::create_dir_all(&dir).expect("dir");
-    let path = dir.join(format!("prompt-{}.json", std::process::id()));
+    // One file per call: the tests of this binary run on parallel threads of one process, and a
+    // shared name let one test read the file while another was rewriting it.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!("prompt-{}-{call}.json", std::process::id()));
     std::fs::write(&path, prompt.to_string()).expect("write");
     path
 }
