@@ -129,6 +129,8 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
         "turns 1–2: broken at /input/0/content/0/text (with /input/0/id) · instructions_changed · reusable 158 of 1220 tokens · 1152 cacheable tokens missed",
     );
     harness.get_by_label("» prefix broke at /input/0/content/0/text · instructions_changed");
+    // The edit is at the end of a 3.6 KB text, far off screen: a detail line says where.
+    harness.get_by_label_contains("{+ Answer in one sentence.+}");
     let browser = &state(&harness).browser;
     assert_eq!(browser.pair, Some((1, 2)));
     let view = browser.pair_diff.as_ref().expect("pair view");

@@ -27,6 +27,9 @@ pub enum LineKind {
     Delete,
     /// The break: its pointer and causes.
     Break,
+    /// Where a long deleted / inserted line pair differs: the character it differs from, a little
+    /// context, and the two differing parts (a long string's change is often far off screen).
+    Detail,
 }
 
 /// One drawn line.
@@ -265,10 +268,115 @@ impl PairView {
         flush(&mut same_run, &mut lines);
         Self {
             pair: (diff.from, diff.to),
-            lines,
+            lines: with_details(lines),
             first_difference,
         }
     }
+}
+
+/// Lines longer than this get a [`LineKind::Detail`] line when one deleted line is replaced by
+/// one inserted line.
+const DETAIL_FROM_CHARS: usize = 100;
+/// Characters of common context shown before the difference.
+const DETAIL_CONTEXT_CHARS: usize = 40;
+/// Characters of each differing part shown.
+const DETAIL_PART_CHARS: usize = 160;
+
+/// `lines` with a [`LineKind::Detail`] line after each long line that one deleted line and one
+/// inserted line (in that order, a run of exactly one each) replace.
+fn with_details(lines: Vec<PairLine>) -> Vec<PairLine> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = &lines[i];
+        let single_pair = line.kind == LineKind::Delete
+            && lines.get(i + 1).is_some_and(|l| l.kind == LineKind::Insert)
+            && (i == 0 || lines[i - 1].kind != LineKind::Delete)
+            && lines.get(i + 2).is_none_or(|l| l.kind != LineKind::Insert);
+        if single_pair {
+            let (old, new) = (&lines[i], &lines[i + 1]);
+            out.push(old.clone());
+            out.push(new.clone());
+            if let Some(text) = detail(&old.text, &new.text) {
+                out.push(PairLine {
+                    kind: LineKind::Detail,
+                    text,
+                    at_break: old.at_break || new.at_break,
+                    at_pointer: false,
+                });
+            }
+            i += 2;
+            continue;
+        }
+        out.push(line.clone());
+        i += 1;
+    }
+    out
+}
+
+/// Where `old` and `new` (a deleted and an inserted line, each after its one-character sign)
+/// differ, when either is long: `  ↳ from character N: …context[-old part-]{+new part+}` (an
+/// empty part left out).
+fn detail(old: &str, new: &str) -> Option<String> {
+    let old: Vec<char> = old.chars().skip(1).collect();
+    let new: Vec<char> = new.chars().skip(1).collect();
+    if old.len().max(new.len()) <= DETAIL_FROM_CHARS {
+        return None;
+    }
+    let prefix = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let rest = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(rest)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let context: String = old[prefix.saturating_sub(DETAIL_CONTEXT_CHARS)..prefix]
+        .iter()
+        .collect();
+    let part = |chars: &[char]| {
+        let shown: String = chars.iter().take(DETAIL_PART_CHARS).collect();
+        if chars.len() > DETAIL_PART_CHARS {
+            format!("{shown}… ({} characters)", chars.len())
+        } else {
+            shown
+        }
+    };
+    let removed = part(&old[prefix..old.len() - suffix]);
+    let added = part(&new[prefix..new.len() - suffix]);
+    let ellipsis = if prefix > DETAIL_CONTEXT_CHARS {
+        "…"
+    } else {
+        ""
+    };
+    let removed = if removed.is_empty() {
+        String::new()
+    } else {
+        format!("[-{removed}-]")
+    };
+    let added = if added.is_empty() {
+        String::new()
+    } else {
+        format!("{{+{added}+}}")
+    };
+    Some(format!(
+        "  ↳ from character {}: {ellipsis}{context}{removed}{added}",
+        group(prefix)
+    ))
+}
+
+/// `n` with thousands separators.
+fn group(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -339,6 +447,52 @@ mod tests {
             .filter(|l| l.at_pointer)
             .map(|l| (l.kind, l.text.clone()))
             .collect()
+    }
+
+    #[test]
+    fn a_long_changed_line_says_where_it_differs() {
+        let old = format!("-   \"text\": \"{} Use the shell.\"", "a".repeat(120));
+        let new = format!(
+            "+   \"text\": \"{} Use the shell. Answer briefly.\"",
+            "a".repeat(120)
+        );
+        assert_eq!(
+            detail(&old, &new).as_deref(),
+            Some(
+                "  ↳ from character 147: …aaaaaaaaaaaaaaaaaaaaaaaaa Use the shell.{+ Answer briefly.+}"
+            )
+        );
+        // Short lines are plain to read already.
+        assert_eq!(detail("- \"a\"", "+ \"b\""), None);
+        let lines = |kinds: &[(LineKind, &str)]| -> Vec<PairLine> {
+            kinds
+                .iter()
+                .map(|(kind, text)| PairLine {
+                    kind: *kind,
+                    text: (*text).to_string(),
+                    at_break: false,
+                    at_pointer: false,
+                })
+                .collect()
+        };
+        let kinds = |lines: Vec<PairLine>| lines.iter().map(|l| l.kind).collect::<Vec<_>>();
+        // One deleted line replaced by one inserted line gets the detail; runs of several do not.
+        assert_eq!(
+            kinds(with_details(lines(&[
+                (LineKind::Delete, &old),
+                (LineKind::Insert, &new)
+            ]))),
+            [LineKind::Delete, LineKind::Insert, LineKind::Detail]
+        );
+        assert_eq!(
+            kinds(with_details(lines(&[
+                (LineKind::Delete, &old),
+                (LineKind::Delete, &old),
+                (LineKind::Insert, &new)
+            ]))),
+            [LineKind::Delete, LineKind::Delete, LineKind::Insert]
+        );
+        assert_eq!(group(1_234_567), "1,234,567");
     }
 
     #[test]

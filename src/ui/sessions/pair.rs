@@ -60,6 +60,7 @@ fn line_ui(ui: &mut Ui, line: &PairLine) {
     };
     text = match line.kind {
         LineKind::Collapsed => text.color(visuals.weak_text_color()),
+        LineKind::Detail => text.color(visuals.warn_fg_color),
         LineKind::Header | LineKind::Break => text.strong(),
         _ => text,
     };
