@@ -515,3 +515,78 @@ fn stream_of_a_device_ends_with_the_limit_error() {
             "message": "the response is larger than the limit of 1000 bytes", "retry_after_ms": null})
     );
 }
+
+/// Peak resident memory of the running process `pid`, in bytes (`VmHWM`), if it is still there.
+fn peak_rss(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Runs `send` against `base` with `extra` flags, sampling the child's peak RSS until it exits;
+/// returns the output and the last peak seen (a lower bound, missing at most the last 5 ms).
+fn run_send_measured(base: &str, db: &Path, extra: &[&str]) -> (Output, u64) {
+    let prompt = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
+    let child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .arg("send")
+        .arg(&prompt)
+        .args(["--provider", "compatible", "--base-url", base, "--json"])
+        .arg("--db")
+        .arg(db)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run promptwire");
+    let pid = child.id();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sampler = {
+        let done = std::sync::Arc::clone(&done);
+        std::thread::spawn(move || {
+            let mut peak = 0;
+            while !done.load(std::sync::atomic::Ordering::Acquire) {
+                if let Some(now) = peak_rss(pid) {
+                    peak = peak.max(now);
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            peak
+        })
+    };
+    let out = child.wait_with_output().expect("wait");
+    done.store(true, std::sync::atomic::Ordering::Release);
+    (out, sampler.join().expect("sampler"))
+}
+
+/// Memory stays near the limit, not a multiple of it: a stream of many small events up to a
+/// 16 MiB response limit (about 140,000 events) used to keep every event twice (the timeline
+/// entries of the attempt beside the printed and recorded ones), 8× the limit (815 MB for a
+/// 100 MB limit); now each event is dropped once printed and recorded.
+#[test]
+fn send_memory_stays_near_the_response_limit() {
+    const LIMIT: u64 = 16 * 1024 * 1024;
+    let dir = scratch("send_memory");
+    let repeat = delta("hello world ").repeat(100);
+    for (name, extra) in [("no record", &["--no-record"][..]), ("record", &[][..])] {
+        let base = endless_server(CREATED.to_string(), repeat.clone(), Duration::ZERO, 1);
+        let db = dir.join(format!("{}.db", name.replace(' ', "_")));
+        let limit = LIMIT.to_string();
+        let args = [&["--max-response-bytes", limit.as_str()][..], extra].concat();
+        let (out, peak) = run_send_measured(&base, &db, &args);
+        assert_eq!(
+            last_line(&out)["error"],
+            "limit_exceeded",
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The binary's own footprint (runtime, TLS roots, SQLite) plus at most 2× the limit.
+        let bound = 2 * LIMIT + 48 * 1024 * 1024;
+        assert!(
+            peak > 0 && peak <= bound,
+            "{name}: peak RSS {} MiB, bound {} MiB",
+            peak >> 20,
+            bound >> 20
+        );
+    }
+}
