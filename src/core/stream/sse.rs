@@ -92,6 +92,33 @@ impl Stream for FeedStream {
     }
 }
 
+/// The bytes of an unfinished line, kept as the chunks they came in.
+#[derive(Debug, Default)]
+struct Pending {
+    chunks: Vec<Vec<u8>>,
+    len: usize,
+}
+
+impl Pending {
+    fn push(&mut self, bytes: &[u8]) {
+        if !bytes.is_empty() {
+            self.chunks.push(bytes.to_vec());
+            self.len += bytes.len();
+        }
+    }
+
+    /// The pending bytes followed by `more`, in one buffer of exactly that size; empties this.
+    fn take_with(&mut self, more: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len + more.len());
+        for chunk in self.chunks.drain(..) {
+            out.extend_from_slice(&chunk);
+        }
+        out.extend_from_slice(more);
+        self.len = 0;
+        out
+    }
+}
+
 /// The UTF-8 byte order mark, skipped at the start of a stream.
 const UTF8_BOM: &[u8] = &[0xEF, 0xBB, 0xBF];
 
@@ -103,8 +130,10 @@ fn is_line_end(byte: &u8) -> bool {
 ///
 /// Any split of the same bytes into chunks gives the same events.
 pub struct SseDecoder {
-    /// Bytes of an unfinished line (never contains a line terminator between pushes).
-    pending: Vec<u8>,
+    /// Bytes of an unfinished line (never contains a line terminator between pushes), as the
+    /// chunks they came in: joined once when the line ends, so a long line is not copied at
+    /// every doubling of one growing buffer.
+    pending: Pending,
     /// The last byte handed over (a trailing `\r` may still be waiting for a `\n`); `None`
     /// before the first batch.
     last_fed: Option<u8>,
@@ -121,7 +150,7 @@ pub struct SseDecoder {
 impl std::fmt::Debug for SseDecoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SseDecoder")
-            .field("pending_bytes", &self.pending.len())
+            .field("pending_bytes", &self.pending.len)
             .field("next_seq", &self.next_seq)
             .field("finished", &self.finished)
             .finish_non_exhaustive()
@@ -139,7 +168,7 @@ impl SseDecoder {
     pub fn new() -> Self {
         let feed = Arc::new(Mutex::new(Feed::default()));
         Self {
-            pending: Vec::new(),
+            pending: Pending::default(),
             last_fed: None,
             events: EventStream::new(FeedStream(Arc::clone(&feed))),
             feed,
@@ -159,14 +188,13 @@ impl SseDecoder {
         }
         // `pending` holds no terminator, so only the new bytes can complete a line.
         let Some(last_end) = bytes.iter().rposition(is_line_end) else {
-            self.pending.extend_from_slice(bytes);
+            self.pending.push(bytes);
             return out;
         };
         let (complete, rest) = bytes.split_at(last_end + 1);
-        let mut lines = std::mem::take(&mut self.pending);
-        lines.extend_from_slice(complete);
+        let lines = self.pending.take_with(complete);
         self.feed_lines(lines, received_at, &mut out);
-        self.pending.extend_from_slice(rest);
+        self.pending.push(rest);
         out
     }
 
@@ -179,9 +207,8 @@ impl SseDecoder {
         }
         // An unfinished last line, or a `\r` still waiting to see whether `\n` follows: end the
         // line so `eventsource-stream` settles it (`\r\n` is the same single line end as `\r`).
-        if !self.pending.is_empty() || self.last_fed == Some(b'\r') {
-            let mut tail = std::mem::take(&mut self.pending);
-            tail.push(b'\n');
+        if self.pending.len > 0 || self.last_fed == Some(b'\r') {
+            let tail = self.pending.take_with(b"\n");
             self.feed_lines(tail, received_at, &mut out);
         }
         self.feed
@@ -200,14 +227,14 @@ impl SseDecoder {
 
     /// Bytes of an unfinished line waiting for its terminator.
     pub fn pending_bytes(&self) -> usize {
-        self.pending.len()
+        self.pending.len
     }
 
     /// Bytes of the event being decoded so far: lines handed over since the last completed
     /// event (to within one [`FEED_BATCH_BYTES`] batch) and the unfinished line. Keep-alive
     /// comments between events count too. Bounded by the reader's per-event limit.
     pub fn unfinished_event_bytes(&self) -> u64 {
-        self.since_event.saturating_add(self.pending.len() as u64)
+        self.since_event.saturating_add(self.pending.len as u64)
     }
 
     /// A framing error reported by `eventsource-stream`. Its line grammar accepts any input and
