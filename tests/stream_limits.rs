@@ -22,6 +22,8 @@ use promptwire::transport::{CancelToken, HttpSender, SendError, SendOptions, res
 use tokio::io::AsyncWriteExt as _;
 
 mod http_server;
+#[path = "support/rss.rs"]
+mod rss;
 
 const CREATED: &str = "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_limits\",\"status\":\"in_progress\",\"output\":[]}}\n\n";
 
@@ -516,49 +518,6 @@ fn stream_of_a_device_ends_with_the_limit_error() {
     );
 }
 
-/// Peak resident memory of the running process `pid`, in bytes (`VmHWM`), if it is still there.
-fn peak_rss(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
-}
-
-/// Runs `send` against `base` with `extra` flags, sampling the child's peak RSS until it exits;
-/// returns the output and the last peak seen (a lower bound, missing at most the last 5 ms).
-fn run_send_measured(base: &str, db: &Path, extra: &[&str]) -> (Output, u64) {
-    let prompt = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
-    let child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
-        .arg("send")
-        .arg(&prompt)
-        .args(["--provider", "compatible", "--base-url", base, "--json"])
-        .arg("--db")
-        .arg(db)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run promptwire");
-    let pid = child.id();
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sampler = {
-        let done = std::sync::Arc::clone(&done);
-        std::thread::spawn(move || {
-            let mut peak = 0;
-            while !done.load(std::sync::atomic::Ordering::Acquire) {
-                if let Some(now) = peak_rss(pid) {
-                    peak = peak.max(now);
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            peak
-        })
-    };
-    let out = child.wait_with_output().expect("wait");
-    done.store(true, std::sync::atomic::Ordering::Release);
-    (out, sampler.join().expect("sampler"))
-}
-
 /// Memory stays near the limit, not a multiple of it: a stream of many small events up to a
 /// 16 MiB response limit (about 140,000 events) used to keep every event twice (the timeline
 /// entries of the attempt beside the printed and recorded ones), 8× the limit (815 MB for a
@@ -573,15 +532,72 @@ fn send_memory_stays_near_the_response_limit() {
         let db = dir.join(format!("{}.db", name.replace(' ', "_")));
         let limit = LIMIT.to_string();
         let args = [&["--max-response-bytes", limit.as_str()][..], extra].concat();
-        let (out, peak) = run_send_measured(&base, &db, &args);
+        let prompt = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_promptwire"));
+        cmd.arg("send")
+            .arg(&prompt)
+            .args(["--provider", "compatible", "--base-url", &base, "--json"])
+            .arg("--db")
+            .arg(&db)
+            .args(&args);
+        let (out, peak) = rss::run_measured(cmd);
         assert_eq!(
             last_line(&out)["error"],
             "limit_exceeded",
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        // The binary's own footprint (runtime, TLS roots, SQLite) plus at most 2× the limit.
-        let bound = 2 * LIMIT + 48 * 1024 * 1024;
+        // The binary's own footprint plus at most 2× the limit.
+        let bound = 2 * LIMIT + rss::BASELINE;
+        assert!(
+            peak > 0 && peak <= bound,
+            "{name}: peak RSS {} MiB, bound {} MiB",
+            peak >> 20,
+            bound >> 20
+        );
+    }
+}
+
+/// `stream` of one large event holds it about three times (its line while it is read, then its
+/// data, its parsed delta and the outcome's text), no longer six (the SSE crate's own buffers);
+/// an event past the limit is held once, up to the limit, not doubled past it.
+#[test]
+fn stream_memory_stays_near_the_event_limit() {
+    const LIMIT: u64 = 32 * rss::MIB;
+    let dir = scratch("stream_memory");
+    for (name, size, expected) in [
+        ("within the limit", 16 * rss::MIB, "completed"),
+        ("past the limit", 100 * rss::MIB, "failed"),
+    ] {
+        let file = dir.join(format!("{}.sse", name.replace(' ', "_")));
+        let mut sse = CREATED.as_bytes().to_vec();
+        sse.extend_from_slice(
+            b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"",
+        );
+        sse.resize(sse.len() + usize::try_from(size).expect("size"), b'a');
+        sse.extend_from_slice(b"\"}\n\n");
+        sse.extend_from_slice(b"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_limits\",\"status\":\"completed\",\"output\":[]}}\n\n");
+        std::fs::write(&file, &sse).expect("write stream");
+        drop(sse);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_promptwire"));
+        let limit = LIMIT.to_string();
+        cmd.arg("stream")
+            .arg(&file)
+            .args(["--max-event-bytes", &limit]);
+        let (out, peak) = rss::run_measured(cmd);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("outcome    {expected}"))),
+            "{name}: {}",
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("outcome"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let bound = 2 * LIMIT + rss::BASELINE;
         assert!(
             peak > 0 && peak <= bound,
             "{name}: peak RSS {} MiB, bound {} MiB",
