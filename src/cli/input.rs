@@ -82,9 +82,10 @@ fn read_capped_into(
 ) -> std::io::Result<Option<Vec<u8>>> {
     let mut reader = reader.take(max_bytes.saturating_add(1));
     // Growing by doubling copies the data at each step (and the allocator may hold on to the
-    // old block a while): `read_to_end` on a pipe took 2.66 GB for a 1 GiB limit. So room for
-    // the whole limit is reserved up front when the size is unknown and the limit not huge (address space only: pages are
-    // touched as data arrives), else the buffer doubles but never past the limit plus one byte.
+    // old block a while): `read_to_end` on a pipe took 2.66 GB for a 1 GiB limit. So when the
+    // size is unknown and the limit not huge, room for the whole limit is reserved up front
+    // (address space only: pages are touched as data arrives); else the buffer doubles, but
+    // never past the limit plus one byte.
     let cap = usize::try_from(max_bytes.saturating_add(1)).unwrap_or(usize::MAX);
     if bytes.capacity() <= 1 && cap <= MAX_RESERVE_BYTES {
         // Best effort: without the room, the doubling below still works.
