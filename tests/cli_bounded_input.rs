@@ -1,7 +1,8 @@
 //! Every file argument is bounded while it is read, not by the size the file reports: devices
 //! (`/dev/zero`) and pipes (a spawned `yes`) stop at the limit with one clear line and exit 1,
 //! quickly and without reading the endless source to the end; `--max-bytes u64::MAX` does not
-//! wrap to a zero-byte read.
+//! wrap to a zero-byte read; and reading up to the limit costs about the limit in memory, not
+//! the doubled buffer `read_to_end` grows.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,9 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
+
+#[path = "support/rss.rs"]
+mod rss;
 
 fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_promptwire"))
@@ -164,5 +168,31 @@ fn the_largest_limit_does_not_wrap_to_zero() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&expected.stdout)
+    );
+}
+
+/// Reading a device up to a 128 MiB limit holds about the limit, not the 256 MiB buffer (and the
+/// copies of each doubling) `read_to_end` grew for the byte past it: 2.66 GB for 1 GiB before.
+#[test]
+fn reading_up_to_the_limit_costs_about_the_limit() {
+    const LIMIT: u64 = 128 * rss::MIB;
+    let dir = scratch_dir("memory");
+    let mut cmd = bin();
+    cmd.args(["sessions", "import", "/dev/zero", "--max-bytes"])
+        .arg(LIMIT.to_string())
+        .arg("--db")
+        .arg(dir.join("m.db"));
+    let (out, peak) = rss::run_measured(cmd);
+    assert_user_error(
+        &out,
+        "promptwire: /dev/zero is larger than the limit of 128.0 MiB (raise it with --max-bytes)",
+    );
+    // The limit once, a little of it again at most, and the binary's own footprint.
+    let bound = LIMIT + LIMIT / 4 + rss::BASELINE;
+    assert!(
+        peak > LIMIT && peak <= bound,
+        "peak RSS {} MiB, bound {} MiB",
+        peak >> 20,
+        bound >> 20
     );
 }

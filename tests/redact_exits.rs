@@ -1,6 +1,6 @@
 //! Every kind of secret the redaction policy knows, planted into real sends and a real recording
 //! through loopback servers, and every output byte scanned for it: standard output and error of
-//! `compile`, `import-body`, `send` (a streamed answer with `set-cookie`, and a 401 that echoes
+//! `compile`, `import-body` (a captured body and its headers), `send` (a streamed answer with `set-cookie`, and a 401 that echoes
 //! `Bearer sk-…`), `record`, `sessions list/show/export` (HAR, JSON Lines, `--bodies`),
 //! `replay` and `diff`, and the SQLite file with its `-wal` and `-shm`. The wire still carries
 //! every secret (checked at the servers); organization, project and account ids stay visible and
@@ -27,7 +27,7 @@ use support::upstream::{Reply, Upstream, paced, turn_events};
 const KEY: &str = "sk-plantedKEY0123456789";
 
 /// Every planted secret, by kind.
-const SECRETS: [(&str, &str); 16] = [
+const SECRETS: [(&str, &str); 18] = [
     ("api key", KEY),
     ("URL password", "URLPASSWORD42"),
     ("x-auth-token", "XAUTHTOKEN42"),
@@ -44,6 +44,8 @@ const SECRETS: [(&str, &str); 16] = [
     ("proxied Authorization", "sk-proxiedKEY0123456789"),
     ("upstream URL password", "UPSTREAMPASS42"),
     ("the test upstream's own set-cookie", "cookie-secret-42"),
+    ("authorization-extra header", "ABCDSECRET42"),
+    ("scalar in a nested credentials object", "NESTEDPW42"),
 ];
 
 /// Identifying values: shown (and marked), never redacted.
@@ -116,11 +118,13 @@ fn planted_prompt(dir: &Path) -> PathBuf {
     headers.insert("cookie".into(), json!("sid=COOKIEVALUE42"));
     headers.insert("x-goog-api-key".into(), json!("GOOGKEY42"));
     headers.insert("x-custom-auth".into(), json!("Bearer CUSTOMBEARER42"));
+    headers.insert("authorization-extra".into(), json!("ABCDSECRET42"));
     prompt["headers"] = Value::Object(headers);
     prompt["body_overrides"] = json!({
         "password": "BODYPASSWORD42",
         "token": "BODYTOKEN42",
         "client_metadata": {"deep": {"secret": "BODYSECRET42"}},
+        "credentials": {"pw": "NESTEDPW42"},
     });
     let path = dir.join("planted.json");
     std::fs::write(&path, prompt.to_string()).expect("write prompt");
@@ -280,6 +284,7 @@ fn no_planted_secret_survives_any_exit() {
     assert_eq!(shown["cookie"], json!("sid=<redacted>"));
     assert_eq!(shown["x-goog-api-key"], json!("<redacted>"));
     assert_eq!(shown["x-auth-token"], json!("<redacted>"));
+    assert_eq!(shown["authorization-extra"], json!("<redacted>"));
     assert_eq!(shown["authorization"], json!("Bearer <redacted>"));
     assert_eq!(
         String::from_utf8_lossy(&headers.stderr).lines().count(),
@@ -304,10 +309,55 @@ fn no_planted_secret_survives_any_exit() {
         ("cookie", "sid=COOKIEVALUE42".to_string()),
         ("x-custom-auth", "Bearer CUSTOMBEARER42".to_string()),
         ("x-auth-token", "XAUTHTOKEN42".to_string()),
+        ("authorization-extra", "ABCDSECRET42".to_string()),
         ("openai-organization", "org-IDENT42".to_string()),
     ] {
         assert_eq!(received[0].header(name), Some(value.as_str()), "{name}");
     }
+    let wire_body: Value = serde_json::from_slice(&received[0].body).expect("wire body");
+    assert_eq!(wire_body["credentials"], json!({"pw": "NESTEDPW42"}));
+
+    // A captured body and its headers, with the same secrets, imported back into a Prompt.
+    let captured = dir.join("captured.json");
+    std::fs::write(
+        &captured,
+        json!({
+            "model": "gpt-5.5",
+            "input": [{"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": format!("my key is {KEY}")}]}],
+            "password": "BODYPASSWORD42",
+            "credentials": {"pw": "NESTEDPW42"},
+        })
+        .to_string(),
+    )
+    .expect("write body");
+    let captured_headers = dir.join("captured-headers.txt");
+    std::fs::write(
+        &captured_headers,
+        format!(
+            "authorization: Bearer {KEY}\nauthorization-extra: ABCDSECRET42\nx-auth-token: XAUTHTOKEN42\ncookie: sid=COOKIEVALUE42\n"
+        ),
+    )
+    .expect("write headers");
+    let out = cli::run(
+        &[
+            "import-body",
+            &captured.display().to_string(),
+            "--headers",
+            &captured_headers.display().to_string(),
+        ],
+        None,
+    );
+    ok("import-body", &out);
+    outputs.add_run("import-body", &out);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).lines().any(|l| l
+            .starts_with("promptwire: warning: credentials printed as <redacted> (")
+            && l.contains("body_overrides.credentials.pw")
+            && l.ends_with("this Prompt will not reproduce those values of the captured body; fill them in before compiling it")),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let proxied = Upstream::start({
         let events = turn_events("resp_proxied", "ok");

@@ -22,6 +22,8 @@ use promptwire::transport::{CancelToken, HttpSender, SendError, SendOptions, res
 use tokio::io::AsyncWriteExt as _;
 
 mod http_server;
+#[path = "support/rss.rs"]
+mod rss;
 
 const CREATED: &str = "event: response.created\ndata: {\"type\":\"response.created\",\"sequence_number\":0,\"response\":{\"id\":\"resp_limits\",\"status\":\"in_progress\",\"output\":[]}}\n\n";
 
@@ -514,4 +516,93 @@ fn stream_of_a_device_ends_with_the_limit_error() {
         serde_json::json!({"outcome": "failed", "error": "limit_exceeded",
             "message": "the response is larger than the limit of 1000 bytes", "retry_after_ms": null})
     );
+}
+
+/// Memory stays near the limit, not a multiple of it: a stream of many small events up to a
+/// 16 MiB response limit (about 140,000 events) used to keep every event twice (the timeline
+/// entries of the attempt beside the printed and recorded ones), 8× the limit (815 MB for a
+/// 100 MB limit); now each event is dropped once printed and recorded.
+#[test]
+fn send_memory_stays_near_the_response_limit() {
+    const LIMIT: u64 = 16 * 1024 * 1024;
+    let dir = scratch("send_memory");
+    let repeat = delta("hello world ").repeat(100);
+    for (name, extra) in [("no record", &["--no-record"][..]), ("record", &[][..])] {
+        let base = endless_server(CREATED.to_string(), repeat.clone(), Duration::ZERO, 1);
+        let db = dir.join(format!("{}.db", name.replace(' ', "_")));
+        let limit = LIMIT.to_string();
+        let args = [&["--max-response-bytes", limit.as_str()][..], extra].concat();
+        let prompt = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_promptwire"));
+        cmd.arg("send")
+            .arg(&prompt)
+            .args(["--provider", "compatible", "--base-url", &base, "--json"])
+            .arg("--db")
+            .arg(&db)
+            .args(&args);
+        let (out, peak) = rss::run_measured(cmd);
+        assert_eq!(
+            last_line(&out)["error"],
+            "limit_exceeded",
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // The binary's own footprint plus at most 2× the limit.
+        let bound = 2 * LIMIT + rss::BASELINE;
+        assert!(
+            peak > 0 && peak <= bound,
+            "{name}: peak RSS {} MiB, bound {} MiB",
+            peak >> 20,
+            bound >> 20
+        );
+    }
+}
+
+/// `stream` of one large event holds it about three times (its line while it is read, then its
+/// data, its parsed delta and the outcome's text), no longer six (the SSE crate's own buffers);
+/// an event past the limit is held once, up to the limit, not doubled past it.
+#[test]
+fn stream_memory_stays_near_the_event_limit() {
+    const LIMIT: u64 = 32 * rss::MIB;
+    let dir = scratch("stream_memory");
+    for (name, size, expected) in [
+        ("within the limit", 16 * rss::MIB, "completed"),
+        ("past the limit", 100 * rss::MIB, "failed"),
+    ] {
+        let file = dir.join(format!("{}.sse", name.replace(' ', "_")));
+        let mut sse = CREATED.as_bytes().to_vec();
+        sse.extend_from_slice(
+            b"event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"",
+        );
+        sse.resize(sse.len() + usize::try_from(size).expect("size"), b'a');
+        sse.extend_from_slice(b"\"}\n\n");
+        sse.extend_from_slice(b"event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"id\":\"resp_limits\",\"status\":\"completed\",\"output\":[]}}\n\n");
+        std::fs::write(&file, &sse).expect("write stream");
+        drop(sse);
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_promptwire"));
+        let limit = LIMIT.to_string();
+        cmd.arg("stream")
+            .arg(&file)
+            .args(["--max-event-bytes", &limit]);
+        let (out, peak) = rss::run_measured(cmd);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.starts_with(&format!("outcome    {expected}"))),
+            "{name}: {}",
+            stdout
+                .lines()
+                .filter(|l| l.starts_with("outcome"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+        let bound = 2 * LIMIT + rss::BASELINE;
+        assert!(
+            peak > 0 && peak <= bound,
+            "{name}: peak RSS {} MiB, bound {} MiB",
+            peak >> 20,
+            bound >> 20
+        );
+    }
 }

@@ -54,7 +54,46 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     // Credentials the body carried (secret fields) are printed redacted, like everywhere.
     let prompt = outcome.prompt.to_json_pretty();
-    stdout.write_all(crate::core::redact::redacted(&prompt).as_bytes())?;
+    let shown = crate::core::redact::redacted(&prompt);
+    if let Some(line) = redaction_warning(&prompt, &shown) {
+        eprintln!("{line}");
+    }
+    stdout.write_all(shown.as_bytes())?;
     stdout.write_all(b"\n")?;
     Ok(())
+}
+
+/// Most redacted paths named in the warning; past it, the rest are counted.
+const MAX_NAMED_PATHS: usize = 5;
+
+/// The one warning line when printing redacted `prompt` as `shown` replaced values: which
+/// (up to [`MAX_NAMED_PATHS`], then a count), and that the Prompt does not reproduce them.
+fn redaction_warning(prompt: &str, shown: &str) -> Option<String> {
+    if prompt == shown {
+        return None;
+    }
+    let paths = match (
+        serde_json::from_str::<serde_json::Value>(prompt),
+        serde_json::from_str::<serde_json::Value>(shown),
+    ) {
+        (Ok(original), Ok(redacted)) => crate::core::redact::redacted_paths(&original, &redacted),
+        _ => Vec::new(),
+    };
+    let what = match paths.len() {
+        0 => "some values".to_string(),
+        1 => paths[0].clone(),
+        n if n <= MAX_NAMED_PATHS => paths.join(", "),
+        n => format!(
+            "{} and {} more",
+            paths[..MAX_NAMED_PATHS].join(", "),
+            n - MAX_NAMED_PATHS
+        ),
+    };
+    let count = match paths.len() {
+        0 | 1 => String::new(),
+        n => format!("{n} values, "),
+    };
+    Some(format!(
+        "promptwire: warning: credentials printed as <redacted> ({count}{what}): this Prompt will not reproduce those values of the captured body; fill them in before compiling it"
+    ))
 }

@@ -251,6 +251,8 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         max_retries: args.max_retries,
         deadline: duration("deadline", args.deadline)?,
         limits: args.limits.limits(),
+        // The printer and the recorder take each entry as it arrives: none is kept twice.
+        keep_entries: false,
         ..SendOptions::default()
     };
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
@@ -324,16 +326,14 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         Some(ws) => runtime.block_on(ws.send(compiled, &headers, &cancel, &mut on_event)),
         None => runtime.block_on(http.send(compiled, &headers, &cancel, &mut on_event)),
     };
-    let outcome = result
-        .outcome()
-        .cloned()
-        .unwrap_or_else(TurnOutcome::default);
+    let no_outcome = TurnOutcome::default();
+    let outcome = result.outcome().unwrap_or(&no_outcome);
     let failure = result.error.as_ref().map(|e| Failure {
         class: e.class(),
         message: e.to_string(),
         retry_after: e.retry_after(),
     });
-    printer.outcome(&outcome, failure);
+    printer.outcome(outcome, failure);
     if let Some(recording) = recording {
         if let Some(problem) = recording.problem() {
             eprintln!("promptwire: recording stopped: {problem}");

@@ -85,6 +85,15 @@ pub struct Failure {
     pub retry_after: Option<Duration>,
 }
 
+/// The JSON outcome line of a completed turn.
+#[derive(serde::Serialize)]
+struct CompletedLine<'a> {
+    outcome: &'static str,
+    response_id: Option<&'a str>,
+    usage: Option<&'a crate::core::stream::TokenUsage>,
+    text: &'a str,
+}
+
 /// Prints timeline entries and the outcome, as JSON lines or readable text. Write errors are kept
 /// and reported by [`Printer::check`].
 pub struct Printer<W: Write> {
@@ -159,12 +168,20 @@ impl<W: Write> Printer<W> {
         });
         if self.json {
             let line = match &failure {
-                None => json!({
-                    "outcome": "completed",
-                    "response_id": outcome.response_id(),
-                    "usage": outcome.usage,
-                    "text": outcome.text,
-                }),
+                // Serialized from borrows: the text is not copied into a JSON value first.
+                None => {
+                    let line = serde_json::to_string(&CompletedLine {
+                        outcome: "completed",
+                        response_id: outcome.response_id(),
+                        usage: outcome.usage.as_ref(),
+                        text: &outcome.text,
+                    });
+                    match line {
+                        Ok(line) => self.line(&line),
+                        Err(e) => self.error = Some(std::io::Error::other(e)),
+                    }
+                    return;
+                }
                 Some(f) => json!({
                     "outcome": "failed",
                     "error": f.class,
@@ -177,6 +194,11 @@ impl<W: Write> Printer<W> {
         }
         for line in readable_outcome(outcome, failure.as_ref()) {
             self.line(&line);
+        }
+        // The text is written line by line from the outcome, never copied whole.
+        for (n, line) in outcome.text.lines().enumerate() {
+            let lead = if n == 0 { "text       " } else { "           " };
+            self.write_parts(&[lead, line]);
         }
     }
 
@@ -204,6 +226,21 @@ impl<W: Write> Printer<W> {
         // Every line printed passes the redaction policy (a server echoing a key, a URL
         // with credentials in a message).
         if let Err(e) = writeln!(self.out, "{}", redacted(text)) {
+            self.error = Some(e);
+        }
+    }
+
+    /// One line made of `parts`, each redacted on its own (no copy of a long part unless it
+    /// holds a credential).
+    fn write_parts(&mut self, parts: &[&str]) {
+        if self.error.is_some() {
+            return;
+        }
+        let written = parts
+            .iter()
+            .try_for_each(|part| write!(self.out, "{}", redacted(part)))
+            .and_then(|()| writeln!(self.out));
+        if let Err(e) = written {
             self.error = Some(e);
         }
     }
@@ -295,11 +332,6 @@ fn readable_outcome(outcome: &TurnOutcome, failure: Option<&Failure>) -> Vec<Str
             part.index,
             quoted(&part.text, LONG_QUOTE_CHARS)
         ));
-    }
-    if !outcome.text.is_empty() {
-        let mut text = outcome.text.lines();
-        lines.push(format!("text       {}", text.next().unwrap_or("")));
-        lines.extend(text.map(|l| format!("           {l}")));
     }
     lines
 }

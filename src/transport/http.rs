@@ -58,6 +58,10 @@ pub struct SendOptions {
     pub limits: StreamLimits,
     /// Limit on the whole send, every attempt and retry delay included.
     pub deadline: Duration,
+    /// Keep every timeline entry in [`Attempt::entries`] (true by default). A caller that takes
+    /// the entries as they are reported ([`SendEvent::Entry`]) turns it off, so a long stream is
+    /// not held in memory a second time: memory then stays near the outcome's size.
+    pub keep_entries: bool,
 }
 
 /// Default overall deadline of a send: far above a real turn, low enough that no send runs on
@@ -86,6 +90,7 @@ impl Default for SendOptions {
             max_error_body_bytes: 1024 * 1024,
             limits: StreamLimits::default(),
             deadline: DEFAULT_DEADLINE,
+            keep_entries: true,
         }
     }
 }
@@ -227,7 +232,7 @@ pub struct Attempt {
     pub response_headers: Vec<(String, String)>,
     /// Events derived from the response headers.
     pub header_events: Vec<MappedEvent>,
-    /// Every raw event with its mapping.
+    /// Every raw event with its mapping (empty unless [`SendOptions::keep_entries`]).
     pub entries: Vec<TimelineEntry>,
     /// The turn as far as it got (partial when cancelled or cut off).
     pub outcome: TurnOutcome,

@@ -1,8 +1,9 @@
 //! The read loop both live transports share: what arrives on the connection (HTTP body chunks,
 //! WebSocket messages, each turned into an [`Incoming`]) is fed into the core [`StreamReader`]
 //! until the turn is done, the peer ends or fails the stream, nothing arrives within the idle
-//! timeout, the send's overall deadline passes, or the send is cancelled. Every timeline entry is reported as it is decoded and kept
-//! in the [`Attempt`], whose outcome and error are then settled the same way for both.
+//! timeout, the send's overall deadline passes, or the send is cancelled. Every timeline entry is
+//! reported as it is decoded and, unless the send's options say not to, kept in the
+//! [`Attempt`], whose outcome and error are then settled the same way for both.
 
 use std::time::{Duration, Instant};
 
@@ -36,6 +37,8 @@ pub(super) struct ReadBounds {
     pub deadline: tokio::time::Instant,
     /// The deadline's configured length (for the error message).
     pub deadline_len: Duration,
+    /// Whether entries are kept in the attempt ([`SendOptions::keep_entries`]).
+    pub keep_entries: bool,
 }
 
 impl ReadBounds {
@@ -45,6 +48,7 @@ impl ReadBounds {
             idle: options.idle_timeout,
             deadline,
             deadline_len: options.deadline,
+            keep_entries: options.keep_entries,
         }
     }
 }
@@ -96,7 +100,9 @@ pub(super) async fn read_turn<S, F>(
         };
         for entry in entries {
             on_event(SendEvent::Entry(&entry));
-            attempt.entries.push(entry);
+            if bounds.keep_entries {
+                attempt.entries.push(entry);
+            }
         }
     }
     attempt.outcome = reader.into_outcome();

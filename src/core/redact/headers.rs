@@ -5,7 +5,9 @@
 //! `cookie`, `set-cookie`, `api-key`, `x-api-key`, `openai-api-key`, `x-auth-token`,
 //! `x-access-token`, `x-goog-api-key`, and every name ending in `-api-key`, `_api_key`,
 //! `-token`, `-secret`, `-password`, `-signature`, `-credential(s)` or `-key` (except
-//! `idempotency-key` and `sec-websocket-key`, which are not secrets).
+//! `idempotency-key` and `sec-websocket-key`, which are not secrets), and every name that
+//! contains `authorization`, `api-key`, `api_key`, `apikey`, `secret` or `password` anywhere
+//! (`authorization-extra`). Rate-limit headers (`x-ratelimit-remaining-tokens`) are not secrets.
 //!
 //! Shown as: `Bearer <redacted>` / `Basic <redacted>` (the scheme kept), a cookie's names kept
 //! (`a=<redacted>; b=<redacted>`; a `set-cookie` also keeps its attributes), otherwise
@@ -44,6 +46,18 @@ const SECRET_SUFFIXES: [&str; 8] = [
     "-credentials",
 ];
 
+/// Words that make any header name containing them a credential header (`authorization-extra`,
+/// `x-client-secret-v2`, `my_apikey`). Rate-limit headers (`x-ratelimit-remaining-tokens`)
+/// contain none of them.
+const SECRET_WORDS: [&str; 6] = [
+    "authorization",
+    "api-key",
+    "api_key",
+    "apikey",
+    "secret",
+    "password",
+];
+
 /// `-key` headers that are not secrets.
 const NOT_SECRET_KEYS: [&str; 2] = ["idempotency-key", "sec-websocket-key"];
 
@@ -62,6 +76,7 @@ pub const IDENTIFYING_NOTE: &str =
 pub fn is_secret_header(name: &str) -> bool {
     let lower = name.trim().to_ascii_lowercase();
     SECRET_NAMES.contains(&lower.as_str())
+        || SECRET_WORDS.iter().any(|w| lower.contains(w))
         || SECRET_SUFFIXES.iter().any(|s| lower.ends_with(s))
         || (lower.ends_with("-key") && !NOT_SECRET_KEYS.contains(&lower.as_str()))
 }

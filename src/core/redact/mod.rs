@@ -14,15 +14,19 @@
 //!   send as Basic credentials, too) and credential query parameters (`key`, `api-key`, `token`,
 //!   `sig`, `code`, `secret`, `password`, …).
 //!
+//! [`redacted_paths`] names what a redacted rendering of a JSON document replaced.
+//!
 //! What a redacted value shows is [`REDACTED`]; the scheme of an authorization value, the name
 //! of a cookie and the user name of a URL stay visible.
 
 pub mod headers;
+mod paths;
 mod text;
 
 pub use headers::{
     IDENTIFYING_NOTE, is_identifying_header, is_secret_header, redact_header, redact_headers,
 };
+pub use paths::redacted_paths;
 pub use text::{redact_text, redacted};
 
 /// What a redacted value shows.

@@ -183,3 +183,78 @@ fn identifying_headers_are_kept_and_marked() {
         ]
     );
 }
+
+#[test]
+fn headers_that_contain_a_credential_word_anywhere() {
+    let cases = [
+        ("authorization-extra", "ABCDSECRET42", "<redacted>"),
+        ("X-Authorization-Fallback", "ABCDSECRET42", "<redacted>"),
+        ("x-api-key-2", "k", "<redacted>"),
+        ("my_api_key_header", "k", "<redacted>"),
+        ("x-apikey", "k", "<redacted>"),
+        ("x-client-secret-v2", "s", "<redacted>"),
+        ("x-password-hint", "p", "<redacted>"),
+        // Rate-limit headers count tokens; they are not credentials.
+        ("x-ratelimit-remaining-tokens", "149984", "149984"),
+        ("x-ratelimit-limit-tokens", "150000", "150000"),
+        ("x-ratelimit-reset-tokens", "6ms", "6ms"),
+    ];
+    for (name, value, shown) in cases {
+        assert_eq!(redact_header(name, value), shown, "{name}: {value}");
+    }
+    let flags: Vec<(&str, bool)> = cases
+        .iter()
+        .map(|(name, _, _)| (*name, is_secret_header(name)))
+        .collect();
+    assert_eq!(
+        flags,
+        vec![
+            ("authorization-extra", true),
+            ("X-Authorization-Fallback", true),
+            ("x-api-key-2", true),
+            ("my_api_key_header", true),
+            ("x-apikey", true),
+            ("x-client-secret-v2", true),
+            ("x-password-hint", true),
+            ("x-ratelimit-remaining-tokens", false),
+            ("x-ratelimit-limit-tokens", false),
+            ("x-ratelimit-reset-tokens", false),
+        ]
+    );
+}
+
+#[test]
+fn scalars_inside_a_credential_container_object() {
+    assert_eq!(
+        redact_text(
+            r#"{"credentials": {"pw": "ABCDSECRET42", "n": 1234, "on": true}, "x": "kept"}"#
+        ),
+        r#"{"credentials": {"pw": "<redacted>", "n": "<redacted>", "on": true}, "x": "kept"}"#
+    );
+    // Nested objects and arrays inside, other container names, any case.
+    assert_eq!(
+        redact_text(
+            r#"{"Client_Secrets":{"a":{"b":["s1",{"c":"s2"}]}},"auth":{"user":"bob","pass":"hunter2"},"secret":{"v":"s3"}}"#
+        ),
+        r#"{"Client_Secrets":{"a":{"b":["<redacted>",{"c":"<redacted>"}]}},"auth":{"user":"<redacted>","pass":"<redacted>"},"secret":{"v":"<redacted>"}}"#
+    );
+    // Escaped quotes and braces inside strings do not end the object early.
+    assert_eq!(
+        redact_text(r#"{"credentials":{"pw":"a\"}b{"},"after":"kept"}"#),
+        r#"{"credentials":{"pw":"<redacted>"},"after":"kept"}"#
+    );
+    // A JSON Schema under such a key (a tool's parameters) stays as it is.
+    let schema = r#"{"type":"function","name":"login","parameters":{"type":"object","properties":{"credentials":{"type":"object","description":"the user's login","properties":{"pw":{"type":"string","enum":["a","b"]}}}}}}"#;
+    assert_eq!(redact_text(schema), schema);
+    let described =
+        r#"{"secrets":{"description":"names of the secrets to mount","default":"none"}}"#;
+    assert_eq!(redact_text(described), described);
+    // JSON inside a JSON string (tool-call arguments) is conversation content.
+    let arguments = r#"{"arguments":"{\"credentials\":{\"pw\":\"x\"}}"}"#;
+    assert_eq!(redact_text(arguments), arguments);
+    // An unclosed object is left to the other rules.
+    assert_eq!(
+        redact_text(r#"{"credentials":{"pw":"x""#),
+        r#"{"credentials":{"pw":"x""#
+    );
+}

@@ -14,6 +14,10 @@
 //! `private_key`, `secret_key`, `access_key`, or exactly `pwd`, `authorization`, `cookie`,
 //! `set-cookie`, `credential(s)`. Only scalar values (strings, numbers) are replaced; objects and
 //! arrays under such a key are walked, not dropped (a tool schema's `password` property stays).
+//! But every string and number inside an object under a credential container key — a key
+//! ending in `credential(s)` or `secret(s)`, or `auth` — is a credential (`"credentials":
+//! {"pw": …}`), unless that object is a JSON Schema (it has a `type`, `properties` or
+//! `description` member), so a tool's parameters stay intact.
 //! One exact exception: the `token` of a logprob (an object that also has `logprob`) is text,
 //! not a credential. JSON nested inside a JSON string (tool-call `arguments`) is conversation
 //! content and only gets the shape rules.
@@ -62,13 +66,176 @@ pub fn redact_text(text: &str) -> String {
 /// [`redact_text`] without a copy when nothing is redacted (for text written in bulk, such as
 /// recorded events).
 pub fn redacted(text: &str) -> Cow<'_, str> {
+    let text = redact_containers(text);
     let Some(re) = SECRETS.as_ref() else {
+        return text;
+    };
+    if !re.is_match(&text) {
+        return text;
+    }
+    match text {
+        Cow::Borrowed(text) => re.replace_all(text, |caps: &Captures<'_>| replacement(text, caps)),
+        Cow::Owned(text) => Cow::Owned(
+            re.replace_all(&text, |caps: &Captures<'_>| replacement(&text, caps))
+                .into_owned(),
+        ),
+    }
+}
+
+/// JSON members whose value, when it is an object, holds credentials throughout: a key ending
+/// in `credential(s)` or `secret(s)`, or exactly `auth` (case-insensitive).
+static CONTAINERS: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r#""(?i-u:[A-Za-z0-9_\-]*(?:credentials?|secrets?)|auth)"[ \t\r\n]*:[ \t\r\n]*\{"#)
+        .ok()
+});
+
+/// Keys whose presence at the top of an object marks it as a JSON Schema (a tool's parameters),
+/// which stays as it is.
+const SCHEMA_KEYS: [&str; 3] = ["type", "properties", "description"];
+
+/// `text` with every string and number inside an object that sits under a credential container
+/// key ([`CONTAINERS`]) replaced by `"<redacted>"`, the keys and structure kept; unless the
+/// object is a JSON Schema ([`SCHEMA_KEYS`]).
+fn redact_containers(text: &str) -> Cow<'_, str> {
+    let Some(re) = CONTAINERS.as_ref() else {
         return Cow::Borrowed(text);
     };
-    if !re.is_match(text) {
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut search = 0;
+    while let Some(m) = re.find_at(text, search) {
+        // The object starts at the match's last byte, `{`.
+        let open = m.end() - 1;
+        let Some(close) = object_end(text.as_bytes(), open) else {
+            break;
+        };
+        let object = &text[open..close];
+        if !is_schema(object) {
+            out.push_str(&text[copied..open]);
+            redact_scalars(object, &mut out);
+            copied = close;
+        }
+        search = close;
+    }
+    if copied == 0 {
         return Cow::Borrowed(text);
     }
-    re.replace_all(text, |caps: &Captures<'_>| replacement(text, caps))
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// The end (exclusive) of the JSON object or array starting at `start`, skipping strings;
+/// `None` when it is not closed.
+fn object_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => i = string_end(bytes, i)?,
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The end (exclusive) of the JSON string whose opening quote is at `start`.
+fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let mut i = start + 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 2,
+            b'"' => return Some(i + 1),
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// True when a key of [`SCHEMA_KEYS`] is a member of `object` itself (not of a nested one).
+fn is_schema(object: &str) -> bool {
+    let bytes = object.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let Some(end) = string_end(bytes, i) else {
+                    return false;
+                };
+                let key = &object[i + 1..end - 1];
+                if depth == 1 && is_key(bytes, end) && SCHEMA_KEYS.contains(&key) {
+                    return true;
+                }
+                i = end;
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+/// True when the string ending at `end` is followed by `:` (a member name, not a value).
+fn is_key(bytes: &[u8], end: usize) -> bool {
+    bytes[end..]
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| *b == b':')
+}
+
+/// Appends `object` to `out` with every string value and number replaced by `"<redacted>"`.
+fn redact_scalars(object: &str, out: &mut String) {
+    let bytes = object.as_bytes();
+    let mut i = 0;
+    let mut copied = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'"' {
+            let Some(end) = string_end(bytes, i) else {
+                break;
+            };
+            if !is_key(bytes, end) {
+                out.push_str(&object[copied..i]);
+                out.push('"');
+                out.push_str(REDACTED);
+                out.push('"');
+                copied = end;
+            }
+            i = end;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let end = bytes[i..]
+                .iter()
+                .position(|c| !(c.is_ascii_digit() || b".eE+-".contains(c)))
+                .map_or(bytes.len(), |n| i + n);
+            out.push_str(&object[copied..i]);
+            out.push('"');
+            out.push_str(REDACTED);
+            out.push('"');
+            copied = end;
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&object[copied..]);
 }
 
 fn replacement(text: &str, caps: &Captures<'_>) -> String {

@@ -80,6 +80,19 @@ impl StreamReader {
             false => bytes,
         };
         self.received += bytes.len() as u64;
+        // A chunk that ends no line cannot complete an event: when it would take the unfinished
+        // event past its limit, the turn ends without buffering it (the buffer would otherwise
+        // grow, and double, past the limit first).
+        if self
+            .decoder
+            .unfinished_event_bytes()
+            .saturating_add(bytes.len() as u64)
+            > self.limits.max_event_bytes
+            && !bytes.iter().any(|b| *b == b'\n' || *b == b'\r')
+        {
+            self.outcome.fail(self.limits.event_too_large(), at);
+            return Vec::new();
+        }
         let raws = self.decoder.push(bytes, at);
         let entries = self.process(raws);
         if !self.is_done() {

@@ -1,30 +1,28 @@
 //! SSE framing: [`SseDecoder`] turns bytes, pushed as they arrive, into [`RawEvent`]s.
 //!
-//! The framing itself is done by the `eventsource-stream` crate, driven over an in-memory byte
-//! stream that this module feeds and polls with a no-op waker (no runtime, no I/O). This module
-//! decides what to hand over, and when:
+//! The framing is the SSE standard's (and the `eventsource-stream` crate's, which this decoder
+//! replaced and matches event for event): `\r\n`, `\r` and `\n` end a line; a blank line ends
+//! an event, dispatched only when it has data (the `data:` lines joined with `\n`); `:` starts a
+//! comment (keep-alives); a field's value loses one leading space; `event:` names the event;
+//! other fields (`id:`, `retry:`) are read and ignored; an event not ended by a blank line at end
+//! of stream is dropped. It is done here, without copying a line more than needed: a 100 MB
+//! event is held once as its line and once as its data, not four times over.
 //!
-//! - Bytes after the last line terminator (`\n` or `\r`) are held back until the line is complete,
-//!   so a long line (a 10 MB `data:`) is handed over once instead of being re-scanned per chunk.
-//! - Complete lines are handed over in batches of about [`FEED_BATCH_BYTES`]: `eventsource-stream`
-//!   copies its remaining buffer once per line, so large batches would cost O(n²).
-//! - Each batch is UTF-8 decoded the way the SSE standard says (invalid sequences become U+FFFD)
-//!   before it is handed over; a batch always ends at an ASCII terminator, so no character is split.
-//! - A leading UTF-8 BOM is skipped here: the crate's own BOM handling panics on it.
-//!
-//! Everything else — CRLF/CR/LF line ends, comments and keep-alives, multi-line `data:`, events
-//! without data — follows `eventsource-stream`.
+//! - Bytes after the last line terminator (`\n` or `\r`) are held back, as the chunks they came
+//!   in, until the line is complete, so a long line (a 10 MB `data:`) is joined and read once.
+//! - Complete lines are read in batches of about [`FEED_BATCH_BYTES`] (the unit in which the
+//!   size of the event being decoded is counted).
+//! - Each batch is UTF-8 decoded the way the SSE standard says (invalid sequences become U+FFFD);
+//!   a batch always ends at an ASCII terminator, so no character is split.
+//! - A leading UTF-8 BOM is skipped.
+//! - A last line ending in `\r` waits for the next byte (a `\n` may belong to it), as in the
+//!   crate, so any split of the bytes gives the same events at the same times.
 
-use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use bytes::Bytes;
-use eventsource_stream::{Event, EventStream};
-use futures_util::Stream;
 
-/// Size of the batches of complete lines handed to `eventsource-stream`.
+/// Size of the batches in which complete lines are read.
 pub const FEED_BATCH_BYTES: usize = 1024;
 
 /// One decoded SSE event, before any interpretation of its data.
@@ -68,27 +66,30 @@ pub fn encode_sse(event: Option<&str>, data: &str) -> Vec<u8> {
     out
 }
 
-/// What the in-memory stream hands to `eventsource-stream` next.
+/// The bytes of an unfinished line, kept as the chunks they came in.
 #[derive(Debug, Default)]
-struct Feed {
-    chunk: Option<Bytes>,
-    closed: bool,
+struct Pending {
+    chunks: Vec<Vec<u8>>,
+    len: usize,
 }
 
-/// The byte stream `eventsource-stream` reads: one pushed chunk at a time, `Pending` in between.
-#[derive(Debug)]
-struct FeedStream(Arc<Mutex<Feed>>);
-
-impl Stream for FeedStream {
-    type Item = Result<Bytes, std::convert::Infallible>;
-
-    fn poll_next(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let mut feed = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        match feed.chunk.take() {
-            Some(chunk) => Poll::Ready(Some(Ok(chunk))),
-            None if feed.closed => Poll::Ready(None),
-            None => Poll::Pending,
+impl Pending {
+    fn push(&mut self, bytes: &[u8]) {
+        if !bytes.is_empty() {
+            self.chunks.push(bytes.to_vec());
+            self.len += bytes.len();
         }
+    }
+
+    /// The pending bytes followed by `more`, in one buffer of exactly that size; empties this.
+    fn take_with(&mut self, more: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.len + more.len());
+        for chunk in self.chunks.drain(..) {
+            out.extend_from_slice(&chunk);
+        }
+        out.extend_from_slice(more);
+        self.len = 0;
+        out
     }
 }
 
@@ -103,13 +104,20 @@ fn is_line_end(byte: &u8) -> bool {
 ///
 /// Any split of the same bytes into chunks gives the same events.
 pub struct SseDecoder {
-    /// Bytes of an unfinished line (never contains a line terminator between pushes).
-    pending: Vec<u8>,
+    /// Bytes of an unfinished line (never contains a line terminator between pushes), as the
+    /// chunks they came in: joined once when the line ends, so a long line is not copied at
+    /// every doubling of one growing buffer.
+    pending: Pending,
     /// The last byte handed over (a trailing `\r` may still be waiting for a `\n`); `None`
     /// before the first batch.
     last_fed: Option<u8>,
-    feed: Arc<Mutex<Feed>>,
-    events: EventStream<FeedStream>,
+    /// The last line handed over when it ended in a `\r` that may be the first half of a
+    /// `\r\n`: read once the next byte (or the end) says.
+    held: String,
+    /// The event being built: its `event:` name (empty: none) and its data, each `data:` line
+    /// followed by `\n`.
+    name: String,
+    data: String,
     next_seq: u64,
     finished: bool,
     error: Option<String>,
@@ -121,7 +129,7 @@ pub struct SseDecoder {
 impl std::fmt::Debug for SseDecoder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SseDecoder")
-            .field("pending_bytes", &self.pending.len())
+            .field("pending_bytes", &self.pending.len)
             .field("next_seq", &self.next_seq)
             .field("finished", &self.finished)
             .finish_non_exhaustive()
@@ -137,12 +145,12 @@ impl Default for SseDecoder {
 impl SseDecoder {
     /// A decoder at the start of a stream.
     pub fn new() -> Self {
-        let feed = Arc::new(Mutex::new(Feed::default()));
         Self {
-            pending: Vec::new(),
+            pending: Pending::default(),
             last_fed: None,
-            events: EventStream::new(FeedStream(Arc::clone(&feed))),
-            feed,
+            held: String::new(),
+            name: String::new(),
+            data: String::new(),
             next_seq: 0,
             finished: false,
             error: None,
@@ -159,14 +167,13 @@ impl SseDecoder {
         }
         // `pending` holds no terminator, so only the new bytes can complete a line.
         let Some(last_end) = bytes.iter().rposition(is_line_end) else {
-            self.pending.extend_from_slice(bytes);
+            self.pending.push(bytes);
             return out;
         };
         let (complete, rest) = bytes.split_at(last_end + 1);
-        let mut lines = std::mem::take(&mut self.pending);
-        lines.extend_from_slice(complete);
+        let lines = self.pending.take_with(complete);
         self.feed_lines(lines, received_at, &mut out);
-        self.pending.extend_from_slice(rest);
+        self.pending.push(rest);
         out
     }
 
@@ -178,17 +185,14 @@ impl SseDecoder {
             return out;
         }
         // An unfinished last line, or a `\r` still waiting to see whether `\n` follows: end the
-        // line so `eventsource-stream` settles it (`\r\n` is the same single line end as `\r`).
-        if !self.pending.is_empty() || self.last_fed == Some(b'\r') {
-            let mut tail = std::mem::take(&mut self.pending);
-            tail.push(b'\n');
+        // line so that it is read (`\r\n` is the same single line end as `\r`).
+        if self.pending.len > 0 || self.last_fed == Some(b'\r') {
+            let tail = self.pending.take_with(b"\n");
             self.feed_lines(tail, received_at, &mut out);
         }
-        self.feed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .closed = true;
-        self.drain(received_at, &mut out);
+        // An event not ended by a blank line is dropped.
+        self.name = String::new();
+        self.data = String::new();
         self.finished = true;
         out
     }
@@ -200,19 +204,18 @@ impl SseDecoder {
 
     /// Bytes of an unfinished line waiting for its terminator.
     pub fn pending_bytes(&self) -> usize {
-        self.pending.len()
+        self.pending.len
     }
 
     /// Bytes of the event being decoded so far: lines handed over since the last completed
     /// event (to within one [`FEED_BATCH_BYTES`] batch) and the unfinished line. Keep-alive
     /// comments between events count too. Bounded by the reader's per-event limit.
     pub fn unfinished_event_bytes(&self) -> u64 {
-        self.since_event.saturating_add(self.pending.len() as u64)
+        self.since_event.saturating_add(self.pending.len as u64)
     }
 
-    /// A framing error reported by `eventsource-stream`. Its line grammar accepts any input and
-    /// batches are valid UTF-8, so this stays `None`; it is kept rather than dropped if it ever
-    /// happens.
+    /// A framing error. The SSE line grammar accepts any input and batches are valid UTF-8, so
+    /// this stays `None` (kept for callers that report it).
     pub fn error(&self) -> Option<&str> {
         self.error.as_deref()
     }
@@ -238,60 +241,100 @@ impl SseDecoder {
     }
 
     fn feed_batch(&mut self, mut batch: Bytes, received_at: Duration, out: &mut Vec<RawEvent>) {
-        if self.last_fed.is_none() {
-            // The stream's first bytes. `eventsource-stream` 0.2.3 strips a leading BOM by
-            // slicing one *byte* off a 3-byte character, which panics; so the BOM is skipped here
-            // and a neutral empty line goes first, so the crate never sees a BOM at its start.
-            if batch.starts_with(UTF8_BOM) {
-                batch = batch.slice(UTF8_BOM.len()..);
-            }
-            self.feed
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .chunk = Some(Bytes::from_static(b"\n"));
-            self.drain(received_at, out);
+        if self.last_fed.is_none() && batch.starts_with(UTF8_BOM) {
+            // The stream's first bytes: a leading BOM is not part of the first line.
+            batch = batch.slice(UTF8_BOM.len()..);
         }
         self.last_fed = batch.last().copied().or(Some(b'\n'));
         let batch_len = batch.len() as u64;
-        let text = match std::str::from_utf8(&batch) {
-            Ok(_) => batch,
-            Err(_) => Bytes::from(String::from_utf8_lossy(&batch).into_owned()),
-        };
-        self.feed
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .chunk = Some(text);
         let before = out.len();
-        self.drain(received_at, out);
+        match std::str::from_utf8(&batch) {
+            Ok(text) => self.read_lines(text, received_at, out),
+            Err(_) => {
+                let text = String::from_utf8_lossy(&batch).into_owned();
+                drop(batch);
+                self.read_lines(&text, received_at, out);
+            }
+        }
         self.since_event = match out.len() > before {
             true => 0,
             false => self.since_event.saturating_add(batch_len),
         };
     }
 
-    /// Polls `eventsource-stream` until it needs more input.
-    fn drain(&mut self, received_at: Duration, out: &mut Vec<RawEvent>) {
-        let mut cx = Context::from_waker(Waker::noop());
-        loop {
-            match Pin::new(&mut self.events).poll_next(&mut cx) {
-                Poll::Ready(Some(Ok(event))) => out.push(self.raw(event, received_at)),
-                Poll::Ready(Some(Err(err))) => {
-                    self.error = Some(err.to_string());
+    /// Reads the complete lines of `text` (which ends with a line terminator), after a held
+    /// line if there is one: `\r\n`, `\r` and `\n` each end a line. A last line ending in `\r`
+    /// is held until the next byte shows whether a `\n` belongs to it.
+    fn read_lines(&mut self, text: &str, received_at: Duration, out: &mut Vec<RawEvent>) {
+        let mut text = text;
+        let joined;
+        if !self.held.is_empty() {
+            let mut held = std::mem::take(&mut self.held);
+            held.push_str(text);
+            joined = held;
+            text = &joined;
+        }
+        let bytes = text.as_bytes();
+        let mut start = 0;
+        while start < bytes.len() {
+            let Some(offset) = bytes[start..].iter().position(is_line_end) else {
+                // Not reached: batches end with a line terminator.
+                break;
+            };
+            let end = start + offset;
+            let after = match bytes[end] {
+                b'\r' if end + 1 == bytes.len() => {
+                    self.held = text[start..].to_string();
                     return;
                 }
-                Poll::Ready(None) | Poll::Pending => return,
-            }
+                b'\r' if bytes[end + 1] == b'\n' => end + 2,
+                _ => end + 1,
+            };
+            self.line(&text[start..end], received_at, out);
+            start = after;
         }
     }
 
-    fn raw(&mut self, event: Event, received_at: Duration) -> RawEvent {
+    /// One line of the stream (without its terminator), as the SSE standard reads it.
+    fn line(&mut self, line: &str, received_at: Duration, out: &mut Vec<RawEvent>) {
+        if line.is_empty() {
+            self.dispatch(received_at, out);
+            return;
+        }
+        if line.starts_with(':') {
+            return;
+        }
+        let (field, value) = match line.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (line, ""),
+        };
+        match field {
+            "event" => value.clone_into(&mut self.name),
+            "data" => {
+                // Exactly the room needed: a long line is not doubled for its `\n`.
+                self.data.reserve_exact(value.len() + 1);
+                self.data.push_str(value);
+                self.data.push('\n');
+            }
+            _ => {}
+        }
+    }
+
+    /// A blank line: the event built so far, if it has data.
+    fn dispatch(&mut self, received_at: Duration, out: &mut Vec<RawEvent>) {
+        let name = std::mem::take(&mut self.name);
+        let mut data = std::mem::take(&mut self.data);
+        if data.is_empty() {
+            return;
+        }
+        data.pop();
         let seq = self.next_seq;
         self.next_seq += 1;
-        RawEvent {
+        out.push(RawEvent {
             seq,
             received_at,
-            event: (event.event != "message").then_some(event.event),
-            data: event.data,
-        }
+            event: (!name.is_empty() && name != "message").then_some(name),
+            data,
+        });
     }
 }
