@@ -108,7 +108,7 @@ fn generated_stream() -> (Vec<u8>, usize) {
     (out.into_bytes(), events)
 }
 
-/// Ours: `StreamReader` (eventsource-stream framing + mapping + accumulation).
+/// Ours: `StreamReader` (core/stream/sse.rs framing + mapping + accumulation).
 fn ours(chunks: &[&[u8]]) -> usize {
     let mut reader = StreamReader::new();
     let mut entries = 0;
@@ -120,7 +120,7 @@ fn ours(chunks: &[&[u8]]) -> usize {
     entries
 }
 
-/// Ours, SSE framing only: `SseDecoder` (eventsource-stream driven in line batches).
+/// Ours, SSE framing only: `SseDecoder` (lines read in batches).
 fn ours_decode_only(chunks: &[&[u8]]) -> usize {
     let mut decoder = SseDecoder::new();
     let mut events = 0;

@@ -82,6 +82,8 @@ impl Limits {
             max_retries: c.max_retries,
             deadline: Duration::from_secs(c.deadline_mins * 60),
             limits: self.stream(),
+            // The timeline keeps the events it shows; a second copy in the attempt is unused.
+            keep_entries: false,
             ..SendOptions::default()
         }
     }
