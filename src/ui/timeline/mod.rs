@@ -44,9 +44,12 @@ pub fn timeline_ui(
     egui::Panel::top("timeline_toolbar").show(ui, |ui| {
         toolbar::toolbar_ui(ui, model, state, &mut commands);
     });
+    // The table keeps most of a narrow window (its preview column is what a user scans).
+    let detail_width = (ui.available_width() * 0.4).clamp(240.0, 440.0);
     egui::Panel::right("timeline_detail")
         .resizable(true)
-        .default_size(440.0)
+        .default_size(detail_width)
+        .min_size(200.0)
         .show(ui, |ui| {
             egui::ScrollArea::vertical()
                 .id_salt("timeline_detail_scroll")
