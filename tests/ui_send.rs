@@ -889,6 +889,30 @@ fn a_send_the_ui_does_not_drain_does_not_stall_the_recording_proxy() {
 }
 
 #[test]
+fn the_record_panel_opens_below_the_top_bar_at_1024_by_700() {
+    use egui_kittest::kittest::Queryable as _;
+    let mut harness = ui_support::app_with((1024.0, 700.0), None);
+    harness.run_steps(2);
+    harness.get_by_label("Record").click();
+    harness.run_steps(2);
+    // The top bar keeps the whole width (its right end is not under the panel) …
+    for label in ["Send", "Send target", "Theme"] {
+        assert!(
+            ui_support::fully_visible(&harness, label),
+            "{label} is on screen"
+        );
+    }
+    // … and the panel starts below it.
+    let theme = harness.get_by_label("Theme").rect();
+    let heading = harness.get_by_label("Recording proxy").rect();
+    assert!(
+        heading.top() >= theme.bottom(),
+        "the Record panel ({heading:?}) starts below the top bar ({theme:?})"
+    );
+    assert!(heading.left() < theme.right(), "the panel is at the right");
+}
+
+#[test]
 fn send_and_its_target_are_on_screen_at_1024_by_700() {
     let mut harness = ui_support::app_with((1024.0, 700.0), None);
     harness.run_steps(2);

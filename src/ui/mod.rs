@@ -83,6 +83,12 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
             proxy_panel::record_toggle(ui, state, &mut ui_state.record);
         });
     });
+    // The top bar and the status bar span the window; the Record panel sits between them.
+    let workbench = state.browser.view != crate::app::session_view::MainView::Sessions;
+    if workbench {
+        egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
+    }
+    egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
     if ui_state.record.open {
         egui::Panel::right("record_panel")
             .resizable(true)
@@ -97,15 +103,12 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
                 );
             });
     }
-    if state.browser.view == crate::app::session_view::MainView::Sessions {
-        egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
+    if !workbench {
         sessions::sessions_ui(ui, state, &mut ui_state.sessions, tx);
         limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
         dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
         return;
     }
-    egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
-    egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
     send_bar::send_panel_ui(ui, state, &mut ui_state.send, tx);
     egui::Panel::left("sidebar")
         .resizable(true)
