@@ -240,14 +240,7 @@ impl AppState {
             },
             AppCommand::DiscardAndContinue => {
                 if let Some(Dialog::Unsaved { then }) = self.dialog.take() {
-                    match then {
-                        PendingAction::Run(command) => {
-                            self.replace_confirmed = true;
-                            self.handle(*command);
-                            self.replace_confirmed = false;
-                        }
-                        PendingAction::Close => self.close_confirmed = true,
-                    }
+                    self.run_confirmed(then);
                 }
             }
             AppCommand::RequestClose => {
@@ -311,9 +304,14 @@ impl AppState {
             self.open_dialog(Dialog::Unsaved { then });
             return;
         }
+        // Saved; what is left (an unapplied invalid raw edit) was in the question.
+        self.run_confirmed(then);
+    }
+
+    /// Carries out `then`, which the user confirmed may replace (or close) unsaved work.
+    fn run_confirmed(&mut self, then: PendingAction) {
         match then {
             PendingAction::Run(command) => {
-                // Saved; what is left (an unapplied invalid raw edit) was in the question.
                 self.replace_confirmed = true;
                 self.handle(*command);
                 self.replace_confirmed = false;
