@@ -548,13 +548,7 @@ fn send_memory_stays_near_the_response_limit() {
             String::from_utf8_lossy(&out.stderr)
         );
         // The binary's own footprint plus at most 2× the limit.
-        let bound = 2 * LIMIT + rss::BASELINE;
-        assert!(
-            peak > 0 && peak <= bound,
-            "{name}: peak RSS {} MiB, bound {} MiB",
-            peak >> 20,
-            bound >> 20
-        );
+        rss::assert_within_twice(name, peak, LIMIT);
     }
 }
 
@@ -597,12 +591,6 @@ fn stream_memory_stays_near_the_event_limit() {
                 .collect::<Vec<_>>()
                 .join("\n")
         );
-        let bound = 2 * LIMIT + rss::BASELINE;
-        assert!(
-            peak > 0 && peak <= bound,
-            "{name}: peak RSS {} MiB, bound {} MiB",
-            peak >> 20,
-            bound >> 20
-        );
+        rss::assert_within_twice(name, peak, LIMIT);
     }
 }

@@ -56,3 +56,18 @@ pub fn run_measured(mut cmd: Command) -> (Output, u64) {
     done.store(true, Ordering::Release);
     (out, sampler.join().expect("sampler"))
 }
+
+/// Asserts that `peak` was measured (non-zero) and stays within the binary's own footprint
+/// ([`BASELINE`]) plus twice `limit`; `name` says which case failed.
+///
+/// # Panics
+/// When it does not.
+pub fn assert_within_twice(name: &str, peak: u64, limit: u64) {
+    let bound = 2 * limit + BASELINE;
+    assert!(
+        peak > 0 && peak <= bound,
+        "{name}: peak RSS {} MiB, bound {} MiB",
+        peak >> 20,
+        bound >> 20
+    );
+}
