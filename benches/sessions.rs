@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 mod prefix_session;
 
 /// Bumped when the generated database changes.
-const DB_NAME: &str = "sessions-bench-v1.sqlite";
+const DB_NAME: &str = "sessions-bench-v2.sqlite";
 
 struct Bench {
     state: AppState,

@@ -222,7 +222,7 @@ fn bench_recording_rate(events: u64, runs: usize) {
 
 /// Generates (once) a database of at least `bytes`: sessions, requests and large events.
 fn big_database(bytes: u64) -> PathBuf {
-    let path = scratch(&format!("big-{}mb.sqlite", bytes / 1_000_000));
+    let path = scratch(&format!("big-v4-{}mb.sqlite", bytes / 1_000_000));
     if std::fs::metadata(&path).is_ok_and(|m| m.len() >= bytes) {
         return path;
     }
@@ -240,18 +240,18 @@ fn big_database(bytes: u64) -> PathBuf {
            SELECT x, 'session ' || x, 'proxy', 'gpt-5.5', 1795000000000000 + x * 1000000 FROM s;
          WITH RECURSIVE s(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM s WHERE x < {requests})
          INSERT INTO requests (id, session_id, position, method, url, input_items, body_bytes, headers)
-           SELECT x, (x - 1) / 10 + 1, (x - 1) % 10, 'POST', 'https://api.openai.com/v1/responses', x'', 0, '[]' FROM s;
+           SELECT x, (x - 1) / 10 + 1, (x - 1) % 10, 'POST', 'https://api.openai.com/v1/responses', x'', 0, x'' FROM s;
          COMMIT;"
     ))
     .expect("sessions and requests");
-    // Events of 4 KB until the file is big enough.
+    // Event chunks of 4 KB (plain, codec tag 0) until the file is big enough.
     let mut next = 0i64;
     while std::fs::metadata(&path).map_or(0, |m| m.len()) < bytes {
         conn.execute_batch(&format!(
             "BEGIN;
              WITH RECURSIVE s(x) AS (SELECT {next} UNION ALL SELECT x + 1 FROM s WHERE x < {next} + 24999)
-             INSERT INTO events (request_id, seq, received_us, event, data)
-               SELECT x % {requests} + 1, x / {requests}, x, 'response.output_text.delta', hex(randomblob(2000)) FROM s;
+             INSERT INTO events (request_id, first_seq, count, raw_bytes, data)
+               SELECT x % {requests} + 1, x / {requests}, 1, 4000, x'00' || randomblob(4000) FROM s;
              COMMIT;"
         ))
         .expect("events");

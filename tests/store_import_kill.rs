@@ -24,7 +24,7 @@ fn scratch(name: &str) -> PathBuf {
     path
 }
 
-/// A HAR of 300 requests, each with ~40 KB of body no other shares and 20 events, written by
+/// A HAR of 300 requests, each with ~40 KB of body no other shares (hard to compress) and 20 events, written by
 /// the store's own export.
 fn write_har(path: &Path) {
     let db = scratch("source.sqlite");
@@ -39,8 +39,16 @@ fn write_har(path: &Path) {
         })
         .expect("session");
     for k in 0..ENTRIES {
-        let text: String = (0..800)
-            .map(|w| format!("w{}_{k} ", w * 31 % 997))
+        // Hex of a xorshift sequence: text the store's compression cannot shrink much, so the
+        // import writes megabytes and a kill lands while it writes.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ k as u64;
+        let text: String = (0..2400)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                format!("{:016x} ", state)
+            })
             .collect();
         let body = serde_json::json!({
             "model": "gpt-5.5",

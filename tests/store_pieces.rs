@@ -1,8 +1,11 @@
-//! Bodies cut into content-addressed pieces (schema 3, issue 15), on real SQLite files: every
+//! Bodies cut into content-addressed pieces (schema 3, packed since schema 4; issue 15), on real SQLite files: every
 //! spelling comes back byte for byte (reordered `client_metadata`, whitespace, duplicate keys,
 //! bodies that are not objects or not JSON); a reordered `client_metadata` stores only its short
 //! key pieces again, never the tool list; a database written by schema 2 (a file the previous
 //! code wrote, `tests/data/store/schema2.sql`, an SQL dump of its file) migrates and still rebuilds every body exactly.
+
+#[path = "support/packed.rs"]
+mod packed;
 
 use std::path::{Path, PathBuf};
 
@@ -174,14 +177,16 @@ fn a_reordered_client_metadata_does_not_store_the_tools_again() {
     drop(store);
     // One piece holds the tool list; the other pieces are the id value and the short texts
     // around it (`,"turn_id":` …), whatever the order.
-    let tools_pieces = count(
-        &path,
-        &format!("SELECT count(*) FROM pieces WHERE text = '{tools}'"),
-    );
-    let bytes = count(&path, "SELECT sum(length(text)) FROM pieces");
+    let texts = packed::texts(&path);
+    let tools_pieces = texts.iter().filter(|text| **text == tools).count();
+    let bytes: usize = texts
+        .iter()
+        .filter(|text| !text.contains("turn "))
+        .map(String::len)
+        .sum();
     assert_eq!(tools_pieces, 1);
     assert!(
-        (bytes as usize) < tools.len() + 400,
+        bytes < tools.len() + 400,
         "pieces hold {bytes} B for a {} B tool list",
         tools.len()
     );
@@ -209,16 +214,7 @@ fn deleting_a_session_removes_the_pieces_no_one_else_uses() {
     store.delete_session(a).expect("delete");
     assert_eq!(store.body(kept).expect("body").bytes, shared.as_bytes());
     drop(store);
-    let texts: Vec<String> = {
-        let conn = rusqlite::Connection::open(&path).expect("raw open");
-        let mut stmt = conn
-            .prepare("SELECT text FROM pieces ORDER BY id")
-            .expect("prepare");
-        stmt.query_map([], |r| r.get(0))
-            .expect("query")
-            .collect::<Result<_, _>>()
-            .expect("rows")
-    };
+    let texts = packed::texts(&path);
     assert_eq!(
         texts,
         vec![

@@ -3,6 +3,9 @@
 //! timings, exports redact and are private, secrets never reach the database file, delete cleans
 //! up, and search finds sessions by name, model and text.
 
+#[path = "support/packed.rs"]
+mod packed;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -122,21 +125,14 @@ fn a_growing_session_stores_each_item_once() {
             .expect("add");
     }
     drop(store);
-    let conn = rusqlite::Connection::open(&path).expect("raw open");
-    let items: i64 = conn
-        .query_row("SELECT count(*) FROM items", [], |r| r.get(0))
-        .expect("count");
-    let count = |table: &str| -> i64 {
-        conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
-            .expect("count")
-    };
-    // Pieces: `{"model":"gpt-5.5","instructions":`, the instructions, `,"input":` and
-    // `,"tools":[],"stream":true}`, each once for the 30 requests.
-    assert_eq!((items, count("fields"), count("pieces")), (30, 0, 4));
-    drop(conn);
+    // Texts: the 30 items, and the pieces `{"model":"gpt-5.5","instructions":`, the
+    // instructions, `,"input":` and `,"tools":[],"stream":true}`, each once for the 30 requests.
+    let texts = packed::texts(&path);
+    let items = texts.iter().filter(|t| t.contains("input_text")).count();
+    assert_eq!((items, texts.len()), (30, 34));
     let size = std::fs::metadata(&path).expect("size").len();
     assert!(
-        size < 3 * last.len() as u64,
+        size * 2 < last.len() as u64,
         "database {size} B for a last body of {} B",
         last.len()
     );
@@ -318,11 +314,15 @@ fn delete_removes_the_session_and_items_no_one_else_uses() {
     assert!(store.session(a).is_err());
     assert_eq!(store.body(kept).expect("body").bytes, shared.to_vec());
     drop(store);
-    let conn = rusqlite::Connection::open(&path).expect("raw");
-    let items: i64 = conn
-        .query_row("SELECT count(*) FROM items", [], |r| r.get(0))
-        .expect("count");
-    assert_eq!(items, 1);
+    // What b uses stays (its two pieces and the shared item); a's own item is gone.
+    assert_eq!(
+        packed::texts(&path),
+        vec![
+            r#"{"model":"m","input":"#.to_string(),
+            "}".to_string(),
+            r#"{"type":"message","role":"user","content":"shared"}"#.to_string(),
+        ]
+    );
 }
 
 #[test]

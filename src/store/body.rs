@@ -1,8 +1,8 @@
 //! The content hash and varint lists every stored body uses, and the rebuild of a body written by
-//! schema 2: its non-input fields as one ordered JSON object (content-addressed in `fields`), the
-//! position of `input` among the keys, and the ordered list of input items. [`rebuild`] puts them
-//! back into the same JSON value, keys in the same order. Bodies written since schema 3 are cut
-//! into pieces instead (`pieces.rs`).
+//! schema 2 (read once more by the schema 4 migration): its non-input fields as one ordered JSON
+//! object, the position of `input` among the keys, and the ordered list of input items.
+//! [`rebuild`] puts them back into the same JSON value, keys in the same order. Bodies are cut
+//! into pieces since schema 3 (`pieces.rs`).
 
 use serde_json::Value;
 use siphasher::sip128::{Hasher128 as _, SipHasher13};

@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use rusqlite::Transaction;
 
 use super::Store;
+use super::codec::Level;
 use super::error::{StoreError, StoreResult};
 use super::types::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source};
 use super::write::{
@@ -343,7 +344,7 @@ fn import_entries(
         if let Some(response) = &entry.response {
             update_response(tx, id, response)?;
         }
-        insert_events(tx, id, &entry.events)?;
+        insert_events(tx, id, &entry.events, Level::Kept)?;
         if let Some(outcome) = &entry.outcome {
             upsert_outcome(tx, id, outcome)?;
         }

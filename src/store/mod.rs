@@ -1,10 +1,13 @@
 //! The session store: every request, raw event and outcome of a session in one SQLite file (WAL
 //! mode, schema versioned with `PRAGMA user_version`, forward migrations).
 //!
-//! Input items are content-addressed (hash → item JSON, stored once) and a request is kept as its
-//! non-input fields plus the ordered list of its items, so a session grows with its new items,
-//! not with the square of its turns; [`Store::body`] rebuilds any stored body as the same JSON
-//! value, keys in the same order, and the same bytes. Secret headers are never written.
+//! A request body is cut into content-addressed texts — its input items, its top-level values
+//! (`pieces.rs`) — and so are its header lines; each distinct text is stored once, packed with
+//! zstd and a dictionary trained on Codex traffic (`codec.rs`), so a session grows with its new
+//! items, not with the square of its turns, and a tool list sent a thousand times is stored
+//! once. [`Store::body`] rebuilds any stored body as the same bytes. Raw events are kept in
+//! packed chunks with every byte and arrival time (`event_chunks.rs`). Secret headers are never
+//! written.
 //!
 //! - [`Store`]: open (refusing foreign, damaged or newer files without touching them; read-only
 //!   files browse), write, page through and search sessions, delete.
@@ -15,9 +18,12 @@
 //!   [`Store::import_rollout_dir`] (progress and cancel for a worker).
 
 mod body;
+mod codec;
 mod error;
+mod event_chunks;
 pub mod har;
 mod links;
+mod migrate_v4;
 mod pieces;
 mod read;
 mod recorder;
@@ -26,6 +32,7 @@ mod rollout_files;
 mod schema;
 pub mod seed;
 pub mod send_recording;
+mod sql_functions;
 pub mod summary;
 mod types;
 mod write;
@@ -49,10 +56,10 @@ pub use types::{
 /// How long a writer waits for another connection's lock before giving up.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Page size of a new database file. A session database holds ~20 tables and indexes, each of at
-/// least one page, and rows of every size; 1 KiB pages keep a small database small (a real
-/// 11-request Codex session: see `tests/store_growth.rs`) while large ones stay fast.
-const NEW_PAGE_SIZE: i64 = 2048;
+/// Page size of a new database file. A session database holds twelve tables and indexes, each of
+/// at least one page, and mostly small packed rows; small pages keep a small database small (a
+/// real two-turn Codex session: see `tests/store_growth.rs`) while large ones stay fast.
+const NEW_PAGE_SIZE: i64 = 512;
 
 /// True for the errors of a database that exists but cannot be written where it is.
 fn cannot_write(err: &StoreError) -> bool {
@@ -153,6 +160,9 @@ impl Store {
         if version == 0 {
             // A new file: smaller pages before the first table (see `NEW_PAGE_SIZE`).
             conn.pragma_update(None, "page_size", NEW_PAGE_SIZE)?;
+            // Pages freed (a deleted session, event chunks packed again) go back to the
+            // filesystem at commit instead of staying in the file.
+            conn.pragma_update(None, "auto_vacuum", "FULL")?;
         }
         let mode: String = conn
             .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
@@ -164,6 +174,7 @@ impl Store {
         }
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        sql_functions::register(&conn)?;
         schema::migrate(&mut conn, version)?;
         Ok(Self {
             conn,
@@ -198,6 +209,7 @@ impl Store {
             }
             Err(e) => return Err(e),
         };
+        sql_functions::register(&conn)?;
         let version = schema::check(&conn, &path)?;
         if version != SCHEMA_VERSION {
             return Err(StoreError::Damaged(format!(
@@ -216,6 +228,7 @@ impl Store {
     pub fn open_in_memory() -> StoreResult<Self> {
         let mut conn = Connection::open_in_memory()?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        sql_functions::register(&conn)?;
         schema::migrate(&mut conn, 0)?;
         Ok(Self {
             conn,

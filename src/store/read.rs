@@ -1,18 +1,21 @@
 //! Reads for the UI and the CLI: paged session and request lists, search by name, model and
 //! text anywhere in the stored bodies, and the lazy parts — a request's headers, its rebuilt body, its events, its outcome.
 
-use std::time::Duration;
-
 use rusqlite::{OptionalExtension as _, Row, params};
 use serde_json::Value;
 
+use super::codec;
 use super::error::StoreResult;
+use super::event_chunks;
 use super::types::{
     OutcomeRecord, Page, RequestRecord, RequestSummary, SessionSummary, StoredBody,
 };
 use super::{Store, StoreError};
 use super::{body, pieces};
 use crate::core::stream::RawEvent;
+
+/// The most bytes one stored text may unpack to (a damaged row cannot ask for more).
+pub(super) const MAX_TEXT: usize = 1 << 31;
 
 fn limit(page: Page) -> (i64, i64) {
     (
@@ -72,12 +75,9 @@ fn request_row(row: &Row<'_>) -> rusqlite::Result<RequestSummary> {
     })
 }
 
-fn headers(json: Option<String>) -> StoreResult<Vec<(String, String)>> {
-    match json {
-        None => Ok(Vec::new()),
-        Some(text) => serde_json::from_str(&text)
-            .map_err(|e| StoreError::Damaged(format!("stored headers: {e}"))),
-    }
+/// Unpacks a packed text column.
+pub(super) fn unpack_text(packed: &[u8], what: &str) -> StoreResult<String> {
+    codec::unpack_text(packed, MAX_TEXT).map_err(|e| StoreError::Damaged(format!("{what}: {e}")))
 }
 
 /// Bytes of a verbatim body (one that is not a JSON object) that a search reads.
@@ -115,11 +115,12 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Sessions whose name, model, an output text or any stored part of a request body
-    /// contains `text` (case-insensitive for ASCII), newest first. The body is searched where it
-    /// is stored: input items, the content-addressed pieces of schema 3 (every top-level value —
-    /// `tools`, `instructions`, `prompt_cache_key`, …), the fields of older rows, and the first
-    /// [`VERBATIM_SEARCHED`] bytes of a body kept verbatim. Bodies hold JSON, so `text` is also
+    /// Sessions whose name, model, an output text or any stored text of a request contains
+    /// `text` (case-insensitive for ASCII), newest first. The body is searched where it is
+    /// stored: input items, the content-addressed pieces (every top-level value — `tools`,
+    /// `instructions`, `prompt_cache_key`, …), header lines, and the first
+    /// [`VERBATIM_SEARCHED`] bytes of a body kept verbatim (texts are unpacked by the SQL
+    /// function `pw_text`, see `sql_functions`). Bodies hold JSON, so `text` is also
     /// looked for as it appears inside a JSON string (`"` as `\"`, a line break as `\n`). The
     /// scan walks sessions newest first and stops once the page is full.
     pub fn search_sessions(&self, text: &str, page: Page) -> StoreResult<Vec<SessionSummary>> {
@@ -136,23 +137,15 @@ impl Store {
              WHERE s.name LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'
                 OR EXISTS (SELECT 1 FROM requests r WHERE r.session_id = s.id AND r.model LIKE ?1 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM requests r JOIN outcomes o ON o.request_id = r.id
-                           WHERE r.session_id = s.id AND o.text LIKE ?1 ESCAPE '\\')
-                OR EXISTS (SELECT 1 FROM session_items si JOIN items i ON i.id = si.item_id
-                           WHERE si.session_id = s.id AND {items})
-                OR EXISTS (SELECT 1 FROM session_pieces sp JOIN pieces p ON p.id = sp.piece_id
-                           WHERE sp.session_id = s.id AND {pieces})
-                OR EXISTS (SELECT 1 FROM requests r JOIN fields f ON f.id = r.fields_id
-                           WHERE r.session_id = s.id AND {fields})
+                           WHERE r.session_id = s.id AND pw_text(o.text) LIKE ?1 ESCAPE '\\')
+                OR EXISTS (SELECT 1 FROM session_texts st JOIN texts t ON t.id = st.text_id
+                           WHERE st.session_id = s.id AND {texts})
                 OR EXISTS (SELECT 1 FROM requests r
                            WHERE r.session_id = s.id AND r.body_verbatim IS NOT NULL
                              AND {verbatim})
              ORDER BY s.created_us DESC, s.id DESC LIMIT ?2 OFFSET ?3",
-            items = matches("i.json"),
-            pieces = matches("p.text"),
-            fields = matches("f.json"),
-            verbatim = matches(&format!(
-                "CAST(substr(r.body_verbatim, 1, {VERBATIM_SEARCHED}) AS TEXT)"
-            )),
+            texts = matches("pw_text(t.data)"),
+            verbatim = matches(&format!("pw_text(r.body_verbatim, {VERBATIM_SEARCHED})")),
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let rows = match &escaped {
@@ -199,10 +192,10 @@ impl Store {
                 |row| {
                     Ok((
                         request_row(row)?,
-                        row.get::<_, Option<String>>(15)?,
+                        row.get::<_, Vec<u8>>(15)?,
                         row.get::<_, Option<String>>(16)?,
-                        row.get::<_, Option<String>>(17)?,
-                        row.get::<_, Option<String>>(18)?,
+                        row.get::<_, Option<Vec<u8>>>(17)?,
+                        row.get::<_, Option<Vec<u8>>>(18)?,
                     ))
                 },
             )
@@ -212,80 +205,75 @@ impl Store {
         };
         Ok(RequestRecord {
             summary,
-            headers: headers(request_headers)?,
+            headers: self.headers(&request_headers)?,
             extra: extra.and_then(|e| serde_json::from_str(&e).ok()),
-            response_headers: headers(response_headers)?,
-            response_body,
+            response_headers: match response_headers {
+                Some(list) => self.headers(&list)?,
+                None => Vec::new(),
+            },
+            response_body: response_body
+                .map(|packed| unpack_text(&packed, "stored response body"))
+                .transpose()?,
         })
+    }
+
+    /// A stored header list (text ids of `["name","value"]` lines).
+    fn headers(&self, list: &[u8]) -> StoreResult<Vec<(String, String)>> {
+        self.texts(list)?
+            .into_iter()
+            .flatten()
+            .map(|line| {
+                serde_json::from_str(&line)
+                    .map_err(|e| StoreError::Damaged(format!("stored header line: {e}")))
+            })
+            .collect()
     }
 
     /// Rebuilds a stored body: the same bytes, and the same JSON value (keys in the same order).
     pub fn body(&self, request_id: i64) -> StoreResult<StoredBody> {
         let row = self
             .conn
-            .query_row(
-                "SELECT f.json, r.input_at, r.input_items, r.body_verbatim, r.body_pieces
-                 FROM requests r LEFT JOIN fields f ON f.id = r.fields_id WHERE r.id = ?1",
-                [request_id],
-                |row| {
-                    Ok((
-                        row.get::<_, Option<String>>(0)?,
-                        row.get::<_, Option<i64>>(1)?,
-                        row.get::<_, Vec<u8>>(2)?,
-                        row.get::<_, Option<Vec<u8>>>(3)?,
-                        row.get::<_, Option<Vec<u8>>>(4)?,
-                    ))
-                },
-            )
+            .prepare_cached(
+                "SELECT input_items, body_verbatim, body_pieces FROM requests WHERE id = ?1",
+            )?
+            .query_row([request_id], |row| {
+                Ok((
+                    row.get::<_, Vec<u8>>(0)?,
+                    row.get::<_, Option<Vec<u8>>>(1)?,
+                    row.get::<_, Option<Vec<u8>>>(2)?,
+                ))
+            })
             .optional()?;
-        let Some((fields, input_at, list, verbatim, piece_list)) = row else {
+        let Some((list, verbatim, piece_list)) = row else {
             return Err(StoreError::NoRequest(request_id));
         };
-        if let Some(bytes) = verbatim {
-            let value = serde_json::from_slice(&bytes).ok();
-            return Ok(StoredBody { bytes, value });
-        }
-        let items = self.item_texts(&list)?;
-        if let Some(piece_list) = piece_list {
-            let bytes = pieces::join(&self.piece_texts(&piece_list)?, &items);
-            // The bytes are whole; a body serde_json cannot read as a value (a lone surrogate
-            // escape, `"\udc00"`, found by fuzz/har_import) is kept and shown as bytes, as a
-            // verbatim body is.
-            let value = serde_json::from_slice(&bytes).ok();
-            return Ok(StoredBody { bytes, value });
-        }
-        let input_at = input_at.map(|i| usize::try_from(i).unwrap_or(usize::MAX));
-        let value =
-            body::rebuild(fields.as_deref(), input_at, &items).map_err(StoreError::Damaged)?;
-        let bytes = serde_json::to_vec(&value).map_err(|e| StoreError::Damaged(e.to_string()))?;
-        Ok(StoredBody {
-            bytes,
-            value: Some(value),
-        })
+        let bytes = match (verbatim, piece_list) {
+            (Some(packed), _) => codec::unpack(&packed, MAX_TEXT)
+                .map_err(|e| StoreError::Damaged(format!("body of request {request_id}: {e}")))?,
+            (None, Some(piece_list)) => {
+                let items: Vec<String> = self.texts(&list)?.into_iter().flatten().collect();
+                pieces::join(&self.texts(&piece_list)?, &items)
+            }
+            (None, None) => {
+                return Err(StoreError::Damaged(format!(
+                    "request {request_id} has no body"
+                )));
+            }
+        };
+        // The bytes are whole; a body serde_json cannot read as a value (a lone surrogate
+        // escape, `"\udc00"`, found by fuzz/har_import) is kept and shown as bytes, as a
+        // verbatim body is.
+        let value = serde_json::from_slice(&bytes).ok();
+        Ok(StoredBody { bytes, value })
     }
 
-    /// The texts of a stored item list (LEB128 item ids), in order.
-    fn item_texts(&self, list: &[u8]) -> StoreResult<Vec<String>> {
+    /// The texts of a stored list (LEB128 text ids), in order; `None` for id 0 (the input
+    /// array's place in a piece list).
+    pub(super) fn texts(&self, list: &[u8]) -> StoreResult<Vec<Option<String>>> {
         let ids = body::read_varints(list).map_err(StoreError::Damaged)?;
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT json FROM items WHERE id = ?1")?;
-        let mut items = Vec::with_capacity(ids.len());
-        for id in ids {
-            let id = i64::try_from(id).unwrap_or(i64::MAX);
-            let json: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
-            items.push(json.ok_or_else(|| StoreError::Damaged(format!("missing item {id}")))?);
-        }
-        Ok(items)
-    }
-
-    /// The texts of a stored piece list (LEB128 piece ids), in order; `None` for the input
-    /// array's place (id 0).
-    pub(super) fn piece_texts(&self, list: &[u8]) -> StoreResult<Vec<Option<String>>> {
-        let ids = body::read_varints(list).map_err(StoreError::Damaged)?;
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT text FROM pieces WHERE id = ?1")?;
+            .prepare_cached("SELECT data FROM texts WHERE id = ?1")?;
         let mut texts = Vec::with_capacity(ids.len());
         for id in ids {
             if id == 0 {
@@ -293,53 +281,33 @@ impl Store {
                 continue;
             }
             let id = i64::try_from(id).unwrap_or(i64::MAX);
-            let text: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
-            texts.push(Some(text.ok_or_else(|| {
-                StoreError::Damaged(format!("missing piece {id}"))
-            })?));
+            let data: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?;
+            let data = data.ok_or_else(|| StoreError::Damaged(format!("missing text {id}")))?;
+            texts.push(Some(unpack_text(&data, &format!("text {id}"))?));
         }
         Ok(texts)
     }
 
     /// A request's raw events in order.
     pub fn events(&self, request_id: i64, page: Page) -> StoreResult<Vec<RawEvent>> {
-        let (limit, offset) = limit(page);
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, received_us, event, data FROM events WHERE request_id = ?1 ORDER BY seq LIMIT ?2 OFFSET ?3",
-        )?;
-        let rows = stmt.query_map(params![request_id, limit, offset], |row| {
-            Ok(RawEvent {
-                seq: u64::try_from(row.get::<_, i64>(0)?).unwrap_or(0),
-                received_at: Duration::from_micros(
-                    u64::try_from(row.get::<_, i64>(1)?).unwrap_or(0),
-                ),
-                event: row.get(2)?,
-                data: row.get(3)?,
-            })
-        })?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        event_chunks::page(&self.conn, request_id, page.offset, page.limit)
     }
 
     /// Number of raw events stored for a request.
     pub fn event_count(&self, request_id: i64) -> StoreResult<u64> {
-        let n: i64 = self.conn.query_row(
-            "SELECT count(*) FROM events WHERE request_id = ?1",
-            [request_id],
-            |r| r.get(0),
-        )?;
-        Ok(u64::try_from(n).unwrap_or(0))
+        event_chunks::count(&self.conn, request_id)
     }
 
     /// A request's outcome, when recorded.
     pub fn outcome(&self, request_id: i64) -> StoreResult<Option<OutcomeRecord>> {
-        Ok(self
+        let found = self
             .conn
             .query_row(
                 "SELECT state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us
                  FROM outcomes WHERE request_id = ?1",
                 [request_id],
                 |row| {
-                    Ok(OutcomeRecord {
+                    Ok((OutcomeRecord {
                         state: row.get(0)?,
                         response_id: row.get(1)?,
                         error_class: row.get(2)?,
@@ -347,15 +315,23 @@ impl Store {
                         usage: row
                             .get::<_, Option<String>>(4)?
                             .and_then(|u| serde_json::from_str::<Value>(&u).ok()),
-                        text: row.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                        text: String::new(),
                         server_model: row.get(6)?,
                         events: u64::try_from(row.get::<_, i64>(7)?).unwrap_or(0),
                         first_event_us: row.get(8)?,
                         first_text_us: row.get(9)?,
                         total_us: row.get(10)?,
-                    })
+                    },
+                    row.get::<_, Option<Vec<u8>>>(5)?))
                 },
             )
-            .optional()?)
+            .optional()?;
+        let Some((mut outcome, text)) = found else {
+            return Ok(None);
+        };
+        if let Some(packed) = text {
+            outcome.text = unpack_text(&packed, "stored output text")?;
+        }
+        Ok(Some(outcome))
     }
 }

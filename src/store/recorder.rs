@@ -10,6 +10,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::Store;
+use super::codec::Level;
 use super::error::{StoreError, StoreResult};
 use super::types::OutcomeRecord;
 use super::write::{insert_events, upsert_outcome};
@@ -153,6 +154,7 @@ fn commit(store: &mut Store, batch: &mut Batch, committed: &AtomicU64) -> StoreR
             &tx,
             request,
             batch.events[start..end].iter().map(|(_, e)| e),
+            Level::Live,
         )?;
         start = end;
     }

@@ -11,7 +11,6 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rusqlite::params;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -21,7 +20,8 @@ use super::error::{StoreError, StoreResult};
 use super::rollout_files::{group_by_thread, read_bounded, read_group, rollout_files};
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta, Source};
 use super::write::{
-    RequestParts, insert_request_parts, insert_session, intern, update_response, upsert_outcome,
+    RequestParts, insert_request_parts, insert_session, intern, link, store_body, update_response,
+    upsert_outcome,
 };
 use crate::core::redact::redact_text;
 use crate::core::rollout::{self, Limits, RequestKind, Rollout, RolloutSession};
@@ -72,6 +72,21 @@ pub struct FolderImport {
     pub failed: Vec<(PathBuf, String)>,
     /// True when the cancel flag stopped the walk (what was imported stays).
     pub cancelled: bool,
+}
+
+/// A rollout request's fields with `"input": []` at index `input_at` (at the end when past it).
+fn head_with_input(head: &crate::core::json::JsonMap, input_at: usize) -> Value {
+    let mut out = crate::core::json::JsonMap::with_capacity(head.len() + 1);
+    for (index, (key, value)) in head.iter().enumerate() {
+        if index == input_at {
+            out.insert("input".to_string(), Value::Array(Vec::new()));
+        }
+        out.insert(key.clone(), value.clone());
+    }
+    if !out.contains_key("input") {
+        out.insert("input".to_string(), Value::Array(Vec::new()));
+    }
+    Value::Object(out)
 }
 
 impl Store {
@@ -243,11 +258,8 @@ impl Store {
                     None => {
                         let value = session.items.get(*index as usize).unwrap_or(&Value::Null);
                         let text = redact_text(&value.to_string());
-                        let id = intern(&tx, "items", &text)?;
-                        tx.prepare_cached(
-                            "INSERT OR IGNORE INTO session_items (session_id, item_id) VALUES (?1, ?2)",
-                        )?
-                        .execute(params![session_id, id])?;
+                        let id = intern(&tx, &text)?;
+                        link(&tx, session_id, id)?;
                         item_ids.insert(*index, (id, text.len()));
                         (id, text.len())
                     }
@@ -255,14 +267,17 @@ impl Store {
                 items_bytes += len;
                 push_varint(&mut list, u64::try_from(id).unwrap_or(0));
             }
-            let fields_json = redact_text(&Value::Object(request.head.clone()).to_string());
-            // `{fields…,"input":[items]}`, compact.
+            // `{fields…,"input":[items]…}`, compact: the fields with an empty input array where
+            // the items go, cut into pieces; the items are joined in on rebuild.
+            let head = redact_text(&head_with_input(&request.head, request.input_at).to_string());
+            let head_cut = store_body(&tx, session_id, head.as_bytes())?;
+            let Some(head_pieces) = head_cut.pieces.filter(|list| list.contains(&0)) else {
+                return Err(StoreError::Damaged(format!(
+                    "rollout request {position}: its fields do not make a JSON object"
+                )));
+            };
             let n = request.input.len();
-            let body_bytes = fields_json.len()
-                + usize::from(!request.head.is_empty())
-                + "\"input\":[]".len()
-                + items_bytes
-                + n.saturating_sub(1);
+            let body_bytes = head.len() + items_bytes + n.saturating_sub(1);
             let mut extra = json!({
                 "rollout": {
                     "file": path.display().to_string(),
@@ -316,10 +331,8 @@ impl Store {
                 started_us: request.sent_at_ms.map(|ms| ms.saturating_mul(1000)),
             };
             let parts = RequestParts {
-                fields_json: Some(&fields_json),
-                pieces: None,
-                model: None,
-                input_at: Some(request.input_at),
+                pieces: Some(&head_pieces),
+                model: head_cut.model.as_deref(),
                 item_list: &list,
                 verbatim: None,
                 body_bytes,

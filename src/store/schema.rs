@@ -1,6 +1,7 @@
 //! The schema, its version (`PRAGMA user_version`) and forward migrations, and the checks made
 //! before anything is written: a file that is not SQLite, a foreign SQLite database or a newer
-//! schema is refused without being touched.
+//! schema is refused without being touched. A new file gets [`SCHEMA`] at once; an older one
+//! climbs the SQL migrations to version 3, then `migrate_v4.rs` rewrites it into schema 4.
 
 use std::path::Path;
 
@@ -9,9 +10,61 @@ use rusqlite::Connection;
 use super::error::{StoreError, StoreResult};
 
 /// The schema version this build writes. Migrations take any older version up to it.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
-/// Migrations in order: `MIGRATIONS[n]` takes version `n` to `n + 1`.
+/// Schema 4, what a new database is made with (and what `migrate_v4.rs` builds beside the tables
+/// of schema 3 before it drops them: hence `IF NOT EXISTS`). SQLite keeps this text in the file,
+/// so its comments live here instead:
+///
+/// - `sessions`: `source` is form / send / proxy / import; `created_us` Unix microseconds;
+///   `replay_of` the recording a replay was served from (no index: sessions are few).
+/// - `texts`: content-addressed texts — input items, body pieces (`pieces.rs`), header lines
+///   `["name","value"]` — each stored once; `hash` is the content hash of the unpacked text,
+///   `data` packed (`codec.rs`). `session_texts` says which sessions use which (search, and
+///   collecting unused texts when a session is deleted).
+/// - `requests`: `body_pieces` text ids as LEB128 varints, 0 marking the input array;
+///   `input_items` the items' text ids in order; `body_verbatim` the packed exact bytes of a body
+///   that is not a JSON object; `headers` / `response_headers` text ids of header lines (secret
+///   ones never stored; `response_headers` NULL before the response); `response_body` a packed
+///   non-SSE (error) body; `extra` a JSON object; times in microseconds (`started_us` Unix,
+///   `wait_us` to the response headers, `total_us` to the end).
+/// - `events`: raw events in packed chunks of consecutive events (`event_chunks.rs`);
+///   `raw_bytes` is a chunk's unpacked size.
+/// - `outcomes`: `state` completed / failed / open; `usage` JSON; `text` the packed output text.
+///
+/// Eleven b-trees in all, each at least one page: a small database stays small.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS sessions (
+  id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, provider TEXT, model TEXT,
+  created_us INTEGER NOT NULL, replay_of INTEGER REFERENCES sessions(id) ON DELETE SET NULL);
+CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions(created_us DESC, id DESC);
+CREATE TABLE IF NOT EXISTS texts (
+  id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS session_texts (
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  text_id INTEGER NOT NULL, PRIMARY KEY (session_id, text_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS session_texts_by_text ON session_texts(text_id);
+CREATE TABLE IF NOT EXISTS requests (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+  position INTEGER NOT NULL, dialect TEXT, rules TEXT, provider TEXT, model TEXT,
+  method TEXT NOT NULL, url TEXT NOT NULL, body_pieces BLOB, input_items BLOB NOT NULL,
+  body_verbatim BLOB, body_bytes INTEGER NOT NULL, headers BLOB NOT NULL, extra TEXT,
+  started_us INTEGER, status INTEGER, response_headers BLOB, response_body BLOB,
+  wait_us INTEGER, total_us INTEGER, UNIQUE (session_id, position));
+CREATE TABLE IF NOT EXISTS events (
+  request_id INTEGER NOT NULL REFERENCES requests(id) ON DELETE CASCADE,
+  first_seq INTEGER NOT NULL, count INTEGER NOT NULL, raw_bytes INTEGER NOT NULL,
+  data BLOB NOT NULL, PRIMARY KEY (request_id, first_seq)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outcomes (
+  request_id INTEGER PRIMARY KEY REFERENCES requests(id) ON DELETE CASCADE,
+  state TEXT NOT NULL, response_id TEXT, error_class TEXT, error_message TEXT, usage TEXT,
+  text BLOB, server_model TEXT, events INTEGER NOT NULL, first_event_us INTEGER,
+  first_text_us INTEGER, total_us INTEGER);
+";
+
+/// Migrations in order: `MIGRATIONS[n]` takes version `n` to `n + 1` (up to schema 3; 3 → 4 is
+/// `migrate_v4::run`).
 const MIGRATIONS: &[&str] = &[
     r#"
 CREATE TABLE sessions (
@@ -150,9 +203,26 @@ pub fn check(conn: &Connection, path: &Path) -> StoreResult<i64> {
     Ok(version)
 }
 
-/// Applies the migrations from `version` up to [`SCHEMA_VERSION`], each in one transaction.
+/// Makes a new database's schema, or applies the migrations from `version` up to
+/// [`SCHEMA_VERSION`], each in one transaction.
 pub fn migrate(conn: &mut Connection, mut version: i64) -> StoreResult<()> {
+    if version == 0 {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if current == 0 {
+            tx.execute_batch(SCHEMA)?;
+            tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+            tx.commit()?;
+            return Ok(());
+        }
+        version = current;
+    }
     while version < SCHEMA_VERSION {
+        if version == 3 {
+            super::migrate_v4::run(conn)?;
+            version = 4;
+            continue;
+        }
         let index = usize::try_from(version).unwrap_or(usize::MAX);
         let Some(sql) = MIGRATIONS.get(index) else {
             break;

@@ -7,11 +7,13 @@
 
 use std::collections::HashMap;
 
-use rusqlite::params;
+use rusqlite::{OptionalExtension as _, params};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::codec;
 use super::error::StoreResult;
+use super::read::{MAX_TEXT, unpack_text};
 use super::types::Page;
 use super::{Store, StoreError, body, pieces};
 
@@ -249,58 +251,63 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// A session's bodies as content-addressed parts, each distinct item read once. A body
-    /// stored as pieces (schema 3) gets the field set of its non-input fields under a negative
-    /// id of this answer's own (equal sets share it); one whose input was not split comes back
-    /// as its exact bytes in `verbatim`.
+    /// A session's bodies as content-addressed parts, each distinct item read once. A body's
+    /// non-input pieces give a field set under a negative id of this answer's own (equal sets
+    /// share it); a body that is not a JSON object, or whose input was not split, comes back as
+    /// its exact bytes in `verbatim`.
     pub fn session_parts(&self, session_id: i64) -> StoreResult<SessionParts> {
         self.session(session_id)?;
         let mut parts = SessionParts::default();
         let mut cut_bodies = Vec::new();
         let mut stmt = self.conn.prepare_cached(
-            "SELECT r.id, r.fields_id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
+            "SELECT r.id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
                     o.usage, r.body_pieces
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position",
         )?;
         let mut rows = stmt.query([session_id])?;
         while let Some(row) = rows.next()? {
-            let list: Vec<u8> = row.get(2)?;
+            let id: i64 = row.get(0)?;
+            let list: Vec<u8> = row.get(1)?;
             let items = body::read_varints(&list)
                 .map_err(StoreError::Damaged)?
                 .into_iter()
                 .map(|id| i64::try_from(id).unwrap_or(i64::MAX))
                 .collect();
-            if let Some(pieces) = row.get::<_, Option<Vec<u8>>>(7)? {
+            let verbatim = row
+                .get::<_, Option<Vec<u8>>>(2)?
+                .map(|packed| {
+                    codec::unpack(&packed, MAX_TEXT)
+                        .map_err(|e| StoreError::Damaged(format!("body of request {id}: {e}")))
+                })
+                .transpose()?;
+            if let Some(pieces) = row.get::<_, Option<Vec<u8>>>(6)? {
                 cut_bodies.push((parts.requests.len(), pieces));
             }
             parts.requests.push(StoredParts {
-                id: row.get(0)?,
-                fields_id: row.get(1)?,
+                id,
+                fields_id: None,
                 items,
-                verbatim: row.get(3)?,
-                started_us: row.get(4)?,
-                total_us: row.get(5)?,
-                usage: parse_usage(row.get(6)?),
+                verbatim,
+                started_us: row.get(3)?,
+                total_us: row.get(4)?,
+                usage: parse_usage(row.get(5)?),
             });
         }
-        let mut items = self.conn.prepare_cached(
-            "SELECT i.id, i.json FROM session_items si JOIN items i ON i.id = si.item_id
-             WHERE si.session_id = ?1",
-        )?;
-        for item in items.query_map([session_id], |r| Ok((r.get(0)?, r.get(1)?)))? {
-            let (id, json) = item?;
-            parts.items.insert(id, json);
-        }
-        let mut fields = self
+        let mut text = self
             .conn
-            .prepare_cached("SELECT json FROM fields WHERE id = ?1")?;
+            .prepare_cached("SELECT data FROM texts WHERE id = ?1")?;
         for request in &parts.requests {
-            if let Some(id) = request.fields_id
-                && !parts.fields.contains_key(&id)
-            {
-                let json: String = fields.query_row([id], |r| r.get(0))?;
-                parts.fields.insert(id, json);
+            for id in &request.items {
+                if !parts.items.contains_key(id) {
+                    let packed: Vec<u8> = text
+                        .query_row([id], |r| r.get(0))
+                        .optional()?
+                        .ok_or_else(|| StoreError::Damaged(format!("missing text {id}")))?;
+                    parts
+                        .items
+                        .insert(*id, unpack_text(&packed, &format!("text {id}"))?);
+                }
             }
         }
         // Equal piece lists give equal heads: each distinct list is joined and parsed once.
@@ -315,7 +322,7 @@ impl Store {
                 }
                 continue;
             }
-            let texts = self.piece_texts(&list)?;
+            let texts = self.texts(&list)?;
             let no_items: [String; 0] = [];
             let bytes = pieces::join(&texts, &no_items);
             if !texts.iter().any(Option::is_none) {

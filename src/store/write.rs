@@ -1,64 +1,72 @@
-//! Writes: sessions, requests (bodies split into content-addressed parts), responses, raw events,
-//! outcomes, and deleting a session together with the items no other session uses.
+//! Writes: sessions, requests (bodies and headers cut into content-addressed texts), responses,
+//! raw events (packed chunks, `event_chunks.rs`), outcomes, and deleting a session together
+//! with the texts no other session uses.
 
 use rusqlite::{Connection, OptionalExtension as _, Transaction, params};
 use serde_json::Value;
 
 use super::body::{self, content_hash};
+use super::codec::{self, Level};
 use super::error::StoreResult;
+use super::event_chunks;
 use super::pieces::{self, Piece};
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
 use super::{Store, StoreError};
 use crate::core::redact::{is_secret_header, redact_header, redact_url, redacted};
 use crate::core::stream::RawEvent;
 
-/// Headers as stored: credential headers (by name) dropped, the rest as the redaction policy
-/// shows them (authorization-shaped values, keys, tokens and URL credentials redacted).
-pub(super) fn storable_headers(headers: &[(String, String)]) -> String {
-    let kept: Vec<(&str, String)> = headers
+/// Header lines as stored, each `["name","value"]` (compact JSON): credential headers (by name)
+/// dropped, the rest as the redaction policy shows them (authorization-shaped values, keys,
+/// tokens and URL credentials redacted).
+pub(super) fn storable_headers(headers: &[(String, String)]) -> Vec<String> {
+    headers
         .iter()
         .filter(|(name, _)| !is_secret_header(name))
-        .map(|(name, value)| (name.as_str(), redact_header(name, value)))
-        .collect();
-    serde_json::to_string(&kept).unwrap_or_else(|_| "[]".to_string())
+        .map(|(name, value)| {
+            serde_json::to_string(&(name, redact_header(name, value)))
+                .unwrap_or_else(|_| "[\"\",\"\"]".to_string())
+        })
+        .collect()
 }
 
-/// Inserts `json` into the content-addressed table `table` (`items`, `fields` or `pieces`)
-/// unless present; returns its id.
-pub(super) fn intern(tx: &Transaction<'_>, table: &str, json: &str) -> StoreResult<i64> {
-    let hash = content_hash(json);
-    let mut find = tx.prepare_cached(&format!("SELECT id FROM {table} WHERE hash = ?1"))?;
+/// Inserts `text` into `texts` (packed) unless present; returns its id.
+pub(super) fn intern(tx: &Connection, text: &str) -> StoreResult<i64> {
+    let hash = content_hash(text);
+    let mut find = tx.prepare_cached("SELECT id FROM texts WHERE hash = ?1")?;
     if let Some(id) = find
         .query_row([&hash[..]], |row| row.get::<_, i64>(0))
         .optional()?
     {
         return Ok(id);
     }
-    let column = if table == "pieces" { "text" } else { "json" };
-    let mut insert = tx.prepare_cached(&format!(
-        "INSERT INTO {table} (hash, {column}) VALUES (?1, ?2)"
-    ))?;
-    insert.execute(params![&hash[..], json])?;
+    tx.prepare_cached("INSERT INTO texts (hash, data) VALUES (?1, ?2)")?
+        .execute(params![
+            &hash[..],
+            codec::pack(text.as_bytes(), Level::Kept)
+        ])?;
     Ok(tx.last_insert_rowid())
 }
 
-/// Interns `texts` into `table` and links each to the session through `link` (`session_items` /
-/// `session_pieces`, column `column`); returns their ids as LEB128 varints, `None` as 0.
-fn intern_linked<'t>(
-    tx: &Transaction<'_>,
+/// Links text `id` to the session (search, and collecting unused texts on delete).
+pub(super) fn link(tx: &Connection, session_id: i64, id: i64) -> StoreResult<()> {
+    tx.prepare_cached("INSERT OR IGNORE INTO session_texts (session_id, text_id) VALUES (?1, ?2)")?
+        .execute(params![session_id, id])?;
+    Ok(())
+}
+
+/// Interns `texts` and links each to the session; returns their ids as LEB128 varints, `None`
+/// as 0.
+pub(super) fn intern_linked<'t>(
+    tx: &Connection,
     session_id: i64,
-    (table, link, column): (&str, &str, &str),
     texts: impl IntoIterator<Item = Option<&'t str>>,
 ) -> StoreResult<Vec<u8>> {
     let mut list = Vec::new();
-    let mut insert = tx.prepare_cached(&format!(
-        "INSERT OR IGNORE INTO {link} (session_id, {column}) VALUES (?1, ?2)"
-    ))?;
     for text in texts {
         let id = match text {
             Some(text) => {
-                let id = intern(tx, table, text)?;
-                insert.execute(params![session_id, id])?;
+                let id = intern(tx, text)?;
+                link(tx, session_id, id)?;
                 id
             }
             None => 0,
@@ -66,6 +74,16 @@ fn intern_linked<'t>(
         body::push_varint(&mut list, u64::try_from(id).unwrap_or(0));
     }
     Ok(list)
+}
+
+/// Interns a header list's storable lines; returns their ids as varints.
+fn intern_headers(
+    tx: &Connection,
+    session_id: i64,
+    headers: &[(String, String)],
+) -> StoreResult<Vec<u8>> {
+    let lines = storable_headers(headers);
+    intern_linked(tx, session_id, lines.iter().map(|l| Some(l.as_str())))
 }
 
 /// Inserts a session row; returns its id.
@@ -83,22 +101,53 @@ pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreRe
     Ok(conn.last_insert_rowid())
 }
 
-/// A request body already taken apart, its items already interned and linked to the session.
+/// A request body already taken apart, its texts already interned and linked to the session.
 pub(super) struct RequestParts<'a> {
-    /// Compact JSON of the non-input fields (schema 2 and rollout imports).
-    pub fields_json: Option<&'a str>,
-    /// Piece ids, LEB128 varints, 0 for the input array (schema 3, [`super::pieces`]).
+    /// Piece ids, LEB128 varints, 0 for the input array ([`super::pieces`]).
     pub pieces: Option<&'a [u8]>,
-    /// The body's model, when `fields_json` does not say it.
+    /// The body's model.
     pub model: Option<&'a str>,
-    /// Index of `input` among the body keys.
-    pub input_at: Option<usize>,
     /// Item ids, LEB128 varints, in order.
     pub item_list: &'a [u8],
-    /// Exact bytes when rebuilding would not reproduce them.
+    /// Exact bytes of a body that is not a JSON object (packed when written).
     pub verbatim: Option<&'a [u8]>,
     /// Length of the whole body.
     pub body_bytes: usize,
+}
+
+/// A body cut into pieces and items, interned and linked to the session (or kept verbatim).
+pub(super) struct StoredCut {
+    /// Piece ids (None: verbatim).
+    pub pieces: Option<Vec<u8>>,
+    /// Item ids.
+    pub items: Vec<u8>,
+    /// The body's effective `model`.
+    pub model: Option<String>,
+}
+
+/// Cuts `body` (already redacted) into pieces and items and interns them for the session.
+pub(super) fn store_body(tx: &Connection, session_id: i64, body: &[u8]) -> StoreResult<StoredCut> {
+    let Some(cut) = pieces::cut(body) else {
+        return Ok(StoredCut {
+            pieces: None,
+            items: Vec::new(),
+            model: None,
+        });
+    };
+    let pieces = intern_linked(
+        tx,
+        session_id,
+        cut.pieces.iter().map(|piece| match piece {
+            Piece::Text(text) => Some(*text),
+            Piece::Input => None,
+        }),
+    )?;
+    let items = intern_linked(tx, session_id, cut.items.iter().copied().map(Some))?;
+    Ok(StoredCut {
+        pieces: Some(pieces),
+        items,
+        model: cut.model,
+    })
 }
 
 /// Inserts a request at the session's next position (inside the caller's transaction); the
@@ -114,41 +163,29 @@ pub(super) fn insert_request_parts(
         [session_id],
         |r| r.get(0),
     )?;
-    let model = parts.model.map(str::to_string).or_else(|| {
-        parts.fields_json.and_then(|json| {
-            serde_json::from_str::<Value>(json)
-                .ok()
-                .and_then(|v| v.get("model").and_then(Value::as_str).map(str::to_string))
-        })
-    });
-    let fields_id = match parts.fields_json {
-        Some(json) => Some(intern(tx, "fields", json)?),
-        None => None,
-    };
+    let headers = intern_headers(tx, session_id, request.headers)?;
     tx.execute(
-        "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, fields_id, input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us, body_pieces)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)",
+        "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, body_pieces, input_items, body_verbatim, body_bytes, headers, extra, started_us)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         params![
             session_id,
             position,
             request.dialect,
             request.rules,
             request.provider,
-            model,
+            parts.model,
             request.method,
             redact_url(&request.url),
-            fields_id,
-            parts.input_at.map(|i| i64::try_from(i).unwrap_or(i64::MAX)),
+            parts.pieces,
             parts.item_list,
-            parts.verbatim,
+            parts.verbatim.map(|bytes| codec::pack(bytes, Level::Kept)),
             i64::try_from(parts.body_bytes).unwrap_or(i64::MAX),
-            storable_headers(request.headers),
+            headers,
             request
                 .extra
                 .as_ref()
                 .map(|extra| redacted(&extra.to_string()).into_owned()),
             request.started_us,
-            parts.pieces,
         ],
     )?;
     Ok(tx.last_insert_rowid())
@@ -167,34 +204,12 @@ pub(super) fn insert_request(
         Ok(text) => text.as_bytes(),
         Err(_) => request.body,
     };
-    let cut = pieces::cut(body);
-    let (piece_list, item_list) = match &cut {
-        Some(cut) => (
-            Some(intern_linked(
-                tx,
-                session_id,
-                ("pieces", "session_pieces", "piece_id"),
-                cut.pieces.iter().map(|piece| match piece {
-                    Piece::Text(text) => Some(*text),
-                    Piece::Input => None,
-                }),
-            )?),
-            intern_linked(
-                tx,
-                session_id,
-                ("items", "session_items", "item_id"),
-                cut.items.iter().copied().map(Some),
-            )?,
-        ),
-        None => (None, Vec::new()),
-    };
+    let cut = store_body(tx, session_id, body)?;
     let parts = RequestParts {
-        fields_json: None,
-        pieces: piece_list.as_deref(),
-        model: cut.as_ref().and_then(|c| c.model.as_deref()),
-        input_at: None,
-        item_list: &item_list,
-        verbatim: cut.is_none().then_some(body),
+        pieces: cut.pieces.as_deref(),
+        model: cut.model.as_deref(),
+        item_list: &cut.items,
+        verbatim: cut.pieces.is_none().then_some(body),
         body_bytes: body.len(),
     };
     insert_request_parts(tx, session_id, request, &parts)
@@ -206,13 +221,24 @@ pub(super) fn update_response(
     request_id: i64,
     response: &ResponseMeta,
 ) -> StoreResult<bool> {
+    let session: Option<i64> = conn
+        .prepare_cached("SELECT session_id FROM requests WHERE id = ?1")?
+        .query_row([request_id], |r| r.get(0))
+        .optional()?;
+    let Some(session_id) = session else {
+        return Ok(false);
+    };
+    let headers = intern_headers(conn, session_id, &response.headers)?;
     let changed = conn.execute(
         "UPDATE requests SET status = ?2, response_headers = ?3, response_body = ?4, wait_us = ?5, total_us = ?6 WHERE id = ?1",
         params![
             request_id,
             response.status,
-            storable_headers(&response.headers),
-            response.body.as_deref().map(redacted),
+            headers,
+            response
+                .body
+                .as_deref()
+                .map(|body| codec::pack(redacted(body).as_bytes(), Level::Kept)),
             response.wait_us,
             response.total_us,
         ],
@@ -220,28 +246,18 @@ pub(super) fn update_response(
     Ok(changed > 0)
 }
 
-/// Inserts raw events of one request inside a transaction.
+/// Inserts raw events of one request inside a transaction (packed chunks).
 pub(super) fn insert_events<'a>(
     conn: &Connection,
     request_id: i64,
     events: impl IntoIterator<Item = &'a RawEvent>,
+    level: Level,
 ) -> StoreResult<()> {
-    let mut stmt = conn.prepare_cached(
-        "INSERT OR REPLACE INTO events (request_id, seq, received_us, event, data) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?;
-    for event in events {
-        stmt.execute(params![
-            request_id,
-            i64::try_from(event.seq).unwrap_or(i64::MAX),
-            i64::try_from(event.received_at.as_micros()).unwrap_or(i64::MAX),
-            event.event,
-            redacted(&event.data),
-        ])?;
-    }
-    Ok(())
+    event_chunks::insert(conn, request_id, events, level)
 }
 
-/// Inserts or replaces the outcome of a request.
+/// Inserts or replaces the outcome of a request, and packs its events for keeping (the
+/// response is over).
 pub(super) fn upsert_outcome(
     conn: &Connection,
     request_id: i64,
@@ -258,13 +274,16 @@ pub(super) fn upsert_outcome(
         o.error_class,
         o.error_message.as_deref().map(redacted),
         o.usage.as_ref().map(Value::to_string),
-        redacted(&o.text),
+        codec::pack(redacted(&o.text).as_bytes(), Level::Kept),
         o.server_model,
         i64::try_from(o.events).unwrap_or(i64::MAX),
         o.first_event_us,
         o.first_text_us,
         o.total_us,
     ])?;
+    if o.state != "open" {
+        event_chunks::repack(conn, request_id)?;
+    }
     Ok(())
 }
 
@@ -307,7 +326,7 @@ impl Store {
     pub fn add_events(&mut self, request_id: i64, events: &[RawEvent]) -> StoreResult<()> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        insert_events(&tx, request_id, events)?;
+        insert_events(&tx, request_id, events, Level::Kept)?;
         tx.commit()?;
         Ok(())
     }
@@ -318,8 +337,8 @@ impl Store {
         upsert_outcome(conn, request_id, outcome)
     }
 
-    /// Deletes a session with its requests, events and outcomes, and the items, pieces and field
-    /// sets no other request uses.
+    /// Deletes a session with its requests, events and outcomes, and the texts no other session
+    /// uses.
     pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -327,10 +346,9 @@ impl Store {
         if changed == 0 {
             return Err(StoreError::NoSession(session_id));
         }
-        tx.execute_batch(
-            "DELETE FROM items WHERE id NOT IN (SELECT item_id FROM session_items);
-             DELETE FROM pieces WHERE id NOT IN (SELECT piece_id FROM session_pieces);
-             DELETE FROM fields WHERE id NOT IN (SELECT fields_id FROM requests WHERE fields_id IS NOT NULL);",
+        tx.execute(
+            "DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM session_texts)",
+            [],
         )?;
         tx.commit()?;
         Ok(())
