@@ -160,3 +160,72 @@ fn requests_can_be_added_while_the_recorder_commits() {
         41
     );
 }
+
+fn chunks(path: &Path, request: i64) -> i64 {
+    rusqlite::Connection::open(path)
+        .and_then(|c| {
+            c.query_row(
+                "SELECT count(*) FROM events WHERE request_id = ?1",
+                [request],
+                |r| r.get(0),
+            )
+        })
+        .expect("chunk rows")
+}
+
+#[test]
+fn a_slow_stream_commits_small_chunks_and_its_outcome_packs_them_into_one() {
+    let (path, request) = setup("repack");
+    let options = RecorderOptions {
+        max_batch: 7,
+        ..RecorderOptions::default()
+    };
+    let recorder = Recorder::start(&path, options).expect("recorder");
+    let sent: Vec<RawEvent> = (0..200).map(event).collect();
+    for e in &sent {
+        recorder.event(request, e.clone()).expect("event");
+    }
+    recorder.flush().expect("flush");
+    // One chunk per commit while the response streams; every event readable at any offset.
+    assert!(
+        chunks(&path, request) >= 200 / 7,
+        "{}",
+        chunks(&path, request)
+    );
+    let reader = Store::open(&path).expect("reader");
+    assert_eq!(reader.events(request, Page::ALL).expect("events"), sent);
+    assert_eq!(
+        reader
+            .events(
+                request,
+                Page {
+                    offset: 5,
+                    limit: 9
+                }
+            )
+            .expect("a page across chunks"),
+        sent[5..14].to_vec()
+    );
+    let outcome = OutcomeRecord {
+        state: "completed".to_string(),
+        events: 200,
+        ..OutcomeRecord::default()
+    };
+    recorder.outcome(request, outcome).expect("outcome");
+    recorder.finish().expect("finish");
+    assert_eq!(chunks(&path, request), 1);
+    assert_eq!(reader.events(request, Page::ALL).expect("events"), sent);
+    assert_eq!(reader.event_count(request).expect("count"), 200);
+    assert_eq!(
+        reader
+            .events(
+                request,
+                Page {
+                    offset: 195,
+                    limit: 100
+                }
+            )
+            .expect("the last page"),
+        sent[195..].to_vec()
+    );
+}
