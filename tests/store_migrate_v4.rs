@@ -117,14 +117,7 @@ fn a_schema_3_file_migrates_and_reads_back_exactly_as_before() {
     drop(store);
     assert_eq!(
         tables(&path),
-        vec![
-            "events",
-            "outcomes",
-            "requests",
-            "session_texts",
-            "sessions",
-            "texts"
-        ]
+        vec!["events", "outcomes", "requests", "sessions", "texts"]
     );
     // The same content takes less room than schema 3 gave it (compacted, to compare pages in use).
     let conn = rusqlite::Connection::open(&path).expect("raw open");

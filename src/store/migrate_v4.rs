@@ -15,7 +15,7 @@ use super::error::{StoreError, StoreResult};
 use super::event_chunks;
 use super::pieces;
 use super::schema::SCHEMA;
-use super::write::{intern_linked, storable_headers, store_body};
+use super::write::{intern_headers, store_body};
 use crate::core::stream::RawEvent;
 
 /// Events copied per read of the old table (bounded memory on a long response).
@@ -143,14 +143,10 @@ fn copy_requests(tx: &Transaction<'_>) -> StoreResult<()> {
                 pieces: row.get(22)?,
             },
         )?;
-        let cut = store_body(tx, session_id, &bytes)?;
-        let lines = |headers: &[(String, String)]| {
-            let lines = storable_headers(headers);
-            intern_linked(tx, session_id, lines.iter().map(|l| Some(l.as_str())))
-        };
-        let headers = lines(&old_headers(row.get(14)?)?.unwrap_or_default())?;
+        let cut = store_body(tx, &bytes)?;
+        let headers = intern_headers(tx, &old_headers(row.get(14)?)?.unwrap_or_default())?;
         let response_headers = match old_headers(row.get(18)?)? {
-            Some(list) => Some(lines(&list)?),
+            Some(list) => Some(intern_headers(tx, &list)?),
             None => None,
         };
         let response_body: Option<String> = row.get(19)?;

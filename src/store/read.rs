@@ -1,6 +1,9 @@
 //! Reads for the UI and the CLI: paged session and request lists, search by name, model and
 //! text anywhere in the stored bodies, and the lazy parts — a request's headers, its rebuilt body, its events, its outcome.
 
+use std::collections::HashSet;
+use std::ops::ControlFlow;
+
 use rusqlite::{OptionalExtension as _, Row, params};
 use serde_json::Value;
 
@@ -80,6 +83,38 @@ pub(super) fn unpack_text(packed: &[u8], what: &str) -> StoreResult<String> {
     codec::unpack_text(packed, MAX_TEXT).map_err(|e| StoreError::Damaged(format!("{what}: {e}")))
 }
 
+/// Visits the text ids the requests of `session` (every session: `None`) refer to — body
+/// pieces, items, header lines — until `visit` breaks.
+pub(super) fn scan_text_refs(
+    conn: &rusqlite::Connection,
+    session: Option<i64>,
+    mut visit: impl FnMut(i64) -> ControlFlow<()>,
+) -> StoreResult<()> {
+    let sql = "SELECT body_pieces, input_items, headers, response_headers FROM requests";
+    let mut stmt = match session {
+        Some(_) => conn.prepare_cached(&format!("{sql} WHERE session_id = ?1"))?,
+        None => conn.prepare_cached(sql)?,
+    };
+    let mut rows = match session {
+        Some(id) => stmt.query([id])?,
+        None => stmt.query([])?,
+    };
+    while let Some(row) = rows.next()? {
+        for column in 0..4 {
+            let Some(list) = row.get::<_, Option<Vec<u8>>>(column)? else {
+                continue;
+            };
+            for id in body::read_varints(&list).map_err(StoreError::Damaged)? {
+                let id = i64::try_from(id).unwrap_or(0);
+                if id != 0 && visit(id).is_break() {
+                    return Ok(());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Bytes of a verbatim body (one that is not a JSON object) that a search reads.
 pub const VERBATIM_SEARCHED: usize = 4 << 20;
 
@@ -120,41 +155,84 @@ impl Store {
     /// stored: input items, the content-addressed pieces (every top-level value — `tools`,
     /// `instructions`, `prompt_cache_key`, …), header lines, and the first
     /// [`VERBATIM_SEARCHED`] bytes of a body kept verbatim (texts are unpacked by the SQL
-    /// function `pw_text`, see `sql_functions`). Bodies hold JSON, so `text` is also
+    /// function `pw_text`, see `sql_functions`). Each stored text is unpacked and matched once,
+    /// however many sessions share it; then the sessions are walked newest first, each checked
+    /// against the matching texts, until the page is full. Bodies hold JSON, so `text` is also
     /// looked for as it appears inside a JSON string (`"` as `\"`, a line break as `\n`). The
     /// scan walks sessions newest first and stops once the page is full.
     pub fn search_sessions(&self, text: &str, page: Page) -> StoreResult<Vec<SessionSummary>> {
-        let (limit, offset) = limit(page);
         let pattern = like_pattern(text);
         let escaped = json_escaped(text).map(|e| like_pattern(&e));
         // `col` matches the plain text, or its JSON-escaped spelling where that differs.
         let matches = |col: &str| match escaped {
-            Some(_) => format!("({col} LIKE ?1 ESCAPE '\\' OR {col} LIKE ?4 ESCAPE '\\')"),
+            Some(_) => format!("({col} LIKE ?1 ESCAPE '\\' OR {col} LIKE ?2 ESCAPE '\\')"),
             None => format!("{col} LIKE ?1 ESCAPE '\\'"),
         };
-        let sql = format!(
-            "SELECT {SESSION_COLUMNS} FROM sessions s
-             WHERE s.name LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'
+        let bind = |stmt: &mut rusqlite::CachedStatement<'_>| -> rusqlite::Result<()> {
+            stmt.raw_bind_parameter(1, &pattern)?;
+            if let Some(escaped) = &escaped {
+                stmt.raw_bind_parameter(2, escaped)?;
+            }
+            Ok(())
+        };
+        // Every stored text is unpacked and matched once, whichever sessions share it.
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT id FROM texts WHERE {}",
+            matches("pw_text(data)")
+        ))?;
+        bind(&mut stmt)?;
+        let mut texts = HashSet::new();
+        let mut rows = stmt.raw_query();
+        while let Some(row) = rows.next()? {
+            texts.insert(row.get::<_, i64>(0)?);
+        }
+        drop(rows);
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT s.id, s.name LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'
                 OR EXISTS (SELECT 1 FROM requests r WHERE r.session_id = s.id AND r.model LIKE ?1 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM requests r JOIN outcomes o ON o.request_id = r.id
                            WHERE r.session_id = s.id AND pw_text(o.text) LIKE ?1 ESCAPE '\\')
-                OR EXISTS (SELECT 1 FROM session_texts st JOIN texts t ON t.id = st.text_id
-                           WHERE st.session_id = s.id AND {texts})
                 OR EXISTS (SELECT 1 FROM requests r
                            WHERE r.session_id = s.id AND r.body_verbatim IS NOT NULL
                              AND {verbatim})
-             ORDER BY s.created_us DESC, s.id DESC LIMIT ?2 OFFSET ?3",
-            texts = matches("pw_text(t.data)"),
+             FROM sessions s ORDER BY s.created_us DESC, s.id DESC",
             verbatim = matches(&format!("pw_text(r.body_verbatim, {VERBATIM_SEARCHED})")),
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = match &escaped {
-            Some(escaped) => {
-                stmt.query_map(params![pattern, limit, offset, escaped], session_row)?
+        ))?;
+        bind(&mut stmt)?;
+        let mut found = Vec::new();
+        let mut skip = page.offset;
+        let mut rows = stmt.raw_query();
+        while let Some(row) = rows.next()? {
+            if found.len() as u64 >= page.limit {
+                break;
             }
-            None => stmt.query_map(params![pattern, limit, offset], session_row)?,
-        };
-        Ok(rows.collect::<Result<_, _>>()?)
+            let id: i64 = row.get(0)?;
+            let direct: bool = row.get(1)?;
+            let hit = direct || {
+                let mut uses = false;
+                if !texts.is_empty() {
+                    scan_text_refs(&self.conn, Some(id), |text| {
+                        uses = texts.contains(&text);
+                        if uses {
+                            ControlFlow::Break(())
+                        } else {
+                            ControlFlow::Continue(())
+                        }
+                    })?;
+                }
+                uses
+            };
+            if !hit {
+                continue;
+            }
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            found.push(id);
+        }
+        drop(rows);
+        found.into_iter().map(|id| self.session(id)).collect()
     }
 
     /// One session.

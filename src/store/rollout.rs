@@ -20,7 +20,7 @@ use super::error::{StoreError, StoreResult};
 use super::rollout_files::{group_by_thread, read_bounded, read_group, rollout_files};
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta, Source};
 use super::write::{
-    RequestParts, insert_request_parts, insert_session, intern, link, store_body, update_response,
+    RequestParts, insert_request_parts, insert_session, intern, store_body, update_response,
     upsert_outcome,
 };
 use crate::core::redact::redact_text;
@@ -259,7 +259,6 @@ impl Store {
                         let value = session.items.get(*index as usize).unwrap_or(&Value::Null);
                         let text = redact_text(&value.to_string());
                         let id = intern(&tx, &text)?;
-                        link(&tx, session_id, id)?;
                         item_ids.insert(*index, (id, text.len()));
                         (id, text.len())
                     }
@@ -270,7 +269,7 @@ impl Store {
             // `{fields…,"input":[items]…}`, compact: the fields with an empty input array where
             // the items go, cut into pieces; the items are joined in on rebuild.
             let head = redact_text(&head_with_input(&request.head, request.input_at).to_string());
-            let head_cut = store_body(&tx, session_id, head.as_bytes())?;
+            let head_cut = store_body(&tx, head.as_bytes())?;
             let Some(head_pieces) = head_cut.pieces.filter(|list| list.contains(&0)) else {
                 return Err(StoreError::Damaged(format!(
                     "rollout request {position}: its fields do not make a JSON object"

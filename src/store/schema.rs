@@ -20,8 +20,8 @@ pub const SCHEMA_VERSION: i64 = 4;
 ///   `replay_of` the recording a replay was served from (no index: sessions are few).
 /// - `texts`: content-addressed texts — input items, body pieces (`pieces.rs`), header lines
 ///   `["name","value"]` — each stored once; `hash` is the content hash of the unpacked text,
-///   `data` packed (`codec.rs`). `session_texts` says which sessions use which (search, and
-///   collecting unused texts when a session is deleted).
+///   `data` packed (`codec.rs`). Which request uses which is only in the requests' lists (search
+///   and deleting scan them).
 /// - `requests`: `body_pieces` text ids as LEB128 varints, 0 marking the input array;
 ///   `input_items` the items' text ids in order; `body_verbatim` the packed exact bytes of a body
 ///   that is not a JSON object; `headers` / `response_headers` text ids of header lines (secret
@@ -32,7 +32,7 @@ pub const SCHEMA_VERSION: i64 = 4;
 ///   `raw_bytes` is a chunk's unpacked size.
 /// - `outcomes`: `state` completed / failed / open; `usage` JSON; `text` the packed output text.
 ///
-/// Eleven b-trees in all, each at least one page: a small database stays small.
+/// Nine b-trees in all, each at least one page: a small database stays small.
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sessions (
   id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, provider TEXT, model TEXT,
@@ -40,10 +40,6 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions(created_us DESC, id DESC);
 CREATE TABLE IF NOT EXISTS texts (
   id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, data BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS session_texts (
-  session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-  text_id INTEGER NOT NULL, PRIMARY KEY (session_id, text_id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS session_texts_by_text ON session_texts(text_id);
 CREATE TABLE IF NOT EXISTS requests (
   id INTEGER PRIMARY KEY,
   session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,

@@ -1,6 +1,10 @@
 //! Writes: sessions, requests (bodies and headers cut into content-addressed texts), responses,
 //! raw events (packed chunks, `event_chunks.rs`), outcomes, and deleting a session together
-//! with the texts no other session uses.
+//! with the texts no other session uses (found by scanning the remaining requests' text lists:
+//! no per-session index is kept, so a small database stays small).
+
+use std::collections::HashSet;
+use std::ops::ControlFlow;
 
 use rusqlite::{Connection, OptionalExtension as _, Transaction, params};
 use serde_json::Value;
@@ -10,6 +14,7 @@ use super::codec::{self, Level};
 use super::error::StoreResult;
 use super::event_chunks;
 use super::pieces::{self, Piece};
+use super::read::scan_text_refs;
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
 use super::{Store, StoreError};
 use crate::core::redact::{is_secret_header, redact_header, redact_url, redacted};
@@ -47,28 +52,15 @@ pub(super) fn intern(tx: &Connection, text: &str) -> StoreResult<i64> {
     Ok(tx.last_insert_rowid())
 }
 
-/// Links text `id` to the session (search, and collecting unused texts on delete).
-pub(super) fn link(tx: &Connection, session_id: i64, id: i64) -> StoreResult<()> {
-    tx.prepare_cached("INSERT OR IGNORE INTO session_texts (session_id, text_id) VALUES (?1, ?2)")?
-        .execute(params![session_id, id])?;
-    Ok(())
-}
-
-/// Interns `texts` and links each to the session; returns their ids as LEB128 varints, `None`
-/// as 0.
-pub(super) fn intern_linked<'t>(
+/// Interns `texts`; returns their ids as LEB128 varints, `None` as 0.
+pub(super) fn intern_list<'t>(
     tx: &Connection,
-    session_id: i64,
     texts: impl IntoIterator<Item = Option<&'t str>>,
 ) -> StoreResult<Vec<u8>> {
     let mut list = Vec::new();
     for text in texts {
         let id = match text {
-            Some(text) => {
-                let id = intern(tx, text)?;
-                link(tx, session_id, id)?;
-                id
-            }
+            Some(text) => intern(tx, text)?,
             None => 0,
         };
         body::push_varint(&mut list, u64::try_from(id).unwrap_or(0));
@@ -77,13 +69,12 @@ pub(super) fn intern_linked<'t>(
 }
 
 /// Interns a header list's storable lines; returns their ids as varints.
-fn intern_headers(
+pub(super) fn intern_headers(
     tx: &Connection,
-    session_id: i64,
     headers: &[(String, String)],
 ) -> StoreResult<Vec<u8>> {
     let lines = storable_headers(headers);
-    intern_linked(tx, session_id, lines.iter().map(|l| Some(l.as_str())))
+    intern_list(tx, lines.iter().map(|l| Some(l.as_str())))
 }
 
 /// Inserts a session row; returns its id.
@@ -101,7 +92,7 @@ pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreRe
     Ok(conn.last_insert_rowid())
 }
 
-/// A request body already taken apart, its texts already interned and linked to the session.
+/// A request body already taken apart, its texts already interned.
 pub(super) struct RequestParts<'a> {
     /// Piece ids, LEB128 varints, 0 for the input array ([`super::pieces`]).
     pub pieces: Option<&'a [u8]>,
@@ -115,7 +106,7 @@ pub(super) struct RequestParts<'a> {
     pub body_bytes: usize,
 }
 
-/// A body cut into pieces and items, interned and linked to the session (or kept verbatim).
+/// A body cut into pieces and items, interned (or kept verbatim).
 pub(super) struct StoredCut {
     /// Piece ids (None: verbatim).
     pub pieces: Option<Vec<u8>>,
@@ -125,8 +116,8 @@ pub(super) struct StoredCut {
     pub model: Option<String>,
 }
 
-/// Cuts `body` (already redacted) into pieces and items and interns them for the session.
-pub(super) fn store_body(tx: &Connection, session_id: i64, body: &[u8]) -> StoreResult<StoredCut> {
+/// Cuts `body` (already redacted) into pieces and items and interns them.
+pub(super) fn store_body(tx: &Connection, body: &[u8]) -> StoreResult<StoredCut> {
     let Some(cut) = pieces::cut(body) else {
         return Ok(StoredCut {
             pieces: None,
@@ -134,15 +125,14 @@ pub(super) fn store_body(tx: &Connection, session_id: i64, body: &[u8]) -> Store
             model: None,
         });
     };
-    let pieces = intern_linked(
+    let pieces = intern_list(
         tx,
-        session_id,
         cut.pieces.iter().map(|piece| match piece {
             Piece::Text(text) => Some(*text),
             Piece::Input => None,
         }),
     )?;
-    let items = intern_linked(tx, session_id, cut.items.iter().copied().map(Some))?;
+    let items = intern_list(tx, cut.items.iter().copied().map(Some))?;
     Ok(StoredCut {
         pieces: Some(pieces),
         items,
@@ -163,7 +153,7 @@ pub(super) fn insert_request_parts(
         [session_id],
         |r| r.get(0),
     )?;
-    let headers = intern_headers(tx, session_id, request.headers)?;
+    let headers = intern_headers(tx, request.headers)?;
     tx.execute(
         "INSERT INTO requests (session_id, position, dialect, rules, provider, model, method, url, body_pieces, input_items, body_verbatim, body_bytes, headers, extra, started_us)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
@@ -204,7 +194,7 @@ pub(super) fn insert_request(
         Ok(text) => text.as_bytes(),
         Err(_) => request.body,
     };
-    let cut = store_body(tx, session_id, body)?;
+    let cut = store_body(tx, body)?;
     let parts = RequestParts {
         pieces: cut.pieces.as_deref(),
         model: cut.model.as_deref(),
@@ -221,14 +211,7 @@ pub(super) fn update_response(
     request_id: i64,
     response: &ResponseMeta,
 ) -> StoreResult<bool> {
-    let session: Option<i64> = conn
-        .prepare_cached("SELECT session_id FROM requests WHERE id = ?1")?
-        .query_row([request_id], |r| r.get(0))
-        .optional()?;
-    let Some(session_id) = session else {
-        return Ok(false);
-    };
-    let headers = intern_headers(conn, session_id, &response.headers)?;
+    let headers = intern_headers(conn, &response.headers)?;
     let changed = conn.execute(
         "UPDATE requests SET status = ?2, response_headers = ?3, response_body = ?4, wait_us = ?5, total_us = ?6 WHERE id = ?1",
         params![
@@ -342,17 +325,50 @@ impl Store {
     pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let changed = tx.execute("DELETE FROM sessions WHERE id = ?1", [session_id])?;
-        if changed == 0 {
+        let exists: Option<i64> = tx
+            .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if exists.is_none() {
             return Err(StoreError::NoSession(session_id));
         }
-        tx.execute(
-            "DELETE FROM texts WHERE id NOT IN (SELECT text_id FROM session_texts)",
-            [],
-        )?;
+        // The texts this session uses, then (once it is gone) those no other request uses.
+        let used = referenced_texts(&tx, Some(session_id), &HashSet::new())?;
+        tx.execute("DELETE FROM sessions WHERE id = ?1", [session_id])?;
+        let mut candidates = used;
+        if !candidates.is_empty() {
+            let kept = referenced_texts(&tx, None, &candidates)?;
+            candidates.retain(|id| !kept.contains(id));
+            let mut delete = tx.prepare_cached("DELETE FROM texts WHERE id = ?1")?;
+            for id in candidates {
+                delete.execute([id])?;
+            }
+        }
         tx.commit()?;
         Ok(())
     }
+}
+
+/// The text ids the requests of `session` (every session: `None`) refer to — of `only`, when
+/// it is not empty, the scan stopping once all of them are found.
+fn referenced_texts(
+    tx: &Connection,
+    session: Option<i64>,
+    only: &HashSet<i64>,
+) -> StoreResult<HashSet<i64>> {
+    let mut found = HashSet::new();
+    scan_text_refs(tx, session, |id| {
+        if only.is_empty() || only.contains(&id) {
+            found.insert(id);
+        }
+        if !only.is_empty() && found.len() == only.len() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    })?;
+    Ok(found)
 }
 
 /// A JSON value's string form (`"standard"` → `standard`), for enums serialized as strings.
