@@ -124,14 +124,38 @@ fn redact_containers(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// The end (exclusive) of the JSON object or array starting at `start`, skipping strings;
-/// `None` when it is not closed.
-fn object_end(bytes: &[u8], start: usize) -> Option<usize> {
+/// What [`walk`] meets in JSON text: a string (`start..end`, quotes included) at nesting depth
+/// `depth`, or a closing bracket after which the depth is `depth`.
+enum Token {
+    Str {
+        start: usize,
+        end: usize,
+        depth: usize,
+    },
+    Close {
+        end: usize,
+        depth: usize,
+    },
+}
+
+/// Walks JSON text from `start`, skipping over strings, telling `visit` of each string and each
+/// closing bracket until it breaks; `None` when the text ends first (or a string is not closed).
+fn walk<R>(bytes: &[u8], start: usize, mut visit: impl FnMut(Token) -> Option<R>) -> Option<R> {
     let mut depth = 0usize;
     let mut i = start;
     while i < bytes.len() {
         match bytes[i] {
-            b'"' => i = string_end(bytes, i)?,
+            b'"' => {
+                let end = string_end(bytes, i)?;
+                if let Some(found) = visit(Token::Str {
+                    start: i,
+                    end,
+                    depth,
+                }) {
+                    return Some(found);
+                }
+                i = end;
+            }
             b'{' | b'[' => {
                 depth += 1;
                 i += 1;
@@ -139,14 +163,23 @@ fn object_end(bytes: &[u8], start: usize) -> Option<usize> {
             b'}' | b']' => {
                 depth = depth.saturating_sub(1);
                 i += 1;
-                if depth == 0 {
-                    return Some(i);
+                if let Some(found) = visit(Token::Close { end: i, depth }) {
+                    return Some(found);
                 }
             }
             _ => i += 1,
         }
     }
     None
+}
+
+/// The end (exclusive) of the JSON object or array starting at `start`, skipping strings;
+/// `None` when it is not closed.
+fn object_end(bytes: &[u8], start: usize) -> Option<usize> {
+    walk(bytes, start, |token| match token {
+        Token::Close { end, depth: 0 } => Some(end),
+        _ => None,
+    })
 }
 
 /// The end (exclusive) of the JSON string whose opening quote is at `start`.
@@ -165,32 +198,15 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
 /// True when a key of [`SCHEMA_KEYS`] is a member of `object` itself (not of a nested one).
 fn is_schema(object: &str) -> bool {
     let bytes = object.as_bytes();
-    let mut depth = 0usize;
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'"' => {
-                let Some(end) = string_end(bytes, i) else {
-                    return false;
-                };
-                let key = &object[i + 1..end - 1];
-                if depth == 1 && is_key(bytes, end) && SCHEMA_KEYS.contains(&key) {
-                    return true;
-                }
-                i = end;
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                depth = depth.saturating_sub(1);
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    false
+    walk(bytes, 0, |token| match token {
+        Token::Str {
+            start,
+            end,
+            depth: 1,
+        } if is_key(bytes, end) && SCHEMA_KEYS.contains(&&object[start + 1..end - 1]) => Some(()),
+        _ => None,
+    })
+    .is_some()
 }
 
 /// True when the string ending at `end` is followed by `:` (a member name, not a value).
