@@ -30,6 +30,10 @@ const MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 /// The `promptwire-v1` dictionary.
 static DICT_V1: &[u8] = include_bytes!("dict/promptwire-v1.zdict");
 
+/// Values stated to unpack to at most this many bytes are decoded in one call into a buffer of
+/// that size; larger ones as a stream (see [`unpack`]).
+const BULK_MAX: usize = 16 << 20;
+
 /// Texts shorter than this are kept plain (a frame header costs more than it saves).
 const MIN_PACKED: usize = 24;
 
@@ -170,6 +174,27 @@ pub fn unpack(packed: &[u8], max: usize) -> Result<Vec<u8>, CodecError> {
     }
     match packed.split_first() {
         Some((&TAG_PLAIN, rest)) => Ok(rest.to_vec()),
+        Some((_, body)) if size > BULK_MAX as u64 => {
+            // A large value decodes as a stream: memory grows with what the frame really holds,
+            // not with what a damaged header claims.
+            let mut out = Vec::new();
+            let decoder = zstd::stream::read::Decoder::with_prepared_dictionary(
+                std::io::BufReader::new(MAGIC.as_slice().chain(body)),
+                decoder_dictionary(),
+            )
+            .map_err(|e| CodecError::Damaged(e.to_string()))?;
+            decoder
+                .take(size)
+                .read_to_end(&mut out)
+                .map_err(|e| CodecError::Damaged(e.to_string()))?;
+            if out.len() as u64 != size {
+                return Err(CodecError::Damaged(format!(
+                    "{} bytes where the frame states {size}",
+                    out.len()
+                )));
+            }
+            Ok(out)
+        }
         Some((_, body)) => {
             let frame = with_magic(body);
             let capacity = usize::try_from(size).unwrap_or(max);
@@ -270,6 +295,25 @@ mod tests {
     }
 
     #[test]
+    fn a_large_value_unpacks_as_a_stream_and_a_lying_header_costs_nothing() {
+        let big = "0123456789abcdef".repeat(2 << 20);
+        let packed = pack(big.as_bytes(), Level::Live);
+        assert!(packed.len() < 100_000, "{}", packed.len());
+        assert_eq!(unpack(&packed, 64 << 20).map(|b| b.len()), Ok(big.len()));
+        // A frame that claims 2 GiB but holds a few bytes is damaged, not a 2 GiB allocation.
+        // Frame header: single segment, 8-byte content size 2^31; then one raw block "tiny".
+        let mut lying = vec![TAG_ZSTD_V1, 0xe0];
+        lying.extend_from_slice(&(1u64 << 31).to_le_bytes());
+        lying.extend_from_slice(&[33, 0, 0]);
+        lying.extend_from_slice(b"tiny");
+        assert_eq!(unpacked_len(&lying), Ok(1 << 31));
+        assert!(matches!(
+            unpack(&lying, usize::MAX),
+            Err(CodecError::Damaged(_))
+        ));
+    }
+
+    #[test]
     fn limits_and_damage_are_errors() {
         let text = "abc ".repeat(1000);
         let packed = pack(text.as_bytes(), Level::Live);
@@ -290,5 +334,16 @@ mod tests {
             unpack(&broken, 10_000),
             Err(CodecError::Damaged(_))
         ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_round_trip_at_both_levels(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..3000)) {
+            for level in [Level::Live, Level::Kept] {
+                let packed = pack(&bytes, level);
+                proptest::prop_assert!(packed.len() <= bytes.len() + 1);
+                proptest::prop_assert_eq!(unpack(&packed, bytes.len()), Ok(bytes.clone()));
+            }
+        }
     }
 }

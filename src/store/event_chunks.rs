@@ -341,4 +341,36 @@ mod tests {
         assert!(decode(&[0, 0, 0, 5, b'a'], 0).is_err());
         assert!(decode(&[0, 0, 2, 0xff, 0], 0).is_err());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_events_round_trip_through_records(
+            events in proptest::collection::vec(
+                (0u64..1 << 40, 0u64..1 << 40, proptest::option::of(".{0,12}"), ".{0,40}"),
+                0..40,
+            )
+        ) {
+            let events: Vec<RawEvent> = events
+                .into_iter()
+                .map(|(seq, us, name, data)| RawEvent {
+                    seq,
+                    received_at: Duration::from_micros(us),
+                    event: name,
+                    data,
+                })
+                .collect();
+            let back: Vec<RawEvent> = encode(&events, false)
+                .iter()
+                .flat_map(|c| decode(&c.records, c.first_seq).unwrap_or_default())
+                .collect();
+            proptest::prop_assert_eq!(back, events);
+        }
+
+        #[test]
+        fn damaged_records_never_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..200)) {
+            let _ = decode(&bytes, 0);
+            let _ = codec::unpack(&bytes, 1 << 20);
+            let _ = codec::unpack_prefix(&bytes, 64);
+        }
+    }
 }
