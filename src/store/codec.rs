@@ -163,6 +163,40 @@ fn with_magic(body: &[u8]) -> Vec<u8> {
     frame
 }
 
+fn damaged(e: impl std::fmt::Display) -> CodecError {
+    CodecError::Damaged(e.to_string())
+}
+
+/// Decodes a stored frame (magic number dropped) as a stream, stopping after `n` bytes: memory
+/// grows with what the frame really holds, not with what its header claims.
+fn decode_stream(body: &[u8], n: u64) -> Result<Vec<u8>, CodecError> {
+    let decoder = zstd::stream::read::Decoder::with_prepared_dictionary(
+        std::io::BufReader::new(MAGIC.as_slice().chain(body)),
+        decoder_dictionary(),
+    )
+    .map_err(damaged)?;
+    let mut out = Vec::new();
+    decoder.take(n).read_to_end(&mut out).map_err(damaged)?;
+    Ok(out)
+}
+
+/// Decodes a stored frame of `size` bytes in one call, with this thread's decompressor.
+fn decode_bulk(body: &[u8], size: usize) -> Result<Vec<u8>, CodecError> {
+    let frame = with_magic(body);
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(
+                Decompressor::with_prepared_dictionary(decoder_dictionary()).map_err(damaged)?,
+            );
+        }
+        let Some(d) = slot.as_mut() else {
+            return Err(damaged("no decompressor"));
+        };
+        d.decompress(&frame, size).map_err(damaged)
+    })
+}
+
 /// Unpacks a packed value of at most `max` bytes.
 pub fn unpack(packed: &[u8], max: usize) -> Result<Vec<u8>, CodecError> {
     let size = unpacked_len(packed)?;
@@ -172,63 +206,26 @@ pub fn unpack(packed: &[u8], max: usize) -> Result<Vec<u8>, CodecError> {
             max,
         });
     }
-    match packed.split_first() {
-        Some((&TAG_PLAIN, rest)) => Ok(rest.to_vec()),
-        Some((_, body)) if size > BULK_MAX as u64 => {
-            // A large value decodes as a stream: memory grows with what the frame really holds,
-            // not with what a damaged header claims.
-            let mut out = Vec::new();
-            let decoder = zstd::stream::read::Decoder::with_prepared_dictionary(
-                std::io::BufReader::new(MAGIC.as_slice().chain(body)),
-                decoder_dictionary(),
-            )
-            .map_err(|e| CodecError::Damaged(e.to_string()))?;
-            decoder
-                .take(size)
-                .read_to_end(&mut out)
-                .map_err(|e| CodecError::Damaged(e.to_string()))?;
-            if out.len() as u64 != size {
-                return Err(CodecError::Damaged(format!(
-                    "{} bytes where the frame states {size}",
-                    out.len()
-                )));
-            }
-            Ok(out)
-        }
-        Some((_, body)) => {
-            let frame = with_magic(body);
-            let capacity = usize::try_from(size).unwrap_or(max);
-            DECOMPRESSOR.with(|cell| {
-                let mut slot = cell.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(
-                        Decompressor::with_prepared_dictionary(decoder_dictionary())
-                            .map_err(|e| CodecError::Damaged(e.to_string()))?,
-                    );
-                }
-                let Some(d) = slot.as_mut() else {
-                    return Err(CodecError::Damaged("no decompressor".to_string()));
-                };
-                let out = d
-                    .decompress(&frame, capacity)
-                    .map_err(|e| CodecError::Damaged(e.to_string()))?;
-                if out.len() as u64 != size {
-                    return Err(CodecError::Damaged(format!(
-                        "{} bytes where the frame states {size}",
-                        out.len()
-                    )));
-                }
-                Ok(out)
-            })
-        }
-        None => Err(CodecError::Empty),
+    let out = match packed.split_first() {
+        Some((&TAG_PLAIN, rest)) => return Ok(rest.to_vec()),
+        Some((_, body)) => match usize::try_from(size) {
+            Ok(size) if size <= BULK_MAX => decode_bulk(body, size)?,
+            _ => decode_stream(body, size)?,
+        },
+        None => return Err(CodecError::Empty),
+    };
+    if out.len() as u64 != size {
+        return Err(damaged(format!(
+            "{} bytes where the frame states {size}",
+            out.len()
+        )));
     }
+    Ok(out)
 }
 
 /// Unpacks a packed UTF-8 text of at most `max` bytes.
 pub fn unpack_text(packed: &[u8], max: usize) -> Result<String, CodecError> {
-    String::from_utf8(unpack(packed, max)?)
-        .map_err(|e| CodecError::Damaged(format!("not UTF-8: {e}")))
+    String::from_utf8(unpack(packed, max)?).map_err(|e| damaged(format!("not UTF-8: {e}")))
 }
 
 /// The first `n` bytes of a packed value (all of it when shorter), decoding no further — what
@@ -237,19 +234,7 @@ pub fn unpack_prefix(packed: &[u8], n: usize) -> Result<Vec<u8>, CodecError> {
     match packed.split_first() {
         None => Err(CodecError::Empty),
         Some((&TAG_PLAIN, rest)) => Ok(rest[..rest.len().min(n)].to_vec()),
-        Some((&TAG_ZSTD_V1, body)) => {
-            let decoder = zstd::stream::read::Decoder::with_prepared_dictionary(
-                std::io::BufReader::new(MAGIC.as_slice().chain(body)),
-                decoder_dictionary(),
-            )
-            .map_err(|e| CodecError::Damaged(e.to_string()))?;
-            let mut out = Vec::new();
-            decoder
-                .take(n as u64)
-                .read_to_end(&mut out)
-                .map_err(|e| CodecError::Damaged(e.to_string()))?;
-            Ok(out)
-        }
+        Some((&TAG_ZSTD_V1, body)) => decode_stream(body, n as u64),
         Some((&tag, _)) => Err(CodecError::UnknownTag(tag)),
     }
 }
