@@ -5,7 +5,8 @@
 //! at a time, the `cache-prefix-break` sample shows its break with its cause at the text
 //! pointer, a changed `prompt_cache_key` is shown as a warning (never a bare "kept"), the charts
 //! are drawn with one point per request, the keyboard moves and opens, two requests compare with
-//! the structural diff, and a re-send streams beside the recorded outcome and stops at once.
+//! the structural diff, a re-send streams beside the recorded outcome and stops at once, and the
+//! list says how much room the database takes on disk.
 
 mod http_server;
 #[path = "support/sample_har.rs"]
@@ -48,6 +49,23 @@ fn open_session(harness: &mut App, label: &str) {
     wait_until(harness, "session analysed", |s: &AppState| {
         !s.browser.rows.is_empty() && s.browser.analysis.is_some()
     });
+}
+
+#[test]
+fn the_list_says_how_much_room_the_database_takes() {
+    let (mut harness, db) = sessions_app("sessions-disk");
+    harness.run();
+    let bytes = ["", "-wal"]
+        .iter()
+        .filter_map(|suffix| std::fs::metadata(format!("{}{suffix}", db.display())).ok())
+        .map(|m| m.len())
+        .sum::<u64>();
+    assert_eq!(state(&harness).browser.db_bytes, Some(bytes));
+    let shown = format!(
+        "· {} on disk",
+        promptwire::core::stream::limits::human_size(bytes)
+    );
+    harness.get_by_label(&shown);
 }
 
 #[test]

@@ -108,6 +108,8 @@ pub struct SessionBrowser {
     pub sessions: Vec<SessionSummary>,
     /// Another page follows.
     pub more: bool,
+    /// Bytes the session database takes on disk (file and WAL), as of the last list read.
+    pub db_bytes: Option<u64>,
     /// Incremented per list read (stale pages are dropped).
     pub list_generation: u64,
     /// The open session.
@@ -175,8 +177,8 @@ pub enum SessionEvent {
     Listed {
         /// The read's generation.
         generation: u64,
-        /// The page and whether another follows.
-        result: Result<(Vec<SessionSummary>, bool), String>,
+        /// The page, whether another follows, and the database's bytes on disk.
+        result: Result<(Vec<SessionSummary>, bool, u64), String>,
     },
     /// A session's rows were read.
     Rows {
@@ -284,9 +286,10 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
                 return;
             }
             match result {
-                Ok((sessions, more)) => {
+                Ok((sessions, more, db_bytes)) => {
                     browser.sessions = sessions;
                     browser.more = more;
+                    browser.db_bytes = Some(db_bytes);
                 }
                 Err(e) => browser.error = Some(e),
             }

@@ -242,6 +242,15 @@ impl Store {
         &self.path
     }
 
+    /// Bytes the database takes on disk: its file and its write-ahead log (0 in memory).
+    pub fn disk_bytes(&self) -> u64 {
+        ["", "-wal"]
+            .iter()
+            .filter_map(|suffix| std::fs::metadata(format!("{}{suffix}", self.path.display())).ok())
+            .map(|meta| meta.len())
+            .sum()
+    }
+
     /// True when opened read-only.
     pub fn is_read_only(&self) -> bool {
         self.read_only

@@ -62,7 +62,7 @@ pub fn list(state: &mut AppState) {
             let mut sessions = found.map_err(|e| e.to_string())?;
             let more = sessions.len() as u64 > SESSIONS_PAGE;
             sessions.truncate(SESSIONS_PAGE as usize);
-            Ok((sessions, more))
+            Ok((sessions, more, store.disk_bytes()))
         });
         SessionEvent::Listed { generation, result }
     });

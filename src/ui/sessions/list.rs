@@ -6,6 +6,7 @@ use egui::{Key, RichText, TextEdit, Ui};
 use super::{SessionsUi, send};
 use crate::app::session_view::{SESSIONS_PAGE, SessionCommand};
 use crate::app::{AppState, CommandSender};
+use crate::core::stream::limits::human_size;
 
 /// Longest search text (it becomes a LIKE pattern over every stored item).
 const MAX_SEARCH_CHARS: usize = 200;
@@ -90,6 +91,15 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
         let shown = browser.sessions.len() as u64;
         if shown > 0 {
             ui.weak(format!("{}–{}", offset + 1, offset + shown));
+        }
+        if let Some(bytes) = browser.db_bytes {
+            let path = state
+                .sessions
+                .db_path
+                .as_deref()
+                .map(|p| p.display().to_string());
+            ui.weak(format!("· {} on disk", human_size(bytes)))
+                .on_hover_text(path.unwrap_or_default());
         }
     });
 }
