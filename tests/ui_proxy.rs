@@ -165,7 +165,7 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
         1,
         "the recorded session is in the store"
     );
-    harness.get_by_label("1 requests · 0 in flight · 0 errors");
+    harness.get_by_label("1 request · 0 in flight · 0 errors");
 
     // Stop: the panel says so and nothing listens any more.
     harness.get_by_label("Stop proxy").click();

@@ -6,6 +6,7 @@
 //! appear live in the Sessions view. Below, the replay endpoint serves the session open in the
 //! Sessions view at a chosen pace. Reads `&AppState`, sends [`RecordCommand`]s.
 
+use crate::ui::widgets::count;
 use egui::{RichText, Ui};
 
 use crate::app::proxy::{RecordCommand, ServerKind, ServerView, is_exposed};
@@ -210,10 +211,10 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         }
     }
     ui.label(format!(
-        "{} requests · {} in flight · {} errors",
-        server.requests,
+        "{} · {} in flight · {}",
+        count(server.requests, "request"),
         server.requests.saturating_sub(server.finished),
-        server.errors
+        count(server.errors, "error")
     ));
     for note in &server.notes {
         ui.label(RichText::new(crate::core::redact::redacted(note).into_owned()).small());

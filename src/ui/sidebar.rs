@@ -2,6 +2,7 @@
 //! `config.toml`, and the recorded sessions list (filled by the session store), with the session
 //! Send records into (the open one, or a new one after "New session").
 
+use crate::ui::widgets::count;
 use egui::Ui;
 
 use super::UiState;
@@ -175,11 +176,11 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         if ui
             .selectable_label(expanded, text)
             .on_hover_text(format!(
-                "{} — {} · {} · {} requests",
+                "{} — {} · {} · {}",
                 session.name,
                 session.source,
                 session.model.as_deref().unwrap_or("?"),
-                session.requests
+                count(u64::try_from(session.requests).unwrap_or(0), "request")
             ))
             .clicked()
         {

@@ -1,10 +1,21 @@
 //! Small widgets shared by the panels: labelled text fields (so screen readers and UI tests find
-//! them by name), a JSON editor that reports the line and column of a syntax error, and a picker
-//! for settings that can follow the model default, be left out, or hold a value.
+//! them by name), a JSON editor that reports the line and column of a syntax error, a picker
+//! for settings that can follow the model default, be left out, or hold a value, and counts with
+//! their noun in the right number.
 
 use egui::{Color32, RichText, Ui};
 
 use crate::core::prompt::Setting;
+
+/// `n` and a noun, singular for one (`1 request`, `2 requests`, `0 errors`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
 
 /// A single-line text field with a label; returns true when the text changed.
 pub fn labelled_line(

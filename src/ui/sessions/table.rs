@@ -4,6 +4,7 @@
 //! under HTTP 200), input / cached / uncached / output tokens, duration, time to first event,
 //! bytes and the prefix badge. Click selects, double-click opens in the form.
 
+use crate::ui::widgets::count;
 use egui::{Label, RichText, Sense, Ui};
 use egui_extras::{Column, TableBuilder};
 
@@ -44,7 +45,7 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             .find(|s| s.id == session)
             .map_or(String::new(), |s| s.name.clone());
         ui.strong(format!("#{session} {name}"));
-        ui.label(format!("{} requests", browser.rows.len()));
+        ui.label(count(browser.rows.len() as u64, "request"));
         if browser.analyzing {
             ui.spinner();
             ui.weak("analysing the prefix…");
