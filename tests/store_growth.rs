@@ -274,6 +274,70 @@ fn the_real_two_turn_session_stores_smaller_than_a_third_of_its_bodies() {
     );
 }
 
+/// The capture as a HAR, each request with the headers real Codex sent (path, user agent,
+/// `x-codex-turn-metadata`, …) and its SSE answer.
+fn capture_har(dir: &Path) -> (String, u64) {
+    let mut entries = Vec::new();
+    let mut bodies = 0u64;
+    for k in 0..6 {
+        let body = std::fs::read_to_string(dir.join(format!("req_{k:02}.json"))).expect("body");
+        bodies += body.len() as u64;
+        let meta: Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("req_{k:02}.headers.json"))).expect("headers"),
+        )
+        .expect("headers JSON");
+        let headers: Vec<Value> = meta["headers"]
+            .as_object()
+            .expect("headers object")
+            .iter()
+            .map(|(name, value)| serde_json::json!({"name": name, "value": value}))
+            .collect();
+        let sse = std::fs::read_to_string(dir.join(format!("resp_{k:02}.sse"))).expect("sse");
+        entries.push(serde_json::json!({
+            "startedDateTime": format!("2026-11-30T16:01:{:02}.000Z", 10 + k * 4),
+            "time": 1400,
+            "request": {"method": "POST", "url": format!("http://127.0.0.1:8080{}", meta["path"].as_str().unwrap_or("/v1/responses")),
+                "httpVersion": "HTTP/1.1", "headers": headers, "queryString": [], "cookies": [],
+                "headersSize": -1, "bodySize": body.len(),
+                "postData": {"mimeType": "application/json", "text": body}},
+            "response": {"status": 200, "statusText": "OK", "httpVersion": "HTTP/1.1",
+                "headers": [{"name": "content-type", "value": "text/event-stream"}], "cookies": [],
+                "content": {"size": sse.len(), "mimeType": "text/event-stream", "text": sse},
+                "redirectURL": "", "headersSize": -1, "bodySize": sse.len()},
+            "cache": {}, "timings": {"send": 0, "wait": 180, "receive": 1220},
+        }));
+    }
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}});
+    (har.to_string(), bodies)
+}
+
+#[test]
+fn the_real_two_turn_session_imported_with_its_headers_stores_smaller_than_a_third() {
+    let Some(dir) = shared::shared_fixtures("codex-cli-0.169/two-turns-tools-session") else {
+        return;
+    };
+    let (har, bodies) = capture_har(&dir);
+    let path = scratch_db("codex-har");
+    let mut store = Store::open(&path).expect("open");
+    let (session, count) = store
+        .import_har(&har, "two turns", Path::new("two-turns.har"))
+        .expect("import");
+    assert_eq!(count, 6);
+    let requests = store.requests(session, Page::ALL).expect("requests");
+    for (k, request) in requests.iter().enumerate() {
+        let body = std::fs::read(dir.join(format!("req_{k:02}.json"))).expect("body");
+        assert_eq!(store.body(request.id).expect("stored body").bytes, body);
+        assert!(store.event_count(request.id).expect("events") > 0);
+    }
+    drop(store);
+    let db = std::fs::metadata(&path).expect("db size").len();
+    eprintln!(
+        "the capture imported as HAR: database {db} B for {bodies} B of raw bodies ({:.3}×), headers and events kept",
+        db as f64 / bodies as f64
+    );
+    assert!(db * 3 < bodies, "database {db} B, raw bodies {bodies} B");
+}
+
 #[test]
 fn eleven_requests_of_real_codex_traffic_store_at_a_quarter_of_their_bodies() {
     let Some(capture) = load_capture() else {

@@ -233,7 +233,8 @@ fn copy_outcomes(tx: &Transaction<'_>) -> StoreResult<()> {
             row.get::<_, Option<String>>(2)?,
             row.get::<_, Option<String>>(3)?,
             row.get::<_, Option<String>>(4)?,
-            row.get::<_, Option<String>>(5)?,
+            row.get::<_, Option<String>>(5)?
+                .map(|usage| codec::pack(usage.as_bytes(), Level::Kept)),
             text.map(|text| codec::pack(text.as_bytes(), Level::Kept)),
             row.get::<_, Option<String>>(7)?,
             row.get::<_, i64>(8)?,

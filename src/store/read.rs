@@ -5,7 +5,6 @@ use std::collections::HashSet;
 use std::ops::ControlFlow;
 
 use rusqlite::{OptionalExtension as _, Row, params};
-use serde_json::Value;
 
 use super::codec;
 use super::error::StoreResult;
@@ -390,9 +389,7 @@ impl Store {
                         response_id: row.get(1)?,
                         error_class: row.get(2)?,
                         error_message: row.get(3)?,
-                        usage: row
-                            .get::<_, Option<String>>(4)?
-                            .and_then(|u| serde_json::from_str::<Value>(&u).ok()),
+                        usage: super::summary::parse_usage(row.get(4)?),
                         text: String::new(),
                         server_model: row.get(6)?,
                         events: u64::try_from(row.get::<_, i64>(7)?).unwrap_or(0),

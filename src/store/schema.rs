@@ -30,7 +30,8 @@ pub const SCHEMA_VERSION: i64 = 4;
 ///   `wait_us` to the response headers, `total_us` to the end).
 /// - `events`: raw events in packed chunks of consecutive events (`event_chunks.rs`);
 ///   `raw_bytes` is a chunk's unpacked size.
-/// - `outcomes`: `state` completed / failed / open; `usage` JSON; `text` the packed output text.
+/// - `outcomes`: `state` completed / failed / open; `usage` packed JSON; `text` the packed output
+///   text.
 ///
 /// Nine b-trees in all, each at least one page: a small database stays small.
 pub const SCHEMA: &str = "
@@ -54,7 +55,7 @@ CREATE TABLE IF NOT EXISTS events (
   data BLOB NOT NULL, PRIMARY KEY (request_id, first_seq)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS outcomes (
   request_id INTEGER PRIMARY KEY REFERENCES requests(id) ON DELETE CASCADE,
-  state TEXT NOT NULL, response_id TEXT, error_class TEXT, error_message TEXT, usage TEXT,
+  state TEXT NOT NULL, response_id TEXT, error_class TEXT, error_message TEXT, usage BLOB,
   text BLOB, server_model TEXT, events INTEGER NOT NULL, first_event_us INTEGER,
   first_text_us INTEGER, total_us INTEGER);
 ";

@@ -191,8 +191,11 @@ fn page_params(page: Page) -> (i64, i64) {
     )
 }
 
-fn parse_usage(text: Option<String>) -> Option<Value> {
-    text.and_then(|u| serde_json::from_str::<Value>(&u).ok())
+/// A stored (packed) usage as JSON; `None` when absent or unreadable (the counts are then
+/// unknown, nothing more).
+pub(super) fn parse_usage(packed: Option<Vec<u8>>) -> Option<Value> {
+    let text = codec::unpack(&packed?, MAX_TEXT).ok()?;
+    serde_json::from_slice(&text).ok()
 }
 
 /// A row's `extra.rollout`, without the unknown lines' contents (they stay in the store).

@@ -256,7 +256,9 @@ pub(super) fn upsert_outcome(
         o.response_id,
         o.error_class,
         o.error_message.as_deref().map(redacted),
-        o.usage.as_ref().map(Value::to_string),
+        o.usage
+            .as_ref()
+            .map(|usage| codec::pack(usage.to_string().as_bytes(), Level::Kept)),
         codec::pack(redacted(&o.text).as_bytes(), Level::Kept),
         o.server_model,
         i64::try_from(o.events).unwrap_or(i64::MAX),
