@@ -143,3 +143,25 @@ fn a_read_only_schema_3_file_is_refused_untouched() {
     );
     assert_eq!(std::fs::read(&path).expect("read"), bytes);
 }
+
+#[test]
+fn rows_that_point_at_nothing_are_left_behind_not_fatal() {
+    let path = schema3_file("orphans");
+    rusqlite::Connection::open(&path)
+        .and_then(|conn| {
+            conn.execute_batch(
+                "PRAGMA foreign_keys = OFF;
+                 INSERT INTO requests (id, session_id, position, method, url, input_items, body_bytes, headers)
+                   VALUES (9000, 777, 0, 'POST', 'http://x/v1/responses', x'', 0, '[]');
+                 INSERT INTO events (request_id, seq, received_us, event, data) VALUES (9001, 0, 0, NULL, '{}');
+                 INSERT INTO outcomes (request_id, state, events) VALUES (9002, 'completed', 0);
+                 UPDATE sessions SET replay_of = 555 WHERE id = 1;",
+            )
+        })
+        .expect("plant orphans");
+    let store = Store::open(&path).expect("open migrates");
+    assert!(store.request(9000).is_err());
+    assert_eq!(store.outcome(9002).expect("outcome"), None);
+    assert_eq!(store.replay_of(1).expect("replay_of"), None);
+    assert_eq!(read_back(&store).len(), 15);
+}

@@ -4,6 +4,8 @@
 //! cut again into packed texts, its header lines interned, its events packed into chunks, its
 //! outcome's text packed — before the old tables are dropped. Ids, positions, times and every
 //! byte of every body and event stay as they were; a kill mid-way leaves schema 3 untouched.
+//! Rows that point at nothing (a request of a deleted session, an outcome of a deleted request)
+//! are left behind rather than failing the migration.
 
 use std::time::Duration;
 
@@ -43,6 +45,11 @@ fn migrate(conn: &mut Connection) -> StoreResult<()> {
          DROP INDEX IF EXISTS sessions_by_replay_of;",
     )?;
     tx.execute_batch(SCHEMA)?;
+    // Rows that point at nothing (written while foreign keys were off) are not carried over.
+    tx.execute(
+        "UPDATE sessions SET replay_of = NULL WHERE replay_of NOT IN (SELECT id FROM sessions)",
+        [],
+    )?;
     copy_requests(&tx)?;
     copy_outcomes(&tx)?;
     tx.execute_batch(
@@ -127,7 +134,7 @@ fn copy_requests(tx: &Transaction<'_>) -> StoreResult<()> {
         "SELECT id, session_id, position, dialect, rules, provider, model, method, url, fields_id,
                 input_at, input_items, body_verbatim, body_bytes, headers, extra, started_us,
                 status, response_headers, response_body, wait_us, total_us, body_pieces
-         FROM requests_v3 ORDER BY id",
+         FROM requests_v3 WHERE session_id IN (SELECT id FROM sessions) ORDER BY id",
     )?;
     let mut rows = rows.query([])?;
     while let Some(row) = rows.next()? {
@@ -217,7 +224,7 @@ fn copy_outcomes(tx: &Transaction<'_>) -> StoreResult<()> {
     let mut rows = tx.prepare(
         "SELECT request_id, state, response_id, error_class, error_message, usage, text,
                 server_model, events, first_event_us, first_text_us, total_us
-         FROM outcomes_v3 ORDER BY request_id",
+         FROM outcomes_v3 WHERE request_id IN (SELECT id FROM requests) ORDER BY request_id",
     )?;
     let mut rows = rows.query([])?;
     while let Some(row) = rows.next()? {

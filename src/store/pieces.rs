@@ -1,6 +1,6 @@
-//! How a JSON-object request body is cut for storage (schema 3): into *pieces*, exact slices of
-//! the body's bytes that are content-addressed (stored once per database), plus the `input`
-//! array's items (stored once each, as before). Every top-level value of 32 bytes or more is a
+//! How a JSON-object request body is cut for storage (since schema 3): into *pieces*, exact
+//! slices of the body's bytes that are content-addressed texts (stored once per database,
+//! packed), plus the `input` array's items (texts too, stored once each). Every top-level value of 32 bytes or more is a
 //! piece of its own (`tools`, `instructions`, `prompt_cache_key`, …), and so is every such member
 //! of a top-level object (`client_metadata`, `text`, …); the bytes between them — braces, keys,
 //! commas, whitespace and the short values — are pieces too. Real Codex sends `client_metadata`
