@@ -14,13 +14,18 @@
 #[path = "support/shared.rs"]
 mod shared;
 
-use std::path::{Path, PathBuf};
+#[path = "support/db.rs"]
+mod db;
+
+use std::path::Path;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source, Store};
 use serde_json::Value;
+
+use db::scratch_db;
 
 /// The capture: six request bodies and their answers' events.
 struct Capture {
@@ -139,16 +144,6 @@ fn body(capture: &Capture, k: usize, shuffle: &mut Shuffle) -> Vec<u8> {
         out.insert(key.clone(), value);
     }
     serde_json::to_vec(&Value::Object(out)).expect("render")
-}
-
-fn scratch_db(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_growth");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(format!("{name}.sqlite"));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
 }
 
 /// What a run measured.

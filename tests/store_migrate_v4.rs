@@ -5,26 +5,21 @@
 //! Opened by this build, the file migrates in place and every request, body byte, header, event
 //! and outcome reads back exactly as before; the old tables are gone, and the file is smaller.
 
+#[path = "support/db.rs"]
+mod db;
+
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, SCHEMA_VERSION, Store};
 use serde_json::{Value, json};
 
+use db::scratch_db;
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/store")
         .join(name)
-}
-
-fn scratch_db(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_migrate_v4");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(format!("{name}.sqlite"));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
 }
 
 /// Builds the schema-3 file from its dump.

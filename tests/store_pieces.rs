@@ -7,21 +7,16 @@
 #[path = "support/packed.rs"]
 mod packed;
 
+#[path = "support/db.rs"]
+mod db;
+
 use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use promptwire::store::{NewRequest, NewSession, Page, SCHEMA_VERSION, Source, Store};
 use serde_json::Value;
 
-fn scratch_db(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_pieces");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(format!("{name}.sqlite"));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
+use db::scratch_db;
 
 fn request(body: &[u8]) -> NewRequest<'_> {
     NewRequest {

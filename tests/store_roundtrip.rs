@@ -6,6 +6,9 @@
 #[path = "support/packed.rs"]
 mod packed;
 
+#[path = "support/db.rs"]
+mod db;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -16,15 +19,7 @@ use promptwire::store::{
 };
 use serde_json::Value;
 
-fn scratch_db(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("store_roundtrip");
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    let path = dir.join(format!("{name}.sqlite"));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    path
-}
+use db::scratch_db;
 
 fn new_session(store: &mut Store, name: &str, model: &str) -> i64 {
     store
