@@ -183,6 +183,17 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
 }
 
 #[test]
+fn a_one_request_session_charts_its_one_point() {
+    let (mut harness, _db) = sessions_app("sessions-one-point");
+    open_session(&mut harness, "#2 lite-image · 1 req · gpt-6-sol");
+    harness.get_by_label("1 request");
+    harness.get_by_role_and_label(
+        Role::Figure,
+        "Payload growth: sent 1 point, whole history 1 point",
+    );
+}
+
+#[test]
 fn the_charts_have_one_point_per_request() {
     let (mut harness, _db) = sessions_app("sessions-charts");
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");

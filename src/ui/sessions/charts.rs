@@ -4,27 +4,40 @@
 //! the whole history).
 
 use egui::Ui;
-use egui_plot::{Legend, Line, Plot, PlotPoints, Points};
+use egui_plot::{Legend, Line, Plot, PlotPoints, PlotUi, Points};
 
 use crate::app::session_view::Analysis;
+use crate::ui::widgets::count;
 
-fn plot(id: &'static str, y: &'static str, height: f32) -> Plot<'static> {
+/// A chart over `requests` requests: x from the first to the last, half a step of margin.
+fn plot(id: &'static str, y: &'static str, height: f32, requests: usize) -> Plot<'static> {
     Plot::new(id)
         .height(height)
         .legend(Legend::default())
         .x_axis_label("request")
         .y_axis_label(y)
         .include_y(0.0)
+        .include_x(-0.5)
+        .include_x(requests.max(1) as f64 - 0.5)
         .allow_scroll(false)
 }
 
+/// A series as a line, or as a point when it has only one (a line of one point draws nothing).
+fn series(plot_ui: &mut PlotUi<'_>, name: &str, points: &[[f64; 2]]) {
+    if points.len() == 1 {
+        plot_ui.points(Points::new(name, PlotPoints::from(points.to_vec())).radius(3.0));
+    } else {
+        plot_ui.line(Line::new(name, PlotPoints::from(points.to_vec())));
+    }
+}
+
 /// What a chart drew, as its accessibility label: its title, then each series with its number
-/// of points (`Payload growth: sent 3 points, whole history 3 points`).
+/// of points (`Payload growth: sent 3 points, whole history 3 points`; `sent 1 point`).
 pub fn chart_label(title: &str, series: &[(&str, &[[f64; 2]])]) -> String {
     let parts: Vec<String> = series
         .iter()
         .filter(|(_, points)| !points.is_empty())
-        .map(|(name, points)| format!("{name} {} points", points.len()))
+        .map(|(name, points)| format!("{name} {}", count(points.len() as u64, "point")))
         .collect();
     format!("{title}: {}", parts.join(", "))
 }
@@ -40,16 +53,16 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
     let height = (ui.available_height() * 0.4).clamp(80.0, 170.0);
     ui.columns(2, |columns| {
         columns[0].strong("Input tokens per request");
-        let tokens =
-            plot("prefix_tokens_chart", "tokens", height).show(&mut columns[0], |plot_ui| {
-                plot_ui.line(Line::new(
-                    "cached (local estimate)",
-                    PlotPoints::from(analysis.cached_local.clone()),
-                ));
-                plot_ui.line(Line::new(
+        let requests = analysis.sent_bytes.len();
+        let tokens = plot("prefix_tokens_chart", "tokens", height, requests).show(
+            &mut columns[0],
+            |plot_ui| {
+                series(plot_ui, "cached (local estimate)", &analysis.cached_local);
+                series(
+                    plot_ui,
                     "uncached (local estimate)",
-                    PlotPoints::from(analysis.uncached_local.clone()),
-                ));
+                    &analysis.uncached_local,
+                );
                 if !analysis.cached_server.is_empty() {
                     plot_ui.points(
                         Points::new(
@@ -59,7 +72,8 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                         .radius(3.0),
                     );
                 }
-            });
+            },
+        );
         label_plot(
             &tokens.response,
             chart_label(
@@ -72,17 +86,13 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
             ),
         );
         columns[1].strong("Payload growth");
-        let growth =
-            plot("prefix_growth_chart", "bytes", height).show(&mut columns[1], |plot_ui| {
-                plot_ui.line(Line::new(
-                    "sent",
-                    PlotPoints::from(analysis.sent_bytes.clone()),
-                ));
-                plot_ui.line(Line::new(
-                    "whole history",
-                    PlotPoints::from(analysis.full_history_bytes.clone()),
-                ));
-            });
+        let growth = plot("prefix_growth_chart", "bytes", height, requests).show(
+            &mut columns[1],
+            |plot_ui| {
+                series(plot_ui, "sent", &analysis.sent_bytes);
+                series(plot_ui, "whole history", &analysis.full_history_bytes);
+            },
+        );
         label_plot(
             &growth.response,
             chart_label(
