@@ -224,32 +224,30 @@ fn redact_scalars(object: &str, out: &mut String) {
     let mut copied = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        if b == b'"' {
+        // The scalar starting here (its end, and whether it is a value rather than a key).
+        let (end, value) = if b == b'"' {
             let Some(end) = string_end(bytes, i) else {
                 break;
             };
-            if !is_key(bytes, end) {
-                out.push_str(&object[copied..i]);
-                out.push('"');
-                out.push_str(REDACTED);
-                out.push('"');
-                copied = end;
-            }
-            i = end;
+            (end, !is_key(bytes, end))
         } else if b == b'-' || b.is_ascii_digit() {
             let end = bytes[i..]
                 .iter()
                 .position(|c| !(c.is_ascii_digit() || b".eE+-".contains(c)))
                 .map_or(bytes.len(), |n| i + n);
+            (end, true)
+        } else {
+            i += 1;
+            continue;
+        };
+        if value {
             out.push_str(&object[copied..i]);
             out.push('"');
             out.push_str(REDACTED);
             out.push('"');
             copied = end;
-            i = end;
-        } else {
-            i += 1;
         }
+        i = end;
     }
     out.push_str(&object[copied..]);
 }
