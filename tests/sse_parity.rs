@@ -5,12 +5,17 @@
 //! is fed the stream as the decoder's crate-driven version fed it: after the BOM, and with an
 //! unfinished last line ended at end of stream.
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
+
 use std::time::Duration;
 
 use eventsource_stream::Eventsource as _;
 use futures_util::StreamExt as _;
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::SseDecoder;
+
+use xorshift::Xorshift;
 
 /// Pieces streams are made of.
 const PIECES: [&[u8]; 22] = [
@@ -37,18 +42,6 @@ const PIECES: [&[u8]; 22] = [
     b"ta: c",
     b"\xEF\xBB\xBF",
 ];
-
-/// A deterministic generator (xorshift), so a failure is reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-}
 
 fn crate_events(bytes: &[u8]) -> Vec<(Option<String>, String)> {
     // The crate strips a BOM by slicing a byte off a 3-byte character (a panic): compare
@@ -88,7 +81,7 @@ fn decoder_events(bytes: &[u8], chunk: usize) -> Vec<(Option<String>, String)> {
 
 #[test]
 fn the_decoder_gives_the_crates_events() {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Xorshift(0x9E37_79B9_7F4A_7C15);
     for case in 0..3000 {
         let len = 1 + rng.next() % 40;
         let mut bytes = Vec::new();

@@ -17,6 +17,9 @@ mod shared;
 #[path = "support/db.rs"]
 mod db;
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
+
 use std::path::Path;
 use std::time::Duration;
 
@@ -26,6 +29,8 @@ use promptwire::store::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMet
 use serde_json::Value;
 
 use db::scratch_db;
+
+use xorshift::Xorshift;
 
 /// The capture: six request bodies and their answers' events.
 struct Capture {
@@ -71,25 +76,6 @@ fn parse_sse(text: &str) -> Vec<RawEvent> {
         .collect()
 }
 
-/// A deterministic permutation generator (xorshift), so runs are repeatable.
-struct Shuffle(u64);
-
-impl Shuffle {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn permute<T>(&mut self, list: &mut [T]) {
-        for i in (1..list.len()).rev() {
-            let j = (self.next() % (i as u64 + 1)) as usize;
-            list.swap(i, j);
-        }
-    }
-}
-
 /// Gives an item of cycle `cycle` ids of its own (`id`, `call_id`).
 fn renamed(item: &Value, cycle: usize) -> Value {
     let mut item = item.clone();
@@ -106,7 +92,7 @@ fn renamed(item: &Value, cycle: usize) -> Value {
 /// Request `k` of the simulated session: the capture's request `k % 6`, its new items renamed
 /// per six-request cycle, the history of the last three cycles before it (older history
 /// compacted away), a turn id per three requests, `client_metadata` keys shuffled.
-fn body(capture: &Capture, k: usize, shuffle: &mut Shuffle) -> Vec<u8> {
+fn body(capture: &Capture, k: usize, shuffle: &mut Xorshift) -> Vec<u8> {
     let (cycle, j) = (k / 6, k % 6);
     let prefix = 4;
     let template = &capture.bodies[j];
@@ -168,7 +154,7 @@ fn run(capture: &Capture, requests: usize) -> Growth {
             created_us: 1_795_968_139_710_000,
         })
         .expect("session");
-    let mut shuffle = Shuffle(0x9e37_79b9_7f4a_7c15);
+    let mut shuffle = Xorshift(0x9e37_79b9_7f4a_7c15);
     let headers = vec![("content-type".to_string(), "application/json".to_string())];
     let (mut bodies, mut events) = (0u64, 0u64);
     let mut written = Vec::with_capacity(requests);

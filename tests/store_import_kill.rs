@@ -4,6 +4,9 @@
 
 #![cfg(unix)]
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -11,6 +14,8 @@ use std::time::{Duration, Instant};
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::{NewRequest, NewSession, Page, ResponseMeta, Source, Store};
+
+use xorshift::Xorshift;
 
 const ENTRIES: usize = 300;
 
@@ -41,15 +46,8 @@ fn write_har(path: &Path) {
     for k in 0..ENTRIES {
         // Hex of a xorshift sequence: text the store's compression cannot shrink much, so the
         // import writes megabytes and a kill lands while it writes.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ k as u64;
-        let text: String = (0..2400)
-            .map(|_| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                format!("{:016x} ", state)
-            })
-            .collect();
+        let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15u64 ^ k as u64);
+        let text: String = (0..2400).map(|_| format!("{:016x} ", rng.next())).collect();
         let body = serde_json::json!({
             "model": "gpt-5.5",
             "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}],

@@ -60,6 +60,43 @@ fn with_key() -> KeyLookup {
     Arc::new(|name| (name == "OPENAI_API_KEY").then(|| KEY.to_string()))
 }
 
+/// `text-answer.sse` answered whole, in `chunks` writes.
+fn text_answer(chunks: usize) -> Reply {
+    Reply::sse(
+        paced(&sse_file("text-answer.sse"), chunks, Duration::ZERO),
+        End::Complete,
+    )
+}
+
+/// `text-answer.sse` up to the end of the event before its first `response.output_text.done`,
+/// and a server that sends just that and then stalls: (the bytes it sends, the server).
+fn stalling_text_answer() -> (Vec<u8>, Server) {
+    let bytes = sse_file("text-answer.sse");
+    let text = String::from_utf8(bytes.clone()).expect("utf8");
+    let done = text
+        .find("response.output_text.done")
+        .expect("a done event");
+    let cut = text[..done].rfind("\n\n").expect("an event end") + 2;
+    let sent = bytes[..cut].to_vec();
+    let server = Server::start(vec![Reply::sse(
+        vec![(Duration::ZERO, sent.clone())],
+        End::Hang(Duration::from_secs(30)),
+    )]);
+    (sent, server)
+}
+
+/// Presses Send and waits until the timeline holds every event of `sent`; returns the outcome
+/// reading `sent` gives.
+fn send_until_all_of(harness: &mut App, sent: &[u8]) -> promptwire::core::stream::TurnOutcome {
+    harness.get_by_label("Send").click();
+    let (partial, expected) = read_all(sent, Duration::ZERO);
+    let events = partial.len();
+    wait_until(harness, "partial events arrived", move |s| {
+        s.send.timeline.rows().len() == events
+    });
+    expected
+}
+
 fn sent_and_recorded(harness: &mut App) {
     wait_until(harness, "sent and recorded", |s| {
         s.send.job.is_none() && (s.send.recorded.is_some() || s.send.error.is_some())
@@ -158,29 +195,13 @@ fn send_streams_events_outcome_and_usage_and_records_the_session() {
 
 #[test]
 fn esc_stops_mid_stream_and_keeps_the_partial_text() {
-    let bytes = sse_file("text-answer.sse");
-    // Everything up to the first text delta's end, then the server stalls.
-    let text = String::from_utf8(bytes.clone()).expect("utf8");
-    let cut = text
-        .find("response.output_text.done")
-        .expect("a done event");
-    let cut = text[..cut].rfind("\n\n").expect("an event end") + 2;
-    let server = Server::start(vec![Reply::sse(
-        vec![(Duration::ZERO, bytes[..cut].to_vec())],
-        End::Hang(Duration::from_secs(30)),
-    )]);
+    let (sent, server) = stalling_text_answer();
     let (mut harness, db) = send_app("send-stop", &server, with_key());
-    harness.get_by_label("Send").click();
-    let (partial, _) = read_all(&bytes[..cut], Duration::ZERO);
-    let events = partial.len();
-    wait_until(&mut harness, "partial events arrived", move |s| {
-        s.send.timeline.rows().len() == events
-    });
+    let expected = send_until_all_of(&mut harness, &sent);
     assert!(state(&harness).send.job.is_some(), "still streaming");
     harness.key_press(Key::Escape);
     sent_and_recorded(&mut harness);
     let s = state(&harness);
-    let (_, expected) = read_all(&bytes[..cut], Duration::ZERO);
     let outcome = s.send.timeline.outcome().expect("partial outcome").clone();
     assert_eq!(outcome.text, expected.text);
     harness.get_by_label("stopped (partial outcome)");
@@ -195,10 +216,7 @@ fn rate_limit_shows_its_class_and_both_attempts() {
         "message": "Rate limit reached for requests per min. Please try again in 20s."}});
     let server = Server::start(vec![
         Reply::status(429, &[("retry-after", "1")], &body),
-        Reply::sse(
-            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
-            End::Complete,
-        ),
+        text_answer(2),
     ]);
     let (mut harness, _db) = send_app("send-429", &server, with_key());
     harness.get_by_label("Send").click();
@@ -223,10 +241,7 @@ fn rate_limit_shows_its_class_and_both_attempts() {
 
 #[test]
 fn a_missing_api_key_is_explained_and_nothing_is_sent() {
-    let server = Server::start(vec![Reply::sse(
-        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
-        End::Complete,
-    )]);
+    let server = Server::start(vec![text_answer(1)]);
     let (mut harness, db) = send_app("send-nokey", &server, Arc::new(|_| None));
     harness.get_by_label("Send").click();
     harness.run_steps(5);
@@ -260,10 +275,7 @@ fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_sess
             ),
             End::Complete,
         ),
-        Reply::sse(
-            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
-            End::Complete,
-        ),
+        text_answer(2),
     ]);
     let (mut harness, db) = send_app("send-continue", &server, with_key());
     harness.get_by_label("Send").click();
@@ -345,10 +357,7 @@ fn continue_after_a_tool_call_sends_the_prefix_and_the_output_into_the_same_sess
 
 #[test]
 fn the_api_key_variable_is_edited_in_the_sidebar_and_read_at_send_time() {
-    let server = Server::start(vec![Reply::sse(
-        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
-        End::Complete,
-    )]);
+    let server = Server::start(vec![text_answer(1)]);
     let lookup: KeyLookup = Arc::new(|name| (name == "PW_UI_TEST_KEY").then(|| KEY.to_string()));
     let (mut harness, _db) = send_app("send-keyvar", &server, lookup);
     assert_eq!(
@@ -374,10 +383,7 @@ fn the_api_key_variable_is_edited_in_the_sidebar_and_read_at_send_time() {
 
 #[test]
 fn extra_headers_are_edited_in_the_sidebar_and_sent_and_secrets_are_refused() {
-    let server = Server::start(vec![Reply::sse(
-        paced(&sse_file("text-answer.sse"), 1, Duration::ZERO),
-        End::Complete,
-    )]);
+    let server = Server::start(vec![text_answer(1)]);
     let (mut harness, _db) = send_app("send-headers", &server, with_key());
     replace_text(
         &mut harness,
@@ -539,10 +545,7 @@ fn the_limits_window_sets_the_event_limit_and_a_bigger_event_ends_the_send_as_li
 
 #[test]
 fn the_target_picked_in_the_top_bar_before_the_first_send_is_what_the_server_receives() {
-    let server = Server::start(vec![Reply::sse(
-        paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
-        End::Complete,
-    )]);
+    let server = Server::start(vec![text_answer(2)]);
     let (mut harness, _db) = send_app("send-target", &server, with_key());
     let (first, second) = {
         let s = state(&harness);
@@ -684,10 +687,7 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
 
 #[test]
 fn ctrl_enter_sends() {
-    let server = Server::start(vec![Reply::sse(
-        paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
-        End::Complete,
-    )]);
+    let server = Server::start(vec![text_answer(2)]);
     let (mut harness, _db) = send_app("send-ctrl-enter", &server, with_key());
     assert_eq!(server.received().len(), 0);
     harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Enter);
@@ -708,16 +708,7 @@ fn ctrl_enter_sends() {
 
 #[test]
 fn new_session_makes_the_next_send_start_a_fresh_session() {
-    let server = Server::start(vec![
-        Reply::sse(
-            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
-            End::Complete,
-        ),
-        Reply::sse(
-            paced(&sse_file("text-answer.sse"), 2, Duration::ZERO),
-            End::Complete,
-        ),
-    ]);
+    let server = Server::start(vec![text_answer(2), text_answer(2)]);
     let (mut harness, db) = send_app("send-new-session", &server, with_key());
     harness.get_by_label("Send starts a new session");
     harness.get_by_label("Send").click();
@@ -754,23 +745,9 @@ fn new_session_makes_the_next_send_start_a_fresh_session() {
 
 #[test]
 fn the_sidebar_shows_the_session_while_it_streams_and_the_stop_button_stops_it() {
-    let bytes = sse_file("text-answer.sse");
-    let text = String::from_utf8(bytes.clone()).expect("utf8");
-    let cut = text
-        .find("response.output_text.done")
-        .expect("a done event");
-    let cut = text[..cut].rfind("\n\n").expect("an event end") + 2;
-    let server = Server::start(vec![Reply::sse(
-        vec![(Duration::ZERO, bytes[..cut].to_vec())],
-        End::Hang(Duration::from_secs(30)),
-    )]);
+    let (sent, server) = stalling_text_answer();
     let (mut harness, db) = send_app("send-live-sidebar", &server, with_key());
-    harness.get_by_label("Send").click();
-    let (partial, expected) = read_all(&bytes[..cut], Duration::ZERO);
-    let events = partial.len();
-    wait_until(&mut harness, "partial events arrived", move |s| {
-        s.send.timeline.rows().len() == events
-    });
+    let expected = send_until_all_of(&mut harness, &sent);
     // Still streaming, and the sidebar already lists the new session and its request.
     let session = state(&harness)
         .send
