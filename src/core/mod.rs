@@ -5,6 +5,7 @@ pub mod codex_config;
 pub mod compile;
 pub mod error;
 pub mod export;
+pub mod format;
 pub mod import;
 pub mod items;
 pub mod json;

@@ -10,6 +10,7 @@
 //! element added or removed whole is marked on its header when its pointer is inside the
 //! break's.
 
+use crate::core::format::grouped;
 use crate::core::prefix::{Break, PairDiff, RowKind};
 
 /// What a line of the pair view shows.
@@ -362,21 +363,8 @@ fn detail(old: &str, new: &str) -> Option<String> {
     };
     Some(format!(
         "  ↳ from character {}: {ellipsis}{context}{removed}{added}",
-        group(prefix)
+        grouped(prefix as u64)
     ))
-}
-
-/// `n` with thousands separators.
-fn group(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -492,7 +480,7 @@ mod tests {
             ]))),
             [LineKind::Delete, LineKind::Delete, LineKind::Insert]
         );
-        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 
     #[test]

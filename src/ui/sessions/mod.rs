@@ -24,6 +24,7 @@ use egui::{Key, Ui};
 
 use crate::app::session_view::{MainView, ReplaySpeed, SessionCommand};
 use crate::app::{AppCommand, AppState, CommandSender};
+use crate::core::format::grouped;
 use crate::ui::timeline::{TimelinePanelState, timeline_ui};
 
 /// Which tab is shown under the request table.
@@ -207,19 +208,6 @@ fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &Co
             send(tx, SessionCommand::Replay(i, ReplaySpeed::Instant));
         }
     }
-}
-
-/// Thousands separated by commas (`12,345`).
-fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// Milliseconds of a microsecond count (`412 ms`).
