@@ -359,7 +359,7 @@ fn forward(
     generation: u64,
     cancel: &CancelToken,
 ) -> Option<SendRecording> {
-    let report = |update| ctx.report(AppEvent::Send(SendReport { generation, update }));
+    let report = |update| report_now(ctx, generation, update);
     let mut ui_gone = false;
     for step in steps {
         match step {
@@ -463,7 +463,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     let done = {
         let ctx = ctx.clone();
         tokio::task::spawn_blocking(move || {
-            let report = |update| ctx.report(AppEvent::Send(SendReport { generation, update }));
+            let report = |update| report_now(&ctx, generation, update);
             report(SendUpdate::Live(TimelineUpdate::finished(&result)));
             let recorded = recording.map(|recording| {
                 let request = recording.last_request();
@@ -485,6 +485,12 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     ctx
 }
 
+/// Reports `update` of send `generation` to the UI, waiting while its channel is full; false
+/// when the UI is gone.
+fn report_now(ctx: &JobContext, generation: u64, update: SendUpdate) -> bool {
+    ctx.report(AppEvent::Send(SendReport { generation, update }))
+}
+
 /// Reports `update` from a blocking thread of the runtime (the report waits while the UI's
 /// channel is full; an async worker must not).
 fn report_blocking(
@@ -494,11 +500,9 @@ fn report_blocking(
 ) -> impl Future<Output = bool> + Send + use<> {
     let ctx = ctx.clone();
     async move {
-        tokio::task::spawn_blocking(move || {
-            ctx.report(AppEvent::Send(SendReport { generation, update }))
-        })
-        .await
-        .unwrap_or(false)
+        tokio::task::spawn_blocking(move || report_now(&ctx, generation, update))
+            .await
+            .unwrap_or(false)
     }
 }
 

@@ -81,7 +81,6 @@ fn redaction_warning(prompt: &str, shown: &str) -> Option<String> {
     };
     let what = match paths.len() {
         0 => "some values".to_string(),
-        1 => paths[0].clone(),
         n if n <= MAX_NAMED_PATHS => paths.join(", "),
         n => format!(
             "{} and {} more",
