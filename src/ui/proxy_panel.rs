@@ -6,12 +6,12 @@
 //! appear live in the Sessions view. Below, the replay endpoint serves the session open in the
 //! Sessions view at a chosen pace. Reads `&AppState`, sends [`RecordCommand`]s.
 
-use crate::ui::widgets::count;
 use egui::{RichText, Ui};
 
 use crate::app::proxy::{RecordCommand, ServerKind, ServerView, is_exposed};
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::transport::replay::Timing;
+use crate::ui::widgets::count;
 
 /// The default listen address (loopback; a fixed port so a client's config can name it).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8787";

@@ -2,13 +2,13 @@
 //! `config.toml`, and the recorded sessions list (filled by the session store), with the session
 //! Send records into (the open one, or a new one after "New session").
 
-use crate::ui::widgets::count;
 use egui::Ui;
 
 use super::UiState;
 use crate::app::command::EXAMPLES;
 use crate::app::send::SendCommand;
 use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
+use crate::ui::widgets::count;
 
 /// Draws the sidebar.
 pub fn sidebar_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {

@@ -3,7 +3,6 @@
 //! breaks and warnings (where, causes, tokens missed; the selected one's explanation and fix), the charts, and the
 //! selected pair's item-aligned diff. The strip draws only the cells in view.
 
-use crate::ui::widgets::count;
 use egui::{Rect, Sense, Ui, vec2};
 
 use super::{SessionsUi, charts, grouped, pair, send};
@@ -29,8 +28,8 @@ pub fn summary_text(analysis: &Analysis) -> String {
         .map_or_else(|| "not reported".to_string(), grouped);
     let mut text = format!(
         "{} · {} · local estimate: {} of {} input tokens reusable · server cached_tokens: {server} · missed {} cacheable tokens (${:.4})",
-        count(s.requests as u64, "request"),
-        count(s.breaks as u64, "break"),
+        widgets::count(s.requests as u64, "request"),
+        widgets::count(s.breaks as u64, "break"),
         grouped(s.reusable_tokens),
         grouped(s.input_tokens),
         grouped(cost.missed_tokens),

@@ -4,7 +4,6 @@
 //! under HTTP 200), input / cached / uncached / output tokens, duration, time to first event,
 //! bytes and the prefix badge. Click selects, double-click opens in the form.
 
-use crate::ui::widgets::count;
 use egui::{Label, RichText, Sense, Ui};
 use egui_extras::{Column, TableBuilder};
 
@@ -12,6 +11,7 @@ use super::{SessionsUi, grouped, millis, send};
 use crate::app::session_view::{CompareSide, PrefixBadge, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::store::summary::{OutcomeClass, RequestRow};
+use crate::ui::widgets::count;
 
 /// The status cell: HTTP status and outcome class, `!` when the stream did not complete.
 pub fn status_text(row: &RequestRow) -> String {
