@@ -77,6 +77,11 @@ fn request_row(row: &Row<'_>) -> rusqlite::Result<RequestSummary> {
     })
 }
 
+/// Unpacks a packed column; damage is reported as `what`'s.
+pub(super) fn unpack_bytes(packed: &[u8], what: &str) -> StoreResult<Vec<u8>> {
+    codec::unpack(packed, MAX_TEXT).map_err(|e| StoreError::Damaged(format!("{what}: {e}")))
+}
+
 /// Unpacks a packed text column.
 pub(super) fn unpack_text(packed: &[u8], what: &str) -> StoreResult<String> {
     codec::unpack_text(packed, MAX_TEXT).map_err(|e| StoreError::Damaged(format!("{what}: {e}")))
@@ -325,8 +330,7 @@ impl Store {
             return Err(StoreError::NoRequest(request_id));
         };
         let bytes = match (verbatim, piece_list) {
-            (Some(packed), _) => codec::unpack(&packed, MAX_TEXT)
-                .map_err(|e| StoreError::Damaged(format!("body of request {request_id}: {e}")))?,
+            (Some(packed), _) => unpack_bytes(&packed, &format!("body of request {request_id}"))?,
             (None, Some(piece_list)) => {
                 let items: Vec<String> = self.texts(&list)?.into_iter().flatten().collect();
                 pieces::join(&self.texts(&piece_list)?, &items)
@@ -347,22 +351,25 @@ impl Store {
     /// The texts of a stored list (LEB128 text ids), in order; `None` for id 0 (the input
     /// array's place in a piece list).
     pub(super) fn texts(&self, list: &[u8]) -> StoreResult<Vec<Option<String>>> {
-        let ids = body::read_varints(list).map_err(StoreError::Damaged)?;
-        let mut stmt = self
+        body::read_varints(list)
+            .map_err(StoreError::Damaged)?
+            .into_iter()
+            .map(|id| match id {
+                0 => Ok(None),
+                id => self.text(i64::try_from(id).unwrap_or(i64::MAX)).map(Some),
+            })
+            .collect()
+    }
+
+    /// Stored text `id`, unpacked.
+    pub(super) fn text(&self, id: i64) -> StoreResult<String> {
+        let data: Option<Vec<u8>> = self
             .conn
-            .prepare_cached("SELECT data FROM texts WHERE id = ?1")?;
-        let mut texts = Vec::with_capacity(ids.len());
-        for id in ids {
-            if id == 0 {
-                texts.push(None);
-                continue;
-            }
-            let id = i64::try_from(id).unwrap_or(i64::MAX);
-            let data: Option<Vec<u8>> = stmt.query_row([id], |r| r.get(0)).optional()?;
-            let data = data.ok_or_else(|| StoreError::Damaged(format!("missing text {id}")))?;
-            texts.push(Some(unpack_text(&data, &format!("text {id}"))?));
-        }
-        Ok(texts)
+            .prepare_cached("SELECT data FROM texts WHERE id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?;
+        let data = data.ok_or_else(|| StoreError::Damaged(format!("missing text {id}")))?;
+        unpack_text(&data, &format!("text {id}"))
     }
 
     /// A request's raw events in order.

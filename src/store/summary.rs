@@ -7,13 +7,13 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{OptionalExtension as _, params};
+use rusqlite::params;
 use serde::Serialize;
 use serde_json::Value;
 
 use super::codec;
 use super::error::StoreResult;
-use super::read::{MAX_TEXT, unpack_text};
+use super::read::{MAX_TEXT, unpack_bytes};
 use super::types::Page;
 use super::{Store, StoreError, body, pieces};
 
@@ -279,10 +279,7 @@ impl Store {
                 .collect();
             let verbatim = row
                 .get::<_, Option<Vec<u8>>>(2)?
-                .map(|packed| {
-                    codec::unpack(&packed, MAX_TEXT)
-                        .map_err(|e| StoreError::Damaged(format!("body of request {id}: {e}")))
-                })
+                .map(|packed| unpack_bytes(&packed, &format!("body of request {id}")))
                 .transpose()?;
             if let Some(pieces) = row.get::<_, Option<Vec<u8>>>(6)? {
                 cut_bodies.push((parts.requests.len(), pieces));
@@ -297,19 +294,10 @@ impl Store {
                 usage: parse_usage(row.get(5)?),
             });
         }
-        let mut text = self
-            .conn
-            .prepare_cached("SELECT data FROM texts WHERE id = ?1")?;
         for request in &parts.requests {
             for id in &request.items {
                 if !parts.items.contains_key(id) {
-                    let packed: Vec<u8> = text
-                        .query_row([id], |r| r.get(0))
-                        .optional()?
-                        .ok_or_else(|| StoreError::Damaged(format!("missing text {id}")))?;
-                    parts
-                        .items
-                        .insert(*id, unpack_text(&packed, &format!("text {id}"))?);
+                    parts.items.insert(*id, self.text(*id)?);
                 }
             }
         }
