@@ -1,8 +1,8 @@
 //! Session store benchmark (`cargo bench --bench store`), the targets of issue 4:
 //!
 //! 1. Size: a 200-turn session whose last request is 2 MB, recorded with its events through the
-//!    live recorder: database size ≤ 1.5 × (last body + all event bytes).
-//! 2. Recording rate: ≥ 20,000 events/s through the live recorder (median of runs).
+//!    store writer: database size ≤ 1.5 × (last body + all event bytes).
+//! 2. Recording rate: ≥ 20,000 events/s through the store writer (median of runs).
 //! 3. Open a 1 GB database and list sessions ≤ 200 ms (median of runs; the database is generated
 //!    once under the target directory and reused).
 //!
@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use promptwire::core::stream::RawEvent;
-use promptwire::store::{NewRequest, NewSession, Page, Recorder, RecorderOptions, Source, Store};
+use promptwire::store::{
+    NewRequest, NewSession, OutcomeRecord, OwnedRequest, Page, SessionRef, Source, Store, Writer,
+    WriterOptions,
+};
 use serde_json::json;
 
 fn scratch(name: &str) -> PathBuf {
@@ -93,7 +96,7 @@ fn bench_session_size() {
     remove_db(&path);
     let mut store = Store::open(&path).expect("open");
     let session = new_session(&mut store, "200 turns");
-    let recorder = Recorder::start(&path, RecorderOptions::default()).expect("recorder");
+    let writer = Writer::open(&path).expect("writer");
     let instructions = filler(1, 12_000);
     let tools: Vec<_> = (0..12)
         .map(|i| json!({"type": "function", "name": format!("tool_{i}"), "description": filler(i, 300), "strict": false, "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}))
@@ -111,39 +114,41 @@ fn bench_session_size() {
         let bytes = serde_json::to_vec(&body).expect("render");
         last_body = bytes.len();
         let headers = vec![("content-type".to_string(), "application/json".to_string())];
-        let request = store
-            .add_request(
-                session,
-                &NewRequest {
-                    dialect: Some("standard".to_string()),
-                    rules: Some("codex-0.169".to_string()),
-                    provider: Some("openai".to_string()),
-                    method: "POST".to_string(),
-                    url: "https://api.openai.com/v1/responses".to_string(),
-                    body: &bytes,
-                    headers: &headers,
-                    extra: None,
-                    started_us: Some(1_795_000_000_000_000 + turn as i64 * 30_000_000),
-                },
-            )
-            .expect("request");
+        let mut recorder = writer.begin_request(
+            SessionRef::Id(session),
+            OwnedRequest::from_new(&NewRequest {
+                dialect: Some("standard".to_string()),
+                rules: Some("codex-0.169".to_string()),
+                provider: Some("openai".to_string()),
+                method: "POST".to_string(),
+                url: "https://api.openai.com/v1/responses".to_string(),
+                body: &bytes,
+                headers: &headers,
+                extra: None,
+                started_us: Some(1_795_000_000_000_000 + turn as i64 * 30_000_000),
+            }),
+            None,
+        );
+        let mut count = 0;
         for (seq, (name, data)) in turn_events(turn, 60).into_iter().enumerate() {
             event_bytes += sse_bytes(&name, &data);
             events_total += 1;
-            recorder
-                .event(
-                    request,
-                    RawEvent {
-                        seq: seq as u64,
-                        received_at: Duration::from_millis(seq as u64 * 20),
-                        event: Some(name),
-                        data,
-                    },
-                )
-                .expect("event");
+            count += 1;
+            recorder.event(RawEvent {
+                seq: seq as u64,
+                received_at: Duration::from_millis(seq as u64 * 20),
+                event: Some(name),
+                data,
+            });
         }
+        recorder.outcome(OutcomeRecord {
+            state: "completed".to_string(),
+            events: count,
+            ..OutcomeRecord::default()
+        });
     }
-    recorder.finish().expect("finish");
+    assert!(writer.flush(Duration::from_secs(120)), "flushed");
+    drop(writer);
     let elapsed = started.elapsed();
     // Check the last body comes back exactly, then close (checkpointing the WAL).
     let last = store
@@ -177,39 +182,45 @@ fn bench_recording_rate(events: u64, runs: usize) {
         remove_db(&path);
         let mut store = Store::open(&path).expect("open");
         let session = new_session(&mut store, "rate");
-        let request = store
-            .add_request(
-                session,
-                &NewRequest {
-                    dialect: None,
-                    rules: None,
-                    provider: None,
-                    method: "POST".to_string(),
-                    url: "https://api.openai.com/v1/responses".to_string(),
-                    body: b"{}",
-                    headers: &[],
-                    extra: None,
-                    started_us: None,
-                },
-            )
-            .expect("request");
-        let recorder = Recorder::start(&path, RecorderOptions::default()).expect("recorder");
+        // A queue that holds the whole run: the producer here is faster than any disk, and the
+        // figure is the writer's rate, not how much it drops.
+        let options = WriterOptions {
+            queue_capacity: usize::try_from(events).unwrap_or(usize::MAX) + 16,
+            ..WriterOptions::default()
+        };
+        let writer = Writer::open_with(&path, options).expect("writer");
+        let mut recorder = writer.begin_request(
+            SessionRef::Id(session),
+            OwnedRequest::from_new(&NewRequest {
+                dialect: None,
+                rules: None,
+                provider: None,
+                method: "POST".to_string(),
+                url: "https://api.openai.com/v1/responses".to_string(),
+                body: b"{}",
+                headers: &[],
+                extra: None,
+                started_us: None,
+            }),
+            None,
+        );
         let start = Instant::now();
         for seq in 0..events {
             let data = json!({"type": "response.output_text.delta", "sequence_number": seq, "item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": " token"}).to_string();
-            recorder
-                .event(
-                    request,
-                    RawEvent {
-                        seq,
-                        received_at: start.elapsed(),
-                        event: Some("response.output_text.delta".to_string()),
-                        data,
-                    },
-                )
-                .expect("event");
+            recorder.event(RawEvent {
+                seq,
+                received_at: start.elapsed(),
+                event: Some("response.output_text.delta".to_string()),
+                data,
+            });
         }
-        recorder.finish().expect("finish");
+        assert_eq!(recorder.lost_events(), 0, "the queue held every event");
+        recorder.outcome(OutcomeRecord {
+            state: "completed".to_string(),
+            events,
+            ..OutcomeRecord::default()
+        });
+        assert!(writer.flush(Duration::from_secs(300)), "flushed");
         rates.push(events as f64 / start.elapsed().as_secs_f64());
         drop(store);
         remove_db(&path);

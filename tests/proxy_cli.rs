@@ -68,14 +68,14 @@ fn record_prints_its_address_records_and_stops_on_sigterm() {
     );
     assert_eq!(
         outcome,
-        json!({"outcome": {"exchange": 1, "id": id, "status": 200, "state": "completed", "error": null, "events": count}})
+        json!({"outcome": {"exchange": 1, "id": id, "status": 200, "state": "completed", "error": null, "events": count, "recording": "complete"}})
     );
     child.terminate();
     let last: Value =
         serde_json::from_str(&lines.next().expect("line").expect("read")).expect("json");
     assert_eq!(
         last,
-        json!({"stopped": true, "requests": 1, "sessions": [session]})
+        json!({"stopped": true, "requests": 1, "not_recorded": 0, "sessions": [session]})
     );
     assert_eq!(child.0.wait().expect("wait").code(), Some(0));
 

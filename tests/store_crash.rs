@@ -1,6 +1,6 @@
-//! A recorder killed with SIGKILL mid-stream leaves a database that opens and holds every event
-//! committed before the kill, as a gap-free prefix of what was recorded. The recording process is
-//! this test binary itself, re-run as a child on the ignored `recording_child` test.
+//! A store writer killed with SIGKILL mid-stream leaves a database that opens and holds every
+//! event committed before the kill, as a gap-free prefix of what was recorded. The recording
+//! process is this test binary itself, re-run as a child on the ignored `recording_child` test.
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
@@ -8,10 +8,12 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use promptwire::core::stream::RawEvent;
-use promptwire::store::{NewRequest, NewSession, Page, Recorder, RecorderOptions, Source, Store};
+use promptwire::store::{
+    NewRequest, NewSession, OwnedRequest, Page, SessionRef, Source, Store, Writer,
+};
 
 const DB_VAR: &str = "PROMPTWIRE_TEST_CRASH_DB";
-const REQUEST_VAR: &str = "PROMPTWIRE_TEST_CRASH_REQUEST";
+const SESSION_VAR: &str = "PROMPTWIRE_TEST_CRASH_SESSION";
 
 fn data(seq: u64) -> String {
     format!(
@@ -32,9 +34,9 @@ fn scratch_db() -> PathBuf {
 #[test]
 fn sigkill_while_recording_loses_at_most_the_last_batch() {
     let path = scratch_db();
-    let request = {
+    let session = {
         let mut store = Store::open(&path).expect("open");
-        let session = store
+        store
             .create_session(&NewSession {
                 name: "crash".to_string(),
                 source: Source::Send,
@@ -42,23 +44,7 @@ fn sigkill_while_recording_loses_at_most_the_last_batch() {
                 model: Some("gpt-5.5".to_string()),
                 created_us: 0,
             })
-            .expect("session");
-        store
-            .add_request(
-                session,
-                &NewRequest {
-                    dialect: None,
-                    rules: None,
-                    provider: None,
-                    method: "POST".to_string(),
-                    url: "http://127.0.0.1/v1/responses".to_string(),
-                    body: br#"{"model":"gpt-5.5","input":[]}"#,
-                    headers: &[],
-                    extra: None,
-                    started_us: None,
-                },
-            )
-            .expect("request")
+            .expect("session")
     };
     let exe = std::env::current_exe().expect("test binary");
     let mut child = Command::new(exe)
@@ -70,7 +56,7 @@ fn sigkill_while_recording_loses_at_most_the_last_batch() {
             "--test-threads=1",
         ])
         .env(DB_VAR, &path)
-        .env(REQUEST_VAR, request.to_string())
+        .env(SESSION_VAR, session.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -93,8 +79,10 @@ fn sigkill_while_recording_loses_at_most_the_last_batch() {
     let status = child.wait().expect("wait");
     assert!(!status.success());
 
-    let store = Store::open(&path).expect("a killed recorder leaves a database that opens");
-    let events = store.events(request, Page::ALL).expect("events");
+    let store = Store::open(&path).expect("a killed writer leaves a database that opens");
+    let requests = store.requests(session, Page::ALL).expect("requests");
+    assert_eq!(requests.len(), 1, "the child's request");
+    let events = store.events(requests[0].id, Page::ALL).expect("events");
     assert!(
         events.len() as u64 >= committed,
         "{} events stored, {committed} were reported committed",
@@ -117,30 +105,40 @@ fn sigkill_while_recording_loses_at_most_the_last_batch() {
 #[test]
 #[ignore = "child process of sigkill_while_recording_loses_at_most_the_last_batch"]
 fn recording_child() {
-    let (Some(db), Some(request)) = (std::env::var_os(DB_VAR), std::env::var_os(REQUEST_VAR))
+    let (Some(db), Some(session)) = (std::env::var_os(DB_VAR), std::env::var_os(SESSION_VAR))
     else {
         return;
     };
-    let request: i64 = request.to_string_lossy().parse().expect("request id");
-    let recorder = Recorder::start(db, RecorderOptions::default()).expect("recorder");
+    let session: i64 = session.to_string_lossy().parse().expect("session id");
+    let writer = Writer::open(db).expect("writer");
+    let mut recorder = writer.begin_request(
+        SessionRef::Id(session),
+        OwnedRequest::from_new(&NewRequest {
+            dialect: None,
+            rules: None,
+            provider: None,
+            method: "POST".to_string(),
+            url: "http://127.0.0.1/v1/responses".to_string(),
+            body: br#"{"model":"gpt-5.5","input":[]}"#,
+            headers: &[],
+            extra: None,
+            started_us: None,
+        }),
+        None,
+    );
     let start = Instant::now();
     let mut seq = 0u64;
     loop {
         for _ in 0..50 {
-            recorder
-                .event(
-                    request,
-                    RawEvent {
-                        seq,
-                        received_at: start.elapsed(),
-                        event: Some("response.output_text.delta".to_string()),
-                        data: data(seq),
-                    },
-                )
-                .expect("event");
+            recorder.event(RawEvent {
+                seq,
+                received_at: start.elapsed(),
+                event: Some("response.output_text.delta".to_string()),
+                data: data(seq),
+            });
             seq += 1;
         }
-        println!("committed {}", recorder.committed_events());
+        println!("committed {}", writer.status().committed_events);
         std::thread::sleep(Duration::from_millis(5));
         if start.elapsed() > Duration::from_secs(60) {
             break;

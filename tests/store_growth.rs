@@ -210,6 +210,8 @@ fn run(capture: &Capture, requests: usize) -> Growth {
                     first_event_us: Some(120_000),
                     first_text_us: Some(300_000),
                     total_us: Some(1_400_000),
+                    lost_events: 0,
+                    lost_reason: None,
                 },
             )
             .expect("outcome");

@@ -22,7 +22,6 @@ use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
 use super::session_view::SessionCommand;
 use super::state::AppState;
-use crate::store::RecorderOptions;
 use crate::store::summary::OutcomeClass;
 use crate::transport::proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, start_proxy};
 use crate::transport::replay::Timing;
@@ -66,6 +65,11 @@ pub struct ServerView {
     pub errors: u64,
     /// The last session a request was recorded into.
     pub session: Option<i64>,
+    /// Requests whose recording lost events (the database was busy or full past the writer's
+    /// budget), or that could not be recorded at all.
+    pub incomplete: u64,
+    /// The latest store problem while it lasts ("database is locked; retrying").
+    pub store_problem: Option<String>,
     /// Why it could not start.
     pub error: Option<String>,
     /// Warnings and notes (the non-loopback warning, replay differences), oldest first.
@@ -238,19 +242,22 @@ async fn server_job(
         kind,
         result: Ok(started),
     }));
-    // Outcomes reach the store with the recorder's next batch: the rows are read again once
-    // that batch is surely committed (and once per burst of outcomes).
-    let settle = RecorderOptions::default().max_delay + Duration::from_millis(100);
+    // The rows are read again once the writer says a request or its outcome is stored (once
+    // per burst of them).
+    let settle = Duration::from_millis(100);
     let mut session = None;
     let mut commit_due: Option<Instant> = None;
     while open && !ctx.is_cancelled() {
         match tokio::time::timeout(Duration::from_millis(50), events.recv()).await {
             Ok(Some(event)) => {
                 match &event {
-                    ProxyEvent::RequestStarted { session_id, .. } => {
-                        session = session_id.or(session);
+                    ProxyEvent::Stored { session_id, .. } => {
+                        session = Some(*session_id);
+                        commit_due.get_or_insert_with(|| Instant::now() + settle);
                     }
-                    ProxyEvent::Outcome { .. } => commit_due = Some(Instant::now() + settle),
+                    ProxyEvent::Recorded { .. } => {
+                        commit_due.get_or_insert_with(|| Instant::now() + settle);
+                    }
                     _ => {}
                 }
                 open = ctx.report(AppEvent::Record(RecordEvent::Event {
@@ -305,10 +312,14 @@ fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
     }
     let server = state.record.server(kind);
     let changed = match event {
-        ProxyEvent::RequestStarted { session_id, .. } => {
+        ProxyEvent::RequestStarted { .. } => {
             server.requests += 1;
-            server.session = session_id.or(server.session);
-            session_id
+            None
+        }
+        ProxyEvent::Stored { session_id, .. } => {
+            let first = server.session != Some(session_id);
+            server.session = Some(session_id);
+            first.then_some(session_id)
         }
         ProxyEvent::Outcome {
             status, outcome, ..
@@ -322,6 +333,26 @@ fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
             if class.is_problem() {
                 server.errors += 1;
             }
+            None
+        }
+        ProxyEvent::Recorded { outcome, .. } => {
+            if outcome.recording_gap().is_some() {
+                server.incomplete += 1;
+            }
+            None
+        }
+        ProxyEvent::NotRecorded { reason, .. } => {
+            server.incomplete += 1;
+            server.note(format!("a request was not recorded: {reason}"));
+            None
+        }
+        ProxyEvent::StoreProblem(problem) => {
+            if let Some(problem) = &problem {
+                server.note(format!("recording delayed: {problem}"));
+            } else if server.store_problem.is_some() {
+                server.note("recording resumed: the database is written again".to_string());
+            }
+            server.store_problem = problem;
             None
         }
         ProxyEvent::Note(text) => {

@@ -25,8 +25,9 @@ use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::RawEvent;
-use crate::store::SendRecording;
 use crate::store::seed::open_seeded;
+use crate::store::send_recording::StoredSend;
+use crate::store::{SendRecording, Writer};
 use crate::transport::recording::finish_recording;
 use crate::transport::ws::WsSender;
 use crate::transport::{
@@ -304,21 +305,37 @@ fn open_recording(
     session: Option<i64>,
     model: &str,
     compiled: &CompiledRequest,
+    on_stored: Arc<dyn Fn(StoredSend) + Send + Sync>,
 ) -> Result<SendRecording, String> {
     let store = open_seeded(path).map_err(|e| e.to_string())?;
+    if let Some(id) = session {
+        store.session(id).map_err(|e| e.to_string())?;
+    }
+    let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
+    drop(store);
     match session {
-        Some(id) => SendRecording::into_session(store, id, compiled),
-        None => SendRecording::new_session(store, &format!("send {model}"), model, compiled),
+        Some(id) => SendRecording::into_session(&writer, id, compiled, Some(on_stored)),
+        None => SendRecording::new_session(
+            &writer,
+            &format!("send {model}"),
+            model,
+            compiled,
+            Some(on_stored),
+        ),
     }
     .map_err(|e| e.to_string())
 }
 
-/// What the send's `on_event` hands to its forwarder thread, in order.
+/// What the send's `on_event` (and the writer) hand to its forwarder thread, in order.
 enum Step {
     /// Something to record.
     Record(RecordStep),
     /// A timeline update for the UI.
     Live(TimelineUpdate),
+    /// The writer stored an attempt's request.
+    Stored(StoredSend),
+    /// The send is over.
+    End,
 }
 
 /// The recording calls of [`record_event`], owned (they cross to the forwarder thread).
@@ -347,11 +364,11 @@ impl RecordStep {
     }
 }
 
-/// The send's blocking half, on a blocking thread of the runtime: records each step (an
-/// attempt's request is an SQLite write), reports the stored request as soon as it exists (the
-/// sidebar shows it while the stream runs) and forwards the timeline updates to the UI, waiting
-/// when its channel is full — so the runtime's async workers (which also run the recording
-/// proxy) never block. Returns the recording once `on_event` is gone.
+/// The send's blocking half, on a blocking thread of the runtime: hands each step to the
+/// recording (the database's writer queues it; nothing waits on SQLite), reports each stored
+/// request as the writer stores it (the sidebar shows it while the stream runs) and forwards the
+/// timeline updates to the UI, waiting when its channel is full — so the runtime's async workers
+/// (which also run the recording proxy) never block. Returns the recording at [`Step::End`].
 fn forward(
     ctx: &JobContext,
     mut recording: Option<SendRecording>,
@@ -364,18 +381,16 @@ fn forward(
     for step in steps {
         match step {
             Step::Record(step) => {
-                let Some(recording) = recording.as_mut() else {
-                    continue;
-                };
-                let started = matches!(step, RecordStep::AttemptStarted);
-                let before = recording.last_request();
-                step.apply(recording);
-                if let Some(request) = recording.last_request().filter(|_| started)
-                    && Some(request) != before
-                    && !ui_gone
-                {
-                    let session = recording.session();
-                    ui_gone = !report(SendUpdate::Recording { session, request });
+                if let Some(recording) = recording.as_mut() {
+                    step.apply(recording);
+                }
+            }
+            Step::Stored(stored) => {
+                if let (Some(request), false) = (stored.request, ui_gone) {
+                    ui_gone = !report(SendUpdate::Recording {
+                        session: stored.session,
+                        request,
+                    });
                 }
             }
             Step::Live(update) => {
@@ -386,6 +401,7 @@ fn forward(
                     cancel.cancel();
                 }
             }
+            Step::End => break,
         }
     }
     recording
@@ -401,12 +417,19 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             return ctx;
         }
     };
+    // Unbounded: the forwarder drains it as fast as the UI takes updates; a stream's size is
+    // bounded by the send limits, and the network is never held up by a slow frame.
+    let (steps, received) = std::sync::mpsc::channel();
     let recording = match job.db.clone() {
         Some(path) => {
             let (session, model, compiled) =
                 (job.session, job.model.clone(), Arc::clone(&job.compiled));
+            let stored_steps = steps.clone();
+            let on_stored: Arc<dyn Fn(StoredSend) + Send + Sync> = Arc::new(move |stored| {
+                let _ = stored_steps.send(Step::Stored(stored));
+            });
             let opened = tokio::task::spawn_blocking(move || {
-                open_recording(&path, session, &model, &compiled)
+                open_recording(&path, session, &model, &compiled, on_stored)
             })
             .await
             .map_err(|e| e.to_string())
@@ -421,13 +444,11 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
         }
         None => None,
     };
-    let session = recording.as_ref().map(SendRecording::session);
+    let session = recording.as_ref().and_then(SendRecording::session);
     if !report(&ctx, SendUpdate::Started(session)).await {
         return ctx;
     }
-    // Unbounded: the forwarder drains it as fast as the UI takes updates; a stream's size is
-    // bounded by the send limits, and the network is never held up by a slow frame.
-    let (steps, received) = std::sync::mpsc::channel();
+    let end = steps.clone();
     let recording_on = recording.is_some();
     let forwarder = {
         let (ctx, cancel) = (ctx.clone(), job.cancel.clone());
@@ -447,6 +468,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
         };
         transport.send(&job, on_event).await
     };
+    let _ = end.send(Step::End);
     let recording = match forwarder.await {
         Ok(recording) => recording,
         Err(e) => {
@@ -466,10 +488,10 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             let report = |update| report_now(&ctx, generation, update);
             report(SendUpdate::Live(TimelineUpdate::finished(&result)));
             let recorded = recording.map(|recording| {
-                let request = recording.last_request();
-                let session = finish_recording(recording, &result).map_err(|e| format!("{e:#}"))?;
-                request
-                    .map(|request| (session, request))
+                let stored = finish_recording(recording, &result).map_err(|e| format!("{e:#}"))?;
+                stored
+                    .request
+                    .map(|request| (stored.session, request))
                     .ok_or_else(|| "no attempt was made".to_string())
             });
             report(SendUpdate::Done(recorded));

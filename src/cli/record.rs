@@ -5,8 +5,11 @@
 //!
 //! With `--json`: `{"listening":"ADDR","upstream":URL}`, then `{"request":…}` and `{"outcome":…}`
 //! objects, `{"note":…}` lines, and `{"stopped":true,"requests":N,"sessions":[IDS]}` at the end.
+//! A request line is printed once the request is in the database, an outcome line once its
+//! outcome is: the state, event count and `"recording"` (`"complete"`, or what was lost and why)
+//! are what was stored. A request the database never took is a `{"not_recorded":…}` line.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 use std::path::PathBuf;
 
@@ -130,7 +133,12 @@ pub(super) async fn run_until_interrupted(
 pub(super) struct EventPrinter {
     json: bool,
     requests: u64,
+    unrecorded: u64,
     sessions: BTreeSet<i64>,
+    /// Method, URL and dialect of exchanges not stored yet.
+    started: HashMap<u64, (String, String, Option<String>)>,
+    /// HTTP status of exchanges whose outcome is not stored yet.
+    statuses: HashMap<u64, Option<u16>>,
 }
 
 impl EventPrinter {
@@ -138,7 +146,10 @@ impl EventPrinter {
         Self {
             json,
             requests: 0,
+            unrecorded: 0,
             sessions: BTreeSet::new(),
+            started: HashMap::new(),
+            statuses: HashMap::new(),
         }
     }
 
@@ -176,39 +187,59 @@ impl EventPrinter {
         }
     }
 
+    /// Prints one server event. The request and outcome lines are printed when the database
+    /// has them — what a later `sessions show` will show, not what passed on the wire — so under
+    /// a busy database they come late, and a request that could not be stored says so.
     pub(super) fn event(&mut self, event: &ProxyEvent) -> anyhow::Result<()> {
         match event {
             ProxyEvent::RequestStarted {
                 exchange,
-                session_id,
-                request_id,
                 method,
                 url,
                 dialect,
             } => {
+                self.started
+                    .insert(*exchange, (method.clone(), url.clone(), dialect.clone()));
+                Ok(())
+            }
+            ProxyEvent::Stored {
+                exchange,
+                session_id,
+                request_id,
+            } => {
                 self.requests += 1;
-                if let Some(id) = session_id {
-                    self.sessions.insert(*id);
-                }
+                self.sessions.insert(*session_id);
+                let (method, url, dialect) = self.started.remove(exchange).unwrap_or_default();
                 if self.json {
                     self.line(&json!({"request": {"exchange": exchange, "session": session_id, "id": request_id, "method": method, "url": url, "dialect": dialect}}).to_string())
                 } else {
                     self.line(&format!(
-                        "#{exchange:<4} {method} {url}  (session {}, request {})",
-                        session_id.map_or("-".to_string(), |s| s.to_string()),
-                        request_id.map_or("-".to_string(), |r| r.to_string())
+                        "#{exchange:<4} {method} {url}  (session {session_id}, request {request_id})"
                     ))
                 }
             }
-            ProxyEvent::Event { .. } => Ok(()),
             ProxyEvent::Outcome {
+                exchange, status, ..
+            } => {
+                self.statuses.insert(*exchange, *status);
+                Ok(())
+            }
+            ProxyEvent::Recorded {
                 exchange,
                 request_id,
-                status,
                 outcome,
+                stored_events,
             } => {
+                let status = self.statuses.remove(exchange).flatten();
+                let gap = outcome.recording_gap();
                 if self.json {
-                    self.line(&json!({"outcome": {"exchange": exchange, "id": request_id, "status": status, "state": outcome.state, "error": outcome.error_class, "events": outcome.events}}).to_string())
+                    let recording = match &gap {
+                        None => json!("complete"),
+                        Some(_) => {
+                            json!({"lost_events": outcome.lost_events, "reason": outcome.lost_reason})
+                        }
+                    };
+                    self.line(&json!({"outcome": {"exchange": exchange, "id": request_id, "status": status, "state": outcome.state, "error": outcome.error_class, "events": stored_events, "recording": recording}}).to_string())
                 } else {
                     let how = match &outcome.error_class {
                         Some(class) => format!(
@@ -218,11 +249,36 @@ impl EventPrinter {
                         ),
                         None => outcome.state.clone(),
                     };
+                    let gap = gap.map(|g| format!("; {g}")).unwrap_or_default();
                     self.line(&format!(
-                        "#{exchange:<4} HTTP {} {how} ({} events)",
+                        "#{exchange:<4} HTTP {} {how} ({stored_events} events stored{gap})",
                         status.map_or("-".to_string(), |s| s.to_string()),
-                        outcome.events
                     ))
+                }
+            }
+            ProxyEvent::NotRecorded { exchange, reason } => {
+                self.started.remove(exchange);
+                self.statuses.remove(exchange);
+                self.unrecorded += 1;
+                if self.json {
+                    self.line(
+                        &json!({"not_recorded": {"exchange": exchange, "reason": reason}})
+                            .to_string(),
+                    )
+                } else {
+                    self.line(&format!("#{exchange:<4} not recorded: {reason}"))
+                }
+            }
+            ProxyEvent::Event { .. } => Ok(()),
+            ProxyEvent::StoreProblem(problem) => {
+                let text = match problem {
+                    Some(problem) => format!("recording delayed: {problem}"),
+                    None => "recording resumed: the database is written again".to_string(),
+                };
+                if self.json {
+                    self.line(&json!({"note": text}).to_string())
+                } else {
+                    self.line(&format!("note: {text}"))
                 }
             }
             ProxyEvent::Note(text) => {
@@ -239,13 +295,17 @@ impl EventPrinter {
         let sessions: Vec<i64> = self.sessions.iter().copied().collect();
         if self.json {
             self.line(
-                &json!({"stopped": true, "requests": self.requests, "sessions": sessions})
+                &json!({"stopped": true, "requests": self.requests, "not_recorded": self.unrecorded, "sessions": sessions})
                     .to_string(),
             )
         } else {
             let list: Vec<String> = sessions.iter().map(i64::to_string).collect();
+            let unrecorded = match self.unrecorded {
+                0 => String::new(),
+                n => format!(" ({n} could not be recorded)"),
+            };
             self.line(&format!(
-                "stopped: {} requests recorded in sessions {}",
+                "stopped: {} requests recorded{unrecorded} in sessions {}",
                 self.requests,
                 if list.is_empty() {
                     "-".to_string()

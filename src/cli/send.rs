@@ -37,8 +37,8 @@ use crate::core::redact::redacted;
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
 use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
-use crate::store::SendRecording;
 use crate::store::send_recording::open_or_default;
+use crate::store::{SendRecording, Writer};
 use crate::transport::http::DEFAULT_DEADLINE;
 use crate::transport::recording::{finish_recording, record_event};
 use crate::transport::{
@@ -289,14 +289,32 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
             .inspect_err(|e| eprintln!("promptwire: not recording this send: {e}"))
             .ok(),
     };
-    let mut recording = match (store, args.session) {
+    if let (Some(store), Some(session)) = (&store, args.session) {
+        store.session(session)?;
+    }
+    let writer = store.and_then(|store| {
+        Writer::open(store.path())
+            .inspect_err(|e| eprintln!("promptwire: not recording this send: {e}"))
+            .ok()
+    });
+    // The CLI may wait (briefly) for each request row before it goes out: a `send` killed
+    // mid-stream leaves its request listed as "without an answer".
+    let row_wait = std::time::Duration::from_secs(2);
+    let mut recording = match (writer, args.session) {
         (None, _) => None,
-        (Some(store), Some(session)) => {
-            Some(SendRecording::into_session(store, session, compiled)?)
-        }
-        (Some(store), None) => {
-            match SendRecording::new_session(store, &plan.name, &plan.prompt.model, compiled) {
-                Ok(recording) => Some(recording),
+        (Some(writer), Some(session)) => Some(
+            SendRecording::into_session(&writer, session, compiled, None)?
+                .waiting_for_rows(row_wait),
+        ),
+        (Some(writer), None) => {
+            match SendRecording::new_session(
+                &writer,
+                &plan.name,
+                &plan.prompt.model,
+                compiled,
+                None,
+            ) {
+                Ok(recording) => Some(recording.waiting_for_rows(row_wait)),
                 Err(e) => {
                     eprintln!("promptwire: not recording this send: {e}");
                     None
@@ -335,11 +353,8 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
     });
     printer.outcome(outcome, failure);
     if let Some(recording) = recording {
-        if let Some(problem) = recording.problem() {
-            eprintln!("promptwire: recording stopped: {problem}");
-        }
         match finish_recording(recording, &result) {
-            Ok(session) => printer.note(&format!("recorded in session {session}")),
+            Ok(stored) => printer.note(&format!("recorded in session {}", stored.session)),
             Err(e) => eprintln!("promptwire: recording failed: {e:#}"),
         }
     }

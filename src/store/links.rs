@@ -1,31 +1,37 @@
 //! Links between sessions: a replay session (a client served from a recording by the replay
 //! endpoint) points at the recording it was measured against (schema version 2).
 
-use rusqlite::{OptionalExtension as _, params};
+use rusqlite::{Connection, OptionalExtension as _, params};
 
 use super::error::StoreResult;
 use super::{Store, StoreError};
+
+/// Records that session `replay` was served from recording `recording` (on `conn`, inside the
+/// caller's transaction if it has one).
+pub(super) fn set_replay_of(conn: &Connection, replay: i64, recording: i64) -> StoreResult<()> {
+    let exists: Option<i64> = conn
+        .query_row("SELECT id FROM sessions WHERE id = ?1", [recording], |r| {
+            r.get(0)
+        })
+        .optional()?;
+    if exists.is_none() {
+        return Err(StoreError::NoSession(recording));
+    }
+    let changed = conn.execute(
+        "UPDATE sessions SET replay_of = ?2 WHERE id = ?1",
+        params![replay, recording],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NoSession(replay));
+    }
+    Ok(())
+}
 
 impl Store {
     /// Records that session `replay` was served from recording `recording`.
     pub fn link_replay(&mut self, replay: i64, recording: i64) -> StoreResult<()> {
         let conn = self.writable()?;
-        let exists: Option<i64> = conn
-            .query_row("SELECT id FROM sessions WHERE id = ?1", [recording], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if exists.is_none() {
-            return Err(StoreError::NoSession(recording));
-        }
-        let changed = conn.execute(
-            "UPDATE sessions SET replay_of = ?2 WHERE id = ?1",
-            params![replay, recording],
-        )?;
-        if changed == 0 {
-            return Err(StoreError::NoSession(replay));
-        }
-        Ok(())
+        set_replay_of(conn, replay, recording)
     }
 
     /// The recording session `session` replayed, if it is a replay.

@@ -11,7 +11,9 @@
 //!
 //! - [`Store`]: open (refusing foreign, damaged or newer files without touching them; read-only
 //!   files browse), write, page through and search sessions, delete.
-//! - [`Recorder`]: the live writer, committing raw events in batches at most ~100 ms behind.
+//! - [`Writer`]: the one live writer of a database (one store thread per file): sends, the proxy
+//!   and the replay endpoint queue their writes and never wait on SQLite; it retries a busy,
+//!   full or failing database and records honestly what it had to drop.
 //! - [`har`]: HAR 1.2 import/export, a directory of bodies, JSON Lines.
 //! - [`seed`]: the embedded default database, seeded from `sessions/samples/*.har`.
 //! - Codex rollouts (`$CODEX_HOME/sessions`): [`Store::import_rollout_file`],
@@ -26,7 +28,6 @@ mod links;
 mod migrate_v4;
 mod pieces;
 mod read;
-mod recorder;
 mod rollout;
 mod rollout_files;
 mod schema;
@@ -36,6 +37,7 @@ mod sql_functions;
 pub mod summary;
 mod types;
 mod write;
+pub mod writer;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -44,13 +46,16 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use body::{ContentHash, content_hash};
 pub use error::{StoreError, StoreResult};
-pub use recorder::{Recorder, RecorderOptions};
 pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, RolloutImport};
 pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
     NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
     SessionSummary, Source, StoredBody,
+};
+pub use writer::{
+    Notify, OwnedRequest, Report, RequestKey, RequestWriter, SessionKey, SessionRef, Writer,
+    WriterOptions, WriterStatus,
 };
 
 /// How long a writer waits for another connection's lock before giving up.
@@ -254,6 +259,13 @@ impl Store {
     /// True when opened read-only.
     pub fn is_read_only(&self) -> bool {
         self.read_only
+    }
+
+    /// How long a write waits for another connection's lock before failing with
+    /// `SQLITE_BUSY` (5 s when opened).
+    pub fn set_busy_timeout(&self, timeout: Duration) -> StoreResult<()> {
+        self.conn.busy_timeout(timeout)?;
+        Ok(())
     }
 
     fn writable(&mut self) -> StoreResult<&mut Connection> {

@@ -27,17 +27,19 @@ fn limit(page: Page) -> (i64, i64) {
 }
 
 /// A session row with its counts, in one pass over its requests: `[requests, interrupted
-/// (error classes `summary::INTERRUPTION_CLASSES`), without an outcome]` as a JSON array.
+/// (error classes `summary::INTERRUPTION_CLASSES`), without an outcome, recorded incompletely]`
+/// as a JSON array.
 const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, s.created_us, \
     (SELECT json_array(count(*), \
         count(*) FILTER (WHERE o.state = 'failed' AND o.error_class IN ('cancelled', 'interrupted')), \
-        count(*) - count(o.request_id)) \
+        count(*) - count(o.request_id), \
+        count(*) FILTER (WHERE o.lost_events > 0 OR o.lost_reason IS NOT NULL)) \
      FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.session_id = s.id)";
 
 fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
     let counts: String = row.get(6)?;
-    let [requests, interrupted, unanswered] =
-        serde_json::from_str::<[i64; 3]>(&counts).map_err(|e| {
+    let [requests, interrupted, unanswered, incomplete] = serde_json::from_str::<[i64; 4]>(&counts)
+        .map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
         })?;
     Ok(SessionSummary {
@@ -50,6 +52,7 @@ fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         created_us: row.get(5)?,
         interrupted,
         unanswered,
+        incomplete,
     })
 }
 
@@ -387,7 +390,7 @@ impl Store {
         let found = self
             .conn
             .query_row(
-                "SELECT state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us
+                "SELECT state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us, lost_events, lost_reason
                  FROM outcomes WHERE request_id = ?1",
                 [request_id],
                 |row| {
@@ -403,6 +406,8 @@ impl Store {
                         first_event_us: row.get(8)?,
                         first_text_us: row.get(9)?,
                         total_us: row.get(10)?,
+                        lost_events: u64::try_from(row.get::<_, i64>(11)?).unwrap_or(0),
+                        lost_reason: row.get(12)?,
                     },
                     row.get::<_, Option<Vec<u8>>>(5)?))
                 },

@@ -1,7 +1,8 @@
 //! The schema, its version (`PRAGMA user_version`) and forward migrations, and the checks made
 //! before anything is written: a file that is not SQLite, a foreign SQLite database or a newer
 //! schema is refused without being touched. A new file gets [`SCHEMA`] at once; an older one
-//! climbs the SQL migrations to version 3, then `migrate_v4.rs` rewrites it into schema 4.
+//! climbs the SQL migrations to version 3, then `migrate_v4.rs` rewrites it into schema 4, and
+//! schema 5 adds what a recording lost to each outcome.
 
 use std::path::Path;
 
@@ -10,9 +11,9 @@ use rusqlite::Connection;
 use super::error::{StoreError, StoreResult};
 
 /// The schema version this build writes. Migrations take any older version up to it.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
-/// Schema 4, what a new database is made with (and what `migrate_v4.rs` builds beside the tables
+/// Schema 5, what a new database is made with (and what `migrate_v4.rs` builds beside the tables
 /// of schema 3 before it drops them: hence `IF NOT EXISTS`). SQLite keeps this text in the file,
 /// so its comments live here instead:
 ///
@@ -31,7 +32,8 @@ pub const SCHEMA_VERSION: i64 = 4;
 /// - `events`: raw events in packed chunks of consecutive events (`event_chunks.rs`);
 ///   `raw_bytes` is a chunk's unpacked size.
 /// - `outcomes`: `state` completed / failed / open; `usage` packed JSON; `text` the packed output
-///   text.
+///   text; `lost_events` raw events that passed but could not be recorded, `lost_reason` why
+///   (schema 5: the recording is incomplete when either is set).
 ///
 /// Nine b-trees in all, each at least one page: a small database stays small.
 pub const SCHEMA: &str = "
@@ -57,7 +59,8 @@ CREATE TABLE IF NOT EXISTS outcomes (
   request_id INTEGER PRIMARY KEY REFERENCES requests(id) ON DELETE CASCADE,
   state TEXT NOT NULL, response_id TEXT, error_class TEXT, error_message TEXT, usage BLOB,
   text BLOB, server_model TEXT, events INTEGER NOT NULL, first_event_us INTEGER,
-  first_text_us INTEGER, total_us INTEGER);
+  first_text_us INTEGER, total_us INTEGER, lost_events INTEGER NOT NULL DEFAULT 0,
+  lost_reason TEXT);
 ";
 
 /// Migrations in order: `MIGRATIONS[n]` takes version `n` to `n + 1` (up to schema 3; 3 → 4 is
@@ -220,6 +223,11 @@ pub fn migrate(conn: &mut Connection, mut version: i64) -> StoreResult<()> {
             version = 4;
             continue;
         }
+        if version == 4 {
+            migrate_v5(conn)?;
+            version = 5;
+            continue;
+        }
         let index = usize::try_from(version).unwrap_or(usize::MAX);
         let Some(sql) = MIGRATIONS.get(index) else {
             break;
@@ -236,6 +244,30 @@ pub fn migrate(conn: &mut Connection, mut version: i64) -> StoreResult<()> {
         tx.pragma_update(None, "user_version", version)?;
         tx.commit()?;
     }
+    Ok(())
+}
+
+/// Schema 4 → 5: the outcome says what the recording lost. (A file `migrate_v4` just built
+/// already has the columns: its `outcomes` comes from [`SCHEMA`].)
+fn migrate_v5(conn: &mut Connection) -> StoreResult<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if current != 4 {
+        return Ok(());
+    }
+    let has_column: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('outcomes') WHERE name = 'lost_events'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_column {
+        tx.execute_batch(
+            "ALTER TABLE outcomes ADD COLUMN lost_events INTEGER NOT NULL DEFAULT 0;
+             ALTER TABLE outcomes ADD COLUMN lost_reason TEXT;",
+        )?;
+    }
+    tx.pragma_update(None, "user_version", 5)?;
+    tx.commit()?;
     Ok(())
 }
 

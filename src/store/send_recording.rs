@@ -1,21 +1,23 @@
-//! Recording a live send into the session store, for the CLI's `send` and the app alike: a
-//! request per attempt (appended to a new session or to an existing one, so a conversation is one
-//! session of many requests), raw events through the batch [`Recorder`] as they arrive, and each
-//! attempt's response and outcome at the end. Also [`Store::last_turn`]: the latest request of a
-//! session with its outcome re-read from the stored events, which the turn loop continues from.
+//! Recording a live send into the session store, for the CLI's `send`, the app's Send and
+//! Re-send alike: a request per attempt (appended to a new session or to an existing one, so a
+//! conversation is one session of many requests), raw events as they arrive and each attempt's
+//! response and outcome at the end — all through the database's one [`Writer`], so a send never
+//! waits on SQLite while it streams. Also [`Store::last_turn`]: the latest request of a session
+//! with its outcome re-read from the stored events, which the turn loop continues from.
 //!
 //! The API speaks store and core types only; `transport::recording` feeds it from a send's
-//! progress events. Recording problems never fail a send: the first one is kept (see
-//! [`SendRecording::problem`]) and recording stops.
+//! progress events. Recording problems never fail a send: [`SendRecording::finish`] says what
+//! was not stored.
 
 use std::path::Path;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::Value;
 
 use super::{
-    NewSession, OutcomeRecord, Page, Recorder, RecorderOptions, ResponseMeta, Source, Store,
-    StoreError, StoreResult,
+    NewSession, Notify, OutcomeRecord, OwnedRequest, Page, Report, RequestKey, RequestWriter,
+    ResponseMeta, SessionRef, Source, Store, StoreError, StoreResult, Writer,
 };
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::{RawEvent, TurnOutcome, read_all};
@@ -51,88 +53,158 @@ pub struct AttemptRecord<'a> {
     pub error: Option<(String, String)>,
 }
 
-/// A send being recorded.
-#[derive(Debug)]
+/// The ids the writer gave a send's rows, as they become known.
+#[derive(Debug, Default)]
+struct StoredIds {
+    session: Option<i64>,
+    /// Request id of each attempt's key.
+    requests: Vec<(RequestKey, i64)>,
+    /// Why a request could not be stored, if one could not.
+    lost: Option<String>,
+}
+
+/// Where a send's rows are stored, as the writer reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredSend {
+    /// The session.
+    pub session: i64,
+    /// The request of the latest attempt.
+    pub request: Option<i64>,
+}
+
+/// A send being recorded through the database's [`Writer`]: nothing here waits for SQLite
+/// until [`SendRecording::finish`].
 pub struct SendRecording {
-    store: Store,
-    recorder: Option<Recorder>,
-    session: i64,
+    writer: Writer,
+    session: SessionRef,
     compiled: CompiledRequest,
-    /// Request id and wait time of each attempt, in order.
-    attempts: Vec<(i64, Option<i64>)>,
-    problem: Option<String>,
+    /// Each attempt's writer and wait time, in order.
+    attempts: Vec<(RequestWriter, Option<i64>)>,
+    ids: Arc<Mutex<StoredIds>>,
+    /// Signalled when the writer reports a stored (or lost) request.
+    stored: Arc<Condvar>,
+    notify: Notify,
+    /// How long [`SendRecording::attempt_started`] waits for the request row (zero: not at all).
+    row_wait: Duration,
+}
+
+impl std::fmt::Debug for SendRecording {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SendRecording")
+            .field("session", &self.session)
+            .field("attempts", &self.attempts.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl SendRecording {
-    /// Records into a new session called `name`.
+    /// Records into a new session called `name`. `on_stored` hears where each attempt's request
+    /// was stored, from the writer's thread (it must not block).
     pub fn new_session(
-        mut store: Store,
+        writer: &Writer,
         name: &str,
         model: &str,
         compiled: &CompiledRequest,
+        on_stored: Option<Arc<dyn Fn(StoredSend) + Send + Sync>>,
     ) -> StoreResult<Self> {
-        let session = store.create_session(&NewSession {
-            name: name.to_string(),
-            source: Source::Send,
-            provider: serde_json::to_value(compiled.provider_kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_string)),
-            model: Some(model.to_string()),
-            created_us: now_us(),
-        })?;
-        Self::into_session(store, session, compiled)
+        let ids = Arc::new(Mutex::new(StoredIds::default()));
+        let stored = Arc::new(Condvar::new());
+        let notify = notify(&ids, &stored, on_stored);
+        let key = writer
+            .create_session(
+                NewSession {
+                    name: name.to_string(),
+                    source: Source::Send,
+                    provider: serde_json::to_value(compiled.provider_kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string)),
+                    model: Some(model.to_string()),
+                    created_us: now_us(),
+                },
+                None,
+                Some(Arc::clone(&notify)),
+            )
+            .ok_or_else(|| {
+                StoreError::RecorderStopped("the writer has no room for a new session".to_string())
+            })?;
+        Ok(Self::with(
+            writer,
+            SessionRef::Key(key),
+            compiled,
+            (ids, stored),
+            notify,
+        ))
     }
 
-    /// Records into the existing session `session` (its requests follow the ones it has).
+    /// Records into the existing session `session` (its requests follow the ones it has; a
+    /// session that is gone is reported when the first request is refused).
     pub fn into_session(
-        store: Store,
+        writer: &Writer,
         session: i64,
         compiled: &CompiledRequest,
+        on_stored: Option<Arc<dyn Fn(StoredSend) + Send + Sync>>,
     ) -> StoreResult<Self> {
-        store.session(session)?;
-        let recorder = Recorder::start(store.path(), RecorderOptions::default())?;
-        Ok(Self {
-            store,
-            recorder: Some(recorder),
+        let ids = Arc::new(Mutex::new(StoredIds {
+            session: Some(session),
+            ..StoredIds::default()
+        }));
+        let stored = Arc::new(Condvar::new());
+        let notify = notify(&ids, &stored, on_stored);
+        Ok(Self::with(
+            writer,
+            SessionRef::Id(session),
+            compiled,
+            (ids, stored),
+            notify,
+        ))
+    }
+
+    fn with(
+        writer: &Writer,
+        session: SessionRef,
+        compiled: &CompiledRequest,
+        (ids, stored): (Arc<Mutex<StoredIds>>, Arc<Condvar>),
+        notify: Notify,
+    ) -> Self {
+        Self {
+            writer: writer.clone(),
             session,
             compiled: compiled.clone(),
             attempts: Vec::new(),
-            problem: None,
-        })
-    }
-
-    /// The request of the latest attempt (None before the first attempt started).
-    pub fn last_request(&self) -> Option<i64> {
-        self.attempts.last().map(|(request, _)| *request)
-    }
-
-    /// The session recorded into.
-    pub fn session(&self) -> i64 {
-        self.session
-    }
-
-    /// The first recording problem, if any (recording stopped there).
-    pub fn problem(&self) -> Option<&str> {
-        self.problem.as_deref()
-    }
-
-    fn stop(&mut self, err: &dyn std::fmt::Display) {
-        if self.problem.is_none() {
-            self.problem = Some(err.to_string());
+            ids,
+            stored,
+            notify,
+            row_wait: Duration::ZERO,
         }
     }
 
-    /// An attempt is being sent: stores the request.
+    /// Makes [`SendRecording::attempt_started`] wait up to `timeout` until the request row is
+    /// committed, so a request is in the database before it goes out (the CLI's `send`: a
+    /// process killed mid-stream leaves its request listed "without an answer"). Only for a
+    /// caller that may wait: never on an async worker.
+    pub fn waiting_for_rows(mut self, timeout: Duration) -> Self {
+        self.row_wait = timeout;
+        self
+    }
+
+    /// The session recorded into, once known (an existing one at once, a new one once stored).
+    pub fn session(&self) -> Option<i64> {
+        lock(&self.ids).session
+    }
+
+    /// An attempt is being sent: hands its request to the writer.
     pub fn attempt_started(&mut self) {
-        if self.problem.is_some() {
-            return;
-        }
-        match self
-            .store
-            .add_compiled(self.session, &self.compiled, Some(now_us()))
-        {
-            Ok(id) => self.attempts.push((id, None)),
-            Err(e) => self.stop(&e),
+        let request = compiled_request(&self.compiled, Some(now_us()));
+        let writer =
+            self.writer
+                .begin_request(self.session, request, Some(Arc::clone(&self.notify)));
+        let key = writer.key();
+        self.attempts.push((writer, None));
+        if self.row_wait > Duration::ZERO {
+            let ids = lock(&self.ids);
+            let _ = self.stored.wait_timeout_while(ids, self.row_wait, |ids| {
+                ids.lost.is_none() && !ids.requests.iter().any(|(k, _)| *k == key)
+            });
         }
     }
 
@@ -145,33 +217,30 @@ impl SendRecording {
 
     /// One raw event of the current attempt.
     pub fn raw_event(&mut self, raw: &RawEvent) {
-        if self.problem.is_some() {
-            return;
-        }
-        let (Some(recorder), Some((request, _))) = (&self.recorder, self.attempts.last()) else {
-            return;
-        };
-        if let Err(e) = recorder.event(*request, raw.clone()) {
-            self.stop(&e);
+        if let Some((writer, _)) = self.attempts.last_mut() {
+            writer.event(raw.clone());
         }
     }
 
-    /// Commits the events and stores each attempt's response and outcome; returns the session.
-    pub fn finish(mut self, attempts: &[AttemptRecord<'_>]) -> StoreResult<i64> {
-        if let Some(recorder) = self.recorder.take() {
-            recorder.finish()?;
-        }
-        for ((request, wait_us), attempt) in self.attempts.iter().zip(attempts) {
-            self.store.set_response(
-                *request,
-                &ResponseMeta {
-                    status: attempt.status,
-                    headers: attempt.headers.clone(),
-                    body: attempt.http_error_body.clone(),
-                    wait_us: *wait_us,
-                    total_us: Some(micros(attempt.elapsed)),
-                },
-            )?;
+    /// Hands over each attempt's response and outcome, then waits up to `timeout` for the
+    /// writer to commit them; returns where they were stored. Fails when a request could not be
+    /// stored, or when the database is still busy or full after `timeout` (the writer keeps
+    /// trying while the process runs).
+    pub fn finish(
+        self,
+        attempts: &[AttemptRecord<'_>],
+        timeout: Duration,
+    ) -> StoreResult<StoredSend> {
+        let keys: Vec<RequestKey> = self.attempts.iter().map(|(w, _)| w.key()).collect();
+        for ((writer, wait_us), attempt) in self.attempts.into_iter().zip(attempts) {
+            let mut writer = writer;
+            writer.response(ResponseMeta {
+                status: attempt.status,
+                headers: attempt.headers.clone(),
+                body: attempt.http_error_body.clone(),
+                wait_us,
+                total_us: Some(micros(attempt.elapsed)),
+            });
             let mut outcome = OutcomeRecord::from_turn(attempt.outcome);
             if let Some((class, message)) = &attempt.error
                 && outcome.state != "failed"
@@ -180,9 +249,108 @@ impl SendRecording {
                 outcome.error_class = Some(class.clone());
                 outcome.error_message = Some(message.clone());
             }
-            self.store.set_outcome(*request, &outcome)?;
+            writer.outcome(outcome);
         }
-        Ok(self.session)
+        if !self.writer.flush(timeout) {
+            let problem = self
+                .writer
+                .status()
+                .problem
+                .unwrap_or_else(|| "the writer is still busy".to_string());
+            return Err(StoreError::RecorderStopped(format!(
+                "not yet stored after {} s ({problem}); it is written when the database frees up",
+                timeout.as_secs()
+            )));
+        }
+        let ids = lock(&self.ids);
+        if let Some(why) = &ids.lost {
+            return Err(StoreError::RecorderStopped(format!(
+                "the request was not stored: {why}"
+            )));
+        }
+        let session = ids
+            .session
+            .ok_or_else(|| StoreError::RecorderStopped("the session was not stored".to_string()))?;
+        let request = keys.last().and_then(|key| {
+            ids.requests
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, id)| *id)
+        });
+        Ok(StoredSend { session, request })
+    }
+}
+
+fn lock(ids: &Mutex<StoredIds>) -> std::sync::MutexGuard<'_, StoredIds> {
+    ids.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The writer's callback for a send: keeps the ids and passes each stored request on.
+fn notify(
+    ids: &Arc<Mutex<StoredIds>>,
+    stored: &Arc<Condvar>,
+    on_stored: Option<Arc<dyn Fn(StoredSend) + Send + Sync>>,
+) -> Notify {
+    let ids = Arc::clone(ids);
+    let stored = Arc::clone(stored);
+    Arc::new(move |report| match report {
+        Report::SessionStored { session_id, .. } => lock(&ids).session = Some(session_id),
+        Report::RequestStored {
+            key,
+            session_id,
+            request_id,
+        } => {
+            {
+                let mut ids = lock(&ids);
+                ids.session = Some(session_id);
+                ids.requests.push((key, request_id));
+            }
+            stored.notify_all();
+            if let Some(on_stored) = &on_stored {
+                on_stored(StoredSend {
+                    session: session_id,
+                    request: Some(request_id),
+                });
+            }
+        }
+        Report::RequestLost { reason, .. } => {
+            lock(&ids).lost.get_or_insert(reason);
+            stored.notify_all();
+        }
+        Report::OutcomeStored { .. } => {}
+    })
+}
+
+/// The store's row for a compiled request: its URL, headers (secret ones dropped when written),
+/// exact body, dialect, rules and provider.
+pub fn compiled_request(request: &CompiledRequest, started_us: Option<i64>) -> OwnedRequest {
+    let headers: Vec<(String, String)> = request
+        .headers
+        .iter()
+        .map(|h| (h.name.clone(), h.value.clone()))
+        .collect();
+    let extra = request
+        .compressed_body
+        .as_ref()
+        .map(|c| serde_json::json!({"content_encoding": "zstd", "wire_body_bytes": c.len()}));
+    OwnedRequest {
+        dialect: enum_name(&request.dialect),
+        rules: Some(request.rules.clone()),
+        provider: enum_name(&request.provider_kind),
+        method: "POST".to_string(),
+        url: request.url.clone(),
+        body: request.body_json.clone(),
+        headers,
+        extra,
+        started_us,
+    }
+}
+
+/// A JSON value's string form (`"standard"` → `standard`), for enums serialized as strings.
+fn enum_name<T: serde::Serialize>(value: &T) -> Option<String> {
+    match serde_json::to_value(value) {
+        Ok(Value::String(s)) => Some(s),
+        _ => None,
     }
 }
 

@@ -118,6 +118,9 @@ pub struct RequestRow {
     /// For a request imported from a Codex rollout, its `extra.rollout` (what was recorded and
     /// what reconstructed; unknown lines by number and type only), else None.
     pub rollout: Option<Value>,
+    /// What the recording of this request lost ("recording incomplete: 12 events lost (…)"),
+    /// when it lost anything.
+    pub recording_gap: Option<String>,
 }
 
 impl RequestRow {
@@ -219,7 +222,8 @@ impl Store {
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.position, r.started_us, r.model, r.dialect, r.status, r.body_bytes,
                     r.total_us, o.state, o.error_class, o.error_message, o.usage, o.events,
-                    o.first_event_us, o.total_us, json_extract(r.extra, '$.rollout')
+                    o.first_event_us, o.total_us, json_extract(r.extra, '$.rollout'),
+                    o.lost_events, o.lost_reason
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position LIMIT ?2 OFFSET ?3",
         )?;
@@ -249,6 +253,13 @@ impl Store {
                 body_bytes: u64::try_from(row.get::<_, i64>(6)?).unwrap_or(0),
                 events: u64::try_from(row.get::<_, Option<i64>>(12)?.unwrap_or(0)).unwrap_or(0),
                 rollout: rollout_provenance(row.get(15)?),
+                recording_gap: crate::store::OutcomeRecord {
+                    lost_events: u64::try_from(row.get::<_, Option<i64>>(16)?.unwrap_or(0))
+                        .unwrap_or(0),
+                    lost_reason: row.get(17)?,
+                    ..crate::store::OutcomeRecord::default()
+                }
+                .recording_gap(),
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

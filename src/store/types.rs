@@ -125,6 +125,27 @@ pub struct OutcomeRecord {
     pub first_text_us: Option<i64>,
     /// Microseconds to the end of the turn.
     pub total_us: Option<i64>,
+    /// Raw events that passed but could not be recorded (the database was busy, full or
+    /// failing past the writer's memory budget): the recording is incomplete when this is not 0.
+    pub lost_events: u64,
+    /// Why the recording is incomplete, when it is.
+    pub lost_reason: Option<String>,
+}
+
+impl OutcomeRecord {
+    /// "recording incomplete: 12 events lost (reason)", when the recording lost anything.
+    pub fn recording_gap(&self) -> Option<String> {
+        let reason = self.lost_reason.as_deref();
+        match (self.lost_events, reason) {
+            (0, None) => None,
+            (0, Some(reason)) => Some(format!("recording incomplete: {reason}")),
+            (n, reason) => Some(format!(
+                "recording incomplete: {n} {} lost ({})",
+                if n == 1 { "event" } else { "events" },
+                reason.unwrap_or("no reason recorded")
+            )),
+        }
+    }
 }
 
 fn micros(d: std::time::Duration) -> i64 {
@@ -161,6 +182,8 @@ impl OutcomeRecord {
             first_event_us: outcome.timings.first_event.map(micros),
             first_text_us: outcome.timings.first_text.map(micros),
             total_us: outcome.timings.total.map(micros),
+            lost_events: 0,
+            lost_reason: None,
         }
     }
 }
@@ -209,6 +232,9 @@ pub struct SessionSummary {
     /// Requests with no outcome recorded: still running, or cut off before one could be
     /// written (the process was killed).
     pub unanswered: i64,
+    /// Requests whose recording lost events (the database was busy or full past the writer's
+    /// budget): their events are not all there.
+    pub incomplete: i64,
 }
 
 impl SessionSummary {
@@ -221,6 +247,9 @@ impl SessionSummary {
         }
         if self.unanswered > 0 {
             parts.push(format!("{} without an answer", self.unanswered));
+        }
+        if self.incomplete > 0 {
+            parts.push(format!("{} recorded incompletely", self.incomplete));
         }
         (!parts.is_empty()).then(|| parts.join(", "))
     }

@@ -6,8 +6,7 @@
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
-use rusqlite::{Connection, OptionalExtension as _, Transaction, params};
-use serde_json::Value;
+use rusqlite::{Connection, OptionalExtension as _, params};
 
 use super::body::{self, content_hash};
 use super::codec::{self, Level};
@@ -143,7 +142,7 @@ pub(super) fn store_body(tx: &Connection, body: &[u8]) -> StoreResult<StoredCut>
 /// Inserts a request at the session's next position (inside the caller's transaction); the
 /// body comes from `parts`, not from `request.body`. Returns its id.
 pub(super) fn insert_request_parts(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     session_id: i64,
     request: &NewRequest<'_>,
     parts: &RequestParts<'_>,
@@ -184,7 +183,7 @@ pub(super) fn insert_request_parts(
 /// Inserts a request at the session's next position inside the caller's transaction, its body
 /// cut into pieces and items (see [`Store::add_request`]); returns its id.
 pub(super) fn insert_request(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     session_id: i64,
     request: &NewRequest<'_>,
 ) -> StoreResult<i64> {
@@ -247,8 +246,8 @@ pub(super) fn upsert_outcome(
     o: &OutcomeRecord,
 ) -> StoreResult<()> {
     conn.prepare_cached(
-        "INSERT OR REPLACE INTO outcomes (request_id, state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+        "INSERT OR REPLACE INTO outcomes (request_id, state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us, lost_events, lost_reason)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
     )?
     .execute(params![
         request_id,
@@ -265,6 +264,8 @@ pub(super) fn upsert_outcome(
         o.first_event_us,
         o.first_text_us,
         o.total_us,
+        i64::try_from(o.lost_events).unwrap_or(i64::MAX),
+        o.lost_reason.as_deref().map(redacted),
     ])?;
     if o.state != "open" {
         event_chunks::repack(conn, request_id)?;
@@ -373,14 +374,6 @@ fn referenced_texts(
     Ok(found)
 }
 
-/// A JSON value's string form (`"standard"` → `standard`), for enums serialized as strings.
-fn enum_name<T: serde::Serialize>(value: &T) -> Option<String> {
-    match serde_json::to_value(value) {
-        Ok(Value::String(s)) => Some(s),
-        _ => None,
-    }
-}
-
 impl Store {
     /// Appends a compiled request to a session (its URL, headers — secret ones dropped —, exact
     /// body, dialect, rules and provider); returns its id.
@@ -390,27 +383,19 @@ impl Store {
         request: &crate::core::compile::CompiledRequest,
         started_us: Option<i64>,
     ) -> StoreResult<i64> {
-        let headers: Vec<(String, String)> = request
-            .headers
-            .iter()
-            .map(|h| (h.name.clone(), h.value.clone()))
-            .collect();
-        let extra = request
-            .compressed_body
-            .as_ref()
-            .map(|c| serde_json::json!({"content_encoding": "zstd", "wire_body_bytes": c.len()}));
+        let row = super::send_recording::compiled_request(request, started_us);
         self.add_request(
             session_id,
             &NewRequest {
-                dialect: enum_name(&request.dialect),
-                rules: Some(request.rules.clone()),
-                provider: enum_name(&request.provider_kind),
-                method: "POST".to_string(),
-                url: request.url.clone(),
-                body: &request.body_json,
-                headers: &headers,
-                extra,
-                started_us,
+                dialect: row.dialect,
+                rules: row.rules,
+                provider: row.provider,
+                method: row.method,
+                url: row.url,
+                body: &row.body,
+                headers: &row.headers,
+                extra: row.extra,
+                started_us: row.started_us,
             },
         )
     }

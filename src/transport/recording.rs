@@ -2,6 +2,9 @@
 //! happens, [`finish_recording`] with the [`SendResult`] at the end. Shared by the CLI's `send`
 //! and the app's send worker, whatever the transport (HTTP or WebSocket).
 
+use std::time::Duration;
+
+use crate::store::send_recording::StoredSend;
 use crate::store::{AttemptRecord, SendRecording, StoreResult};
 
 use super::{SendError, SendEvent, SendResult};
@@ -16,8 +19,13 @@ pub fn record_event(recording: &mut SendRecording, event: &SendEvent<'_>) {
     }
 }
 
-/// Commits the recording with every attempt's response and outcome; returns the session id.
-pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreResult<i64> {
+/// How long the end of a send waits for the database's writer to commit its recording.
+pub const RECORDING_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Hands the writer every attempt's response and outcome and waits (up to
+/// [`RECORDING_FLUSH_TIMEOUT`]) until they are committed; returns where they were stored. Call it
+/// off the async workers: it waits.
+pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreResult<StoredSend> {
     let attempts: Vec<AttemptRecord<'_>> = result
         .attempts
         .iter()
@@ -36,5 +44,5 @@ pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreR
                 .map(|e| (e.class().to_string(), e.to_string())),
         })
         .collect();
-    recording.finish(&attempts)
+    recording.finish(&attempts, RECORDING_FLUSH_TIMEOUT)
 }

@@ -216,6 +216,23 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         server.requests.saturating_sub(server.finished),
         count(server.errors, "error")
     ));
+    if server.incomplete > 0 {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "{} recorded incompletely (the database was busy or full)",
+                count(server.incomplete, "request")
+            ),
+        )
+        .on_hover_text("The client got every byte; the recording of these requests lost events or could not be stored. The request rows say what was lost and why.");
+    }
+    if let Some(problem) = &server.store_problem {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("Recording delayed: {problem}"),
+        )
+        .on_hover_text("The proxy keeps forwarding at full speed; what it records waits in memory and is written when the database frees up.");
+    }
     for note in &server.notes {
         ui.label(RichText::new(crate::core::redact::redacted(note).into_owned()).small());
     }

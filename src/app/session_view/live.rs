@@ -1,15 +1,15 @@
 //! A proxied request streamed live into the Sessions view's timeline (issue 11): while the
 //! Record panel's proxy runs, the newest request it forwards takes over the timeline (unless a
 //! replay or re-send is under way there) and its events are shown as they pass to the client.
-//! The proxy's [`ProxyEvent`]s (request started, each raw event, the outcome) run through the
-//! same decoder and mapper as a replay (`StreamReader`) into the same [`TimelineUpdate`]s.
+//! The proxy's [`ProxyEvent`]s (request started, each event already decoded and mapped by the
+//! proxy, the outcome with the turn as its reader put it together) become the same
+//! [`TimelineUpdate`]s a replay makes; nothing is decoded again here.
 
 use std::time::Duration;
 
 use super::replay::failure_of;
 use super::{ReplayState, SessionBrowser};
 use crate::app::timeline::{FailureInfo, TimelineUpdate};
-use crate::core::stream::StreamReader;
 use crate::transport::proxy::ProxyEvent;
 
 /// The proxied request the timeline follows.
@@ -19,10 +19,6 @@ pub struct LiveFollow {
     exchange: Option<u64>,
     /// The replay generation it took (another replay or re-send ends the following).
     generation: u64,
-    /// Decodes and maps its events.
-    reader: StreamReader,
-    /// Receive time of its last event.
-    last_at: Duration,
 }
 
 impl LiveFollow {
@@ -53,23 +49,20 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
             *live = LiveFollow {
                 exchange: Some(*exchange),
                 generation,
-                ..LiveFollow::default()
             };
         }
-        ProxyEvent::Event { exchange, raw, .. } => {
-            if live.following(browser) != Some(*exchange) || live.reader.is_done() {
+        ProxyEvent::Event { exchange, entry } => {
+            if live.following(browser) != Some(*exchange) {
                 return;
             }
-            live.last_at = raw.received_at;
-            for entry in live.reader.push(&raw.to_sse(), raw.received_at) {
-                browser.timeline.push(entry);
-            }
+            // Decoded and mapped once, by the proxy: shown as it came.
+            browser.timeline.push((**entry).clone());
         }
         ProxyEvent::Outcome {
             exchange,
             status,
             outcome,
-            ..
+            turn,
         } => {
             if live.following(browser) != Some(*exchange) {
                 return;
@@ -80,10 +73,7 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
                     at: Duration::ZERO,
                 });
             }
-            for entry in live.reader.finish(live.last_at) {
-                browser.timeline.push(entry);
-            }
-            let turn = Box::new(live.reader.outcome().clone());
+            let turn = turn.clone().unwrap_or_default();
             // An HTTP error (or a stream that never started) has no events: the recorded
             // outcome says why, rather than the reader's "ended early".
             let recorded = outcome.error_class.as_ref().map(|class| FailureInfo {
@@ -103,6 +93,9 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
             });
             live.exchange = None;
         }
-        ProxyEvent::Note(_) => {}
+        ProxyEvent::Stored { .. }
+        | ProxyEvent::Recorded { .. }
+        | ProxyEvent::NotRecorded { .. } => {}
+        ProxyEvent::Note(_) | ProxyEvent::StoreProblem(_) => {}
     }
 }

@@ -18,7 +18,7 @@ use crate::app::timeline::TimelineUpdate;
 use crate::core::compile::{BodyValue, CompiledRequest};
 use crate::core::stream::{StreamReader, TurnOutcome};
 use crate::store::seed::open_seeded;
-use crate::store::{OutcomeRecord, Page, SendRecording};
+use crate::store::{OutcomeRecord, Page, SendRecording, Writer};
 use crate::transport::recording::{finish_recording, record_event};
 use crate::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
 
@@ -130,8 +130,11 @@ fn prepare(
         .headers
         .retain(|h| !h.name.eq_ignore_ascii_case("content-encoding"));
     compiled.notes.clear();
-    let recording =
-        SendRecording::into_session(store, session, &compiled).map_err(|e| e.to_string())?;
+    store.session(session).map_err(|e| e.to_string())?;
+    let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
+    drop(store);
+    let recording = SendRecording::into_session(&writer, session, &compiled, None)
+        .map_err(|e| e.to_string())?;
     Ok((compiled, recorded, decoded, recording))
 }
 
@@ -200,7 +203,9 @@ async fn resend_job(
         .await;
     report(&ctx, ReplayUpdate::Live(TimelineUpdate::finished(&result)));
     let recorded = tokio::task::spawn_blocking(move || {
-        finish_recording(recording, &result).map_err(|e| format!("{e:#}"))
+        finish_recording(recording, &result)
+            .map(|stored| stored.session)
+            .map_err(|e| format!("{e:#}"))
     })
     .await
     .map_err(|e| e.to_string())

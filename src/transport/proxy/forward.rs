@@ -220,35 +220,36 @@ impl Relay {
     }
 }
 
-/// The client-facing body: each upstream chunk is handed on as soon as it arrives, and handed
-/// to the exchange's recording task beside it.
+/// The client-facing body: each upstream chunk is decoded into the exchange's recording (which
+/// only queues for the store's writer, never waiting on it) and handed on at once. Decoding
+/// inline costs less than handing every chunk to another thread and waking it (a chunk per
+/// event is common); a single event is bounded by the recording limits.
 fn pump<S>(upstream: S, exchange: Option<Exchange>, idle: Duration) -> Body
 where
     S: futures_util::Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
 {
-    let exchange = exchange.map(Exchange::live);
     let stream =
         futures_util::stream::unfold(Some((upstream, exchange)), move |state| async move {
-            let (mut upstream, exchange) = state?;
+            let (mut upstream, mut exchange) = state?;
             let failure = match tokio::time::timeout(idle, upstream.next()).await {
                 Ok(Some(Ok(bytes))) => {
-                    if let Some(exchange) = exchange.as_ref() {
-                        exchange.chunk(&bytes).await;
+                    if let Some(exchange) = exchange.as_mut() {
+                        exchange.chunk(&bytes);
                     }
                     return Some((Ok(Frame::data(bytes)), Some((upstream, exchange))));
                 }
                 Ok(None) => {
                     if let Some(exchange) = exchange {
-                        exchange.finish().await;
+                        exchange.finish();
                     }
                     return None;
                 }
                 Ok(Some(Err(e))) => error_chain(&e),
                 Err(_) => crate::core::stream::errors::IDLE_TIMEOUT.to_string(),
             };
-            if let Some(exchange) = exchange {
-                exchange.fail("stream", failure.clone()).await;
-                exchange.finish().await;
+            if let Some(mut exchange) = exchange {
+                exchange.fail("stream", failure.clone());
+                exchange.finish();
             }
             Some((Err(std::io::Error::other(failure)), None))
         });

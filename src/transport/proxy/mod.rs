@@ -26,8 +26,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use crate::core::stream::{RawEvent, StreamLimits};
-use crate::store::{OutcomeRecord, Source, StoreError};
+use crate::core::stream::{StreamLimits, TimelineEntry, TurnOutcome};
+use crate::store::{OutcomeRecord, Source, StoreError, WriterOptions};
 use crate::transport::CancelToken;
 
 /// Largest request body accepted from a client (bigger ones get 413 and are not forwarded).
@@ -36,17 +36,16 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
 /// Capacity of the event channel handed to the app.
 pub const DEFAULT_EVENT_CAPACITY: usize = 4096;
 
-/// What the proxy or the replay endpoint reports as it works.
+/// What the proxy or the replay endpoint reports as it works. The wire side (`RequestStarted`,
+/// `Event`, `Outcome`) comes as the bytes pass; the store side (`Stored`, `Recorded`,
+/// `NotRecorded`) when the database's writer has written it — later when the database is busy or
+/// full, never holding up the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProxyEvent {
-    /// A request to record arrived (`request_id` is `None` when the store could not take it).
+    /// A request to record arrived.
     RequestStarted {
         /// Number of the exchange within this server, from 1.
         exchange: u64,
-        /// The stored session it was grouped into.
-        session_id: Option<i64>,
-        /// The stored request.
-        request_id: Option<i64>,
         /// HTTP method (`POST`, or `WS` for a WebSocket `response.create`).
         method: String,
         /// Upstream URL (credential query parameters redacted).
@@ -54,26 +53,54 @@ pub enum ProxyEvent {
         /// `standard` / `lite`.
         dialect: Option<String>,
     },
-    /// One raw event passed to the client.
+    /// One event passed to the client, decoded and mapped (the app shows it as it is).
     Event {
         /// The exchange it belongs to.
         exchange: u64,
-        /// The stored request.
-        request_id: Option<i64>,
-        /// The event, with its receive time since the request arrived.
-        raw: RawEvent,
+        /// The raw event (receive time since the request arrived) and its mapping.
+        entry: Box<TimelineEntry>,
     },
-    /// The exchange ended.
+    /// The exchange ended on the wire.
     Outcome {
         /// The exchange.
         exchange: u64,
-        /// The stored request.
-        request_id: Option<i64>,
         /// HTTP status (`None` when no answer came).
         status: Option<u16>,
-        /// How it ended, as stored.
-        outcome: OutcomeRecord,
+        /// How it ended, as handed to the store.
+        outcome: Box<OutcomeRecord>,
+        /// The turn as the reader put it together (a streamed answer's), for the timeline.
+        turn: Option<Box<TurnOutcome>>,
     },
+    /// The request row is in the database.
+    Stored {
+        /// The exchange.
+        exchange: u64,
+        /// The stored session it was grouped into.
+        session_id: i64,
+        /// The stored request.
+        request_id: i64,
+    },
+    /// The outcome is in the database: what a later read will show.
+    Recorded {
+        /// The exchange.
+        exchange: u64,
+        /// The stored request.
+        request_id: i64,
+        /// The outcome as stored (with what the recording lost, if anything).
+        outcome: Box<OutcomeRecord>,
+        /// Raw events stored for the request.
+        stored_events: u64,
+    },
+    /// The request could not be recorded at all (the client was served all the same).
+    NotRecorded {
+        /// The exchange.
+        exchange: u64,
+        /// Why.
+        reason: String,
+    },
+    /// The database's writer cannot write now (`Some(why)`: it keeps what it can and retries),
+    /// or writes again (`None`).
+    StoreProblem(Option<String>),
     /// A line for the user: a warning, a replay difference, a recording problem.
     Note(String),
 }
@@ -219,6 +246,9 @@ pub struct ProxyOptions {
     /// Size limits on each recorded answer (per event, per response): past them the client
     /// still receives every byte, but the recording ends as `limit_exceeded`.
     pub limits: StreamLimits,
+    /// Bounds of the database's writer, when this proxy starts it (a writer already running
+    /// for the database in this process keeps its own).
+    pub writer: WriterOptions,
 }
 
 impl ProxyOptions {
@@ -234,6 +264,7 @@ impl ProxyOptions {
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(300),
             limits: StreamLimits::default(),
+            writer: WriterOptions::default(),
         }
     }
 }
@@ -255,16 +286,19 @@ pub async fn start_proxy(
         });
     }
     let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
-    let sink = Arc::new(
-        recording::Sink::open(
-            options.db.as_deref(),
-            options.session_name.clone(),
-            Source::Proxy,
-            None,
-            tx,
-        )?
-        .with_limits(options.limits),
+    let (db, name, limits, writer) = (
+        options.db.clone(),
+        options.session_name.clone(),
+        options.limits,
+        options.writer,
     );
+    // Opening the database's writer reads the file: not on an async worker.
+    let sink = tokio::task::spawn_blocking(move || {
+        recording::Sink::open_with(db.as_deref(), name, Source::Proxy, None, tx, writer)
+    })
+    .await
+    .map_err(|e| ServerError::Replay(format!("opening the database: {e}")))??;
+    let sink = Arc::new(sink.with_limits(limits));
     let (listener, addr, warning) = listen::bind(&options.listen).await?;
     let relay = forward::Relay::new(upstream, &options, Arc::clone(&sink)).map_err(|e| {
         ServerError::BadUpstream {
@@ -280,14 +314,34 @@ pub async fn start_proxy(
             let relay = Arc::clone(&relay);
             async move { relay.handle(req, conn).await }
         };
+        let watch = tokio::spawn(watch_writer(Arc::clone(&sink)));
         listen::serve(listener, service, serve_cancel).await;
+        watch.abort();
         close_sink(sink).await;
     };
     Ok((ServerHandle::spawn(addr, warning, cancel, work), rx))
 }
 
-/// Waits (briefly) for the last exchanges to let go of the sink, then commits what the recorder
-/// holds, off the async threads.
+/// Reports the writer's trouble as it starts and ends (checked every 250 ms).
+pub(crate) async fn watch_writer(sink: Arc<recording::Sink>) {
+    let mut shown: Option<String> = None;
+    loop {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        let Some(status) = sink.writer_status() else {
+            return;
+        };
+        let now = status
+            .problem
+            .map(|problem| format!("{problem}; {} writes waiting, retrying", status.pending));
+        if now.is_some() != shown.is_some() {
+            sink.emit(ProxyEvent::StoreProblem(now.clone()));
+        }
+        shown = now;
+    }
+}
+
+/// Waits (briefly) for the last exchanges to let go of the sink, then lets go of the writer off
+/// the async threads (the last handle of a database's writer waits for it to commit).
 pub(crate) async fn close_sink(sink: Arc<recording::Sink>) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
     while Arc::strong_count(&sink) > 1 && tokio::time::Instant::now() < deadline {

@@ -1,9 +1,11 @@
 //! Recording what passes through the proxy (or is served by the replay endpoint) into the store,
-//! live: one [`Sink`] per server groups requests into sessions and owns the store connection and
-//! the batch [`Recorder`]; one [`Exchange`] per request decodes its SSE bytes as they pass (the
-//! same reader a client uses), hands each raw event to the recorder and to the app's event
-//! channel, and writes the response and outcome at the end — also when the exchange is dropped
-//! half-way (server stopped).
+//! live: one [`Sink`] per server groups requests into sessions and holds the database's one
+//! [`Writer`]; one [`Exchange`] per request decodes its SSE bytes as they pass (the same reader a
+//! client uses), hands each raw event to the writer and each mapped entry to the app's event
+//! channel (the app decodes nothing again), and hands over the response and outcome at the end —
+//! also when the exchange is dropped half-way (server stopped). Nothing here waits for SQLite:
+//! what is stored, and what could not be, comes back from the writer as [`ProxyEvent::Stored`],
+//! [`ProxyEvent::Recorded`] and [`ProxyEvent::NotRecorded`].
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,10 +18,10 @@ use tokio::sync::mpsc;
 use super::ProxyEvent;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{RawEvent, StreamError, StreamLimits, StreamReader};
+use crate::core::stream::{StreamError, StreamLimits, StreamReader, TimelineEntry};
 use crate::store::{
-    NewRequest, NewSession, OutcomeRecord, Recorder, RecorderOptions, ResponseMeta, Source, Store,
-    StoreResult,
+    NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, Report, RequestWriter,
+    ResponseMeta, SessionKey, SessionRef, Source, StoreResult, Writer, WriterOptions, WriterStatus,
 };
 
 /// Largest non-SSE response body kept (an error body, a compaction answer).
@@ -51,9 +53,8 @@ pub(crate) fn body_dialect(body: Option<&Value>) -> Option<String> {
 
 /// Where recordings go and where the app hears about them.
 pub(crate) struct Sink {
-    store: Option<Mutex<Store>>,
-    recorder: Option<Recorder>,
-    sessions: Mutex<HashMap<String, i64>>,
+    writer: Option<Writer>,
+    sessions: Mutex<HashMap<String, SessionKey>>,
     name: Option<String>,
     source: Source,
     /// The recorded session a replay is measured against (stored as the link).
@@ -66,7 +67,8 @@ pub(crate) struct Sink {
 }
 
 impl Sink {
-    /// A sink recording into `db` (none: nothing is stored), reporting to `events`.
+    /// A sink recording into `db` (none: nothing is stored), reporting to `events`. Opens the
+    /// database's writer: call it off the async workers.
     pub(crate) fn open(
         db: Option<&std::path::Path>,
         name: Option<String>,
@@ -74,17 +76,28 @@ impl Sink {
         replay_of: Option<i64>,
         events: mpsc::Sender<ProxyEvent>,
     ) -> StoreResult<Self> {
-        let (store, recorder) = match db {
-            Some(path) => {
-                let store = Store::open(path)?;
-                let recorder = Recorder::start(path, RecorderOptions::default())?;
-                (Some(Mutex::new(store)), Some(recorder))
-            }
-            None => (None, None),
-        };
+        Self::open_with(
+            db,
+            name,
+            source,
+            replay_of,
+            events,
+            WriterOptions::default(),
+        )
+    }
+
+    /// [`Sink::open`] with `options` for the writer, when it starts one.
+    pub(crate) fn open_with(
+        db: Option<&std::path::Path>,
+        name: Option<String>,
+        source: Source,
+        replay_of: Option<i64>,
+        events: mpsc::Sender<ProxyEvent>,
+        options: WriterOptions,
+    ) -> StoreResult<Self> {
+        let writer = db.map(|db| Writer::open_with(db, options)).transpose()?;
         Ok(Self {
-            store,
-            recorder,
+            writer,
             sessions: Mutex::new(HashMap::new()),
             name,
             source,
@@ -106,9 +119,12 @@ impl Sink {
     /// Reports to the app without ever waiting: a full channel drops the event (the store has
     /// everything) and counts it.
     pub(crate) fn emit(&self, event: ProxyEvent) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.events.try_send(event) {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-        }
+        emit(&self.events, &self.dropped, event);
+    }
+
+    /// What the database's writer is doing (`None`: nothing is recorded).
+    pub(crate) fn writer_status(&self) -> Option<WriterStatus> {
+        self.writer.as_ref().map(Writer::status)
     }
 
     /// Events the app's channel had no room for.
@@ -116,20 +132,8 @@ impl Sink {
         self.dropped.load(Ordering::Relaxed)
     }
 
-    fn with_store<T>(&self, f: impl FnOnce(&mut Store) -> StoreResult<T>) -> Option<T> {
-        let store = self.store.as_ref()?;
-        let mut store = store.lock().unwrap_or_else(PoisonError::into_inner);
-        match f(&mut store) {
-            Ok(value) => Some(value),
-            Err(e) => {
-                self.emit(ProxyEvent::Note(format!("recording failed: {e}")));
-                None
-            }
-        }
-    }
-
-    /// The stored session for grouping key `key`, created on first use.
-    fn session_for(&self, key: &str, model: Option<&str>) -> Option<i64> {
+    /// The session for grouping key `key`, asked of the writer on first use.
+    fn session_for(&self, writer: &Writer, key: &str, model: Option<&str>) -> Option<SessionKey> {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(id) = sessions.get(key) {
             return Some(*id);
@@ -140,41 +144,47 @@ impl Sink {
             (Some(name), n) => format!("{name} #{n}"),
             (None, _) => format!("{} {key}", self.source.as_str()),
         };
-        let replay_of = self.replay_of;
-        let id = self.with_store(|store| {
-            let id = store.create_session(&NewSession {
+        let session = writer.create_session(
+            NewSession {
                 name,
                 source: self.source,
                 provider: None,
                 model: model.map(str::to_string),
                 created_us: now_us(),
-            })?;
-            if let Some(recording) = replay_of {
-                store.link_replay(id, recording)?;
-            }
-            Ok(id)
-        })?;
-        sessions.insert(key.to_string(), id);
-        Some(id)
+            },
+            self.replay_of,
+            None,
+        )?;
+        sessions.insert(key.to_string(), session);
+        Some(session)
     }
 
     /// Starts recording one request: its session (by `key`), the request row, and an exchange
-    /// that records what comes back.
+    /// that records what comes back. Nothing here waits for the database: the ids reach the app
+    /// as [`ProxyEvent::Stored`] once the writer has stored the row.
     pub(crate) fn begin(self: &Arc<Self>, key: &str, request: &NewRequest<'_>) -> Exchange {
         let start = Instant::now();
         let exchange = self.next_exchange.fetch_add(1, Ordering::Relaxed);
-        let body: Option<Value> = serde_json::from_slice(request.body).ok();
-        let model = body
-            .as_ref()
-            .and_then(|b| b.get("model"))
-            .and_then(Value::as_str);
-        let session = self.session_for(key, model);
-        let request_id = session
-            .and_then(|session| self.with_store(|store| store.add_request(session, request)));
+        let writer = self.writer.as_ref().and_then(|writer| {
+            let model = serde_json::from_slice::<Value>(request.body)
+                .ok()
+                .and_then(|b| b.get("model").and_then(Value::as_str).map(str::to_string));
+            let session = self.session_for(writer, key, model.as_deref())?;
+            let events = self.events.clone();
+            let dropped = Arc::new(AtomicU64::new(0));
+            let notify: Notify = Arc::new(move |report| {
+                if let Some(event) = stored_event(exchange, report) {
+                    emit(&events, &dropped, event);
+                }
+            });
+            Some(writer.begin_request(
+                SessionRef::Key(session),
+                OwnedRequest::from_new(request),
+                Some(notify),
+            ))
+        });
         self.emit(ProxyEvent::RequestStarted {
             exchange,
-            session_id: session,
-            request_id,
             method: request.method.clone(),
             url: request.url.clone(),
             dialect: request.dialect.clone(),
@@ -182,7 +192,7 @@ impl Sink {
         Exchange {
             sink: Arc::clone(self),
             exchange,
-            request_id,
+            writer,
             url: request.url.clone(),
             start,
             reader: StreamReader::with_limits(self.limits),
@@ -197,11 +207,47 @@ impl Sink {
     }
 }
 
+/// Sends `event` on `events` without waiting, counting it in `dropped` when there is no room.
+fn emit(events: &mpsc::Sender<ProxyEvent>, dropped: &AtomicU64, event: ProxyEvent) {
+    if let Err(mpsc::error::TrySendError::Full(_)) = events.try_send(event) {
+        dropped.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The app's event for a writer's report on exchange `exchange`.
+fn stored_event(exchange: u64, report: Report) -> Option<ProxyEvent> {
+    Some(match report {
+        Report::SessionStored { .. } => return None,
+        Report::RequestStored {
+            session_id,
+            request_id,
+            ..
+        } => ProxyEvent::Stored {
+            exchange,
+            session_id,
+            request_id,
+        },
+        Report::OutcomeStored {
+            request_id,
+            outcome,
+            stored_events,
+            ..
+        } => ProxyEvent::Recorded {
+            exchange,
+            request_id,
+            outcome,
+            stored_events,
+        },
+        Report::RequestLost { reason, .. } => ProxyEvent::NotRecorded { exchange, reason },
+    })
+}
+
 /// One recorded request on its way back to the client.
 pub(crate) struct Exchange {
     sink: Arc<Sink>,
     exchange: u64,
-    request_id: Option<i64>,
+    /// Where its events and outcome go (`None`: not recorded).
+    writer: Option<RequestWriter>,
     url: String,
     start: Instant,
     reader: StreamReader,
@@ -259,26 +305,23 @@ impl Exchange {
         }
         let entries = self.reader.push(bytes, at);
         for entry in entries {
-            self.record_event(entry.raw);
+            self.record_entry(entry);
         }
     }
 
-    fn record_event(&self, raw: RawEvent) {
-        if let (Some(recorder), Some(request)) = (&self.sink.recorder, self.request_id)
-            && let Err(e) = recorder.event(request, raw.clone())
-        {
-            self.sink
-                .emit(ProxyEvent::Note(format!("recording failed: {e}")));
+    /// Hands one decoded event to the writer and its entry to the app.
+    fn record_entry(&mut self, entry: TimelineEntry) {
+        if let Some(writer) = self.writer.as_mut() {
+            writer.event(entry.raw.clone());
         }
-        // The app's channel may be full (it fell behind): then the event is not even built.
+        // The app's channel may be full (it fell behind): then the event is not even sent.
         if self.sink.events.capacity() == 0 {
             self.sink.dropped.fetch_add(1, Ordering::Relaxed);
             return;
         }
         self.sink.emit(ProxyEvent::Event {
             exchange: self.exchange,
-            request_id: self.request_id,
-            raw,
+            entry: Box::new(entry),
         });
     }
 
@@ -302,7 +345,7 @@ impl Exchange {
         if self.sse {
             if self.failure.is_none() {
                 for entry in self.reader.finish(at) {
-                    self.record_event(entry.raw);
+                    self.record_entry(entry);
                 }
             }
             let mut outcome = OutcomeRecord::from_turn(self.reader.outcome());
@@ -357,29 +400,23 @@ impl Exchange {
         self.finished = true;
         let at = self.start.elapsed();
         let outcome = self.outcome(at);
-        if let Some(request) = self.request_id {
-            let meta = ResponseMeta {
+        if let Some(mut writer) = self.writer.take() {
+            writer.response(ResponseMeta {
                 status: self.status,
                 headers: std::mem::take(&mut self.response_headers),
                 body: (!self.sse && !self.body.is_empty())
                     .then(|| String::from_utf8_lossy(&self.body).into_owned()),
                 wait_us: self.wait.map(micros),
                 total_us: Some(micros(at)),
-            };
-            self.sink
-                .with_store(|store| store.set_response(request, &meta));
-            if let Some(recorder) = &self.sink.recorder
-                && let Err(e) = recorder.outcome(request, outcome.clone())
-            {
-                self.sink
-                    .emit(ProxyEvent::Note(format!("recording failed: {e}")));
-            }
+            });
+            writer.outcome(outcome.clone());
         }
+        let turn = self.sse.then(|| Box::new(self.reader.outcome().clone()));
         self.sink.emit(ProxyEvent::Outcome {
             exchange: self.exchange,
-            request_id: self.request_id,
             status: self.status,
-            outcome,
+            outcome: Box::new(outcome),
+            turn,
         });
     }
 }
@@ -390,66 +427,5 @@ impl Drop for Exchange {
             self.fail("cancelled", "the proxy stopped before the response ended");
             self.close();
         }
-    }
-}
-
-/// What the relay hands to an exchange recorded on a thread of its own.
-enum Handed {
-    Chunk(bytes::Bytes, Duration),
-    Fail(&'static str, String),
-    Finish,
-}
-
-/// An exchange recorded beside the relay: the relay hands each chunk over (with the time it
-/// passed) and goes on at once, while a thread of its own decodes, maps and records it — so the
-/// client never waits for the recording, and the two run on separate cores. Dropping it without
-/// [`LiveExchange::finish`] (the client went away) records the exchange as cancelled.
-pub(crate) struct LiveExchange {
-    tx: mpsc::Sender<Handed>,
-    start: Instant,
-}
-
-/// Chunks waiting to be recorded before the relay waits for the recorder.
-const LIVE_BACKLOG: usize = 1024;
-
-impl Exchange {
-    /// Moves the exchange to a recording thread of its own (the current runtime's blocking pool).
-    pub(crate) fn live(self) -> LiveExchange {
-        let (tx, mut rx) = mpsc::channel(LIVE_BACKLOG);
-        let start = self.start;
-        // A blocking-pool thread: decoding and handing events to the store's recorder (whose
-        // channel may make it wait) never hold up the async workers that relay bytes.
-        tokio::task::spawn_blocking(move || {
-            let mut exchange = self;
-            while let Some(handed) = rx.blocking_recv() {
-                match handed {
-                    Handed::Chunk(bytes, at) => exchange.chunk_at(&bytes, at),
-                    Handed::Fail(class, message) => exchange.fail(class, message),
-                    Handed::Finish => {
-                        exchange.finish();
-                        return;
-                    }
-                }
-            }
-        });
-        LiveExchange { tx, start }
-    }
-}
-
-impl LiveExchange {
-    /// Hands over a chunk that passed to the client just now.
-    pub(crate) async fn chunk(&self, bytes: &bytes::Bytes) {
-        let at = self.start.elapsed();
-        let _ = self.tx.send(Handed::Chunk(bytes.clone(), at)).await;
-    }
-
-    /// The exchange failed with `class`.
-    pub(crate) async fn fail(&self, class: &'static str, message: String) {
-        let _ = self.tx.send(Handed::Fail(class, message)).await;
-    }
-
-    /// The response ended.
-    pub(crate) async fn finish(self) {
-        let _ = self.tx.send(Handed::Finish).await;
     }
 }

@@ -1,0 +1,643 @@
+//! The one writer of a database: every live write — the app's sends and Re-sends, the CLI's
+//! `send`, the recording proxy's and the replay endpoint's exchanges — goes through one store
+//! thread per database file and process ([`Writer::open`] hands out the same writer for the same
+//! file). Producers never wait on SQLite: [`RequestWriter::event`] and the other calls only put
+//! an operation on a bounded queue, or drop it (and count it) when the queue or its memory
+//! budget is full.
+//!
+//! The thread commits operations in batches (one transaction, at most
+//! [`WriterOptions::max_delay`] after the first one arrived). When a commit fails because the
+//! database is busy, the disk is full or an I/O error occurred, it rolls back, keeps the batch,
+//! waits with backoff (draining the queue meanwhile, within the budgets), reopens the database
+//! after an I/O error, and tries again — so recording resumes by itself when the lock is released
+//! or the disk has room again. What had to be dropped is recorded as such: the outcome of a
+//! request that lost events carries [`OutcomeRecord::lost_events`] and the reason, and is never
+//! shown as complete. An operation the database refuses for good (its session was deleted) is
+//! dropped alone and reported.
+//!
+//! Stored ids reach the producer through its [`Notify`] callback ([`Report`]), called on the
+//! writer thread; a callback must not block.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::Store;
+use super::error::{StoreError, StoreResult};
+use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
+use crate::core::stream::RawEvent;
+
+mod thread;
+
+use thread::Thread;
+
+/// Bounds and pacing of a writer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriterOptions {
+    /// Longest time an operation waits before its batch is committed.
+    pub max_delay: Duration,
+    /// A batch is committed at once when it holds this many operations.
+    pub max_batch: usize,
+    /// Operations the queue holds at most (past it, new ones are dropped and counted).
+    pub queue_capacity: usize,
+    /// Bytes of raw events held at most while they wait to be written (queued, or kept while
+    /// the database cannot be written); past it, new events are dropped and counted.
+    pub event_budget_bytes: usize,
+    /// Bytes of sessions, requests, responses and outcomes held at most likewise.
+    pub row_budget_bytes: usize,
+    /// How long one write waits for another connection's lock before the batch is retried.
+    pub busy_timeout: Duration,
+    /// Longest wait between two tries of a failing batch.
+    pub max_backoff: Duration,
+    /// How long the writer keeps trying to commit what it holds once every producer has let
+    /// go (then it gives up and reports what it could not store).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for WriterOptions {
+    fn default() -> Self {
+        Self {
+            max_delay: Duration::from_millis(100),
+            max_batch: 8192,
+            queue_capacity: 64 * 1024,
+            event_budget_bytes: 256 * 1024 * 1024,
+            row_budget_bytes: 256 * 1024 * 1024,
+            busy_timeout: Duration::from_millis(200),
+            max_backoff: Duration::from_secs(2),
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// A session the writer was asked to create (its id comes later, in [`Report::SessionStored`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SessionKey(u64);
+
+/// A request the writer was asked to store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct RequestKey(u64);
+
+/// The session a request goes into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionRef {
+    /// One created through this writer.
+    Key(SessionKey),
+    /// One already in the database.
+    Id(i64),
+}
+
+/// What the writer tells a producer, from its thread.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Report {
+    /// The session is stored.
+    SessionStored {
+        /// The producer's key.
+        key: SessionKey,
+        /// Its id in the database.
+        session_id: i64,
+    },
+    /// The request row is stored.
+    RequestStored {
+        /// The producer's key.
+        key: RequestKey,
+        /// The session it is in.
+        session_id: i64,
+        /// Its id in the database.
+        request_id: i64,
+    },
+    /// The outcome is stored, as stored (with what was lost on the way).
+    OutcomeStored {
+        /// The producer's key.
+        key: RequestKey,
+        /// The request.
+        request_id: i64,
+        /// The stored outcome.
+        outcome: Box<OutcomeRecord>,
+        /// Raw events stored for the request.
+        stored_events: u64,
+    },
+    /// The request could not be stored at all.
+    RequestLost {
+        /// The producer's key.
+        key: RequestKey,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A producer's callback for [`Report`]s; it runs on the writer thread and must not block.
+pub type Notify = Arc<dyn Fn(Report) + Send + Sync>;
+
+/// What the writer is doing, for a status line.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct WriterStatus {
+    /// The problem the writer is retrying after, if it is failing now.
+    pub problem: Option<String>,
+    /// Operations waiting to be written.
+    pub pending: usize,
+    /// Raw events dropped so far (each is counted in its request's outcome too).
+    pub lost_events: u64,
+    /// Requests that could not be stored at all.
+    pub lost_requests: u64,
+    /// Batches committed.
+    pub commits: u64,
+    /// Raw events committed.
+    pub committed_events: u64,
+}
+
+/// A request as the writer keeps it (owned: it crosses to the writer thread).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnedRequest {
+    /// `standard` / `lite`.
+    pub dialect: Option<String>,
+    /// Rules preset name.
+    pub rules: Option<String>,
+    /// Provider kind or name.
+    pub provider: Option<String>,
+    /// HTTP method.
+    pub method: String,
+    /// URL.
+    pub url: String,
+    /// The exact body bytes.
+    pub body: Vec<u8>,
+    /// Request headers (secret ones are dropped when written).
+    pub headers: Vec<(String, String)>,
+    /// Extra fields (a JSON object).
+    pub extra: Option<Value>,
+    /// Start time, Unix microseconds.
+    pub started_us: Option<i64>,
+}
+
+impl OwnedRequest {
+    /// An owned copy of `request`.
+    pub fn from_new(request: &NewRequest<'_>) -> Self {
+        Self {
+            dialect: request.dialect.clone(),
+            rules: request.rules.clone(),
+            provider: request.provider.clone(),
+            method: request.method.clone(),
+            url: request.url.clone(),
+            body: request.body.to_vec(),
+            headers: request.headers.to_vec(),
+            extra: request.extra.clone(),
+            started_us: request.started_us,
+        }
+    }
+
+    fn as_new(&self) -> NewRequest<'_> {
+        NewRequest {
+            dialect: self.dialect.clone(),
+            rules: self.rules.clone(),
+            provider: self.provider.clone(),
+            method: self.method.clone(),
+            url: self.url.clone(),
+            body: &self.body,
+            headers: &self.headers,
+            extra: self.extra.clone(),
+            started_us: self.started_us,
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.body.len()
+            + self.url.len()
+            + self
+                .headers
+                .iter()
+                .map(|(n, v)| n.len() + v.len() + 16)
+                .sum::<usize>()
+            + 256
+    }
+}
+
+enum Op {
+    Session {
+        key: SessionKey,
+        session: NewSession,
+        replay_of: Option<i64>,
+        notify: Option<Notify>,
+    },
+    Request {
+        key: RequestKey,
+        session: SessionRef,
+        request: Box<OwnedRequest>,
+        notify: Option<Notify>,
+    },
+    Event {
+        key: RequestKey,
+        event: RawEvent,
+    },
+    Response {
+        key: RequestKey,
+        meta: Box<ResponseMeta>,
+    },
+    Outcome {
+        key: RequestKey,
+        outcome: Box<OutcomeRecord>,
+    },
+    Flush(SyncSender<()>),
+}
+
+impl Op {
+    /// True for what is committed without waiting for more: rows and flushes (events wait for
+    /// their batch).
+    fn is_urgent(&self) -> bool {
+        !matches!(self, Self::Event { .. } | Self::Response { .. })
+    }
+
+    /// The bytes this operation holds, and whether they count against the event budget.
+    fn size(&self) -> (usize, bool) {
+        match self {
+            Self::Event { event, .. } => (event_bytes(event), true),
+            Self::Session { session, .. } => (session.name.len() + 128, false),
+            Self::Request { request, .. } => (request.bytes(), false),
+            Self::Response { meta, .. } => (
+                meta.body.as_ref().map_or(0, String::len)
+                    + meta
+                        .headers
+                        .iter()
+                        .map(|(n, v)| n.len() + v.len() + 16)
+                        .sum::<usize>()
+                    + 64,
+                false,
+            ),
+            Self::Outcome { outcome, .. } => (
+                outcome.text.len() + outcome.error_message.as_ref().map_or(0, String::len) + 256,
+                false,
+            ),
+            Self::Flush(_) => (0, false),
+        }
+    }
+}
+
+fn event_bytes(event: &RawEvent) -> usize {
+    event.data.len() + event.event.as_ref().map_or(0, String::len) + 48
+}
+
+struct Shared {
+    path: PathBuf,
+    tx: Mutex<Option<SyncSender<Op>>>,
+    options: WriterOptions,
+    event_bytes: AtomicUsize,
+    row_bytes: AtomicUsize,
+    queued_ops: AtomicUsize,
+    next_key: AtomicU64,
+    status: Mutex<WriterStatus>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// The writer thread, to wake it when a batch is full or a flush waits.
+    waker: OnceLock<std::thread::Thread>,
+}
+
+impl Shared {
+    fn budget(&self, events: bool) -> (&AtomicUsize, usize) {
+        if events {
+            (&self.event_bytes, self.options.event_budget_bytes)
+        } else {
+            (&self.row_bytes, self.options.row_budget_bytes)
+        }
+    }
+
+    /// Queues `op` unless the queue or its budget is full; never waits. Returns why it was
+    /// dropped.
+    fn enqueue(&self, op: Op) -> Result<(), &'static str> {
+        let (size, events) = op.size();
+        let (used, budget) = self.budget(events);
+        let bounded = !matches!(op, Op::Outcome { .. });
+        if used.fetch_add(size, Ordering::AcqRel) + size > budget && bounded {
+            used.fetch_sub(size, Ordering::AcqRel);
+            return Err(if events {
+                "the writer's memory budget for events was full (the database could not keep up or could not be written)"
+            } else {
+                "the writer's memory budget was full (the database could not be written)"
+            });
+        }
+        // Counted before it is sent: the writer may take and release it at once.
+        let queued = self
+            .queued_ops
+            .fetch_add(1, Ordering::AcqRel)
+            .wrapping_add(1);
+        let tx = self.tx.lock().unwrap_or_else(PoisonError::into_inner);
+        let result = match tx.as_ref() {
+            Some(tx) => match tx.try_send(op) {
+                Ok(()) => Ok(()),
+                Err(TrySendError::Full(_)) => Err("the writer's queue was full"),
+                Err(TrySendError::Disconnected(_)) => Err("the writer had stopped"),
+            },
+            None => Err("the writer had stopped"),
+        };
+        drop(tx);
+        match result {
+            Ok(()) => {
+                if queued.is_multiple_of(self.options.max_batch.max(1)) {
+                    self.wake();
+                }
+            }
+            Err(_) => {
+                self.queued_ops.fetch_sub(1, Ordering::AcqRel);
+                used.fetch_sub(size, Ordering::AcqRel);
+            }
+        }
+        result
+    }
+
+    fn wake(&self) {
+        if let Some(thread) = self.waker.get() {
+            thread.unpark();
+        }
+    }
+
+    fn release(&self, op: &Op) {
+        let (size, events) = op.size();
+        self.budget(events).0.fetch_sub(size, Ordering::AcqRel);
+        if !matches!(op, Op::Flush(_)) {
+            self.queued_ops.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    fn status(&self) -> std::sync::MutexGuard<'_, WriterStatus> {
+        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn key(&self) -> u64 {
+        self.next_key.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        drop(
+            self.tx
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        if let Some(thread) = self
+            .thread
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The writer of one database file (cheap to clone; the thread stops, after committing what it
+/// holds, when the last clone is dropped).
+#[derive(Clone)]
+pub struct Writer {
+    shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Writer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Writer")
+            .field("path", &self.shared.path)
+            .finish_non_exhaustive()
+    }
+}
+
+fn registry() -> &'static Mutex<HashMap<PathBuf, Weak<Shared>>> {
+    static WRITERS: OnceLock<Mutex<HashMap<PathBuf, Weak<Shared>>>> = OnceLock::new();
+    WRITERS.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn registry_key(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+impl Writer {
+    /// The writer of the database at `path` (created with the schema if missing): the running
+    /// one of this process, or a new one with the default options. Fails when the file cannot
+    /// be opened for writing (not ours, damaged, newer, read-only) — checked before it returns.
+    /// Opens the database: call it off the UI thread and off async workers.
+    pub fn open(path: impl AsRef<Path>) -> StoreResult<Self> {
+        Self::open_with(path, WriterOptions::default())
+    }
+
+    /// Like [`Writer::open`], with `options` for a new writer (a running one keeps its own).
+    pub fn open_with(path: impl AsRef<Path>, options: WriterOptions) -> StoreResult<Self> {
+        let path = path.as_ref();
+        let mut writers = registry().lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(shared) = writers.get(&registry_key(path)).and_then(Weak::upgrade) {
+            return Ok(Self { shared });
+        }
+        let store = Store::open(path)?;
+        if store.is_read_only() {
+            return Err(StoreError::ReadOnly {
+                path: store.path().to_path_buf(),
+            });
+        }
+        store.set_busy_timeout(options.busy_timeout)?;
+        let (tx, rx) = sync_channel(options.queue_capacity.max(1));
+        let shared = Arc::new(Shared {
+            path: path.to_path_buf(),
+            tx: Mutex::new(Some(tx)),
+            options,
+            event_bytes: AtomicUsize::new(0),
+            row_bytes: AtomicUsize::new(0),
+            queued_ops: AtomicUsize::new(0),
+            next_key: AtomicU64::new(1),
+            status: Mutex::new(WriterStatus::default()),
+            thread: Mutex::new(None),
+            waker: OnceLock::new(),
+        });
+        let weak = Arc::downgrade(&shared);
+        #[allow(clippy::disallowed_methods)]
+        // The store thread: the one place a database is written.
+        let thread = std::thread::Builder::new()
+            .name("promptwire-store-writer".to_string())
+            .spawn(move || Thread::new(store, weak, options).run(&rx))
+            .map_err(|e| StoreError::RecorderStopped(e.to_string()))?;
+        let _ = shared.waker.set(thread.thread().clone());
+        *shared.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(thread);
+        writers.retain(|_, w| w.strong_count() > 0);
+        writers.insert(registry_key(path), Arc::downgrade(&shared));
+        Ok(Self { shared })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.shared.path
+    }
+
+    /// True when both handles are the same writer (the same thread).
+    pub fn is_same(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+
+    /// What the writer is doing now.
+    pub fn status(&self) -> WriterStatus {
+        let mut status = self.shared.status().clone();
+        status.pending = self.shared.queued_ops.load(Ordering::Acquire);
+        status
+    }
+
+    /// Asks for a new session (never waits; `None` when it had to be dropped).
+    pub fn create_session(
+        &self,
+        session: NewSession,
+        replay_of: Option<i64>,
+        notify: Option<Notify>,
+    ) -> Option<SessionKey> {
+        let key = SessionKey(self.shared.key());
+        self.shared
+            .enqueue(Op::Session {
+                key,
+                session,
+                replay_of,
+                notify,
+            })
+            .ok()
+            .map(|()| key)
+    }
+
+    /// Asks for a request in `session` and returns its handle (never waits). When it cannot be
+    /// queued, the handle records nothing and `notify` hears [`Report::RequestLost`] at once.
+    pub fn begin_request(
+        &self,
+        session: SessionRef,
+        request: OwnedRequest,
+        notify: Option<Notify>,
+    ) -> RequestWriter {
+        let key = RequestKey(self.shared.key());
+        let queued = self.shared.enqueue(Op::Request {
+            key,
+            session,
+            request: Box::new(request),
+            notify: notify.clone(),
+        });
+        if let Err(reason) = queued {
+            self.shared.status().lost_requests += 1;
+            if let Some(notify) = notify {
+                notify(Report::RequestLost {
+                    key,
+                    reason: reason.to_string(),
+                });
+            }
+        }
+        RequestWriter {
+            writer: self.clone(),
+            key,
+            queued: queued.is_ok(),
+            lost: 0,
+            lost_reason: None,
+        }
+    }
+
+    /// Waits up to `timeout` until everything queued before this call is committed; false when
+    /// the time ran out (the database is still busy or full) or the writer stopped.
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let (done_tx, done_rx) = sync_channel(1);
+        // A flush is tiny and must get through: it is queued even past the budgets.
+        let tx = self
+            .shared
+            .tx
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let Some(tx) = tx else {
+            return false;
+        };
+        let deadline = Instant::now() + timeout;
+        let mut op = Op::Flush(done_tx);
+        loop {
+            match tx.try_send(op) {
+                Ok(()) => {
+                    self.shared.wake();
+                    break;
+                }
+                Err(TrySendError::Full(back)) if Instant::now() < deadline => {
+                    op = back;
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                Err(_) => return false,
+            }
+        }
+        done_rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .is_ok()
+    }
+}
+
+/// One request on its way into the database: its events, response and outcome. Every call
+/// returns at once.
+#[derive(Debug)]
+pub struct RequestWriter {
+    writer: Writer,
+    key: RequestKey,
+    queued: bool,
+    lost: u64,
+    lost_reason: Option<String>,
+}
+
+impl RequestWriter {
+    /// The key its reports carry.
+    pub fn key(&self) -> RequestKey {
+        self.key
+    }
+
+    /// True when the request row was queued (else nothing of it is recorded).
+    pub fn is_recorded(&self) -> bool {
+        self.queued
+    }
+
+    /// Events this handle had to drop so far.
+    pub fn lost_events(&self) -> u64 {
+        self.lost
+    }
+
+    /// Hands over one raw event (dropped and counted when the writer has no room).
+    pub fn event(&mut self, event: RawEvent) {
+        if !self.queued {
+            return;
+        }
+        if let Err(reason) = self.writer.shared.enqueue(Op::Event {
+            key: self.key,
+            event,
+        }) {
+            self.lost += 1;
+            self.writer.shared.status().lost_events += 1;
+            if self.lost_reason.is_none() {
+                self.lost_reason = Some(reason.to_string());
+            }
+        }
+    }
+
+    /// Hands over the response half.
+    pub fn response(&mut self, meta: ResponseMeta) {
+        if self.queued
+            && let Err(reason) = self.writer.shared.enqueue(Op::Response {
+                key: self.key,
+                meta: Box::new(meta),
+            })
+            && self.lost_reason.is_none()
+        {
+            self.lost_reason = Some(format!("the response headers were lost: {reason}"));
+        }
+    }
+
+    /// Hands over the outcome (with what this handle dropped) and ends the request.
+    pub fn outcome(self, mut outcome: OutcomeRecord) {
+        if !self.queued {
+            return;
+        }
+        outcome.lost_events += self.lost;
+        if outcome.lost_reason.is_none() {
+            outcome.lost_reason = self.lost_reason.clone();
+        }
+        // An outcome is small and says what was lost: it is queued past the budgets. Should
+        // even the queue be full, the row stays without an outcome ("without an answer"),
+        // never complete.
+        let _ = self.writer.shared.enqueue(Op::Outcome {
+            key: self.key,
+            outcome: Box::new(outcome),
+        });
+    }
+}

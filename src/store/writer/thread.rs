@@ -1,0 +1,530 @@
+//! The writer's thread: gathers queued operations into batches, commits each batch in one
+//! transaction (every operation in a savepoint of its own, so one the database refuses for good
+//! is dropped alone), retries a busy, full or failing database with backoff while it keeps
+//! draining the queue, reopens the connection after an I/O error, and publishes the new ids and
+//! the reports once a batch is committed.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::PathBuf;
+use std::sync::Weak;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OptionalExtension as _};
+
+use super::super::Store;
+use super::super::codec::Level;
+use super::super::error::{StoreError, StoreResult};
+use super::super::types::OutcomeRecord;
+use super::super::write::{
+    insert_events, insert_request, insert_session, update_response, upsert_outcome,
+};
+use super::{Notify, Op, Report, RequestKey, SessionKey, SessionRef, Shared, WriterOptions};
+
+/// What the thread knows of a request it was asked to store.
+struct Known {
+    id: Option<i64>,
+    notify: Option<Notify>,
+    /// Events it could not store (its row was refused).
+    lost: u64,
+}
+
+/// The writer thread's state.
+pub(super) struct Thread {
+    store: Option<Store>,
+    path: PathBuf,
+    shared: Weak<Shared>,
+    options: WriterOptions,
+    sessions: HashMap<SessionKey, i64>,
+    requests: HashMap<RequestKey, Known>,
+    pending: VecDeque<Op>,
+}
+
+/// How a failed write is handled.
+enum Failure {
+    /// Try the whole batch again later (busy, full, I/O).
+    Transient(String),
+}
+
+fn transient(err: &StoreError) -> bool {
+    match err {
+        StoreError::Sqlite(e) => matches!(
+            e.sqlite_error_code(),
+            Some(
+                rusqlite::ErrorCode::DatabaseBusy
+                    | rusqlite::ErrorCode::DatabaseLocked
+                    | rusqlite::ErrorCode::DiskFull
+                    | rusqlite::ErrorCode::SystemIoFailure
+                    | rusqlite::ErrorCode::CannotOpen
+                    | rusqlite::ErrorCode::OutOfMemory
+                    | rusqlite::ErrorCode::ReadOnly
+            )
+        ),
+        StoreError::CannotOpen { .. } | StoreError::Io { .. } => true,
+        _ => false,
+    }
+}
+
+/// True for errors after which the connection is reopened.
+fn needs_reopen(err: &StoreError) -> bool {
+    match err {
+        StoreError::Sqlite(e) => matches!(
+            e.sqlite_error_code(),
+            Some(rusqlite::ErrorCode::SystemIoFailure | rusqlite::ErrorCode::CannotOpen)
+        ),
+        StoreError::CannotOpen { .. } | StoreError::Io { .. } => true,
+        _ => false,
+    }
+}
+
+/// The outcome of applying one operation inside the batch's transaction.
+enum Applied {
+    Done,
+    /// Refused for good: drop it with this reason.
+    Refused(String),
+}
+
+impl Thread {
+    pub(super) fn new(store: Store, shared: Weak<Shared>, options: WriterOptions) -> Self {
+        Self {
+            path: store.path().to_path_buf(),
+            store: Some(store),
+            shared,
+            options,
+            sessions: HashMap::new(),
+            requests: HashMap::new(),
+            pending: VecDeque::new(),
+        }
+    }
+
+    fn with_shared(&self, f: impl FnOnce(&Shared)) {
+        if let Some(shared) = self.shared.upgrade() {
+            f(&shared);
+        }
+    }
+
+    pub(super) fn run(mut self, rx: &Receiver<Op>) {
+        let mut open = true;
+        while open || !self.pending.is_empty() {
+            if self.pending.is_empty() {
+                match rx.recv() {
+                    Ok(op) => self.pending.push_back(op),
+                    Err(_) => break,
+                }
+            }
+            // Gather a batch: the events that arrive within `max_delay` of the first operation.
+            // The thread sleeps meanwhile instead of waiting on the queue, so a producer's send
+            // wakes no one; a producer that fills a batch (or a flush) wakes it early. Rows —
+            // a session, a request, an outcome — are committed at once: a request is in the
+            // database before its answer has streamed far, and a process killed mid-stream
+            // leaves it listed as "without an answer".
+            let deadline = Instant::now() + self.options.max_delay;
+            loop {
+                let mut flushing = self.pending.iter().any(Op::is_urgent);
+                while !flushing && self.pending.len() < self.options.max_batch {
+                    match rx.try_recv() {
+                        Ok(op) => {
+                            flushing = op.is_urgent();
+                            self.pending.push_back(op);
+                        }
+                        Err(std::sync::mpsc::TryRecvError::Empty) => break,
+                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
+                            open = false;
+                            break;
+                        }
+                    }
+                }
+                let now = Instant::now();
+                if flushing
+                    || !open
+                    || self.pending.len() >= self.options.max_batch
+                    || now >= deadline
+                {
+                    break;
+                }
+                std::thread::park_timeout(deadline - now);
+            }
+            if !self.commit_with_retries(rx, &mut open) {
+                break;
+            }
+        }
+        self.give_up("the writer stopped before the database could be written");
+    }
+
+    /// Commits `pending`, retrying with backoff while the failure is transient (draining the
+    /// queue into `pending` meanwhile). False when it gave up (shutting down past the grace).
+    fn commit_with_retries(&mut self, rx: &Receiver<Op>, open: &mut bool) -> bool {
+        let mut backoff = Duration::from_millis(50);
+        let mut closed_at: Option<Instant> = (!*open).then(Instant::now);
+        loop {
+            match self.commit() {
+                Ok(()) => {
+                    self.with_shared(|s| {
+                        let mut status = s.status();
+                        status.problem = None;
+                        status.commits += 1;
+                    });
+                    return true;
+                }
+                Err(Failure::Transient(problem)) => {
+                    self.with_shared(|s| s.status().problem = Some(problem.clone()));
+                    if !*open {
+                        let since = *closed_at.get_or_insert_with(Instant::now);
+                        if since.elapsed() >= self.options.shutdown_grace {
+                            return false;
+                        }
+                    }
+                    // Wait, taking in what arrives (the budgets bound it).
+                    let until = Instant::now() + backoff;
+                    while *open {
+                        let now = Instant::now();
+                        if now >= until {
+                            break;
+                        }
+                        match rx.recv_timeout(until - now) {
+                            Ok(op) => self.pending.push_back(op),
+                            Err(RecvTimeoutError::Timeout) => break,
+                            Err(RecvTimeoutError::Disconnected) => {
+                                *open = false;
+                                closed_at = Some(Instant::now());
+                            }
+                        }
+                    }
+                    if !*open {
+                        std::thread::sleep(until.saturating_duration_since(Instant::now()));
+                    }
+                    backoff = (backoff * 2).min(self.options.max_backoff);
+                }
+            }
+        }
+    }
+
+    /// One transaction over everything pending.
+    fn commit(&mut self) -> Result<(), Failure> {
+        if self.store.is_none() {
+            let store = Store::open(&self.path)
+                .and_then(|s| s.set_busy_timeout(self.options.busy_timeout).map(|()| s))
+                .map_err(|e| Failure::Transient(format!("cannot reopen the database: {e}")))?;
+            self.store = Some(store);
+        }
+        let Some(store) = self.store.as_mut() else {
+            return Err(Failure::Transient("no database".to_string()));
+        };
+        let mut staged = Staged::default();
+        let result = (|| -> StoreResult<()> {
+            let conn = store.writable()?;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut i = 0;
+            while i < self.pending.len() {
+                // Consecutive events of one request go in together.
+                let end = match &self.pending[i] {
+                    Op::Event { key, .. } => {
+                        let key = *key;
+                        let n = self
+                            .pending
+                            .range(i..)
+                            .take_while(|op| matches!(op, Op::Event { key: k, .. } if *k == key));
+                        i + n.count()
+                    }
+                    _ => i + 1,
+                };
+                // Each operation in a savepoint of its own: one the database refuses for good is
+                // rolled back alone, the rest of the batch goes on.
+                tx.execute_batch("SAVEPOINT pw_op")?;
+                let applied = match apply(
+                    &tx,
+                    &self.pending,
+                    i..end,
+                    &self.sessions,
+                    &self.requests,
+                    &mut staged,
+                ) {
+                    Ok(Applied::Done) => {
+                        tx.execute_batch("RELEASE pw_op")?;
+                        Applied::Done
+                    }
+                    Ok(Applied::Refused(why)) => {
+                        tx.execute_batch("ROLLBACK TO pw_op; RELEASE pw_op")?;
+                        Applied::Refused(why)
+                    }
+                    Err(e) if transient(&e) => return Err(e),
+                    Err(e) => {
+                        tx.execute_batch("ROLLBACK TO pw_op; RELEASE pw_op")?;
+                        Applied::Refused(e.to_string())
+                    }
+                };
+                if let Applied::Refused(why) = applied {
+                    if let Op::Event { key, .. } = &self.pending[i] {
+                        *staged.lost.entry(*key).or_default() += (end - i) as u64;
+                    }
+                    staged.refused.push((i..end, why));
+                }
+                i = end;
+            }
+            tx.commit()?;
+            Ok(())
+        })();
+        match result {
+            Ok(()) => {
+                self.publish(staged);
+                Ok(())
+            }
+            Err(e) => {
+                if needs_reopen(&e) {
+                    self.store = None;
+                }
+                if transient(&e) {
+                    Err(Failure::Transient(e.to_string()))
+                } else {
+                    // Not the database's state but the batch: should not happen (each operation
+                    // is applied alone), so drop the batch rather than retry it forever.
+                    let why = e.to_string();
+                    let len = self.pending.len();
+                    staged = Staged::default();
+                    staged.refused.push((0..len, why));
+                    self.publish(staged);
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// After a commit: the new ids become known, reports go out, the budgets are released.
+    fn publish(&mut self, staged: Staged) {
+        let mut refused = vec![None; self.pending.len()];
+        for (range, why) in staged.refused {
+            for i in range {
+                if let Some(slot) = refused.get_mut(i) {
+                    *slot = Some(why.clone());
+                }
+            }
+        }
+        let shared = self.shared.upgrade();
+        let (mut committed_events, mut lost_events) = (0, 0);
+        for (i, op) in std::mem::take(&mut self.pending).into_iter().enumerate() {
+            if let Some(shared) = &shared {
+                shared.release(&op);
+            }
+            let why = refused.get(i).cloned().flatten();
+            match op {
+                Op::Session { key, notify, .. } => {
+                    if let Some(id) = staged.sessions.get(&key) {
+                        self.sessions.insert(key, *id);
+                        if let Some(notify) = notify {
+                            notify(Report::SessionStored {
+                                key,
+                                session_id: *id,
+                            });
+                        }
+                    }
+                }
+                Op::Request { key, notify, .. } => match staged.requests.get(&key) {
+                    Some((session_id, id)) if why.is_none() => {
+                        if let Some(notify) = &notify {
+                            notify(Report::RequestStored {
+                                key,
+                                session_id: *session_id,
+                                request_id: *id,
+                            });
+                        }
+                        self.requests.insert(
+                            key,
+                            Known {
+                                id: Some(*id),
+                                notify,
+                                lost: 0,
+                            },
+                        );
+                    }
+                    _ => {
+                        if let Some(shared) = &shared {
+                            shared.status().lost_requests += 1;
+                        }
+                        let reason = why.unwrap_or_else(|| "not stored".to_string());
+                        if let Some(notify) = &notify {
+                            notify(Report::RequestLost { key, reason });
+                        }
+                        self.requests.insert(
+                            key,
+                            Known {
+                                id: None,
+                                notify,
+                                lost: 0,
+                            },
+                        );
+                    }
+                },
+                Op::Event { key, .. } => {
+                    if why.is_none() {
+                        committed_events += 1;
+                    } else {
+                        lost_events += 1;
+                        if let Some(known) = self.requests.get_mut(&key) {
+                            known.lost += 1;
+                        }
+                    }
+                }
+                Op::Response { .. } => {}
+                Op::Outcome { key, .. } => {
+                    if let Some(known) = self.requests.remove(&key)
+                        && let (Some(request_id), Some((stored, stored_events))) =
+                            (known.id, staged.outcomes.get(&key))
+                        && why.is_none()
+                        && let Some(notify) = &known.notify
+                    {
+                        notify(Report::OutcomeStored {
+                            key,
+                            request_id,
+                            outcome: Box::new(stored.clone()),
+                            stored_events: *stored_events,
+                        });
+                    }
+                }
+                Op::Flush(done) => {
+                    let _ = done.send(());
+                }
+            }
+        }
+        if let Some(shared) = &shared {
+            let mut status = shared.status();
+            status.committed_events += committed_events;
+            status.lost_events += lost_events;
+        }
+    }
+
+    /// Reports everything still pending as lost (shutting down with the database unwritable).
+    fn give_up(&mut self, reason: &str) {
+        let shared = self.shared.upgrade();
+        for op in std::mem::take(&mut self.pending) {
+            if let Some(shared) = &shared {
+                shared.release(&op);
+            }
+            match op {
+                Op::Request {
+                    key,
+                    notify: Some(notify),
+                    ..
+                } => {
+                    notify(Report::RequestLost {
+                        key,
+                        reason: reason.to_string(),
+                    });
+                }
+                Op::Flush(done) => {
+                    let _ = done.send(());
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Ids made inside the current transaction, published once it commits.
+#[derive(Default)]
+struct Staged {
+    sessions: HashMap<SessionKey, i64>,
+    requests: HashMap<RequestKey, (i64, i64)>,
+    outcomes: HashMap<RequestKey, (OutcomeRecord, u64)>,
+    lost: HashMap<RequestKey, u64>,
+    refused: Vec<(std::ops::Range<usize>, String)>,
+}
+
+fn request_id(
+    key: RequestKey,
+    requests: &HashMap<RequestKey, Known>,
+    staged: &Staged,
+) -> Option<i64> {
+    staged
+        .requests
+        .get(&key)
+        .map(|(_, id)| *id)
+        .or_else(|| requests.get(&key).and_then(|k| k.id))
+}
+
+/// Applies `pending[range]` (one operation, or a run of one request's events).
+fn apply(
+    conn: &Connection,
+    pending: &VecDeque<Op>,
+    range: std::ops::Range<usize>,
+    sessions: &HashMap<SessionKey, i64>,
+    requests: &HashMap<RequestKey, Known>,
+    staged: &mut Staged,
+) -> StoreResult<Applied> {
+    match &pending[range.start] {
+        Op::Session {
+            key,
+            session,
+            replay_of,
+            ..
+        } => {
+            let id = insert_session(conn, session)?;
+            if let Some(recording) = replay_of {
+                super::super::links::set_replay_of(conn, id, *recording)?;
+            }
+            staged.sessions.insert(*key, id);
+        }
+        Op::Request {
+            key,
+            session,
+            request,
+            ..
+        } => {
+            let session_id = match session {
+                SessionRef::Id(id) => Some(*id),
+                SessionRef::Key(k) => staged.sessions.get(k).or_else(|| sessions.get(k)).copied(),
+            };
+            let Some(session_id) = session_id else {
+                return Ok(Applied::Refused(
+                    "its session could not be stored".to_string(),
+                ));
+            };
+            let exists: Option<i64> = conn
+                .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
+                    r.get(0)
+                })
+                .optional()?;
+            if exists.is_none() {
+                return Ok(Applied::Refused(format!(
+                    "session {session_id} is no longer in the database"
+                )));
+            }
+            let id = insert_request(conn, session_id, &request.as_new())?;
+            staged.requests.insert(*key, (session_id, id));
+        }
+        Op::Event { key, .. } => {
+            let Some(id) = request_id(*key, requests, staged) else {
+                return Ok(Applied::Refused("its request is not stored".to_string()));
+            };
+            let events = pending.range(range.clone()).filter_map(|op| match op {
+                Op::Event { event, .. } => Some(event),
+                _ => None,
+            });
+            insert_events(conn, id, events, Level::Live)?;
+        }
+        Op::Response { key, meta } => {
+            let Some(id) = request_id(*key, requests, staged) else {
+                return Ok(Applied::Refused("its request is not stored".to_string()));
+            };
+            update_response(conn, id, meta)?;
+        }
+        Op::Outcome { key, outcome } => {
+            let Some(id) = request_id(*key, requests, staged) else {
+                return Ok(Applied::Refused("its request is not stored".to_string()));
+            };
+            let mut outcome = (**outcome).clone();
+            let refused_here = staged.lost.get(key).copied().unwrap_or(0)
+                + requests.get(key).map_or(0, |k| k.lost);
+            if refused_here > 0 {
+                outcome.lost_events += refused_here;
+                outcome
+                    .lost_reason
+                    .get_or_insert_with(|| "the database refused some events".to_string());
+            }
+            upsert_outcome(conn, id, &outcome)?;
+            let stored_events = super::super::event_chunks::count(conn, id)?;
+            staged.outcomes.insert(*key, (outcome, stored_events));
+        }
+        Op::Flush(_) => {}
+    }
+    Ok(Applied::Done)
+}
