@@ -149,14 +149,13 @@ impl<W: Write> Printer<W> {
     /// Prints one raw event.
     pub fn entry(&mut self, entry: &TimelineEntry) {
         if self.json {
-            let line = json!({
+            let mut line = json!({
                 "seq": entry.raw.seq,
                 "event": entry.raw.event,
                 "type": entry.data_type,
                 "mapped": entry.mapped_kind(),
                 "unparsed": entry.is_unparsed(),
             });
-            let mut line = line;
             if self.times {
                 line["at_us"] = json!(micros(entry.raw.received_at));
             }
@@ -200,7 +199,7 @@ impl<W: Write> Printer<W> {
             }),
         });
         if self.json {
-            let line = match &failure {
+            let mut line = match &failure {
                 // Serialized from borrows: the text is not copied into a JSON value first.
                 None => {
                     let line = serde_json::to_string(&CompletedLine {
@@ -223,7 +222,6 @@ impl<W: Write> Printer<W> {
                     "retry_after_ms": f.retry_after.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
                 }),
             };
-            let mut line = line;
             if self.times {
                 line["timings"] = timings_json(outcome);
             }
