@@ -1,6 +1,6 @@
 //! `promptwire replay` (printing) through the built binary, on sessions recorded by the proxy
 //! from an upstream the test starts: `--timing instant` prints exactly what `stream` prints for
-//! the same bytes; `--timing original` takes the recorded duration (within 20%) and `4x` a
+//! the same bytes, with the recorded receive times besides; `--timing original` takes the recorded duration (within 20%) and `4x` a
 //! quarter of it; a recorded HTTP error replays as its classified failure; bad arguments are
 //! one-line user errors.
 
@@ -63,6 +63,48 @@ fn record(db: &Path, reply: Reply) -> i64 {
     store.list_sessions(Page::first(1)).expect("sessions")[0].id
 }
 
+/// Each line of `out` as JSON.
+fn json_lines(out: &[u8]) -> Vec<Value> {
+    String::from_utf8(out.to_vec())
+        .expect("utf8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// `replay --json` lines without their recorded times, and the events' `at_us`.
+fn without_times(out: &[u8]) -> (Vec<Value>, Vec<u64>) {
+    let mut at_us = Vec::new();
+    let lines = json_lines(out)
+        .into_iter()
+        .map(|mut line| {
+            let object = line.as_object_mut().expect("an object");
+            if let Some(at) = object.shift_remove("at_us") {
+                at_us.push(at.as_u64().expect("µs"));
+            }
+            object.shift_remove("timings");
+            line
+        })
+        .collect();
+    (lines, at_us)
+}
+
+/// The receive times (µs) of the events stored for the session's one request, up to its
+/// completion (a client reads none after it).
+fn stored_times(db: &Path, session: i64) -> Vec<u64> {
+    let store = Store::open(db).expect("db");
+    let request = &store.requests(session, Page::ALL).expect("requests")[0];
+    let events = store.events(request.id, Page::ALL).expect("events");
+    let done = events
+        .iter()
+        .position(|e| e.event.as_deref() == Some("response.completed"))
+        .map_or(events.len(), |i| i + 1);
+    events[..done]
+        .iter()
+        .map(|e| u64::try_from(e.received_at.as_micros()).expect("µs"))
+        .collect()
+}
+
 /// The file's bytes in three chunks, `gap` apart.
 fn chunked(bytes: &[u8], gap: Duration) -> Vec<Step> {
     let third = bytes.len() / 3;
@@ -118,10 +160,14 @@ fn instant_replay_prints_what_stream_prints_for_the_same_bytes() {
             assert_eq!(replayed.status.code(), Some(0), "{name}: {replayed:?}");
             assert_eq!(streamed.status.code(), Some(0), "{name}: {streamed:?}");
             if json_flag {
+                // The same lines, each with the recorded times (`at_us`, `timings`) besides.
+                let (untimed, at_us) = without_times(&replayed.stdout);
+                let streamed: Vec<Value> = json_lines(&streamed.stdout);
+                assert_eq!(untimed, streamed, "{name}");
                 assert_eq!(
-                    String::from_utf8(replayed.stdout).expect("utf8"),
-                    String::from_utf8(streamed.stdout).expect("utf8"),
-                    "{name}"
+                    at_us,
+                    stored_times(&db, session),
+                    "{name}: the recorded times"
                 );
             } else {
                 // Readable lines carry receive times; compare them without the time column.
@@ -215,7 +261,7 @@ fn a_recorded_http_error_replays_as_its_failure_and_bad_arguments_are_user_error
     let line: Value = serde_json::from_slice(&out.stdout).expect("one JSON line");
     assert_eq!(
         line,
-        json!({"outcome": "failed", "error": "invalid_request", "message": format!("HTTP 400: invalid request: {body}"), "retry_after_ms": null})
+        json!({"outcome": "failed", "error": "invalid_request", "message": format!("HTTP 400: invalid request: {body}"), "retry_after_ms": null, "timings": {"first_event_us": null, "first_text_us": null, "last_event_us": null, "total_us": null}})
     );
     for (args, message) in [
         (

@@ -1,7 +1,9 @@
 //! `promptwire replay --session ID [--request N] [--timing original|instant|4x] [--json]
 //! [--db PATH]`: prints a recorded stream as `stream` prints a file — the same printer, the same
-//! JSON-lines contract with its final `outcome` line (one block per request) — handing each
-//! recorded event to the decoder at its recorded time (scaled by the timing).
+//! JSON-lines contract with its final `outcome` line (one block per request), each event line
+//! with its recorded time (`at_us`) and each outcome line with the recorded `timings` — through
+//! the one core replay ([`RecordedRequest::replay`]), which stamps every event with its recorded
+//! time whatever the pace: `--timing instant` prints the times the app's replay shows.
 //!
 //! With `--listen 127.0.0.1:PORT` it serves the recording to a real client instead (the replay
 //! endpoint), until interrupted.
@@ -13,9 +15,8 @@ use anyhow::bail;
 use clap::Args;
 
 use super::stream::{Failure, Printer};
-use crate::core::stream::StreamReader;
-use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::replay::Replayed;
 use crate::store::{Store, seed};
 use crate::transport::replay::{RecordedRequest, Recording, Timing};
 
@@ -73,7 +74,7 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
             None => bail!("session {} has no requests", args.session),
         }
     }
-    let mut printer = Printer::new(std::io::stdout(), args.json);
+    let mut printer = Printer::new(std::io::stdout(), args.json).with_recorded_times();
     for request in &recording.requests {
         printer.note(&format!("request #{} {}", request.position, request.url));
         print_request(&mut printer, request, args.timing)?;
@@ -112,26 +113,23 @@ fn print_request<W: std::io::Write>(
         printer.flush();
         return printer.check();
     }
-    let mut reader = StreamReader::new();
-    reader.apply_header_events(&header_events(&request.response_headers), Duration::ZERO);
-    for event in &request.events {
-        wait_until(timing.due(event.received_at));
-        for entry in reader.push(&event.to_sse(), start.elapsed()) {
-            printer.entry(&entry);
+    for paced in request.replay(timing) {
+        match paced.step {
+            Replayed::Entry(entry) => {
+                wait_until(paced.due);
+                printer.entry(&entry);
+            }
+            // After the turn ended: a client never reads it.
+            Replayed::Unread(_) => continue,
+            Replayed::End(outcome) => {
+                wait_until(paced.due);
+                printer.outcome(&outcome, None);
+            }
         }
         printer.flush();
         printer.check()?;
-        if reader.is_done() {
-            break;
-        }
     }
-    wait_until(timing.due(request.duration()));
-    for entry in reader.finish(start.elapsed()) {
-        printer.entry(&entry);
-    }
-    printer.outcome(reader.outcome(), None);
-    printer.flush();
-    printer.check()
+    Ok(())
 }
 
 /// `replay --listen`: the replay endpoint, until interrupted.

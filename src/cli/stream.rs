@@ -91,7 +91,25 @@ struct CompletedLine<'a> {
     outcome: &'static str,
     response_id: Option<&'a str>,
     usage: Option<&'a crate::core::stream::TokenUsage>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timings: Option<Value>,
     text: &'a str,
+}
+
+/// Whole microseconds of `d` (saturating).
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// The outcome's recorded times, for [`Printer::with_recorded_times`].
+fn timings_json(outcome: &TurnOutcome) -> Value {
+    let t = &outcome.timings;
+    json!({
+        "first_event_us": t.first_event.map(micros),
+        "first_text_us": t.first_text.map(micros),
+        "last_event_us": t.last_event.map(micros),
+        "total_us": t.total.map(micros),
+    })
 }
 
 /// Prints timeline entries and the outcome, as JSON lines or readable text. Write errors are kept
@@ -99,6 +117,8 @@ struct CompletedLine<'a> {
 pub struct Printer<W: Write> {
     out: std::io::BufWriter<W>,
     json: bool,
+    /// JSON lines carry the recorded times (`replay`).
+    times: bool,
     error: Option<std::io::Error>,
 }
 
@@ -108,8 +128,17 @@ impl<W: Write> Printer<W> {
         Self {
             out: std::io::BufWriter::new(out),
             json,
+            times: false,
             error: None,
         }
+    }
+
+    /// JSON lines with the recorded times: each event line gains `at_us` (its receive time, in
+    /// microseconds since the request started) and each outcome line `timings` (`first_event_us`,
+    /// `first_text_us`, `last_event_us`, `total_us`; null when unknown). Used by `replay`.
+    pub fn with_recorded_times(mut self) -> Self {
+        self.times = true;
+        self
     }
 
     /// True for JSON-lines output.
@@ -120,13 +149,16 @@ impl<W: Write> Printer<W> {
     /// Prints one raw event.
     pub fn entry(&mut self, entry: &TimelineEntry) {
         if self.json {
-            let line = json!({
+            let mut line = json!({
                 "seq": entry.raw.seq,
                 "event": entry.raw.event,
                 "type": entry.data_type,
                 "mapped": entry.mapped_kind(),
                 "unparsed": entry.is_unparsed(),
             });
+            if self.times {
+                line["at_us"] = json!(micros(entry.raw.received_at));
+            }
             self.line(&line.to_string());
         } else {
             let kind = entry
@@ -167,13 +199,14 @@ impl<W: Write> Printer<W> {
             }),
         });
         if self.json {
-            let line = match &failure {
+            let mut line = match &failure {
                 // Serialized from borrows: the text is not copied into a JSON value first.
                 None => {
                     let line = serde_json::to_string(&CompletedLine {
                         outcome: "completed",
                         response_id: outcome.response_id(),
                         usage: outcome.usage.as_ref(),
+                        timings: self.times.then(|| timings_json(outcome)),
                         text: &outcome.text,
                     });
                     match line {
@@ -189,6 +222,9 @@ impl<W: Write> Printer<W> {
                     "retry_after_ms": f.retry_after.map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
                 }),
             };
+            if self.times {
+                line["timings"] = timings_json(outcome);
+            }
             self.line(&line.to_string());
             return;
         }

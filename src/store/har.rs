@@ -21,7 +21,7 @@ use super::write::{
 use crate::core::export::{HarEntry, HarResponse, har_log};
 use crate::core::redact::{is_identifying_header, redact_header, redact_text};
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{RawEvent, SseDecoder, StreamReader};
+use crate::core::stream::{RawEvent, Replay, SseDecoder, Timing};
 
 /// Formats Unix microseconds as RFC 3339 (UTC, milliseconds).
 pub fn rfc3339(us: i64) -> String {
@@ -473,14 +473,10 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
                 }
             }
             if outcome.is_none() {
-                let mut reader = StreamReader::new();
-                for event in &events {
-                    let chunk = sse_text(std::slice::from_ref(event));
-                    reader.push(chunk.as_bytes(), event.received_at);
-                }
+                // The imported events read by the one replay, ending with the last one.
                 let end = events.last().map_or(at, |e| e.received_at);
-                reader.finish(end);
-                outcome = Some(OutcomeRecord::from_turn(reader.outcome()));
+                let replay = Replay::new(events.iter().cloned(), &[], end, Timing::Instant);
+                outcome = Some(OutcomeRecord::from_turn(&replay.into_outcome()));
             }
         } else {
             if outcome.is_none() {

@@ -20,7 +20,7 @@ use super::{
     ResponseMeta, SessionRef, Source, Store, StoreError, StoreResult, Writer,
 };
 use crate::core::compile::CompiledRequest;
-use crate::core::stream::{RawEvent, TurnOutcome, read_all};
+use crate::core::stream::{RawEvent, TurnOutcome};
 
 /// Most raw events re-read for one stored turn (a turn has a few thousand at most).
 pub const MAX_TURN_EVENTS: u64 = 1_000_000;
@@ -386,8 +386,10 @@ impl Store {
             StoreError::Damaged(format!("request {}: the stored body is not JSON", last.id))
         })?;
         let events = self.events(last.id, Page::first(MAX_TURN_EVENTS))?;
-        let sse = super::har::sse_text(&events);
-        let (_, outcome) = read_all(sse.as_bytes(), Duration::ZERO);
+        // Read directly by the one replay, at the recorded times (no headers: a turn's outcome).
+        let instant = crate::core::stream::Timing::Instant;
+        let outcome =
+            crate::core::stream::Replay::new(events, &[], Duration::ZERO, instant).into_outcome();
         Ok(Some(StoredTurn {
             request_id: last.id,
             position: last.position,

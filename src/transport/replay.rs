@@ -1,61 +1,16 @@
-//! Replaying recordings: a stored session loaded with its requests, raw events and responses
-//! ([`Recording`]), and the pace at which recorded events are handed out again ([`Timing`]:
-//! their original receive times, scaled, or at once). Shared by `promptwire replay` (which prints
-//! the stream as `stream` does) and the replay endpoint ([`crate::transport::replay_server`]).
+//! Recordings to replay: a stored session loaded with its requests, raw events and responses
+//! ([`Recording`]), each request's events handed to the one core replay
+//! ([`RecordedRequest::replay`], paced by a [`Timing`]). Read by `promptwire replay`, the app's
+//! replay of a request and the replay endpoint ([`crate::transport::replay_server`]).
 
-use std::str::FromStr;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::core::stream::RawEvent;
+use crate::core::stream::replay::Replay;
+pub use crate::core::stream::replay::Timing;
 use crate::store::{OutcomeRecord, Page, Store, StoreError};
-
-/// How fast recorded events are replayed.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Timing {
-    /// Each event at its recorded receive time.
-    Original,
-    /// Everything at once.
-    Instant,
-    /// The recorded times divided by this factor (`4x` is 4.0).
-    Speed(f64),
-}
-
-impl FromStr for Timing {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        match text {
-            "original" | "1x" => Ok(Self::Original),
-            "instant" => Ok(Self::Instant),
-            other => {
-                let factor = other
-                    .strip_suffix('x')
-                    .and_then(|f| f.parse::<f64>().ok())
-                    .filter(|f| f.is_finite() && *f > 0.0)
-                    .ok_or_else(|| {
-                        format!("`{other}` is not a timing (original, instant, or a speed like 4x)")
-                    })?;
-                Ok(Self::Speed(factor))
-            }
-        }
-    }
-}
-
-impl Timing {
-    /// When an event recorded at `at` (since its request started) is due, since the replay of
-    /// that request started.
-    pub fn due(self, at: Duration) -> Duration {
-        match self {
-            Self::Original => at,
-            Self::Instant => Duration::ZERO,
-            Self::Speed(factor) => {
-                Duration::try_from_secs_f64(at.as_secs_f64() / factor).unwrap_or(Duration::MAX)
-            }
-        }
-    }
-}
 
 /// One recorded request with what came back.
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +49,20 @@ impl RecordedRequest {
     /// True when the answer was an SSE stream (2xx with events, or events at all).
     pub fn is_stream(&self) -> bool {
         !self.events.is_empty() || self.response_body.is_none()
+    }
+
+    /// The replay of its stored events (read with its response headers, ending at its
+    /// [`RecordedRequest::duration`]), paced by `timing`.
+    pub fn replay(
+        &self,
+        timing: Timing,
+    ) -> Replay<std::iter::Cloned<std::slice::Iter<'_, RawEvent>>> {
+        Replay::new(
+            self.events.iter().cloned(),
+            &self.response_headers,
+            self.duration(),
+            timing,
+        )
     }
 }
 
@@ -135,26 +104,5 @@ impl Recording {
             name: session.name,
             requests,
         })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timings_parse_and_scale() {
-        assert_eq!("original".parse(), Ok(Timing::Original));
-        assert_eq!("instant".parse(), Ok(Timing::Instant));
-        assert_eq!("4x".parse(), Ok(Timing::Speed(4.0)));
-        assert_eq!(
-            "fast".parse::<Timing>(),
-            Err("`fast` is not a timing (original, instant, or a speed like 4x)".to_string())
-        );
-        assert!("0x".parse::<Timing>().is_err());
-        let at = Duration::from_millis(800);
-        assert_eq!(Timing::Original.due(at), at);
-        assert_eq!(Timing::Instant.due(at), Duration::ZERO);
-        assert_eq!(Timing::Speed(4.0).due(at), Duration::from_millis(200));
     }
 }

@@ -4,8 +4,8 @@
 //! [`ReplayOptions::min_similarity`] of the recorded prompt's tokens once the per-run `id`s of
 //! input items are set aside — a fresh client run mints new ones; when the request at the
 //! expected position does not, the best unused recorded request that does is taken) — and
-//! answered with the recorded events at their recorded pace (see [`Timing`]), or the recorded
-//! HTTP error. How each incoming request differs from the recorded one is reported (a
+//! answered with the recorded events at their recorded pace through the one core replay
+//! ([`Replay`], paced by a [`Timing`]), or the recorded HTTP error. How each incoming request differs from the recorded one is reported (a
 //! [`ProxyEvent::Note`]) and stored: the incoming requests form a new session linked to the
 //! recording, each with its comparison under `extra.replay`. A request that matches nothing gets
 //! a `response.failed` event saying so, never a hang.
@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::core::prefix::{PairReport, RequestMeta, Session};
+use crate::core::stream::replay::{Replay, Replayed};
 use crate::store::{NewRequest, Source, Store};
 use crate::transport::CancelToken;
 use crate::transport::proxy::forward::{error_response, read_body};
@@ -411,7 +412,7 @@ impl Replayer {
         }
         exchange.response(status, headers);
         let body = if recorded.is_stream() {
-            paced(recorded.events.clone(), self.options.timing, exchange)
+            paced(recorded, self.options.timing, exchange)
         } else {
             let bytes = Bytes::from(recorded.response_body.clone().unwrap_or_default());
             exchange.chunk(&bytes);
@@ -428,30 +429,41 @@ impl Replayer {
     }
 }
 
-/// The recorded events as an SSE body, each sent when `timing` says it is due.
-fn paced(events: Vec<crate::core::stream::RawEvent>, timing: Timing, exchange: Exchange) -> Body {
+/// The recorded events as an SSE body through the one replay, each sent when it is due. Every
+/// stored event is served as recorded, those after the completion too (the client's reader sets
+/// them aside, as it did when they were recorded); the body ends after the last one.
+fn paced(recorded: &RecordedRequest, timing: Timing, exchange: Exchange) -> Body {
+    let replay = Replay::new(
+        recorded.events.clone(),
+        &recorded.response_headers,
+        recorded.duration(),
+        timing,
+    );
     let start = Instant::now();
     let stream = futures_util::stream::unfold(
-        (events.into_iter(), Some(exchange)),
-        move |(mut events, mut exchange)| async move {
-            let Some(event) = events.next() else {
-                if let Some(exchange) = exchange.take() {
-                    exchange.finish();
+        (replay, Some(exchange)),
+        move |(mut replay, mut exchange)| async move {
+            let next = replay.next().map(|p| (p.wait(start.elapsed()), p.step));
+            let (wait, raw) = match next {
+                Some((wait, Replayed::Entry(entry))) => (wait, entry.raw),
+                Some((wait, Replayed::Unread(raw))) => (wait, raw),
+                Some((_, Replayed::End(_))) | None => {
+                    if let Some(exchange) = exchange.take() {
+                        exchange.finish();
+                    }
+                    return None;
                 }
-                return None;
             };
-            let due = timing.due(event.received_at);
-            let now = start.elapsed();
-            if due > now {
-                tokio::time::sleep(due - now).await;
+            if !wait.is_zero() {
+                tokio::time::sleep(wait).await;
             }
-            let bytes = Bytes::from(event.to_sse());
+            let bytes = Bytes::from(raw.to_sse());
             if let Some(exchange) = exchange.as_mut() {
                 exchange.chunk(&bytes);
             }
             Some((
                 Ok::<_, std::io::Error>(Frame::data(bytes)),
-                (events, exchange),
+                (replay, exchange),
             ))
         },
     );

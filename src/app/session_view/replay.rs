@@ -1,7 +1,8 @@
 //! Replay of a recorded request into the Sessions view's timeline: the job reads the recording
-//! ([`Recording::load`], as `promptwire replay` does), runs each stored event through the same
-//! decoder and mapper as a live stream (`StreamReader`), stamps it with its recorded receive
-//! time, and hands it over at the pace of [`Timing`] (1×, 4×, instant) — or all at once for
+//! ([`Recording::load`], as `promptwire replay` does) and runs it through the one core replay
+//! ([`RecordedRequest::replay`], as `promptwire replay` and the replay endpoint do): each stored
+//! event read directly by the same reader and mapper as a live stream, stamped with its recorded
+//! receive time, handed over at the pace of [`Timing`] (1×, 4×, instant) — or all at once for
 //! step mode, where the view shows one more or one fewer event per step. The recorded outcome
 //! is kept beside the replayed one.
 
@@ -12,9 +13,9 @@ use crate::app::event::AppEvent;
 use crate::app::jobs::{JobContext, JobId};
 use crate::app::state::AppState;
 use crate::app::timeline::{FailureInfo, TimelineUpdate};
-use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{StreamReader, TimelineEntry, TurnOutcome, TurnState};
+use crate::core::stream::replay::Replayed;
+use crate::core::stream::{TimelineEntry, TurnOutcome, TurnState};
 use crate::store::OutcomeRecord;
 use crate::store::seed::open_seeded;
 use crate::transport::CancelToken;
@@ -275,54 +276,49 @@ fn run(
         });
         return;
     }
-    let mut reader = StreamReader::new();
-    reader.apply_header_events(&header_events(&request.response_headers), Duration::ZERO);
+    let step = speed == ReplaySpeed::Step;
     let mut all = Vec::new();
     let mut batch = Vec::new();
-    let events = &request.events;
-    for (k, event) in events.iter().enumerate() {
-        if speed != ReplaySpeed::Step && !wait_until(ctx, started, timing.due(event.received_at)) {
+    let mut replay = request.replay(timing).peekable();
+    while let Some(paced) = replay.next() {
+        let unread = matches!(paced.step, Replayed::Unread(_));
+        if !step && !unread && !wait_until(ctx, started, paced.due) {
             return;
         }
-        let entries = reader.push(&event.to_sse(), event.received_at);
-        if speed == ReplaySpeed::Step {
-            all.extend(entries);
-        } else {
-            batch.extend(entries);
-            let next_due = events
-                .get(k + 1)
-                .map(|e| timing.due(e.received_at))
-                .filter(|due| *due > started.elapsed());
-            if (next_due.is_some() || batch.len() >= BATCH)
-                && !report(ReplayUpdate::Entries(std::mem::take(&mut batch)))
-            {
-                return;
+        match paced.step {
+            Replayed::Entry(entry) if step => all.push(entry),
+            Replayed::Entry(entry) => {
+                batch.push(entry);
+                // Handed over when the next event is not due yet, or the batch is full.
+                let next_later = replay.peek().is_some_and(|next| {
+                    !matches!(next.step, Replayed::End(_)) && next.due > started.elapsed()
+                });
+                if (next_later || batch.len() >= BATCH)
+                    && !report(ReplayUpdate::Entries(std::mem::take(&mut batch)))
+                {
+                    return;
+                }
+            }
+            // After the turn ended: a client never reads it.
+            Replayed::Unread(_) => {}
+            Replayed::End(outcome) => {
+                let failure = failure_of(&outcome);
+                if step {
+                    report(ReplayUpdate::Buffered {
+                        entries: std::mem::take(&mut all),
+                        outcome,
+                        failure,
+                    });
+                } else {
+                    if !batch.is_empty()
+                        && !report(ReplayUpdate::Entries(std::mem::take(&mut batch)))
+                    {
+                        return;
+                    }
+                    report(ReplayUpdate::Finished { outcome, failure });
+                }
             }
         }
-        if reader.is_done() {
-            break;
-        }
-    }
-    let end = request.duration();
-    if speed != ReplaySpeed::Step && !wait_until(ctx, started, timing.due(end)) {
-        return;
-    }
-    let last = reader.finish(end);
-    let outcome = Box::new(reader.outcome().clone());
-    let failure = failure_of(&outcome);
-    if speed == ReplaySpeed::Step {
-        all.extend(last);
-        report(ReplayUpdate::Buffered {
-            entries: all,
-            outcome,
-            failure,
-        });
-    } else {
-        batch.extend(last);
-        if !batch.is_empty() && !report(ReplayUpdate::Entries(batch)) {
-            return;
-        }
-        report(ReplayUpdate::Finished { outcome, failure });
     }
 }
 

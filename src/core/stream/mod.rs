@@ -8,13 +8,15 @@
 //! errors are deferred to end of stream and a later completion wins; end of stream without a
 //! completion is an error; a transport error or idle timeout ends the turn immediately; an event
 //! or a response past its size limit ([`limits`]) ends it as `limit_exceeded`, keeping what came
-//! before.
+//! before. A stored event is read directly ([`StreamReader::push_event`]); [`replay`] is the one
+//! replay of a stored request's events, paced by a [`Timing`].
 
 pub mod errors;
 pub mod events;
 pub mod http_error;
 pub mod limits;
 pub mod outcome;
+pub mod replay;
 pub mod sse;
 
 use std::time::Duration;
@@ -24,6 +26,7 @@ pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};
 pub use http_error::HttpError;
 pub use limits::StreamLimits;
 pub use outcome::{TurnOutcome, TurnState};
+pub use replay::{Paced, Replay, Replayed, Timing};
 pub use sse::{RawEvent, SseDecoder};
 
 /// Reads one turn's SSE stream: decoding, mapping, termination rules and accumulation.
@@ -105,6 +108,32 @@ impl StreamReader {
         entries
     }
 
+    /// Reads one stored event directly — a [`RawEvent`] as it was decoded when recorded, at its
+    /// recorded `received_at` — with the mapping, termination rules and limits of
+    /// [`StreamReader::push`] of its SSE bytes ([`RawEvent::sse_len`] counts against the response
+    /// limit), without framing it as SSE again. The event is given back unread (`Err`) when the
+    /// turn had already ended, or when it is past a size limit (which ends the turn, as
+    /// `limit_exceeded`).
+    pub fn push_event(&mut self, raw: RawEvent) -> Result<TimelineEntry, RawEvent> {
+        if self.is_done() {
+            return Err(raw);
+        }
+        let at = raw.received_at;
+        let room = self.limits.max_response_bytes.saturating_sub(self.received);
+        let len = raw.sse_len();
+        if len > room {
+            self.received += room;
+            self.outcome.fail(self.limits.response_too_large(), at);
+            return Err(raw);
+        }
+        self.received += len;
+        if raw.data.len() as u64 > self.limits.max_event_bytes {
+            self.outcome.fail(self.limits.event_too_large(), at);
+            return Err(raw);
+        }
+        Ok(self.read(raw))
+    }
+
     /// End of stream at `at`: maps the last buffered events, then, if no completion came, fails
     /// the turn with the deferred error or `stream closed before response.completed`.
     pub fn finish(&mut self, at: Duration) -> Vec<TimelineEntry> {
@@ -179,17 +208,22 @@ impl StreamReader {
                     .fail(self.limits.event_too_large(), raw.received_at);
                 break;
             }
-            let entry = self.mapper.map(raw);
-            if let Some(error) = &entry.error {
-                self.deferred = Some(error.clone());
-            }
-            self.outcome.apply(&entry);
-            if self.is_done() {
-                self.deferred = None;
-            }
-            entries.push(entry);
+            entries.push(self.read(raw));
         }
         entries
+    }
+
+    /// Maps one event within the limits and applies it to the turn.
+    fn read(&mut self, raw: RawEvent) -> TimelineEntry {
+        let entry = self.mapper.map(raw);
+        if let Some(error) = &entry.error {
+            self.deferred = Some(error.clone());
+        }
+        self.outcome.apply(&entry);
+        if self.is_done() {
+            self.deferred = None;
+        }
+        entry
     }
 }
 

@@ -47,6 +47,18 @@ impl RawEvent {
     pub fn to_sse(&self) -> Vec<u8> {
         encode_sse(self.event.as_deref(), &self.data)
     }
+
+    /// The length of [`RawEvent::to_sse`], without building it: what the event weighs against
+    /// the response limit when a stored event is read directly.
+    pub fn sse_len(&self) -> u64 {
+        let name = self
+            .event
+            .as_ref()
+            .map_or(0, |n| "event: \n".len() + n.len());
+        let lines = self.data.split('\n').count();
+        // Each line gains `data: ` and its `\n` (the joining `\n`s are those), plus the blank line.
+        (name + self.data.len() + lines * "data: ".len() + 2) as u64
+    }
 }
 
 /// SSE bytes of one event named `event` (none: unnamed) carrying `data`.
