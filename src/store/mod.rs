@@ -13,6 +13,8 @@
 //!   files browse), write, page through and search sessions, delete.
 //! - [`Recorder`]: the live writer, committing raw events in batches at most ~100 ms behind.
 //! - [`har`]: HAR 1.2 import/export, a directory of bodies, JSON Lines.
+//! - [`prefix_input`]: a stored session as the cache-prefix analysis's input (the Sessions
+//!   view and `diff --session` both read it).
 //! - [`seed`]: the embedded default database, seeded from `sessions/samples/*.har`.
 //! - Codex rollouts (`$CODEX_HOME/sessions`): [`Store::import_rollout_file`],
 //!   [`Store::import_rollout_dir`] (progress and cancel for a worker).
@@ -25,6 +27,7 @@ pub mod har;
 mod links;
 mod migrate_v4;
 mod pieces;
+pub mod prefix_input;
 mod read;
 mod recorder;
 mod rollout;
