@@ -44,6 +44,11 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
         ui.label("No session database.");
         return;
     }
+    if state.sessions.open.is_none()
+        && let Some(error) = &state.sessions.error
+    {
+        ui.colored_label(ui.visuals().error_fg_color, error);
+    }
     egui::ScrollArea::vertical()
         .id_salt("session_list_scroll")
         .auto_shrink(false)

@@ -51,7 +51,10 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             ui.spinner();
             ui.weak("analysing the prefix…");
         }
-        if let Some(error) = &browser.error {
+        for error in [&state.sessions.error, &browser.error]
+            .into_iter()
+            .flatten()
+        {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
     });
