@@ -314,6 +314,7 @@ impl SessionBrowser {
     pub fn clear_open(&mut self) {
         self.selected = None;
         self.analysis = None;
+        self.analyzing = false;
         self.pair = None;
         self.pair_diff = None;
     }
