@@ -184,9 +184,9 @@ fn main() {
             bench,
         );
     send(&mut harness, SessionCommand::ShowView(MainView::Sessions));
-    step_until(&mut harness, "list", |s| s.browser.sessions.len() == 2);
-    let big = harness.state().state.browser.sessions[0].id;
-    let small = harness.state().state.browser.sessions[1].id;
+    step_until(&mut harness, "list", |s| s.sessions.sessions.len() == 2);
+    let big = harness.state().state.sessions.sessions[0].id;
+    let small = harness.state().state.sessions.sessions[1].id;
 
     let mut open_ms = Vec::new();
     let mut analysis_ms = Vec::new();
@@ -196,7 +196,7 @@ fn main() {
         let t0 = Instant::now();
         send(&mut harness, SessionCommand::Open(big));
         step_until(&mut harness, "open", |s| {
-            s.browser.rows.len() == prefix_session::REQUESTS
+            s.sessions.rows.len() == prefix_session::REQUESTS
                 && s.browser
                     .analysis
                     .as_ref()

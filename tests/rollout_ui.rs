@@ -38,13 +38,13 @@ fn the_selected_imported_request_shows_what_was_reconstructed() {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && s.browser.sessions.iter().any(|x| x.id == session)
+        s.browser.view == MainView::Sessions && s.sessions.sessions.iter().any(|x| x.id == session)
     });
     harness
         .get_by_label(&format!("#{session} {name} · 8 req · gpt-5.5"))
         .click();
     wait_until(&mut harness, "session open", |s: &AppState| {
-        s.browser.open == Some(session) && s.browser.rows.len() == 8
+        s.sessions.open == Some(session) && s.sessions.rows.len() == 8
     });
     assert_eq!(state(&harness).browser.selected, Some(0));
     harness

@@ -73,10 +73,10 @@ fn codex_sessions_import_runs_as_a_job_and_shows_the_imported_sessions() {
         s.browser.view == MainView::Sessions
             && wanted
                 .iter()
-                .all(|id| s.browser.sessions.iter().any(|x| x.id == *id))
+                .all(|id| s.sessions.sessions.iter().any(|x| x.id == *id))
     });
     let mut listed: Vec<i64> = state(&harness)
-        .browser
+        .sessions
         .sessions
         .iter()
         .filter(|s| ids.contains(&s.id))

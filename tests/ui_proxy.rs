@@ -57,9 +57,9 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.browser.sessions.is_empty()
+        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
     });
-    let listed_before = state(&harness).browser.sessions.len();
+    let listed_before = state(&harness).sessions.sessions.len();
 
     harness.get_by_label("Record").click();
     harness.run_steps(2);
@@ -92,8 +92,8 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     // The request shows up in the session browser without any refresh by the user.
     wait_until(&mut harness, "recorded request listed", move |s| {
         s.record.proxy.requests == 1
-            && s.browser.sessions.len() == listed_before + 1
-            && s.browser
+            && s.sessions.sessions.len() == listed_before + 1
+            && s.sessions
                 .sessions
                 .iter()
                 .any(|x| x.requests == 1 && x.name == "proxy session:live-1")
@@ -148,11 +148,11 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     // Its outcome follows once the recorder has committed it.
     wait_until(&mut harness, "recorded outcome shown", |s| {
         s.record.proxy.finished == 1
-            && s.browser.rows.len() == 1
-            && s.browser.rows[0].outcome != OutcomeClass::None
+            && s.sessions.rows.len() == 1
+            && s.sessions.rows[0].outcome != OutcomeClass::None
             && s.browser.analysis.is_some()
     });
-    let row = state(&harness).browser.rows[0].clone();
+    let row = state(&harness).sessions.rows[0].clone();
     assert_eq!(
         (row.position, row.status, row.outcome),
         (0, Some(200), OutcomeClass::Completed)
@@ -194,7 +194,7 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     // The incoming request is stored as a session linked to the recording, listed live.
     wait_until(&mut harness, "replay session listed", |s| {
         s.record.replay.requests == 1
-            && s.browser
+            && s.sessions
                 .sessions
                 .iter()
                 .any(|x| x.name == "replay of proxy session:live-1" && x.requests == 1)

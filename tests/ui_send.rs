@@ -187,8 +187,8 @@ fn send_streams_events_outcome_and_usage_and_records_the_session() {
         ("completed", &expected.text)
     );
     wait_until(&mut harness, "sidebar lists the session", move |s| {
-        s.sessions.open_session == Some(session)
-            && s.sessions.requests.len() == 1
+        s.sessions.open == Some(session)
+            && s.sessions.rows.len() == 1
             && s.sessions.sessions.iter().any(|x| x.id == session)
     });
 }
@@ -715,7 +715,7 @@ fn new_session_makes_the_next_send_start_a_fresh_session() {
     sent_and_recorded(&mut harness);
     let (first, _) = state(&harness).send.recorded.expect("first recorded");
     wait_until(&mut harness, "first session open", move |s| {
-        s.sessions.open_session == Some(first)
+        s.sessions.open == Some(first)
     });
     harness.get_by_label(&format!("Send adds to session #{first}"));
     harness.get_by_label("New session").click();
@@ -738,7 +738,7 @@ fn new_session_makes_the_next_send_start_a_fresh_session() {
         .collect();
     assert_eq!(counts, vec![(first, 1), (second, 1)]);
     wait_until(&mut harness, "second session open", move |s| {
-        s.sessions.open_session == Some(second)
+        s.sessions.open == Some(second)
     });
     harness.get_by_label(&format!("Send adds to session #{second}"));
 }

@@ -38,7 +38,7 @@ fn sessions_app(name: &str) -> (App, std::path::PathBuf) {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.browser.sessions.is_empty()
+        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
     });
     (harness, db)
 }
@@ -47,7 +47,7 @@ fn sessions_app(name: &str) -> (App, std::path::PathBuf) {
 fn open_session(harness: &mut App, label: &str) {
     harness.get_by_label(label).click();
     wait_until(harness, "session analysed", |s: &AppState| {
-        !s.browser.rows.is_empty() && s.browser.analysis.is_some()
+        !s.sessions.rows.is_empty() && s.browser.analysis.is_some()
     });
 }
 
@@ -60,7 +60,7 @@ fn the_list_says_how_much_room_the_database_takes() {
         .filter_map(|suffix| std::fs::metadata(format!("{}{suffix}", db.display())).ok())
         .map(|m| m.len())
         .sum::<u64>();
-    assert_eq!(state(&harness).browser.db_bytes, Some(bytes));
+    assert_eq!(state(&harness).sessions.db_bytes, Some(bytes));
     let shown = format!(
         "· {} on disk",
         promptwire::core::stream::limits::human_size(bytes)
@@ -73,7 +73,7 @@ fn failing_stream_opens_with_its_failed_turns_flagged() {
     let (mut harness, _db) = sessions_app("sessions-failing");
     open_session(&mut harness, "#3 failing-stream · 3 req · gpt-5.5");
     let rows: Vec<(i64, Option<u16>, OutcomeClass, u64)> = state(&harness)
-        .browser
+        .sessions
         .rows
         .iter()
         .map(|r| (r.position, r.status, r.outcome.clone(), r.events))
@@ -107,7 +107,7 @@ fn failing_stream_opens_with_its_failed_turns_flagged() {
 fn an_instant_replay_fills_the_timeline_with_the_recorded_events_and_outcome() {
     let (mut harness, db) = sessions_app("sessions-replay");
     open_session(&mut harness, "#3 failing-stream · 3 req · gpt-5.5");
-    let request = state(&harness).browser.rows[2].id;
+    let request = state(&harness).sessions.rows[2].id;
     harness.key_press(Key::J);
     harness.key_press(Key::J);
     harness.run_steps(3);
@@ -227,7 +227,7 @@ fn the_charts_have_one_point_per_request() {
     assert_eq!(xs(&analysis.full_history_bytes), per_request);
     // The server reported cached_tokens for each request of the sample.
     let server: Vec<[f64; 2]> = state(&harness)
-        .browser
+        .sessions
         .rows
         .iter()
         .filter_map(|r| Some([r.position as f64, r.cached_tokens? as f64]))
@@ -247,7 +247,7 @@ fn keyboard_moves_opens_in_the_form_and_focuses_search() {
     harness.key_press(Key::K);
     harness.run_steps(2);
     assert_eq!(state(&harness).browser.selected, Some(1));
-    let request = state(&harness).browser.rows[1].id;
+    let request = state(&harness).sessions.rows[1].id;
     harness.key_press(Key::Enter);
     wait_until(&mut harness, "loaded into the form", move |s| {
         s.sessions.loaded_request == Some(request)
@@ -271,9 +271,9 @@ fn keyboard_moves_opens_in_the_form_and_focuses_search() {
     harness.get_by_label("Search sessions").type_text("lite");
     harness.key_press(Key::Enter);
     wait_until(&mut harness, "search", |s| {
-        s.browser.search == "lite" && s.browser.sessions.len() == 1
+        s.sessions.search == "lite" && s.sessions.sessions.len() == 1
     });
-    assert_eq!(state(&harness).browser.sessions[0].name, "lite-image");
+    assert_eq!(state(&harness).sessions.sessions[0].name, "lite-image");
 }
 
 #[test]
@@ -294,7 +294,7 @@ fn two_requests_compare_with_the_structural_diff() {
         s.browser.compare.result.is_some()
     });
     let store = Store::open(&db).expect("db");
-    let rows = &state(&harness).browser.rows;
+    let rows = &state(&harness).sessions.rows;
     let a = store.body(rows[0].id).expect("body").value.expect("json");
     let b = store.body(rows[2].id).expect("body").value.expect("json");
     let compared = state(&harness)
@@ -313,13 +313,13 @@ fn shortcuts_switch_views_open_sessions_and_replay() {
     let mut harness = app_with((1500.0, 950.0), Some(db));
     harness.key_press_modifiers(Modifiers::COMMAND, Key::Num2);
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && s.browser.sessions.len() == 4
+        s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 4
     });
     // Newest first: Shift+J opens #4, then #3; Shift+K goes back to #4.
     for (key, want) in [(Key::J, 4), (Key::J, 3), (Key::K, 4)] {
         harness.key_press_modifiers(Modifiers::SHIFT, key);
         wait_until(&mut harness, "session open", move |s| {
-            s.browser.open == Some(want)
+            s.sessions.open == Some(want)
                 && s.browser
                     .analysis
                     .as_ref()
@@ -358,10 +358,10 @@ fn resend_streams_a_new_answer_beside_the_recorded_one_and_records_it() {
     open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
     harness.get_by_label("Re-send").click();
     wait_until(&mut harness, "re-sent and recorded", |s| {
-        s.browser.replay.job.is_none() && s.browser.rows.len() == 4 && s.browser.analysis.is_some()
+        s.browser.replay.job.is_none() && s.sessions.rows.len() == 4 && s.browser.analysis.is_some()
     });
     let store = Store::open(&db).expect("db");
-    let rows = state(&harness).browser.rows.clone();
+    let rows = state(&harness).sessions.rows.clone();
     let sent = store.body(rows[0].id).expect("body").bytes;
     let received = server.received();
     assert_eq!(received.len(), 1);
@@ -483,11 +483,11 @@ fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
     let stopped = std::time::Instant::now();
     harness.get_by_role_and_label(Role::Button, "Stop").click();
     wait_until(&mut harness, "stopped, recorded and reloaded", |s| {
-        s.browser.replay.job.is_none() && s.browser.rows.len() == 4
+        s.browser.replay.job.is_none() && s.sessions.rows.len() == 4
     });
     let took = stopped.elapsed();
     assert!(took < Duration::from_secs(5), "Stop took {took:?}");
-    let rows = state(&harness).browser.rows.clone();
+    let rows = state(&harness).sessions.rows.clone();
     assert_eq!(rows[3].outcome, OutcomeClass::Interrupted);
     let store = Store::open(&db).expect("db");
     let stored = store
@@ -525,7 +525,7 @@ fn a_changed_prompt_cache_key_is_shown_as_a_warning_not_as_kept() {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.sessions.len() == 5
+        s.sessions.sessions.len() == 5
     });
     open_session(&mut harness, "#5 cache-key-change · 3 req · gpt-5.5");
     // No break, so the warned pair is the one shown.
@@ -565,7 +565,7 @@ fn timed_replay(harness: &mut App, speed: &str) -> Duration {
 fn original_and_4x_replays_keep_the_recorded_pace() {
     let (mut harness, db) = sessions_app("sessions-replay-pace");
     open_session(&mut harness, "#1 tool-calls · 3 req · gpt-5.5");
-    let request = state(&harness).browser.rows[0].id;
+    let request = state(&harness).sessions.rows[0].id;
     let store = Store::open(&db).expect("db");
     let recorded = store.outcome(request).expect("outcome").expect("recorded");
     let total = Duration::from_micros(recorded.total_us.expect("total") as u64);
@@ -692,7 +692,7 @@ fn a_kept_pair_the_server_did_not_serve_reads_server_missed() {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.sessions.len() == 5
+        s.sessions.sessions.len() == 5
     });
     open_session(&mut harness, "#5 server-missed · 3 req · gpt-5.5");
     wait_until(&mut harness, "pair shown", |s| {
@@ -737,10 +737,10 @@ fn a_replay_started_over_a_stalled_resend_ends_it_and_its_row_still_appears() {
     wait_until(&mut harness, "replayed, and the re-sent row read", |s| {
         s.browser.replay.job.is_none()
             && s.browser.timeline.outcome().is_some()
-            && s.browser.rows.len() == 4
+            && s.sessions.rows.len() == 4
     });
     assert!(!state(&harness).browser.replay.resend);
-    let rows = state(&harness).browser.rows.clone();
+    let rows = state(&harness).sessions.rows.clone();
     assert_eq!(rows[3].outcome, OutcomeClass::Interrupted);
     let stored = Store::open(&db)
         .expect("db")

@@ -232,12 +232,12 @@ fn a_stored_request_loads_into_the_form_from_the_sessions_list() {
         .get_by_label_contains(&format!("#{} {}", session.id, session.name))
         .click();
     harness.run_steps(2);
-    while state(&harness).sessions.requests.is_empty() {
+    while state(&harness).sessions.rows.is_empty() {
         assert!(Instant::now() < deadline, "requests were not listed");
         harness.step();
         std::thread::sleep(Duration::from_millis(10));
     }
-    let request = state(&harness).sessions.requests[0].clone();
+    let request = state(&harness).sessions.rows[0].clone();
     harness.get_by_label_contains("turn 0 ·").click();
     harness.run_steps(2);
     wait_until(&mut harness, "load", |s| {

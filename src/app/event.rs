@@ -11,7 +11,6 @@ use super::worker::ViewResult;
 use crate::core::codex_config::ImportedProvider;
 use crate::core::import::ImportOutcome;
 use crate::core::prompt::Prompt;
-use crate::store::{RequestSummary, SessionSummary};
 
 /// What a file turned out to hold.
 #[derive(Debug)]
@@ -81,15 +80,11 @@ pub enum AppEvent {
         /// Bytes written, or why not.
         result: Result<usize, String>,
     },
-    /// The session list was read.
-    SessionsListed(Result<Vec<SessionSummary>, String>),
-    /// A session's requests were read.
-    RequestsListed {
-        /// The session.
-        session: i64,
-        /// Its requests.
-        result: Result<Vec<RequestSummary>, String>,
-    },
+    /// A read of the sessions model reports (`sessions.rs`).
+    SessionsModel(super::sessions::SessionsEvent),
+    /// A write changed the store (a send, a Re-send, the proxy, an import): the one event that
+    /// refreshes the sessions model (`sessions::store_changed`).
+    StoreChanged(super::sessions::StoreChange),
     /// Providers were read from a Codex config.toml.
     ProvidersImported {
         /// The file.

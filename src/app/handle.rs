@@ -9,7 +9,7 @@ use super::command::{AppCommand, EXAMPLES, PromptEdit};
 use super::event::{OpenedFile, PromptSource};
 use super::jobs::Workers;
 use super::settings::{ExportKind, Settings};
-use super::state::{AppState, Dialog, History, PendingAction, SessionsView, UNDO_LIMIT};
+use super::state::{AppState, Dialog, History, PendingAction, UNDO_LIMIT};
 use super::worker::CompileWorker;
 use super::{files, sessions};
 use crate::core::models::ModelCatalog;
@@ -55,9 +55,9 @@ impl AppState {
             selected_tool: None,
             dialog: None,
             dialog_generation: 0,
-            sessions: SessionsView {
+            sessions: sessions::SessionsModel {
                 db_path: options.db,
-                ..SessionsView::default()
+                ..sessions::SessionsModel::default()
             },
             browser: super::session_view::SessionBrowser::default(),
             record: super::proxy::RecordState::default(),

@@ -231,13 +231,15 @@ pub fn apply(state: &mut AppState, event: ImportEvent) {
     }
 }
 
-/// Shows what arrived: the Sessions view, its first page read again.
+/// Shows what arrived: the Sessions view at its first page, read again through the store's
+/// one change event.
 fn show_sessions(state: &mut AppState) {
     super::session_view::handle(state, SessionCommand::ShowView(MainView::Sessions));
-    super::session_view::handle(state, SessionCommand::Page(0));
-    if state.sessions.listed {
-        super::sessions::list(state);
-    }
+    state.sessions.page_offset = 0;
+    state.apply_event(AppEvent::StoreChanged(super::sessions::StoreChange {
+        session: None,
+        open: false,
+    }));
 }
 
 /// A job ended: when it was the session import, it is over. A cancelled import cannot report

@@ -14,11 +14,12 @@
 //!   budget, asking for a repaint when more wait. The compile worker (`worker.rs`) is a
 //!   long-lived "latest wins" thread on the same channel.
 //! - The job functions themselves live beside their concern and do not touch `AppState`:
-//!   `files.rs` (read / import / export bytes), `sessions.rs` (store reads, session → prefix
-//!   report).
+//!   `files.rs` (read / import / export bytes), `sessions.rs` (the one sessions model: the
+//!   listed page, the open session and its rows, refreshed by every store write through
+//!   [`AppEvent::StoreChanged`]).
 //!
 //! Adding a job (send, replay, proxy): add the `AppEvent` variants it reports (e.g.
-//! `StreamEvent { request, raw, mapped }`, `Outcome`, `SessionChanged`), a worker function
+//! `StreamEvent { request, raw, mapped }`, `Outcome`, `StoreChanged`), a worker function
 //! `fn send_job(ctx: JobContext, …) -> impl Future<Output = JobContext>` that calls
 //! `ctx.report(…)` and returns when done or when `report` returns false (cancelled, or the app
 //! closed), an `AppCommand` that starts it with `workers.spawn_network("send", |ctx| send_job(ctx,

@@ -121,27 +121,8 @@ impl AppState {
                     }
                 }
             }
-            AppEvent::SessionsListed(result) => {
-                self.sessions.loading = self.sessions.loading.saturating_sub(1);
-                match result {
-                    Ok(sessions) => {
-                        self.sessions.sessions = sessions;
-                        self.sessions.error = None;
-                    }
-                    Err(e) => self.sessions.error = Some(e),
-                }
-            }
-            AppEvent::RequestsListed { session, result } => {
-                self.sessions.loading = self.sessions.loading.saturating_sub(1);
-                match result {
-                    Ok(requests) if self.sessions.open_session == Some(session) => {
-                        self.sessions.requests = requests;
-                        self.sessions.error = None;
-                    }
-                    Ok(_) => {}
-                    Err(e) => self.sessions.error = Some(e),
-                }
-            }
+            AppEvent::SessionsModel(event) => super::sessions::apply(self, event),
+            AppEvent::StoreChanged(change) => super::sessions::store_changed(self, change),
             AppEvent::ProvidersImported { path, result } => self.providers_imported(&path, result),
             AppEvent::PathChosen { path, unavailable } => {
                 if let Some(Dialog::File {

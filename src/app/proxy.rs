@@ -20,7 +20,6 @@ use tokio::sync::mpsc;
 
 use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
-use super::session_view::SessionCommand;
 use super::state::AppState;
 use crate::store::summary::OutcomeClass;
 use crate::transport::proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, start_proxy};
@@ -366,18 +365,13 @@ fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
     }
 }
 
-/// Reads the Sessions view's list again (and the open session's rows when `session` is open).
+/// The store changed: the sessions model reads the list again (and the open session's rows
+/// when `session` is open).
 fn refresh_sessions(state: &mut AppState, session: i64) {
-    if state.browser.list_generation > 0 {
-        let offset = state.browser.page_offset;
-        super::session_view::handle(state, SessionCommand::Page(offset));
-    }
-    if state.browser.open == Some(session) {
-        super::session_view::reload_session(state, session);
-    }
-    if state.sessions.listed {
-        super::sessions::list(state);
-    }
+    state.apply_event(AppEvent::StoreChanged(super::sessions::StoreChange {
+        session: Some(session),
+        open: false,
+    }));
 }
 
 /// A job ended: when it was a server's, the server has stopped.

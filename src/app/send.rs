@@ -20,6 +20,7 @@ use reqwest::header::HeaderMap;
 
 use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
+use super::sessions::StoreChange;
 use super::settings::ViewKind;
 use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
@@ -136,8 +137,7 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
         SendCommand::Target(i) => state.send.target = i,
         SendCommand::Timeline(command) => state.send.timeline.handle(&command),
         SendCommand::NewSession => {
-            state.sessions.open_session = None;
-            state.sessions.requests.clear();
+            super::sessions::close(state);
             state.set_status("The next Send starts a new session", false);
         }
         SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
@@ -204,7 +204,7 @@ pub fn start(state: &mut AppState) {
     send.recorded = None;
     send.sent = Some(Arc::clone(&compiled));
     send.sent_prompt = Some(Arc::clone(&state.prompt));
-    send.session = state.sessions.open_session;
+    send.session = state.sessions.open;
     let cancel = CancelToken::new();
     send.cancel = Some(cancel.clone());
     let job = SendJob {
@@ -212,7 +212,7 @@ pub fn start(state: &mut AppState) {
         headers,
         ws,
         db: state.sessions.db_path.clone(),
-        session: state.sessions.open_session,
+        session: state.sessions.open,
         model: state.prompt.model.clone(),
         generation: send.generation,
         cancel,
@@ -250,9 +250,11 @@ pub fn apply(state: &mut AppState, report: SendReport) {
                 format!("Sending; recording as request {request} of session #{session}"),
                 false,
             );
-            // The sidebar shows the session and its new request while the stream runs.
-            super::sessions::list(state);
-            super::sessions::open(state, session);
+            // The session and its new request show while the stream runs.
+            state.apply_event(AppEvent::StoreChanged(StoreChange {
+                session: Some(session),
+                open: true,
+            }));
         }
         SendUpdate::Failed(e) => {
             state.send.job = None;
@@ -273,9 +275,11 @@ pub fn apply(state: &mut AppState, report: SendReport) {
                         format!("Sent; recorded as request {request} of session #{session}"),
                         false,
                     );
-                    // The conversation stays one session: it is the one open in the sidebar.
-                    super::sessions::list(state);
-                    super::sessions::open(state, session);
+                    // The conversation stays one session: it is the open one.
+                    state.apply_event(AppEvent::StoreChanged(StoreChange {
+                        session: Some(session),
+                        open: true,
+                    }));
                 }
                 Some(Err(e)) => {
                     state.send.error = Some(format!("The send was not recorded: {e}"));

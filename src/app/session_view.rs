@@ -1,5 +1,6 @@
-//! The Sessions view's state — the paged, searchable session list, the open session's request
-//! rows, its cache-prefix analysis (strip, badges, chart series), the selected pair's
+//! The Sessions view's state — over the one sessions model (`sessions.rs`: the listed page, the
+//! open session and its rows, which the sidebar reads too) — the open session's cache-prefix
+//! analysis (strip, badges, chart series), the selected request, the selected pair's
 //! item-aligned diff, the compare slots, and the replay timeline — and the commands and events
 //! that change it. Everything slow (store reads, the analysis, diffs, replays) is a job on
 //! [`Workers`](super::jobs::Workers) (`session_view/jobs.rs`, `session_view/replay.rs`); the UI
@@ -22,18 +23,13 @@ use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel};
 use crate::core::json::JsonMap;
 use crate::core::json_diff::Aligned;
-use crate::store::SessionSummary;
-use crate::store::summary::RequestRow;
 
-pub use analysis::{
-    Analysis, Concern, PrefixBadge, analyze_parts, break_text, server_missed, warning_text,
-};
-pub use jobs::reload_session;
+pub use super::sessions::SESSIONS_PAGE;
+pub use crate::core::prefix::{Concern, server_missed};
+pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text, warning_text};
+pub use jobs::analyze_stored;
 pub use pair_view::{LineKind, PairLine, PairView};
 pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};
-
-/// Sessions listed per page.
-pub const SESSIONS_PAGE: u64 = 50;
 
 /// The top-level view.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -100,23 +96,7 @@ pub struct CompareState {
 pub struct SessionBrowser {
     /// Which top-level view is shown.
     pub view: MainView,
-    /// The applied search text (empty: all sessions).
-    pub search: String,
-    /// First session shown (a multiple of [`SESSIONS_PAGE`]).
-    pub page_offset: u64,
-    /// The listed page of sessions.
-    pub sessions: Vec<SessionSummary>,
-    /// Another page follows.
-    pub more: bool,
-    /// Bytes the session database takes on disk (file and WAL), as of the last list read.
-    pub db_bytes: Option<u64>,
-    /// Incremented per list read (stale pages are dropped).
-    pub list_generation: u64,
-    /// The open session.
-    pub open: Option<i64>,
-    /// Its requests.
-    pub rows: Vec<RequestRow>,
-    /// The selected request (index into `rows`).
+    /// The selected request (index into the open session's rows).
     pub selected: Option<usize>,
     /// The open session's prefix analysis.
     pub analysis: Option<Arc<Analysis>>,
@@ -173,24 +153,12 @@ pub enum SessionCommand {
 /// What the Sessions view's jobs report.
 #[derive(Debug)]
 pub enum SessionEvent {
-    /// A page of sessions was read.
-    Listed {
-        /// The read's generation.
-        generation: u64,
-        /// The page, whether another follows, and the database's bytes on disk.
-        result: Result<(Vec<SessionSummary>, bool, u64), String>,
-    },
-    /// A session's rows were read.
-    Rows {
-        /// The session.
-        session: i64,
-        /// Its rows.
-        result: Result<Vec<RequestRow>, String>,
-    },
     /// A session's prefix analysis finished.
     Analyzed {
         /// The session.
         session: i64,
+        /// The generation of the read of the open session it analysed.
+        generation: u64,
         /// The analysis.
         result: Result<Arc<Analysis>, String>,
     },
@@ -225,27 +193,21 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
     match command {
         SessionCommand::ShowView(view) => {
             browser.view = view;
-            if view == MainView::Sessions && browser.list_generation == 0 {
-                jobs::list(state);
+            if view == MainView::Sessions && !state.sessions.listed {
+                super::sessions::list(state);
             }
         }
-        SessionCommand::Search(text) => {
-            browser.search = text;
-            browser.page_offset = 0;
-            jobs::list(state);
-        }
-        SessionCommand::Page(offset) => {
-            browser.page_offset = offset;
-            jobs::list(state);
-        }
-        SessionCommand::Open(session) => jobs::open_session(state, session),
+        SessionCommand::Search(text) => super::sessions::search(state, text),
+        SessionCommand::Page(offset) => super::sessions::page(state, offset),
+        SessionCommand::Open(session) => super::sessions::open(state, session),
         SessionCommand::Select(index) => {
-            if index < browser.rows.len() {
+            if index < state.sessions.rows.len() {
                 browser.selected = Some(index);
             }
         }
         SessionCommand::OpenInForm(index) => {
-            let (Some(session), Some(row)) = (browser.open, browser.rows.get(index)) else {
+            let model = &state.sessions;
+            let (Some(session), Some(row)) = (model.open, model.rows.get(index)) else {
                 return;
             };
             let command = super::AppCommand::LoadStoredRequest {
@@ -281,34 +243,13 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
 pub fn apply(state: &mut AppState, event: SessionEvent) {
     let browser = &mut state.browser;
     match event {
-        SessionEvent::Listed { generation, result } => {
-            if generation != browser.list_generation {
-                return;
-            }
-            match result {
-                Ok((sessions, more, db_bytes)) => {
-                    browser.sessions = sessions;
-                    browser.more = more;
-                    browser.db_bytes = Some(db_bytes);
-                }
-                Err(e) => browser.error = Some(e),
-            }
-        }
-        SessionEvent::Rows { session, result } if browser.open == Some(session) => match result {
-            Ok(rows) => {
-                browser.selected = browser
-                    .selected
-                    .filter(|i| *i < rows.len())
-                    .or((!rows.is_empty()).then_some(0));
-                browser.rows = rows;
-            }
-            Err(e) => {
-                // No rows: the analysis that would follow them never starts.
-                browser.analyzing = false;
-                browser.error = Some(e);
-            }
-        },
-        SessionEvent::Analyzed { session, result } if browser.open == Some(session) => {
+        SessionEvent::Analyzed {
+            session,
+            generation,
+            result,
+        } if state.sessions.open == Some(session)
+            && state.sessions.rows_generation == generation =>
+        {
             browser.analyzing = false;
             match result {
                 Ok(analysis) => {
@@ -332,7 +273,7 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             session,
             pair,
             result,
-        } if browser.open == Some(session) && browser.pair == Some(pair) => match result {
+        } if state.sessions.open == Some(session) && browser.pair == Some(pair) => match result {
             Ok(diff) => browser.pair_diff = Some(diff),
             Err(e) => browser.error = Some(e),
         },
@@ -355,14 +296,37 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
                 _ => None,
             };
             replay::apply(browser, generation, update);
-            if let Some(session) = resent
-                && state.browser.open == Some(session)
-            {
-                jobs::reload_session(state, session);
+            if let Some(session) = resent {
+                state.apply_event(super::AppEvent::StoreChanged(
+                    super::sessions::StoreChange {
+                        session: Some(session),
+                        open: false,
+                    },
+                ));
             }
         }
         _ => {}
     }
+}
+
+impl SessionBrowser {
+    /// Another session opens (or none is): what was shown of the previous one goes.
+    pub fn clear_open(&mut self) {
+        self.selected = None;
+        self.analysis = None;
+        self.analyzing = false;
+        self.pair = None;
+        self.pair_diff = None;
+    }
+}
+
+/// The open session's rows were read (`count` of them): the selection stays on its row when it
+/// still exists, else the first row is selected.
+pub fn rows_read(browser: &mut SessionBrowser, count: usize) {
+    browser.selected = browser
+        .selected
+        .filter(|i| *i < count)
+        .or((count > 0).then_some(0));
 }
 
 /// The current form's first compiled body, for a comparison against it.

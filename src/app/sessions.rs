@@ -1,30 +1,104 @@
-//! Store work for the sessions browser, started from `AppState::handle` and run by workers:
-//! list sessions, list a session's requests, load a stored request's exact body into the form
-//! (through body import), and a session's cache-prefix report (store + `core::prefix`, the same
-//! conversion `promptwire diff --session` makes).
+//! The one sessions model: the listed page of sessions (searchable, paged), the open session
+//! and its request rows. The sidebar's session list and the Sessions tab both read it, and the
+//! open session is the one the workbench's next Send adds to. Every write to the store — a
+//! workbench send, a Re-send, the recording proxy, an import — refreshes it through one app
+//! event, [`AppEvent::StoreChanged`], applied by [`store_changed`]: the page is read again, and
+//! the open session's rows (and, through `session_view`, its prefix analysis) when it is the
+//! one that changed. The reads run on worker threads; the UI thread only swaps results in.
+//!
+//! Also here: loading a stored request's exact body into the form (through body import).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-
-use serde_json::Value;
 
 use super::event::{AppEvent, OpenedFile, PromptSource};
 use super::state::AppState;
 use crate::core::import::import_body;
-use crate::core::prefix::{PriceTable, RequestMeta, Session, SessionReport};
 use crate::store::seed::open_seeded;
-use crate::store::{Page, Store};
+use crate::store::summary::RequestRow;
+use crate::store::{Page, SessionSummary, Store};
 
-/// Sessions listed per read.
-const PAGE: u64 = 200;
-/// Requests listed per session.
-const REQUESTS_PAGE: u64 = 10_000;
+/// Sessions listed per page.
+pub const SESSIONS_PAGE: u64 = 50;
 
+/// The sessions model (read by workers from the store, shown by the sidebar and the Sessions
+/// tab).
+#[derive(Debug, Clone, Default)]
+pub struct SessionsModel {
+    /// The database file (None: no store for this workbench).
+    pub db_path: Option<PathBuf>,
+    /// The applied search text (empty: all sessions).
+    pub search: String,
+    /// First session shown (a multiple of [`SESSIONS_PAGE`]).
+    pub page_offset: u64,
+    /// The listed page of sessions, newest first.
+    pub sessions: Vec<SessionSummary>,
+    /// Another page follows.
+    pub more: bool,
+    /// Bytes the session database takes on disk (file and WAL), as of the last list read.
+    pub db_bytes: Option<u64>,
+    /// Incremented per list read (stale pages are dropped).
+    pub list_generation: u64,
+    /// Sessions were asked for at least once.
+    pub listed: bool,
+    /// The open session: the one shown in both views, and the one Send adds to.
+    pub open: Option<i64>,
+    /// Its request rows.
+    pub rows: Vec<RequestRow>,
+    /// Incremented per read of the open session (stale rows and analyses are dropped).
+    pub rows_generation: u64,
+    /// The stored request whose body is in the form (when the form came from the store).
+    pub loaded_request: Option<i64>,
+    /// The last read error.
+    pub error: Option<String>,
+    /// Reads under way.
+    pub loading: usize,
+}
+
+/// What the model's reads report.
+#[derive(Debug)]
+pub enum SessionsEvent {
+    /// A page of sessions was read.
+    Listed {
+        /// The read's generation.
+        generation: u64,
+        /// The page, whether another follows, and the database's bytes on disk.
+        result: Result<(Vec<SessionSummary>, bool, u64), String>,
+    },
+    /// The open session's rows were read.
+    Rows {
+        /// The session.
+        session: i64,
+        /// The read's generation.
+        generation: u64,
+        /// Its rows.
+        result: Result<Vec<RequestRow>, String>,
+    },
+}
+
+/// What changed in the store, reported by every writer as [`AppEvent::StoreChanged`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreChange {
+    /// The session that gained, finished or lost requests (None: sessions were added or
+    /// removed, e.g. by an import).
+    pub session: Option<i64>,
+    /// The session becomes the open one (the workbench's conversation follows its send).
+    pub open: bool,
+}
+
+fn open_store(path: &Path) -> Result<Store, String> {
+    open_seeded(path).map_err(|e| e.to_string())
+}
+
+/// Starts `job` on a worker with the database path; it counts as a read under way until the
+/// event it reports is applied.
 fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent + Send + 'static) {
-    let Some(path) = state.sessions.db_path.clone() else {
+    let model = &mut state.sessions;
+    let Some(path) = model.db_path.clone() else {
+        model.error = Some("no session database is open".to_string());
         return;
     };
-    state.sessions.loading += 1;
+    model.loading += 1;
     if let Err(e) = state.workers.spawn(name, move |ctx| {
         ctx.report(job(&path));
     }) {
@@ -33,30 +107,172 @@ fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent +
     }
 }
 
-/// Lists the sessions (newest first).
+/// Reads the current page of sessions (searching when a search text is set).
 pub fn list(state: &mut AppState) {
-    state.sessions.listed = true;
-    start(state, "list-sessions", |path| {
-        AppEvent::SessionsListed(
-            open_seeded(path)
-                .and_then(|store| store.list_sessions(Page::first(PAGE)))
-                .map_err(|e| e.to_string()),
-        )
+    let model = &mut state.sessions;
+    model.listed = true;
+    model.list_generation += 1;
+    let generation = model.list_generation;
+    let search = model.search.trim().to_string();
+    // One row more than shown says whether another page follows.
+    let page = Page {
+        offset: model.page_offset,
+        limit: SESSIONS_PAGE + 1,
+    };
+    start(state, "list-sessions", move |path| {
+        let result = open_store(path).and_then(|store| {
+            let found = if search.is_empty() {
+                store.list_sessions(page)
+            } else {
+                store.search_sessions(&search, page)
+            };
+            let mut sessions = found.map_err(|e| e.to_string())?;
+            let more = sessions.len() as u64 > SESSIONS_PAGE;
+            sessions.truncate(SESSIONS_PAGE as usize);
+            Ok((sessions, more, store.disk_bytes()))
+        });
+        AppEvent::SessionsModel(SessionsEvent::Listed { generation, result })
     });
 }
 
-/// Expands `session` and reads its requests.
+/// Applies a search (empty: all sessions) from the first page.
+pub fn search(state: &mut AppState, text: String) {
+    state.sessions.search = text;
+    state.sessions.page_offset = 0;
+    list(state);
+}
+
+/// Shows the page of sessions starting at `offset`.
+pub fn page(state: &mut AppState, offset: u64) {
+    state.sessions.page_offset = offset;
+    list(state);
+}
+
+/// Opens `session`: what the views showed of the previous one is cleared, then its rows are
+/// read (and its prefix analysed).
 pub fn open(state: &mut AppState, session: i64) {
-    state.sessions.open_session = Some(session);
-    state.sessions.requests.clear();
-    start(state, "list-requests", move |path| {
-        AppEvent::RequestsListed {
-            session,
-            result: open_seeded(path)
-                .and_then(|store| store.requests(session, Page::first(REQUESTS_PAGE)))
-                .map_err(|e| e.to_string()),
+    let model = &mut state.sessions;
+    model.open = Some(session);
+    model.rows.clear();
+    state.browser.clear_open();
+    read_open(state, session);
+}
+
+/// Reads the open `session` again (it gained or finished a request): what is shown stays
+/// until the new rows and analysis replace it, so a live session never blinks empty.
+pub fn reload(state: &mut AppState, session: i64) {
+    if state.sessions.open != Some(session) {
+        return open(state, session);
+    }
+    read_open(state, session);
+}
+
+/// No session is open: the next Send starts a new one.
+pub fn close(state: &mut AppState) {
+    state.sessions.open = None;
+    state.sessions.rows.clear();
+    state.sessions.rows_generation += 1;
+    state.browser.clear_open();
+}
+
+/// The store changed ([`AppEvent::StoreChanged`]): the page is read again, and the open
+/// session when it is the one that changed (or becomes open).
+pub fn store_changed(state: &mut AppState, change: StoreChange) {
+    list(state);
+    match change.session {
+        Some(session) if change.open || state.sessions.open == Some(session) => {
+            reload(state, session);
         }
+        _ => {}
+    }
+}
+
+/// Starts the worker that reads `session`'s rows and then (on the same worker) analyses its
+/// prefix for the Sessions view.
+fn read_open(state: &mut AppState, session: i64) {
+    let model = &mut state.sessions;
+    model.rows_generation += 1;
+    let generation = model.rows_generation;
+    model.error = None;
+    let Some(path) = model.db_path.clone() else {
+        model.error = Some("no session database is open".to_string());
+        return;
+    };
+    model.loading += 1;
+    state.browser.analyzing = true;
+    let spawned = state.workers.spawn("open-session", move |ctx| {
+        let rows_event = |result| {
+            AppEvent::SessionsModel(SessionsEvent::Rows {
+                session,
+                generation,
+                result,
+            })
+        };
+        let store = match open_store(&path) {
+            Ok(store) => store,
+            Err(e) => {
+                ctx.report(rows_event(Err(e)));
+                return;
+            }
+        };
+        let rows = store
+            .request_rows(session, Page::ALL)
+            .map_err(|e| e.to_string());
+        let read = rows.is_ok();
+        if !ctx.report(rows_event(rows)) || !read {
+            return;
+        }
+        ctx.report(AppEvent::Sessions(super::session_view::analyze_stored(
+            &store, session, generation,
+        )));
     });
+    if let Err(e) = spawned {
+        state.sessions.loading -= 1;
+        state.sessions.error = Some(e);
+        state.browser.analyzing = false;
+    }
+}
+
+/// Applies what the model's reads report.
+pub fn apply(state: &mut AppState, event: SessionsEvent) {
+    let model = &mut state.sessions;
+    model.loading = model.loading.saturating_sub(1);
+    match event {
+        SessionsEvent::Listed { generation, result } => {
+            if generation != model.list_generation {
+                return;
+            }
+            match result {
+                Ok((sessions, more, db_bytes)) => {
+                    model.sessions = sessions;
+                    model.more = more;
+                    model.db_bytes = Some(db_bytes);
+                    model.error = None;
+                }
+                Err(e) => model.error = Some(e),
+            }
+        }
+        SessionsEvent::Rows {
+            session,
+            generation,
+            result,
+        } => {
+            if model.open != Some(session) || generation != model.rows_generation {
+                return;
+            }
+            match result {
+                Ok(rows) => {
+                    super::session_view::rows_read(&mut state.browser, rows.len());
+                    state.sessions.rows = rows;
+                }
+                Err(e) => {
+                    // No rows: the analysis that would follow them never starts.
+                    state.browser.analyzing = false;
+                    model.error = Some(e);
+                }
+            }
+        }
+    }
 }
 
 /// Loads stored request `request` (turn `position` of `session`) into the form.
@@ -68,9 +284,8 @@ pub fn load_request(state: &mut AppState, session: i64, request: i64, position: 
             request,
             position,
         },
-        result: open_seeded(path)
-            .and_then(|store| store.body(request))
-            .map_err(|e| e.to_string())
+        result: open_store(path)
+            .and_then(|store| store.body(request).map_err(|e| e.to_string()))
             .and_then(|body| {
                 body.value
                     .ok_or_else(|| "the stored body is not JSON".to_string())
@@ -79,81 +294,4 @@ pub fn load_request(state: &mut AppState, session: i64, request: i64, position: 
             .map(|o| OpenedFile::Body(Box::new(o)))
             .map_err(|e| format!("session #{session} turn {position}: {e}")),
     });
-}
-
-/// Why a stored session could not be analysed.
-#[derive(Debug, thiserror::Error)]
-pub enum SessionPrefixError {
-    /// The store could not be read.
-    #[error(transparent)]
-    Store(#[from] crate::store::StoreError),
-    /// The session has no requests.
-    #[error("session {0} has no requests")]
-    Empty(i64),
-    /// A stored body is not a JSON object the analysis accepts.
-    #[error("session {session}, request {position}: {message}")]
-    Body {
-        /// Session id.
-        session: i64,
-        /// Position of the request.
-        position: usize,
-        /// What is wrong.
-        message: String,
-    },
-}
-
-/// The cache-prefix report of stored session `id`: each request's body with its recorded
-/// usage and timing, compared turn by turn.
-pub fn session_prefix_report(
-    store: &Store,
-    id: i64,
-    prices: &PriceTable,
-) -> Result<SessionReport, SessionPrefixError> {
-    let mut session = Session::default();
-    push_stored_session(&mut session, store, id)?;
-    Ok(session.report(prices))
-}
-
-/// Pushes the requests of stored session `id` onto `session`, each body with its recorded usage
-/// (the server's cached tokens) and timing — what the Sessions view and `diff --session` analyse.
-pub fn push_stored_session(
-    session: &mut Session,
-    store: &Store,
-    id: i64,
-) -> Result<(), SessionPrefixError> {
-    let requests = store.requests(id, Page::ALL)?;
-    if requests.is_empty() {
-        return Err(SessionPrefixError::Empty(id));
-    }
-    for (position, request) in requests.iter().enumerate() {
-        let body_error = |message: String| SessionPrefixError::Body {
-            session: id,
-            position,
-            message,
-        };
-        let Some(body) = store.body(request.id)?.value else {
-            return Err(body_error("the stored body is not JSON".to_string()));
-        };
-        let usage = store.outcome(request.id)?.and_then(|o| o.usage);
-        let sent_at_ms = request.started_us.map(|us| us / 1000);
-        let meta = RequestMeta {
-            reported_cached_tokens: usage.as_ref().and_then(stored_cached_tokens),
-            sent_at_ms,
-            finished_at_ms: sent_at_ms
-                .zip(request.total_us)
-                .map(|(ms, total)| ms + total / 1000),
-        };
-        session
-            .push_body(&body, meta)
-            .map_err(|e| body_error(e.to_string()))?;
-    }
-    Ok(())
-}
-
-/// Cached tokens of a stored usage: the stream reader's `TokenUsage` or the API's own shape.
-pub fn stored_cached_tokens(usage: &Value) -> Option<u64> {
-    usage
-        .get("cached_input_tokens")
-        .or_else(|| usage.get("input_tokens_details")?.get("cached_tokens"))
-        .and_then(Value::as_u64)
 }

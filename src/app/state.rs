@@ -1,5 +1,5 @@
 //! `AppState`: the document the workbench shows — the prompt being edited and its undo history,
-//! the compiled views, the open dialog, the sessions browser's data, the status line — plus the
+//! the compiled views, the open dialog, the sessions model, the status line — plus the
 //! persisted settings and the worker bridge. Panels read it; only [`AppState::handle`] (commands,
 //! `handle.rs`) and [`AppState::poll`] (worker events, `poll.rs`) change it.
 
@@ -13,7 +13,6 @@ use super::settings::{ExportKind, Settings};
 use super::worker::{CompileWorker, ViewResult};
 use crate::core::models::ModelCatalog;
 use crate::core::prompt::Prompt;
-use crate::store::{RequestSummary, SessionSummary};
 
 /// The message in the status bar.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -59,27 +58,6 @@ pub enum Dialog {
         /// What to do when the user discards.
         then: PendingAction,
     },
-}
-
-/// The sessions browser's data (read by workers from the store).
-#[derive(Debug, Clone, Default)]
-pub struct SessionsView {
-    /// The database file (None: no store for this workbench).
-    pub db_path: Option<PathBuf>,
-    /// Sessions, newest first.
-    pub sessions: Vec<SessionSummary>,
-    /// The expanded session.
-    pub open_session: Option<i64>,
-    /// Requests of the expanded session.
-    pub requests: Vec<RequestSummary>,
-    /// The stored request whose body is in the form (when the form came from the store).
-    pub loaded_request: Option<i64>,
-    /// The last read error.
-    pub error: Option<String>,
-    /// Reads under way.
-    pub loading: usize,
-    /// Sessions were listed at least once.
-    pub listed: bool,
 }
 
 /// Undo/redo of prompt edits: whole-prompt snapshots (shared, so a snapshot costs a pointer
@@ -133,8 +111,9 @@ pub struct AppState {
     pub dialog: Option<Dialog>,
     /// Increments whenever a dialog opens or its suggested path changes (UI buffers refill).
     pub dialog_generation: u64,
-    /// Recorded sessions in the sidebar.
-    pub sessions: SessionsView,
+    /// The sessions model: the listed page, the open session and its rows (the sidebar and
+    /// the Sessions tab both read it).
+    pub sessions: super::sessions::SessionsModel,
     /// The Sessions view: browser, prefix view, replay, compare.
     pub browser: super::session_view::SessionBrowser,
     /// The Record panel: recording proxy and replay endpoint.

@@ -1,7 +1,9 @@
 //! `promptwire diff (BODY.json… | --session ID [--db PATH]) [--json]`: cache-prefix analysis
 //! across the requests of a session — captured bodies or a stored session — one line per pair
-//! (kept or where it broke and why, each cause explained), a session summary, and with `--json`
-//! the machine-readable report. `--requests N,M` compares two requests of a stored session
+//! (kept or where it broke and why, each cause and concern explained — the warnings and the
+//! server missing the cache, `core::prefix::Concern`, as the Sessions view shows them), a
+//! session summary, and with `--json` the machine-readable report. A stored session is read
+//! through the store's one adapter (`store::prefix_input`), the Sessions view's input. `--requests N,M` compares two requests of a stored session
 //! structurally instead: the verdict, then every element aligned (same / added / removed /
 //! changed, with the changed lines of its pretty JSON).
 
@@ -14,11 +16,12 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
-use crate::app::sessions::push_stored_session;
 use crate::core::prefix::{
-    ChangeKind, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session, SessionSummary,
+    ChangeKind, Concern, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session,
+    SessionSummary,
 };
 use crate::core::stream::StreamReader;
+use crate::store::prefix_input::push_stored_session;
 use crate::store::{Store, seed};
 
 /// Arguments of `diff`.
@@ -276,7 +279,7 @@ fn pair_json(pair: &PairReport) -> Value {
             "also_changed": b.also_changed,
         })),
         "causes": pair.causes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
-        "warnings": pair.warnings.iter().map(|w| w.as_str()).collect::<Vec<_>>(),
+        "warnings": concern_names(pair),
         "notes": notes(pair)
             .into_iter()
             .map(|(code, explanation, fix)| json!({"code": code, "explanation": explanation, "fix": fix}))
@@ -297,17 +300,22 @@ fn summary_json(summary: &SessionSummary) -> Value {
     })
 }
 
-/// (code, explanation, fix) of every cause, then every warning, of a pair.
-fn notes(pair: &PairReport) -> Vec<(&'static str, &'static str, Option<&'static str>)> {
+/// (code, explanation, fix) of every cause, then every concern ([`Concern::of`]: the
+/// warnings, then the server missing the cache), of a pair.
+fn notes(pair: &PairReport) -> Vec<(&'static str, String, Option<&'static str>)> {
     let causes = pair
         .causes
         .iter()
-        .map(|c| (c.as_str(), c.explanation(), c.fix()));
-    let warnings = pair
-        .warnings
-        .iter()
-        .map(|w| (w.as_str(), w.explanation(), w.fix()));
-    causes.chain(warnings).collect()
+        .map(|c| (c.as_str(), c.explanation().to_string(), c.fix()));
+    let concerns = Concern::of(pair)
+        .into_iter()
+        .map(|c| (c.name(), c.explanation(), c.fix()));
+    causes.chain(concerns).collect()
+}
+
+/// The names of a pair's concerns: its warnings, then `server_missed_cache` where it applies.
+fn concern_names(pair: &PairReport) -> Vec<&'static str> {
+    Concern::of(pair).into_iter().map(Concern::name).collect()
 }
 
 /// The human lines for a pair: the verdict, then one indented line per cause or warning with its
@@ -354,8 +362,8 @@ fn pair_line(pair: &PairReport) -> String {
     if let Some(cached) = pair.reported_cached_tokens {
         line.push_str(&format!("; server cached {cached}"));
     }
-    if !pair.warnings.is_empty() {
-        let warnings: Vec<&str> = pair.warnings.iter().map(|w| w.as_str()).collect();
+    let warnings = concern_names(pair);
+    if !warnings.is_empty() {
         line.push_str(&format!("; warnings: {}", warnings.join(", ")));
         if let Some(gap) = pair.idle_gap_secs
             && pair

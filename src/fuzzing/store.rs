@@ -8,9 +8,9 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use crate::app::sessions::push_stored_session;
 use crate::core::prefix::{PriceTable, Session};
 use crate::core::rollout::Limits;
+use crate::store::prefix_input::push_stored_session;
 use crate::store::{Page, Store};
 
 /// Input: a HAR file's bytes.

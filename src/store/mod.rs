@@ -15,6 +15,8 @@
 //!   and the replay endpoint queue their writes and never wait on SQLite; it retries a busy,
 //!   full or failing database and records honestly what it had to drop.
 //! - [`har`]: HAR 1.2 import/export, a directory of bodies, JSON Lines.
+//! - [`prefix_input`]: a stored session as the cache-prefix analysis's input (the Sessions
+//!   view and `diff --session` both read it).
 //! - [`seed`]: the embedded default database, seeded from `sessions/samples/*.har`.
 //! - Codex rollouts (`$CODEX_HOME/sessions`): [`Store::import_rollout_file`],
 //!   [`Store::import_rollout_dir`] (progress and cancel for a worker).
@@ -27,6 +29,7 @@ pub mod har;
 mod links;
 mod migrate_v4;
 mod pieces;
+pub mod prefix_input;
 mod read;
 mod rollout;
 mod rollout_files;

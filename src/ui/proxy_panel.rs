@@ -132,7 +132,7 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
 
 fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
     let replay = &state.record.replay;
-    let session = state.browser.open;
+    let session = state.sessions.open;
     match session {
         Some(id) => ui.label(format!("Serves session #{id} (open in Sessions)")),
         None => ui.weak("Open a session in the Sessions view to replay it"),

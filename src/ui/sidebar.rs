@@ -1,6 +1,7 @@
 //! The left panel: bundled example prompts, recently opened files, provider import from a Codex
-//! `config.toml`, and the recorded sessions list (filled by the session store), with the session
-//! Send records into (the open one, or a new one after "New session").
+//! `config.toml`, and the recorded sessions (the one sessions model, `app::sessions`, which the
+//! Sessions tab reads too), with the session Send records into (the open one, or a new one
+//! after "New session").
 
 use egui::Ui;
 
@@ -125,8 +126,9 @@ pub(super) fn expand_home(path: &str) -> std::path::PathBuf {
     }
 }
 
-/// The recorded sessions and, for the expanded one, its requests; clicking a request loads its
-/// exact body into the form (the one in the form stays selected).
+/// The sessions model's page of sessions and, for the open one, its requests (the Sessions
+/// tab shows the same); clicking a request loads its exact body into the form (the one in the
+/// form stays selected).
 fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let browser = &state.sessions;
     if browser.db_path.is_none() {
@@ -157,7 +159,7 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     });
     super::widgets::note_line(
         ui,
-        &browser.open_session.map_or_else(
+        &browser.open.map_or_else(
             || "Send starts a new session".to_string(),
             |id| format!("Send adds to session #{id}"),
         ),
@@ -171,7 +173,7 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     // One line per session and turn; the full name is in the tooltip.
     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     for session in &browser.sessions {
-        let expanded = browser.open_session == Some(session.id);
+        let expanded = browser.open == Some(session.id);
         let text = format!("#{} {} ({})", session.id, session.name, session.requests);
         if ui
             .selectable_label(expanded, text)
@@ -187,7 +189,7 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             tx.send(AppCommand::OpenSession(session.id));
         }
         if expanded {
-            for request in &browser.requests {
+            for request in &browser.rows {
                 let status = request.status.map_or(String::new(), |s| format!(" · {s}"));
                 let text = format!(
                     "   turn {} · {} B{status}",

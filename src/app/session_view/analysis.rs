@@ -1,102 +1,16 @@
 //! A stored session's cache-prefix analysis for the Sessions view, computed on a worker from
-//! the store's content-addressed parts: each distinct item is parsed and interned once
-//! (`Session::intern_item_owned`), each request pushed as its fields plus item ids — no body is
-//! rebuilt or re-serialized. Everything the view draws per frame (badges, chart series, the
-//! break list's text) is computed here once.
+//! the store's content-addressed parts through the store's one adapter
+//! (`store::prefix_input`, which `diff --session` reads too) — no body is rebuilt or
+//! re-serialized. Everything the view draws per frame (badges, chart series, the break list's
+//! text) is computed here once; what a pair's verdict hides ([`Concern`]) is core's.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::Value;
-
-use crate::core::json::JsonMap;
-use crate::core::prefix::cost::cacheable_tokens;
-use crate::core::prefix::{PairReport, PriceTable, RequestMeta, Session, SessionReport, Warning};
-use crate::store::summary::{SessionParts, usage_tokens};
-
-/// Something about a pair that a bare "kept" would hide: a warning of the analysis
-/// (`prompt_cache_key_changed`, `idle_gap`, `client_metadata_changed`), or the server reporting
-/// far fewer `cached_tokens` than the local verdict says were reusable.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Concern {
-    /// A warning of the prefix analysis.
-    Warning(Warning),
-    /// The local verdict is kept, but the server served well under half of what was cacheable.
-    ServerMissed {
-        /// The server's `cached_tokens` for the later request.
-        reported: u64,
-        /// What the local estimate says the server could have served (`cacheable_tokens`).
-        cacheable: u64,
-    },
-}
-
-impl Concern {
-    /// The concerns of `pair`: its warnings, then the server-missed rule ([`server_missed`]).
-    pub fn of(pair: &PairReport) -> Vec<Self> {
-        let mut out: Vec<Self> = pair.warnings.iter().copied().map(Self::Warning).collect();
-        if let Some(missed) = server_missed(pair) {
-            out.push(missed);
-        }
-        out
-    }
-
-    /// A few words for the badge (`cache key changed`).
-    pub fn short(self) -> &'static str {
-        match self {
-            Self::Warning(Warning::PromptCacheKeyChanged) => "cache key changed",
-            Self::Warning(Warning::IdleGap) => "idle gap",
-            Self::Warning(Warning::ClientMetadataChanged) => "client metadata changed",
-            Self::ServerMissed { .. } => "server missed the cache",
-        }
-    }
-
-    /// The snake_case name (`prompt_cache_key_changed`, `server_missed_cache`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Warning(w) => w.as_str(),
-            Self::ServerMissed { .. } => "server_missed_cache",
-        }
-    }
-
-    /// What it means.
-    pub fn explanation(self) -> String {
-        match self {
-            Self::Warning(w) => w.explanation().to_string(),
-            Self::ServerMissed {
-                reported,
-                cacheable,
-            } => format!(
-                "The prompt starts with the previous one, yet the server reported {reported} cached tokens where about {cacheable} were cacheable: the cache was lost (another server, evicted, or a cache key or retention the analysis cannot see)."
-            ),
-        }
-    }
-
-    /// What Codex does about it, where it has a fix.
-    pub fn fix(self) -> Option<&'static str> {
-        match self {
-            Self::Warning(w) => w.fix(),
-            Self::ServerMissed { .. } => Some(
-                "Keep one prompt_cache_key per conversation and keep turns within the cache retention (prompt_cache_retention: \"24h\" where supported).",
-            ),
-        }
-    }
-}
-
-/// The server-missed rule: a pair whose prefix the local analysis kept, whose later request
-/// reported `cached_tokens`, where the locally reusable prefix is cacheable (≥ 1,024 tokens,
-/// [`cacheable_tokens`]) and the server served less than half of that. The local estimate
-/// counts fewer tokens than the server's own rendering, so a server figure under half of it is
-/// a lost cache, not a counting difference.
-pub fn server_missed(pair: &PairReport) -> Option<Concern> {
-    let reported = pair.reported_cached_tokens?;
-    let cacheable = cacheable_tokens(pair.reusable_tokens);
-    (pair.prefix_kept && cacheable > 0 && reported.saturating_mul(2) < cacheable).then_some(
-        Concern::ServerMissed {
-            reported,
-            cacheable,
-        },
-    )
-}
+use crate::core::prefix::{
+    Concern, PairReport, PriceTable, Session, SessionReport, missed_cacheable_tokens,
+};
+use crate::store::prefix_input::push_parts;
+use crate::store::summary::SessionParts;
 
 /// A request's prefix badge in the browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,8 +113,7 @@ pub fn break_text(pair: &PairReport) -> String {
         }
     });
     let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
-    let missed =
-        cacheable_tokens(pair.from_tokens).saturating_sub(cacheable_tokens(pair.reusable_tokens));
+    let missed = missed_cacheable_tokens(pair);
     format!(
         "turns {}–{}: broken{place} · {} · reusable {} of {} tokens · {missed} cacheable tokens missed",
         pair.from,
@@ -227,78 +140,25 @@ pub fn warning_text(pair: &PairReport, concerns: &[Concern]) -> String {
     )
 }
 
-fn parse(json: &str, what: &str) -> Result<Value, String> {
-    serde_json::from_str(json).map_err(|e| format!("{what}: stored JSON does not parse: {e}"))
-}
-
-/// Analyses session `session` from its stored parts.
+/// Analyses session `session` from its stored parts (read into the analysis by the store's
+/// one adapter, [`push_parts`]).
 pub fn analyze_parts(
     session: i64,
     parts: SessionParts,
     prices: &PriceTable,
 ) -> Result<Analysis, String> {
     let started = std::time::Instant::now();
-    if parts.requests.is_empty() {
-        return Err(format!("session {session} has no requests"));
-    }
     let mut prefix = Session::default();
-    let mut ids = HashMap::with_capacity(parts.items.len());
-    for (id, json) in parts.items {
-        let value = parse(&json, &format!("item {id}"))?;
-        ids.insert(id, prefix.intern_item_owned(value));
-    }
-    let mut heads: HashMap<i64, JsonMap> = HashMap::new();
-    for (id, json) in parts.fields {
-        match parse(&json, &format!("fields {id}"))? {
-            Value::Object(map) => {
-                heads.insert(id, map);
-            }
-            _ => return Err(format!("fields {id}: not a JSON object")),
-        }
-    }
-    let mut server = Vec::new();
-    for (position, request) in parts.requests.iter().enumerate() {
-        let where_ = || format!("session {session}, request {position}");
-        let reported = request
-            .usage
-            .as_ref()
-            .and_then(|usage| usage_tokens(usage).1);
-        if let Some(tokens) = reported {
-            server.push([position as f64, tokens as f64]);
-        }
-        let sent_at_ms = request.started_us.map(|us| us / 1000);
-        let meta = RequestMeta {
-            reported_cached_tokens: reported,
-            sent_at_ms,
-            finished_at_ms: sent_at_ms
-                .zip(request.total_us)
-                .map(|(ms, total)| ms + total / 1000),
-        };
-        let pushed = match (&request.verbatim, request.fields_id) {
-            (Some(bytes), _) => {
-                let body: Value = serde_json::from_slice(bytes)
-                    .map_err(|e| format!("{}: the stored body is not JSON: {e}", where_()))?;
-                prefix.push_body(&body, meta)
-            }
-            (None, Some(fields)) => {
-                let head = heads
-                    .get(&fields)
-                    .ok_or_else(|| format!("{}: missing fields {fields}", where_()))?;
-                let input = request
-                    .items
-                    .iter()
-                    .map(|id| {
-                        ids.get(id)
-                            .copied()
-                            .ok_or_else(|| format!("{}: missing item {id}", where_()))
-                    })
-                    .collect::<Result<Vec<_>, _>>()?;
-                prefix.push_parts(head, &input, meta)
-            }
-            (None, None) => return Err(format!("{}: the stored body is not JSON", where_())),
-        };
-        pushed.map_err(|e| format!("{}: {e}", where_()))?;
-    }
+    push_parts(&mut prefix, session, parts).map_err(|e| e.to_string())?;
+    let server = prefix
+        .requests()
+        .iter()
+        .enumerate()
+        .filter_map(|(position, request)| {
+            let tokens = request.meta.reported_cached_tokens?;
+            Some([position as f64, tokens as f64])
+        })
+        .collect();
     let report = prefix.report(prices);
     let n = prefix.len();
     let mut badges = vec![PrefixBadge::First];

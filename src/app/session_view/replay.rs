@@ -168,8 +168,8 @@ pub fn stop_running(browser: &mut SessionBrowser, workers: &crate::app::jobs::Wo
 pub fn start(state: &mut AppState, index: usize, speed: ReplaySpeed) {
     let browser = &mut state.browser;
     let (Some(session), Some(row), Some(path)) = (
-        browser.open,
-        browser.rows.get(index),
+        state.sessions.open,
+        state.sessions.rows.get(index),
         state.sessions.db_path.clone(),
     ) else {
         return;

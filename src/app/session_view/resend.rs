@@ -26,8 +26,8 @@ use crate::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
 pub fn start(state: &mut AppState, index: usize) {
     let browser = &mut state.browser;
     let (Some(session), Some(row), Some(path)) = (
-        browser.open,
-        browser.rows.get(index),
+        state.sessions.open,
+        state.sessions.rows.get(index),
         state.sessions.db_path.clone(),
     ) else {
         return;

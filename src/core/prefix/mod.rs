@@ -57,6 +57,7 @@
 
 pub mod canon;
 pub mod compare;
+pub mod concern;
 pub mod cost;
 mod explain;
 pub mod growth;
@@ -68,6 +69,7 @@ pub mod tokens;
 
 pub use canon::ChangeKind;
 pub use compare::{Break, BreakAt, Cause, PairReport, Warning};
+pub use concern::{Concern, missed_cacheable_tokens, server_missed};
 pub use cost::{CacheCost, ModelPrice, PriceTable};
 pub use growth::GrowthPoint;
 pub use pair_diff::{DiffRow, LineChange, PairDiff, RowKind};

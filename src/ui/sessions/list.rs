@@ -13,7 +13,6 @@ const MAX_SEARCH_CHARS: usize = 200;
 
 /// Draws the list.
 pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
-    let browser = &state.browser;
     ui.add_space(4.0);
     let label = ui.strong("Search sessions");
     let response = ui
@@ -31,9 +30,9 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
     if response.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter)) {
         send(tx, SessionCommand::Search(sui.search.clone()));
     }
-    if !browser.search.is_empty() {
+    if !state.sessions.search.is_empty() {
         ui.horizontal(|ui| {
-            ui.label(RichText::new(format!("matching “{}”", browser.search)).small());
+            ui.label(RichText::new(format!("matching “{}”", state.sessions.search)).small());
             if ui.small_button("Clear").clicked() {
                 sui.search.clear();
                 send(tx, SessionCommand::Search(String::new()));
@@ -45,15 +44,20 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
         ui.label("No session database.");
         return;
     }
+    if state.sessions.open.is_none()
+        && let Some(error) = &state.sessions.error
+    {
+        ui.colored_label(ui.visuals().error_fg_color, error);
+    }
     egui::ScrollArea::vertical()
         .id_salt("session_list_scroll")
         .auto_shrink(false)
         .max_height(ui.available_height() - 30.0)
         .show(ui, |ui| {
-            if browser.sessions.is_empty() {
+            if state.sessions.sessions.is_empty() {
                 ui.weak("No sessions.");
             }
-            for session in &browser.sessions {
+            for session in &state.sessions.sessions {
                 let mut text = format!(
                     "#{} {} · {} req · {}",
                     session.id,
@@ -65,14 +69,14 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
                 if session.interrupted > 0 {
                     text.push_str(&format!(" · ! {} interrupted", session.interrupted));
                 }
-                let open = browser.open == Some(session.id);
+                let open = state.sessions.open == Some(session.id);
                 if ui.selectable_label(open, text).clicked() && !open {
                     send(tx, SessionCommand::Open(session.id));
                 }
             }
         });
     ui.horizontal(|ui| {
-        let offset = browser.page_offset;
+        let offset = state.sessions.page_offset;
         if ui
             .add_enabled(offset > 0, egui::Button::new("‹ Newer"))
             .clicked()
@@ -83,16 +87,16 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
             );
         }
         if ui
-            .add_enabled(browser.more, egui::Button::new("Older ›"))
+            .add_enabled(state.sessions.more, egui::Button::new("Older ›"))
             .clicked()
         {
             send(tx, SessionCommand::Page(offset + SESSIONS_PAGE));
         }
-        let shown = browser.sessions.len() as u64;
+        let shown = state.sessions.sessions.len() as u64;
         if shown > 0 {
             ui.weak(format!("{}–{}", offset + 1, offset + shown));
         }
-        if let Some(bytes) = browser.db_bytes {
+        if let Some(bytes) = state.sessions.db_bytes {
             let path = state
                 .sessions
                 .db_path

@@ -139,9 +139,9 @@ pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Com
 
 /// The next (`delta` 1) or previous (-1) session of the listed page, from the open one.
 fn neighbour_session(state: &AppState, delta: i64) -> Option<i64> {
-    let sessions = &state.browser.sessions;
+    let sessions = &state.sessions.sessions;
     let current = state
-        .browser
+        .sessions
         .open
         .and_then(|id| sessions.iter().position(|s| s.id == id));
     let index = match current {
@@ -160,7 +160,7 @@ fn keyboard(ctx: &egui::Context, state: &AppState, sui: &mut SessionsUi, tx: &Co
         return;
     }
     let browser = &state.browser;
-    let count = browser.rows.len();
+    let count = state.sessions.rows.len();
     let (down, up, enter, slash, replay, next_session, previous_session) = ctx.input(|i| {
         let plain = |key| i.modifiers.is_none() && i.key_pressed(key);
         let shifted = |key| i.modifiers.shift_only() && i.key_pressed(key);

@@ -73,7 +73,7 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
                 ui.spinner();
                 ui.label("Analysing the cache prefix on a worker…");
             });
-        } else if browser.open.is_some() {
+        } else if state.sessions.open.is_some() {
             ui.weak("No prefix analysis.");
         }
         return;

@@ -13,7 +13,7 @@ use crate::core::rollout::provenance;
 /// otherwise.
 pub fn provenance_ui(ui: &mut Ui, state: &AppState) {
     let browser = &state.browser;
-    let Some(row) = browser.selected.and_then(|i| browser.rows.get(i)) else {
+    let Some(row) = browser.selected.and_then(|i| state.sessions.rows.get(i)) else {
         return;
     };
     let Some(rollout) = row
@@ -24,7 +24,8 @@ pub fn provenance_ui(ui: &mut Ui, state: &AppState) {
         return;
     };
     let mut lines = provenance::request_lines(rollout);
-    if let Some(first) = browser
+    if let Some(first) = state
+        .sessions
         .rows
         .iter()
         .find(|r| r.position == 0)

@@ -66,7 +66,7 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let replay = &browser.replay;
     ui.horizontal_wrapped(|ui| {
         ui.strong("Replay");
-        let selected = browser.selected.filter(|i| *i < browser.rows.len());
+        let selected = browser.selected.filter(|i| *i < state.sessions.rows.len());
         for speed in ReplaySpeed::ALL {
             let button = egui::Button::new(speed.label());
             if ui.add_enabled(selected.is_some(), button).clicked()

@@ -34,30 +34,34 @@ fn time_of(us: Option<i64>) -> String {
 
 fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let browser = &state.browser;
-    let Some(session) = browser.open else {
+    let Some(session) = state.sessions.open else {
         ui.weak("Open a session on the left.");
         return;
     };
     ui.horizontal_wrapped(|ui| {
-        let name = browser
+        let name = state
+            .sessions
             .sessions
             .iter()
             .find(|s| s.id == session)
             .map_or(String::new(), |s| s.name.clone());
         ui.strong(format!("#{session} {name}"));
-        ui.label(count(browser.rows.len() as u64, "request"));
+        ui.label(count(state.sessions.rows.len() as u64, "request"));
         if browser.analyzing {
             ui.spinner();
             ui.weak("analysing the prefix…");
         }
-        if let Some(error) = &browser.error {
+        for error in [&state.sessions.error, &browser.error]
+            .into_iter()
+            .flatten()
+        {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
     });
     let Some(index) = browser.selected else {
         return;
     };
-    let Some(row) = browser.rows.get(index) else {
+    let Some(row) = state.sessions.rows.get(index) else {
         return;
     };
     ui.horizontal_wrapped(|ui| {
@@ -89,13 +93,13 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
 pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     header_ui(ui, state, tx);
     let browser = &state.browser;
-    if browser.rows.is_empty() {
+    if state.sessions.rows.is_empty() {
         return;
     }
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let badges = browser.analysis.as_ref().map(|a| &a.badges);
     // Every row of a short session; a fifth of the window for a long one.
-    let min_height = ((browser.rows.len() as f32 + 0.5) * row_height)
+    let min_height = ((state.sessions.rows.len() as f32 + 0.5) * row_height)
         .min(ui.ctx().content_rect().height() * 0.2);
     let mut table = TableBuilder::new(ui)
         .id_salt("session_requests")
@@ -142,9 +146,9 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
             }
         })
         .body(|body| {
-            body.rows(row_height, browser.rows.len(), |mut table_row| {
+            body.rows(row_height, state.sessions.rows.len(), |mut table_row| {
                 let index = table_row.index();
-                let Some(row) = browser.rows.get(index) else {
+                let Some(row) = state.sessions.rows.get(index) else {
                     return;
                 };
                 table_row.set_selected(browser.selected == Some(index));
