@@ -97,7 +97,7 @@ fn select(harness: &mut App, index: usize) {
 /// The app's instant replay of row `index` of the open session, read back from its timeline.
 fn app_times(harness: &mut App, session: i64, index: usize) -> Times {
     select(harness, index);
-    let position = state(harness).browser.rows[index].position;
+    let position = state(harness).sessions.rows[index].position;
     let generation = state(harness).browser.replay.generation;
     harness.get_by_label("instant").click();
     wait_until(harness, "replay finished", |s: &AppState| {
@@ -126,7 +126,7 @@ fn cli_and_app_replays_show_the_same_recorded_times() {
         .get_by_role_and_label(egui::accesskit::Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.browser.sessions.is_empty()
+        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
     });
     let store = Store::open(&db).expect("db");
     let sessions = store.list_sessions(Page::ALL).expect("sessions");
@@ -138,10 +138,10 @@ fn cli_and_app_replays_show_the_same_recorded_times() {
             .get_by_label_contains(&format!("#{} {} ·", session.id, session.name))
             .click();
         wait_until(&mut harness, "session open", |s: &AppState| {
-            s.browser.open == Some(session.id) && s.browser.rows.len() as i64 == session.requests
+            s.sessions.open == Some(session.id) && s.sessions.rows.len() as i64 == session.requests
         });
         let rows: Vec<(i64, i64)> = state(&harness)
-            .browser
+            .sessions
             .rows
             .iter()
             .map(|r| (r.id, r.position))
