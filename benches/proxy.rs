@@ -10,6 +10,11 @@
 //!   client direct and through the recording proxy. Target: ≥ 100 MB/s through the proxy;
 //!   the ratio to direct is reported.
 //!
+//! - per-event cost: a 35.6 MB stream of 200,000 small events, one HTTP chunk per event (the
+//!   shape that costs a recording proxy most), read direct, through the recording proxy and
+//!   through the proxy not recording. Target: ≤ 2 µs added per event and ≥ 100 MB/s with
+//!   recording on (issue 19); the median of 3 rounds.
+//!
 //! A bench binary (not criterion): it reports percentiles, which criterion does not.
 
 #[path = "../tests/support/upstream.rs"]
@@ -29,6 +34,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 const LATENCY_EVENTS: usize = 2000;
 const THROUGHPUT_BYTES: usize = 64 * 1024 * 1024;
 const DELTA_BYTES: usize = 4096;
+const SMALL_EVENTS: usize = 200_000;
 
 fn delta(i: usize, size: usize) -> Bytes {
     let text: String = std::iter::repeat_n('x', size).collect();
@@ -234,6 +240,62 @@ fn main() {
             DELTA_BYTES,
             p / d,
             r / d
+        );
+        for server in [proxy, relay] {
+            server.stop();
+            server.stopped().await;
+        }
+    });
+    // Per-event cost: 200,000 events of about 178 bytes, each its own HTTP chunk.
+    let mut steps: Vec<Step> = (0..SMALL_EVENTS)
+        .map(|i| Step::Send(delta(i, 10)))
+        .collect();
+    steps.push(Step::Send(completed()));
+    let upstream = Upstream::start(move |_| Reply::sse(steps.clone()));
+    runtime.block_on(async {
+        let db = dir.join("per_event.sqlite");
+        let (proxy, _events) =
+            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), Some(db.clone())))
+                .await
+                .expect("proxy");
+        let (relay, _relay_events) =
+            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), None))
+                .await
+                .expect("relay");
+        let store = promptwire::store::Store::open(&db).expect("db");
+        let (mut direct, mut proxied, mut relayed, mut total) =
+            (Vec::new(), Vec::new(), Vec::new(), 0);
+        for round in 1..=3 {
+            let started = Instant::now();
+            let (_, bytes) = read(&format!("{}/responses", upstream.base_url())).await;
+            direct.push(started.elapsed().as_secs_f64());
+            total = bytes;
+            let started = Instant::now();
+            let (_, bytes) = read(&format!("{}/v1/responses", proxy.base_url())).await;
+            proxied.push(started.elapsed().as_secs_f64());
+            assert_eq!(bytes, total, "every byte through the proxy");
+            while recorded_outcomes(&store) < round {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let started = Instant::now();
+            let (_, _) = read(&format!("{}/v1/responses", relay.base_url())).await;
+            relayed.push(started.elapsed().as_secs_f64());
+        }
+        let median = |mut list: Vec<f64>| {
+            list.sort_by(f64::total_cmp);
+            list[1]
+        };
+        let (d, p, r) = (median(direct), median(proxied), median(relayed));
+        let events = (SMALL_EVENTS + 1) as f64;
+        println!(
+            "per event ({:.1} MB, {} events, one chunk each, median of 3): direct {:.0} MB/s; through the recording proxy {:.0} MB/s (target >= 100 MB/s), {:.2} us added per event (target <= 2 us); through the proxy not recording {:.0} MB/s, {:.2} us added per event",
+            total as f64 / 1e6,
+            SMALL_EVENTS + 1,
+            total as f64 / d / 1e6,
+            total as f64 / p / 1e6,
+            (p - d) / events * 1e6,
+            total as f64 / r / 1e6,
+            (r - d) / events * 1e6,
         );
         for server in [proxy, relay] {
             server.stop();

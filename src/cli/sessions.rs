@@ -5,7 +5,9 @@
 //! `{"id","name","source","model","requests","created_at","interrupted","unanswered"}` (requests
 //! recorded as interrupted, and requests without an outcome — cut off or still running; the
 //! text listing flags such a session); `show ID --json` gives each request its `outcome` class
-//! (`completed`, `interrupted`, `failed: CLASS`, `no answer`, …); `import FILE.har --json` prints
+//! (`completed`, `interrupted`, `failed: CLASS`, `no answer`, …) and, only where the recording
+//! lost events (the database was busy or full), `recording` saying what and why (the text
+//! listing prints it under the row); `import FILE.har --json` prints
 //! `{"session":ID,"requests":N}`; for a request imported from a Codex rollout, `show` prints
 //! under its row what was recorded verbatim and what reconstructed (`--json`: `provenance`, the
 //! same lines); `import ROLLOUT.jsonl|DIR --json` (Codex session logs, told
@@ -25,7 +27,7 @@ mod rollouts;
 
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::OutcomeClass;
-use crate::store::{Page, SessionSummary, Store};
+use crate::store::{OutcomeRecord, Page, SessionSummary, Store};
 
 /// Arguments of `sessions`.
 #[derive(Debug, Args)]
@@ -182,7 +184,8 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     outcome.as_ref().map(|o| o.state.as_str()),
                     outcome.as_ref().and_then(|o| o.error_class.as_deref()),
                 );
-                rows.push(json!({
+                let gap = outcome.as_ref().and_then(OutcomeRecord::recording_gap);
+                let mut row = json!({
                     "id": r.id,
                     "position": r.position,
                     "model": r.model,
@@ -196,7 +199,12 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     "events": store.event_count(r.id)?,
                     "started_at": r.started_us.map(rfc3339),
                     "total_us": r.total_us,
-                }));
+                });
+                // Only where the recording lost something: what was lost and why.
+                if let Some(gap) = gap {
+                    row["recording"] = json!(gap);
+                }
+                rows.push(row);
             }
             if args.json {
                 for (row, lines) in rows.iter_mut().zip(&provenance) {
@@ -234,6 +242,9 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     get("events"),
                     get("body_bytes"),
                 ));
+                if let Some(Value::String(gap)) = row.get("recording") {
+                    text.push_str(&format!("        ! {gap}\n"));
+                }
                 for line in lines.iter().flatten() {
                     text.push_str(&format!("        {line}\n"));
                 }
