@@ -1,16 +1,18 @@
 //! Send from the workbench: the compiled column the user picked as the target (an HTTP body is
 //! streamed over HTTP SSE, a WebSocket frame over a WebSocket to the provider's Responses
-//! endpoint) goes out on the app's network runtime; its events stream into the workbench's
-//! [`TimelineModel`] through the bounded event channel, and the send is recorded into the store
-//! as it streams — into the session open in the sidebar, or a new one that the sidebar then
+//! endpoint: [`wire_of`]) goes out through the one [`Sender`] on the app's network runtime; its
+//! live events are consumed by [`live::run`] — recorded through the database's writer and
+//! streamed into the workbench's [`TimelineModel`] through the bounded event channel — so the
+//! send is recorded into the store as it streams — into the session open in the sidebar, or a new one that the sidebar then
 //! opens, so a conversation is one session. Stop cancels the send's [`CancelToken`] at once (a
 //! stalled stream too); the partial outcome still arrives and is recorded.
 //!
 //! The API key is read through the app's [`KeyLookup`] (the process environment, injectable for
-//! tests) when Send is pressed: a missing variable is explained and nothing is sent. The job
-//! follows the Sessions view's re-send (`session_view/resend.rs`): same timeline updates, same
-//! recording calls.
+//! tests) when Send is pressed: a missing variable is explained and nothing is sent. The Sessions
+//! view's Re-send (`session_view/resend.rs`) goes the same way: same sender, same key lookup,
+//! same [`live::run`], same recording.
 
+pub mod live;
 pub mod turn;
 
 use std::path::PathBuf;
@@ -25,15 +27,12 @@ use super::settings::ViewKind;
 use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
 use crate::core::compile::CompiledRequest;
-use crate::core::stream::RawEvent;
 use crate::store::seed::open_seeded;
 use crate::store::send_recording::StoredSend;
 use crate::store::{SendRecording, Writer};
 use crate::transport::recording::finish_recording;
-use crate::transport::ws::WsSender;
-use crate::transport::{
-    CancelToken, HttpSender, PrepareError, SendEvent, SendOptions, SendResult, resolve_headers,
-};
+use crate::transport::{CancelToken, PrepareError, SendOptions, Sender, Wire, resolve_headers};
+use live::{UiChannel, UiStep};
 
 /// Reads an environment variable by name (the API key); `std::env` unless a test injects one.
 pub type KeyLookup = Arc<dyn Fn(&str) -> Option<String> + Send + Sync>;
@@ -171,15 +170,11 @@ pub fn start(state: &mut AppState) {
             "Send: the target column is gone; pick another".to_string(),
         );
     };
-    let ws = match view.view {
-        ViewKind::Body => false,
-        ViewKind::WsFrame => true,
-        ViewKind::Headers => {
-            return fail(
-                state,
-                "Send: a headers column cannot be sent; pick a body or frame column".to_string(),
-            );
-        }
+    let Some(wire) = wire_of(view.view) else {
+        return fail(
+            state,
+            "Send: a headers column cannot be sent; pick a body or frame column".to_string(),
+        );
     };
     let compiled = Arc::clone(&view.compiled);
     let lookup = Arc::clone(&state.key_lookup);
@@ -210,7 +205,7 @@ pub fn start(state: &mut AppState) {
     let job = SendJob {
         compiled,
         headers,
-        ws,
+        wire,
         db: state.sessions.db_path.clone(),
         session: state.sessions.open,
         model: state.prompt.model.clone(),
@@ -228,7 +223,10 @@ pub fn start(state: &mut AppState) {
                 format!(
                     "Sending to {} ({})",
                     state.send.sent.as_ref().map_or("", |c| c.url.as_str()),
-                    if ws { "WebSocket" } else { "HTTP" }
+                    match wire {
+                        Wire::Http => "HTTP",
+                        Wire::WebSocket => "WebSocket",
+                    }
                 ),
                 false,
             );
@@ -291,11 +289,20 @@ pub fn apply(state: &mut AppState, report: SendReport) {
     }
 }
 
+/// The wire a compiled column goes out on (None: a headers column, which cannot be sent).
+pub fn wire_of(view: ViewKind) -> Option<Wire> {
+    match view {
+        ViewKind::Body => Some(Wire::Http),
+        ViewKind::WsFrame => Some(Wire::WebSocket),
+        ViewKind::Headers => None,
+    }
+}
+
 /// Everything the job needs, owned.
 struct SendJob {
     compiled: Arc<CompiledRequest>,
     headers: HeaderMap,
-    ws: bool,
+    wire: Wire,
     db: Option<PathBuf>,
     session: Option<i64>,
     model: String,
@@ -330,108 +337,22 @@ fn open_recording(
     .map_err(|e| e.to_string())
 }
 
-/// What the send's `on_event` (and the writer) hand to its forwarder thread, in order.
-enum Step {
-    /// Something to record.
-    Record(RecordStep),
-    /// A timeline update for the UI.
-    Live(TimelineUpdate),
-    /// The writer stored an attempt's request.
-    Stored(StoredSend),
-    /// The send is over.
-    End,
-}
-
-/// The recording calls of [`record_event`], owned (they cross to the forwarder thread).
-enum RecordStep {
-    AttemptStarted,
-    Response(std::time::Duration),
-    Raw(RawEvent),
-}
-
-impl RecordStep {
-    fn of(event: &SendEvent<'_>) -> Option<Self> {
-        match event {
-            SendEvent::AttemptStarted { .. } => Some(Self::AttemptStarted),
-            SendEvent::Response { at, .. } => Some(Self::Response(*at)),
-            SendEvent::Entry(entry) => Some(Self::Raw(entry.raw.clone())),
-            SendEvent::HeaderEvents(_) | SendEvent::Retrying { .. } => None,
-        }
-    }
-
-    fn apply(self, recording: &mut SendRecording) {
-        match self {
-            Self::AttemptStarted => recording.attempt_started(),
-            Self::Response(at) => recording.response_received(at),
-            Self::Raw(raw) => recording.raw_event(&raw),
-        }
-    }
-}
-
-/// The send's blocking half, on a blocking thread of the runtime: hands each step to the
-/// recording (the database's writer queues it; nothing waits on SQLite), reports each stored
-/// request as the writer stores it (the sidebar shows it while the stream runs) and forwards the
-/// timeline updates to the UI, waiting when its channel is full — so the runtime's async workers
-/// (which also run the recording proxy) never block. Returns the recording at [`Step::End`].
-fn forward(
-    ctx: &JobContext,
-    mut recording: Option<SendRecording>,
-    steps: std::sync::mpsc::Receiver<Step>,
-    generation: u64,
-    cancel: &CancelToken,
-) -> Option<SendRecording> {
-    let report = |update| report_now(ctx, generation, update);
-    let mut ui_gone = false;
-    for step in steps {
-        match step {
-            Step::Record(step) => {
-                if let Some(recording) = recording.as_mut() {
-                    step.apply(recording);
-                }
-            }
-            Step::Stored(stored) => {
-                if let (Some(request), false) = (stored.request, ui_gone) {
-                    ui_gone = !report(SendUpdate::Recording {
-                        session: stored.session,
-                        request,
-                    });
-                }
-            }
-            Step::Live(update) => {
-                if !ui_gone && !report(SendUpdate::Live(update)) {
-                    // The app closed (or the job was cancelled): stop the stream; what arrived
-                    // is still recorded.
-                    ui_gone = true;
-                    cancel.cancel();
-                }
-            }
-            Step::End => break,
-        }
-    }
-    recording
-}
-
 async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     let generation = job.generation;
     let report = |ctx: &JobContext, update| report_blocking(ctx, generation, update);
-    let transport = match Transport::new(&job) {
-        Ok(transport) => transport,
+    let sender = match Sender::new(job.wire, &job.compiled.url, job.options.clone()) {
+        Ok(sender) => sender,
         Err(e) => {
             report(&ctx, SendUpdate::Failed(format!("Send: {e}"))).await;
             return ctx;
         }
     };
-    // Unbounded: the forwarder drains it as fast as the UI takes updates; a stream's size is
-    // bounded by the send limits, and the network is never held up by a slow frame.
-    let (steps, received) = std::sync::mpsc::channel();
+    let ui = UiChannel::default();
     let recording = match job.db.clone() {
         Some(path) => {
             let (session, model, compiled) =
                 (job.session, job.model.clone(), Arc::clone(&job.compiled));
-            let stored_steps = steps.clone();
-            let on_stored: Arc<dyn Fn(StoredSend) + Send + Sync> = Arc::new(move |stored| {
-                let _ = stored_steps.send(Step::Stored(stored));
-            });
+            let on_stored = ui.on_stored();
             let opened = tokio::task::spawn_blocking(move || {
                 open_recording(&path, session, &model, &compiled, on_stored)
             })
@@ -452,40 +373,37 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     if !report(&ctx, SendUpdate::Started(session)).await {
         return ctx;
     }
-    let end = steps.clone();
-    let recording_on = recording.is_some();
-    let forwarder = {
-        let (ctx, cancel) = (ctx.clone(), job.cancel.clone());
-        tokio::task::spawn_blocking(move || forward(&ctx, recording, received, generation, &cancel))
-    };
-    let cancel = job.cancel.clone();
-    let result = {
-        let on_event = move |event: SendEvent<'_>| {
-            if recording_on && let Some(step) = RecordStep::of(&event) {
-                let _ = steps.send(Step::Record(step));
-            }
-            if let Some(update) = TimelineUpdate::from_send_event(&event)
-                && steps.send(Step::Live(update)).is_err()
-            {
-                cancel.cancel();
-            }
-        };
-        transport.send(&job, on_event).await
-    };
-    let _ = end.send(Step::End);
-    let recording = match forwarder.await {
-        Ok(recording) => recording,
+    let live = sender.start(
+        &tokio::runtime::Handle::current(),
+        Arc::clone(&job.compiled),
+        job.headers,
+        job.cancel,
+    );
+    let reporter = ctx.clone();
+    let consumed = live::run(live, recording, ui, move |step| match step {
+        UiStep::Live(update) => report_now(&reporter, generation, SendUpdate::Live(update)),
+        UiStep::Stored(stored) => match stored.request {
+            Some(request) => report_now(
+                &reporter,
+                generation,
+                SendUpdate::Recording {
+                    session: stored.session,
+                    request,
+                },
+            ),
+            None => true,
+        },
+    })
+    .await;
+    let (recording, result) = match consumed {
+        Ok(consumed) => consumed,
         Err(e) => {
-            report(
-                &ctx,
-                SendUpdate::Done(Some(Err(format!("the recording failed: {e}")))),
-            )
-            .await;
+            report(&ctx, SendUpdate::Done(Some(Err(e)))).await;
             return ctx;
         }
     };
-    // The end, off the async workers: the final timeline update, the recording's commit (SQLite
-    // writes), and the report of where it was recorded.
+    // The end, off the async workers: the final timeline update, the recording's commit (the
+    // writer's; this waits for it), and the report of where it was recorded.
     let done = {
         let ctx = ctx.clone();
         tokio::task::spawn_blocking(move || {
@@ -529,38 +447,5 @@ fn report_blocking(
         tokio::task::spawn_blocking(move || report_now(&ctx, generation, update))
             .await
             .unwrap_or(false)
-    }
-}
-
-/// The transport the job sends with.
-enum Transport {
-    Http(HttpSender),
-    Ws(WsSender),
-}
-
-impl Transport {
-    fn new(job: &SendJob) -> Result<Self, PrepareError> {
-        let options = job.options.clone();
-        Ok(if job.ws {
-            Self::Ws(WsSender::new(&job.compiled.url, options)?)
-        } else {
-            Self::Http(HttpSender::new(&job.compiled.url, options)?)
-        })
-    }
-
-    async fn send<F>(&self, job: &SendJob, on_event: F) -> SendResult
-    where
-        F: FnMut(SendEvent<'_>) + Send,
-    {
-        match self {
-            Self::Http(s) => {
-                s.send(&job.compiled, &job.headers, &job.cancel, on_event)
-                    .await
-            }
-            Self::Ws(s) => {
-                s.send(&job.compiled, &job.headers, &job.cancel, on_event)
-                    .await
-            }
-        }
     }
 }

@@ -16,7 +16,9 @@
 //! conversation started from (its prefix is checked).
 //!
 //! `--ws` sends the WebSocket `response.create` frame instead ([`crate::transport::ws`]); the
-//! timeline and the outcome are the same.
+//! timeline and the outcome are the same. Either way the send goes through the one
+//! [`Sender`] and its live events are printed and recorded as they arrive, the way the app's
+//! Send and Re-send record them ([`record_live`]).
 //!
 //! Exit status 0 once a request was sent, whatever came back; 1 on a usage error (bad Prompt,
 //! missing API key, bad URL, nothing to continue).
@@ -40,9 +42,9 @@ use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
 use crate::store::send_recording::open_or_default;
 use crate::store::{SendRecording, Writer};
 use crate::transport::http::DEFAULT_DEADLINE;
-use crate::transport::recording::{finish_recording, record_event};
+use crate::transport::recording::{finish_recording, record_live};
 use crate::transport::{
-    CancelToken, HttpSender, SendEvent, SendOptions, WsSender, resolve_headers,
+    CancelToken, LiveEvent, SendEvent, SendOptions, Sender, Wire, resolve_headers,
 };
 
 /// Arguments of `send`.
@@ -256,7 +258,9 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         ..SendOptions::default()
     };
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    // One network worker; this thread consumes the live events (see `transport::send`).
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
@@ -271,14 +275,14 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         writeln!(stdout, "{line}").and_then(|()| stdout.flush())?;
     }
     let mut printer = Printer::new(std::io::stdout(), args.json);
-    let ws = match args.ws {
-        true => Some(WsSender::new(&compiled.url, options.clone())?),
-        false => None,
+    let wire = match args.ws {
+        true => Wire::WebSocket,
+        false => Wire::Http,
     };
-    let http = HttpSender::new(&compiled.url, options)?;
-    match &ws {
-        Some(ws) => printer.note(&format!("WebSocket {}", ws.url())),
-        None => printer.note(&format!("POST {}", compiled.url)),
+    let sender = Sender::new(wire, &compiled.url, options)?;
+    match &sender {
+        Sender::Ws(ws) => printer.note(&format!("WebSocket {}", ws.url())),
+        Sender::Http(_) => printer.note(&format!("POST {}", compiled.url)),
     }
     // Recording into the session store: kept apart from the send (see `store::SendRecording`).
     // A database that cannot be opened never stops the send: it goes out unrecorded, with a
@@ -334,16 +338,28 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
             cancel.cancel();
         })
     };
-    let mut on_event = |event: SendEvent<'_>| {
+    let mut live = sender.start(
+        runtime.handle(),
+        std::sync::Arc::new(compiled.clone()),
+        headers,
+        cancel.clone(),
+    );
+    let mut result = None;
+    while let Some(event) = live.next_blocking() {
         if let Some(recording) = recording.as_mut() {
-            record_event(recording, &event);
+            record_live(recording, &event);
         }
-        report(&mut printer, event);
-    };
-    let result = match &ws {
-        Some(ws) => runtime.block_on(ws.send(compiled, &headers, &cancel, &mut on_event)),
-        None => runtime.block_on(http.send(compiled, &headers, &cancel, &mut on_event)),
-    };
+        match event.progress() {
+            Some(progress) => report(&mut printer, progress),
+            None => {
+                if let LiveEvent::Done(done) = event {
+                    result = Some(*done);
+                }
+                break;
+            }
+        }
+    }
+    let result = result.context("the send ended without a result")?;
     let no_outcome = TurnOutcome::default();
     let outcome = result.outcome().unwrap_or(&no_outcome);
     let failure = result.error.as_ref().map(|e| Failure {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 
-use super::http::{Attempt, CancelToken, SendError, SendEvent, SendOptions};
+use super::send::{Attempt, CancelToken, SendError, SendEvent, SendOptions};
 use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
 use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};

@@ -1,21 +1,22 @@
-//! Feeds a send's progress into the session store: [`record_event`] for each [`SendEvent`] as it
-//! happens, [`finish_recording`] with the [`SendResult`] at the end. Shared by the CLI's `send`
-//! and the app's send worker, whatever the transport (HTTP or WebSocket).
+//! Feeds a live send into the session store: [`record_live`] for each [`LiveEvent`] as it
+//! arrives, [`finish_recording`] with the [`SendResult`] at the end. The one way the app's Send,
+//! the Sessions Re-send and the CLI's `send` record, whatever the wire (HTTP or WebSocket).
 
 use std::time::Duration;
 
 use crate::store::send_recording::StoredSend;
 use crate::store::{AttemptRecord, SendRecording, StoreResult};
 
-use super::{SendError, SendEvent, SendResult};
+use super::{LiveEvent, SendError, SendResult};
 
-/// Accounts for one progress event of a send.
-pub fn record_event(recording: &mut SendRecording, event: &SendEvent<'_>) {
+/// Accounts for one live event of a send (it queues to the database's writer; it does not wait
+/// on SQLite). [`LiveEvent::Done`] is recorded by [`finish_recording`].
+pub fn record_live(recording: &mut SendRecording, event: &LiveEvent) {
     match event {
-        SendEvent::AttemptStarted { .. } => recording.attempt_started(),
-        SendEvent::Response { at, .. } => recording.response_received(*at),
-        SendEvent::Entry(entry) => recording.raw_event(&entry.raw),
-        SendEvent::HeaderEvents(_) | SendEvent::Retrying { .. } => {}
+        LiveEvent::AttemptStarted { .. } => recording.attempt_started(),
+        LiveEvent::Response { at, .. } => recording.response_received(*at),
+        LiveEvent::Entry(entry) => recording.raw_event(&entry.raw),
+        LiveEvent::HeaderEvents(_) | LiveEvent::Retrying { .. } | LiveEvent::Done(_) => {}
     }
 }
 

@@ -27,11 +27,11 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
-use super::http::{
-    Attempt, CancelToken, PrepareError, SendError, SendEvent, SendOptions, SendResult,
-};
 use super::proxy::wire::header_pairs;
 use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
+use super::send::{
+    Attempt, CancelToken, PrepareError, SendError, SendEvent, SendOptions, SendResult,
+};
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::StreamReader;
 use crate::core::stream::http_error::{classify_http_error, with_date};
@@ -249,7 +249,7 @@ impl WsSender {
                 let body = &body[..body.len().min(self.options.max_error_body_bytes)];
                 Err(SendError::Http(classify_http_error(
                     status,
-                    &with_date(&attempt.response_headers, &super::http::now_http_date()),
+                    &with_date(&attempt.response_headers, &super::send::now_http_date()),
                     &String::from_utf8_lossy(body),
                     &self.url,
                 )))

@@ -1,9 +1,10 @@
 //! Re-send: a recorded request's exact body sent again to a live provider — the workbench's
-//! current target (the first compiled column's URL and headers, with its API key read from the
-//! environment at send time) — on the app's network runtime. Its events stream into the
-//! Sessions timeline, the recorded outcome stays beside the new one, and the new attempt is
-//! recorded as a new request of the same session (the same recording `promptwire send
-//! --session` makes). Stop cancels the send's [`CancelToken`] at once, as the workbench's Send
+//! current target column (its URL and headers, its wire: an HTTP body column over HTTP SSE, a
+//! WebSocket frame column over a WebSocket, as the workbench's Send picks; the API key read
+//! through the app's key lookup at send time) — through the one [`Sender`] on the app's network
+//! runtime, consumed by the workbench Send's [`live::run`]. Its events stream into the Sessions
+//! timeline, the recorded outcome stays beside the new one, and the new attempt is recorded as a
+//! new request of the same session (the same recording `promptwire send --session` makes). Stop cancels the send's [`CancelToken`] at once, as the workbench's Send
 //! does: the partial answer is recorded (as interrupted) and the session read again.
 
 use std::path::PathBuf;
@@ -13,14 +14,16 @@ use std::time::Duration;
 use super::{ReplaySpeed, ReplayState, ReplayUpdate, SessionEvent};
 use crate::app::event::AppEvent;
 use crate::app::jobs::JobContext;
+use crate::app::send::live::{self, UiChannel, UiStep};
+use crate::app::send::{KeyLookup, wire_of};
 use crate::app::state::AppState;
 use crate::app::timeline::TimelineUpdate;
 use crate::core::compile::{BodyValue, CompiledRequest};
 use crate::core::stream::{StreamReader, TurnOutcome};
 use crate::store::seed::open_seeded;
 use crate::store::{OutcomeRecord, Page, SendRecording, Writer};
-use crate::transport::recording::{finish_recording, record_event};
-use crate::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
+use crate::transport::recording::finish_recording;
+use crate::transport::{CancelToken, SendOptions, Sender, Wire, resolve_headers};
 
 /// Starts re-sending request `index` of the open session.
 pub fn start(state: &mut AppState, index: usize) {
@@ -32,11 +35,20 @@ pub fn start(state: &mut AppState, index: usize) {
     ) else {
         return;
     };
-    let Some(target) = state.views.first().map(|v| Arc::clone(&v.compiled)) else {
+    let Some(view) = state.views.get(state.send.target) else {
         browser.error =
             Some("Re-send uses the workbench's provider: wait for the form to compile".to_string());
         return;
     };
+    let Some(wire) = wire_of(view.view) else {
+        browser.error = Some(
+            "Re-send goes to the workbench's target column: pick a body or frame column"
+                .to_string(),
+        );
+        return;
+    };
+    let target = Arc::clone(&view.compiled);
+    let lookup = Arc::clone(&state.key_lookup);
     let (request, position) = (row.id, row.position);
     super::replay::stop_running(&mut state.browser, &state.workers);
     let browser = &mut state.browser;
@@ -59,7 +71,11 @@ pub fn start(state: &mut AppState, index: usize) {
             ctx,
             path,
             (session, request),
-            target,
+            Target {
+                compiled: target,
+                wire,
+                lookup,
+            },
             (generation, cancel),
             options,
         )
@@ -138,23 +154,35 @@ fn prepare(
     Ok((compiled, recorded, decoded, recording))
 }
 
+/// Where Re-send goes: the workbench's target column, its wire, and the key lookup.
+struct Target {
+    compiled: Arc<CompiledRequest>,
+    wire: Wire,
+    lookup: KeyLookup,
+}
+
 async fn resend_job(
     ctx: JobContext,
     path: PathBuf,
     (session, request): (i64, i64),
-    target: Arc<CompiledRequest>,
+    target: Target,
     (generation, cancel): (u64, CancelToken),
     options: SendOptions,
 ) -> JobContext {
-    let report = |ctx: &JobContext, update| {
+    let report = move |ctx: &JobContext, update| {
         ctx.report(AppEvent::Sessions(SessionEvent::Replay {
             generation,
             update,
         }))
     };
+    let Target {
+        compiled: target,
+        wire,
+        lookup,
+    } = target;
     let prepared =
         tokio::task::spawn_blocking(move || prepare(&path, session, request, &target)).await;
-    let (compiled, recorded, decoded, mut recording) = match prepared {
+    let (compiled, recorded, decoded, recording) = match prepared {
         Ok(Ok(prepared)) => prepared,
         Ok(Err(e)) => {
             report(&ctx, ReplayUpdate::Resent(Err(e)));
@@ -177,10 +205,10 @@ async fn resend_job(
     if let Some(decoded) = decoded {
         report(&ctx, ReplayUpdate::RecordedOutcome(Box::new(decoded)));
     }
-    let sender = resolve_headers(&compiled, |env| std::env::var(env).ok())
+    let sender = resolve_headers(&compiled, |env| lookup(env))
         .map_err(|e| e.to_string())
         .and_then(|headers| {
-            HttpSender::new(&compiled.url, options)
+            Sender::new(wire, &compiled.url, options)
                 .map(|sender| (sender, headers))
                 .map_err(|e| e.to_string())
         });
@@ -191,25 +219,43 @@ async fn resend_job(
             return ctx;
         }
     };
-    let result = sender
-        .send(&compiled, &headers, &cancel, |event| {
-            record_event(&mut recording, &event);
-            if let Some(update) = TimelineUpdate::from_send_event(&event)
-                && !report(&ctx, ReplayUpdate::Live(update))
-            {
-                cancel.cancel();
-            }
-        })
-        .await;
-    report(&ctx, ReplayUpdate::Live(TimelineUpdate::finished(&result)));
-    let recorded = tokio::task::spawn_blocking(move || {
-        finish_recording(recording, &result)
-            .map(|stored| stored.session)
-            .map_err(|e| format!("{e:#}"))
+    let live = sender.start(
+        &tokio::runtime::Handle::current(),
+        Arc::new(compiled),
+        headers,
+        cancel,
+    );
+    let reporter = ctx.clone();
+    let consumed = live::run(
+        live,
+        Some(recording),
+        UiChannel::default(),
+        move |step| match step {
+            UiStep::Live(update) => report(&reporter, ReplayUpdate::Live(update)),
+            UiStep::Stored(_) => true,
+        },
+    )
+    .await;
+    // The end, off the async workers: the final update, the recording's commit (this waits for
+    // the writer), and the report.
+    let end = ctx.clone();
+    let ended = tokio::task::spawn_blocking(move || {
+        let (recording, result) = consumed?;
+        report(&end, ReplayUpdate::Live(TimelineUpdate::finished(&result)));
+        let recorded = match recording {
+            Some(recording) => finish_recording(recording, &result)
+                .map(|stored| stored.session)
+                .map_err(|e| format!("{e:#}")),
+            None => Err("the send was not recorded".to_string()),
+        };
+        report(&end, ReplayUpdate::Resent(recorded));
+        Ok(())
     })
     .await
     .map_err(|e| e.to_string())
-    .and_then(|r| r);
-    report(&ctx, ReplayUpdate::Resent(recorded));
+    .and_then(|r: Result<(), String>| r);
+    if let Err(e) = ended {
+        report(&ctx, ReplayUpdate::Resent(Err(e)));
+    }
     ctx
 }
