@@ -250,7 +250,7 @@ impl Queue {
                 Ok(()) => {}
                 Err(TrySendError::Full(event)) if self.can_wait => {
                     let tx = &self.tx;
-                    if tokio::task::block_in_place(|| tx.blocking_send(event)).is_err() {
+                    if !tokio::task::block_in_place(|| tx.blocking_send(event).is_ok()) {
                         return self.gone();
                     }
                 }
