@@ -37,6 +37,9 @@ mod thread;
 
 use thread::Thread;
 
+/// Bytes of queued events after which the writer is woken early (see [`Shared::enqueue`]).
+const WAKE_BYTES: usize = 2 * 1024 * 1024;
+
 /// Bounds and pacing of a writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterOptions {
@@ -64,8 +67,8 @@ impl Default for WriterOptions {
     fn default() -> Self {
         Self {
             max_delay: Duration::from_millis(100),
-            max_batch: 8192,
-            queue_capacity: 64 * 1024,
+            max_batch: 4096,
+            queue_capacity: 16 * 1024,
             event_budget_bytes: 256 * 1024 * 1024,
             row_budget_bytes: 256 * 1024 * 1024,
             busy_timeout: Duration::from_millis(200),
@@ -309,7 +312,8 @@ impl Shared {
         let (size, events) = op.size();
         let (used, budget) = self.budget(events);
         let bounded = !matches!(op, Op::Outcome { .. });
-        if used.fetch_add(size, Ordering::AcqRel) + size > budget && bounded {
+        let before = used.fetch_add(size, Ordering::AcqRel);
+        if before + size > budget && bounded {
             used.fetch_sub(size, Ordering::AcqRel);
             return Err(if events {
                 "the writer's memory budget for events was full (the database could not keep up or could not be written)"
@@ -334,7 +338,11 @@ impl Shared {
         drop(tx);
         match result {
             Ok(()) => {
-                if queued.is_multiple_of(self.options.max_batch.max(1)) {
+                // A full batch, or every few MiB of events, wakes the writer before its delay
+                // is up: a fast stream is held in memory for a moment, not for 100 ms.
+                if queued.is_multiple_of(self.options.max_batch.max(1))
+                    || before / WAKE_BYTES != (before + size) / WAKE_BYTES
+                {
                     self.wake();
                 }
             }
