@@ -17,7 +17,7 @@ use std::process::{ChildStdout, Command, Output, Stdio};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use promptwire::store::{Page, Store};
+use promptwire::store::{Page, RecordedState, Store};
 use serde_json::{Value, json};
 use support::scratch;
 use support::server::Server;
@@ -275,11 +275,11 @@ fn codex_cli_records_through_the_proxy_and_replays_offline() {
     let store = Store::open(&db).expect("db");
     let replays = store.replays_of(recording).expect("replays");
     assert_eq!(replays.len(), 1);
-    let states: Vec<String> = store
+    let states: Vec<RecordedState> = store
         .requests(replays[0], Page::ALL)
         .expect("requests")
         .iter()
         .map(|r| store.outcome(r.id).expect("read").expect("outcome").state)
         .collect();
-    assert_eq!(states, vec!["completed".to_string(); seen.len()]);
+    assert_eq!(states, vec![RecordedState::Completed; seen.len()]);
 }

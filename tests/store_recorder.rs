@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::{
-    NewRequest, NewSession, OutcomeRecord, Page, Recorder, RecorderOptions, Source, Store,
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, Recorder, RecorderOptions, Source,
+    Store,
 };
 
 fn setup(name: &str) -> (PathBuf, i64) {
@@ -100,7 +101,7 @@ fn flush_and_finish_commit_events_and_outcomes() {
     assert_eq!(reader.event_count(request).expect("count"), 3);
     recorder.event(request, event(3)).expect("event");
     let outcome = OutcomeRecord {
-        state: "completed".to_string(),
+        state: RecordedState::Completed,
         events: 4,
         ..OutcomeRecord::default()
     };
@@ -207,7 +208,7 @@ fn a_slow_stream_commits_small_chunks_and_its_outcome_packs_them_into_one() {
         sent[5..14].to_vec()
     );
     let outcome = OutcomeRecord {
-        state: "completed".to_string(),
+        state: RecordedState::Completed,
         events: 200,
         ..OutcomeRecord::default()
     };

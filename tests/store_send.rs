@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 use pretty_assertions::assert_eq;
-use promptwire::store::{Page, Store};
+use promptwire::store::{Page, RecordedState, Store};
 
 const KEY: &str = "sk-test-NEVERSTORED0123456789";
 
@@ -91,7 +91,7 @@ fn send_records_request_events_and_outcome_without_the_key() {
     let requests = store.requests(sessions[0].id, Page::ALL).expect("requests");
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].status, Some(200));
-    assert_eq!(requests[0].state.as_deref(), Some("completed"));
+    assert_eq!(requests[0].state, Some(RecordedState::Completed));
     let events = store.events(requests[0].id, Page::ALL).expect("events");
     assert_eq!(events.len(), 21);
     assert_eq!(events[20].event.as_deref(), Some("response.completed"));

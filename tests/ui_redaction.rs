@@ -131,7 +131,7 @@ fn views_copies_exports_and_errors_show_no_credential() {
         .failure()
         .expect("failure")
         .clone();
-    assert_eq!(failure.class, "unexpected_status");
+    assert_eq!(failure.class.as_str(), "unexpected_status");
     assert!(
         harness
             .query_all_by_label_contains("Incorrect API key provided: Bearer <redacted>.")

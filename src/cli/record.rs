@@ -216,7 +216,7 @@ impl EventPrinter {
                             outcome.state,
                             outcome.error_message.as_deref().unwrap_or("")
                         ),
-                        None => outcome.state.clone(),
+                        None => outcome.state.to_string(),
                     };
                     self.line(&format!(
                         "#{exchange:<4} HTTP {} {how} ({} events)",

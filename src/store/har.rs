@@ -14,7 +14,9 @@ use rusqlite::Transaction;
 use super::Store;
 use super::codec::Level;
 use super::error::{StoreError, StoreResult};
-use super::types::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source};
+use super::types::{
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, ResponseMeta, Source,
+};
 use super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
@@ -486,8 +488,8 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             if outcome.is_none() {
                 let error = classify_http_error(status, &headers, &text, &url);
                 outcome = Some(OutcomeRecord {
-                    state: "failed".to_string(),
-                    error_class: Some(error.class().to_string()),
+                    state: RecordedState::Failed,
+                    error_class: Some(error.class()),
                     error_message: Some(error.to_string()),
                     ..OutcomeRecord::default()
                 });

@@ -33,6 +33,7 @@ mod schema;
 pub mod seed;
 pub mod send_recording;
 mod sql_functions;
+mod sql_text;
 pub mod summary;
 mod types;
 mod write;
@@ -49,8 +50,8 @@ pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, Rollo
 pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
-    NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
-    SessionSummary, Source, StoredBody,
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, RequestRecord, RequestSummary,
+    ResponseMeta, SessionSummary, Source, StoredBody, UnknownRecordedState,
 };
 
 /// How long a writer waits for another connection's lock before giving up.

@@ -18,7 +18,7 @@ use super::Store;
 use super::body::push_varint;
 use super::error::{StoreError, StoreResult};
 use super::rollout_files::{group_by_thread, read_bounded, read_group, rollout_files};
-use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta, Source};
+use super::types::{NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source};
 use super::write::{
     RequestParts, insert_request_parts, insert_session, intern, store_body, update_response,
     upsert_outcome,
@@ -351,7 +351,7 @@ impl Store {
             )?;
             if let Some(usage) = &request.usage {
                 let outcome = OutcomeRecord {
-                    state: "completed".to_string(),
+                    state: RecordedState::Completed,
                     response_id: request.response_id.clone(),
                     usage: serde_json::to_value(usage).ok(),
                     total_us,

@@ -14,11 +14,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    NewSession, OutcomeRecord, Page, Recorder, RecorderOptions, ResponseMeta, Source, Store,
-    StoreError, StoreResult,
+    NewSession, OutcomeRecord, Page, RecordedState, Recorder, RecorderOptions, ResponseMeta,
+    Source, Store, StoreError, StoreResult,
 };
 use crate::core::compile::CompiledRequest;
-use crate::core::stream::{RawEvent, TurnOutcome, read_all};
+use crate::core::stream::{ErrorClass, RawEvent, TurnOutcome, read_all};
 
 /// Most raw events re-read for one stored turn (a turn has a few thousand at most).
 pub const MAX_TURN_EVENTS: u64 = 1_000_000;
@@ -48,7 +48,7 @@ pub struct AttemptRecord<'a> {
     /// The turn as far as it got.
     pub outcome: &'a TurnOutcome,
     /// Class and message of a transport-level failure the outcome does not carry.
-    pub error: Option<(String, String)>,
+    pub error: Option<(ErrorClass, String)>,
 }
 
 /// A send being recorded.
@@ -174,9 +174,9 @@ impl SendRecording {
             )?;
             let mut outcome = OutcomeRecord::from_turn(attempt.outcome);
             if let Some((class, message)) = &attempt.error
-                && outcome.state != "failed"
+                && outcome.state != RecordedState::Failed
             {
-                outcome.state = "failed".to_string();
+                outcome.state = RecordedState::Failed;
                 outcome.error_class = Some(class.clone());
                 outcome.error_message = Some(message.clone());
             }

@@ -15,7 +15,7 @@ use super::error::StoreResult;
 use super::event_chunks;
 use super::pieces::{self, Piece};
 use super::read::scan_text_refs;
-use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
+use super::types::{NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta};
 use super::{Store, StoreError};
 use crate::core::redact::{is_secret_header, redact_header, redact_url, redacted};
 use crate::core::stream::RawEvent;
@@ -266,7 +266,7 @@ pub(super) fn upsert_outcome(
         o.first_text_us,
         o.total_us,
     ])?;
-    if o.state != "open" {
+    if o.state != RecordedState::Open {
         event_chunks::repack(conn, request_id)?;
     }
     Ok(())

@@ -1,6 +1,6 @@
 //! Streaming, the half of the wire that comes back (WIRE_SPEC §13–§14), over bytes and without
 //! I/O: SSE decoding ([`sse`]), event mapping ([`events`]), error classification ([`errors`],
-//! [`http_error`]) and turn accumulation ([`outcome`]).
+//! [`http_error`], one [`ErrorClass`]) and turn accumulation ([`outcome`]).
 //!
 //! [`StreamReader`] ties them together the way a client reads a turn: push bytes as they arrive,
 //! get one [`TimelineEntry`] per raw event, and a [`TurnOutcome`] that applies the termination
@@ -10,6 +10,7 @@
 //! or a response past its size limit ([`limits`]) ends it as `limit_exceeded`, keeping what came
 //! before.
 
+pub mod error_class;
 pub mod errors;
 pub mod events;
 pub mod http_error;
@@ -19,6 +20,7 @@ pub mod sse;
 
 use std::time::Duration;
 
+pub use error_class::ErrorClass;
 pub use errors::StreamError;
 pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};
 pub use http_error::HttpError;

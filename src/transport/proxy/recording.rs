@@ -16,10 +16,10 @@ use tokio::sync::mpsc;
 use super::ProxyEvent;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{RawEvent, StreamError, StreamLimits, StreamReader};
+use crate::core::stream::{ErrorClass, RawEvent, StreamError, StreamLimits, StreamReader};
 use crate::store::{
-    NewRequest, NewSession, OutcomeRecord, Recorder, RecorderOptions, ResponseMeta, Source, Store,
-    StoreResult,
+    NewRequest, NewSession, OutcomeRecord, RecordedState, Recorder, RecorderOptions, ResponseMeta,
+    Source, Store, StoreResult,
 };
 
 /// Largest non-SSE response body kept (an error body, a compaction answer).
@@ -210,7 +210,7 @@ pub(crate) struct Exchange {
     response_headers: Vec<(String, String)>,
     wait: Option<Duration>,
     body: Vec<u8>,
-    failure: Option<(String, String)>,
+    failure: Option<(ErrorClass, String)>,
     finished: bool,
 }
 
@@ -284,16 +284,16 @@ impl Exchange {
 
     /// The exchange failed with `class` (`stream`, `cancelled`, …): the connection could not be
     /// made, was reset, or the client went away.
-    pub(crate) fn fail(&mut self, class: &str, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, class: ErrorClass, message: impl Into<String>) {
         let message = message.into();
         // An interruption (the client went away) is not a stream failure: the outcome records
         // it under its own class unless the stream had already ended or failed by itself.
-        if self.sse && !crate::store::summary::is_interruption(class) {
+        if self.sse && !class.is_interruption() {
             self.reader
                 .fail(StreamError::stream(message.clone()), self.start.elapsed());
         }
         if self.failure.is_none() {
-            self.failure = Some((class.to_string(), message));
+            self.failure = Some((class, message));
         }
     }
 
@@ -307,9 +307,9 @@ impl Exchange {
             }
             let mut outcome = OutcomeRecord::from_turn(self.reader.outcome());
             if let Some((class, message)) = &self.failure
-                && outcome.state != "failed"
+                && outcome.state != RecordedState::Failed
             {
-                outcome.state = "failed".to_string();
+                outcome.state = RecordedState::Failed;
                 outcome.error_class = Some(class.clone());
                 outcome.error_message = Some(message.clone());
             }
@@ -318,7 +318,7 @@ impl Exchange {
         let total_us = Some(micros(at));
         if let Some((class, message)) = &self.failure {
             return OutcomeRecord {
-                state: "failed".to_string(),
+                state: RecordedState::Failed,
                 error_class: Some(class.clone()),
                 error_message: Some(message.clone()),
                 total_us,
@@ -330,15 +330,15 @@ impl Exchange {
                 let text = String::from_utf8_lossy(&self.body);
                 let error = classify_http_error(status, &self.response_headers, &text, &self.url);
                 OutcomeRecord {
-                    state: "failed".to_string(),
-                    error_class: Some(error.class().to_string()),
+                    state: RecordedState::Failed,
+                    error_class: Some(error.class()),
                     error_message: Some(error.to_string()),
                     total_us,
                     ..OutcomeRecord::default()
                 }
             }
             _ => OutcomeRecord {
-                state: "completed".to_string(),
+                state: RecordedState::Completed,
                 total_us,
                 ..OutcomeRecord::default()
             },
@@ -387,7 +387,10 @@ impl Exchange {
 impl Drop for Exchange {
     fn drop(&mut self) {
         if !self.finished {
-            self.fail("cancelled", "the proxy stopped before the response ended");
+            self.fail(
+                ErrorClass::Cancelled,
+                "the proxy stopped before the response ended",
+            );
             self.close();
         }
     }
@@ -396,7 +399,7 @@ impl Drop for Exchange {
 /// What the relay hands to an exchange recorded on a thread of its own.
 enum Handed {
     Chunk(bytes::Bytes, Duration),
-    Fail(&'static str, String),
+    Fail(ErrorClass, String),
     Finish,
 }
 
@@ -444,7 +447,7 @@ impl LiveExchange {
     }
 
     /// The exchange failed with `class`.
-    pub(crate) async fn fail(&self, class: &'static str, message: String) {
+    pub(crate) async fn fail(&self, class: ErrorClass, message: String) {
         let _ = self.tx.send(Handed::Fail(class, message)).await;
     }
 
