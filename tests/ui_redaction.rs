@@ -105,7 +105,9 @@ fn views_copies_exports_and_errors_show_no_credential() {
         assert_no_secret_in("a column copy", view.export_text().as_bytes());
         assert_no_secret_in(
             "a curl copy",
-            promptwire::core::export::curl_command(&view.compiled).as_bytes(),
+            promptwire::core::export::curl_command(&view.compiled)
+                .expect("curl")
+                .as_bytes(),
         );
         for kind in [ExportKind::Json, ExportKind::Har] {
             let bytes = export_bytes(state(&harness), kind, column).expect("export");

@@ -21,7 +21,7 @@ use super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
 use crate::core::export::{HarEntry, HarResponse, har_log};
-use crate::core::redact::{is_identifying_header, redact_header, redact_text};
+use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::{RawEvent, SseDecoder, StreamReader};
 
@@ -161,7 +161,7 @@ impl Store {
                 extra: Value::Object(extra),
             });
         }
-        Ok(har_log(&entries, redact))
+        har_log(&entries, redact).map_err(StoreError::redaction("HAR export"))
     }
 
     /// Writes each request body of a session to `dir` as `0000.json`, `0001.json`, … in session
@@ -184,7 +184,9 @@ impl Store {
             let path = dir.join(format!("{index:04}.json"));
             if redact {
                 let text = String::from_utf8_lossy(&body.bytes);
-                write_private(&path, redact_text(&text).as_bytes())?;
+                let text =
+                    try_redacted_json(&text).map_err(StoreError::redaction("body export"))?;
+                write_private(&path, text.as_bytes())?;
             } else {
                 write_private(&path, &body.bytes)?;
             }
@@ -216,13 +218,14 @@ impl Store {
                 .iter()
                 .map(|(n, v)| {
                     let v = if redact {
-                        redact_header(n, v)
+                        try_redact_header(n, v)?
                     } else {
                         v.clone()
                     };
-                    json!([n, v])
+                    Ok(json!([n, v]))
                 })
-                .collect();
+                .collect::<Result<_, _>>()
+                .map_err(StoreError::redaction("JSON Lines export"))?;
             let identifying: Vec<&str> = record
                 .headers
                 .iter()
@@ -257,7 +260,13 @@ impl Store {
                 map.insert("identifying_headers".to_string(), json!(identifying));
             }
             let line = line.to_string();
-            out.push_str(&if redact { redact_text(&line) } else { line });
+            if redact {
+                let line =
+                    try_redacted_json(&line).map_err(StoreError::redaction("JSON Lines export"))?;
+                out.push_str(&line);
+            } else {
+                out.push_str(&line);
+            }
             out.push('\n');
         }
         Ok(out)
