@@ -12,6 +12,7 @@ use super::event::{AppEvent, OpenedFile, PromptSource};
 use super::state::AppState;
 use crate::core::import::import_body;
 use crate::core::prefix::{PriceTable, RequestMeta, Session, SessionReport};
+use crate::core::stream::UsageCounts;
 use crate::store::seed::open_seeded;
 use crate::store::{Page, Store};
 
@@ -150,10 +151,7 @@ pub fn push_stored_session(
     Ok(())
 }
 
-/// Cached tokens of a stored usage: the stream reader's `TokenUsage` or the API's own shape.
+/// Cached tokens of a stored usage, in any shape ([`UsageCounts`]).
 pub fn stored_cached_tokens(usage: &Value) -> Option<u64> {
-    usage
-        .get("cached_input_tokens")
-        .or_else(|| usage.get("input_tokens_details")?.get("cached_tokens"))
-        .and_then(Value::as_u64)
+    UsageCounts::from_value(usage)?.input_cached_output().1
 }

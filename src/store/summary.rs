@@ -16,7 +16,7 @@ use super::error::StoreResult;
 use super::read::{MAX_TEXT, unpack_bytes};
 use super::types::{Page, RecordedState};
 use super::{Store, StoreError, body, pieces};
-use crate::core::stream::ErrorClass;
+use crate::core::stream::{ErrorClass, UsageCounts};
 
 /// How a request ended, as the browser flags it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -162,27 +162,9 @@ pub struct StoredParts {
     pub usage: Option<Value>,
 }
 
-fn usage_u64(usage: &Value, keys: &[&[&str]]) -> Option<u64> {
-    keys.iter().find_map(|path| {
-        path.iter()
-            .try_fold(usage, |v, k| v.get(k))
-            .and_then(Value::as_u64)
-    })
-}
-
-/// Input, cached and output tokens of a stored usage (the stream reader's shape or the API's).
+/// Input, cached and output tokens of a stored usage, in any shape ([`UsageCounts`]).
 pub fn usage_tokens(usage: &Value) -> (Option<u64>, Option<u64>, Option<u64>) {
-    (
-        usage_u64(usage, &[&["input_tokens"]]),
-        usage_u64(
-            usage,
-            &[
-                &["cached_input_tokens"],
-                &["input_tokens_details", "cached_tokens"],
-            ],
-        ),
-        usage_u64(usage, &[&["output_tokens"]]),
-    )
+    UsageCounts::from_value(usage).map_or((None, None, None), |u| u.input_cached_output())
 }
 
 fn page_params(page: Page) -> (i64, i64) {

@@ -1,6 +1,7 @@
 //! Streaming, the half of the wire that comes back (WIRE_SPEC §13–§14), over bytes and without
 //! I/O: SSE decoding ([`sse`]), event mapping ([`events`]), error classification ([`errors`],
-//! [`http_error`], one [`ErrorClass`]) and turn accumulation ([`outcome`]).
+//! [`http_error`], one [`ErrorClass`]), token usage in every shape ([`usage`]) and turn
+//! accumulation ([`outcome`]).
 //!
 //! [`StreamReader`] ties them together the way a client reads a turn: push bytes as they arrive,
 //! get one [`TimelineEntry`] per raw event, and a [`TurnOutcome`] that applies the termination
@@ -17,6 +18,7 @@ pub mod http_error;
 pub mod limits;
 pub mod outcome;
 pub mod sse;
+pub mod usage;
 
 use std::time::Duration;
 
@@ -27,6 +29,7 @@ pub use http_error::HttpError;
 pub use limits::StreamLimits;
 pub use outcome::{TurnOutcome, TurnState};
 pub use sse::{RawEvent, SseDecoder};
+pub use usage::UsageCounts;
 
 /// Reads one turn's SSE stream: decoding, mapping, termination rules and accumulation.
 #[derive(Debug, Default)]
