@@ -7,6 +7,10 @@
 //!    once under the target directory and reused).
 //!
 //! Set `PROMPTWIRE_BENCH_QUICK=1` for a smaller, faster run (no 1 GB database).
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark runs its own threads and reads its own switches"
+)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -8,6 +8,10 @@
 //! The binary is found through `PROMPTWIRE_CODEX_BIN` (`.ci/run` installs it and sets it), else
 //! where `.ci/run` installs it (`$HOME/.cache/promptwire/codex-0.171.0`). When it is missing the test says so and passes — except under `CI=true`,
 //! where it fails.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a test runs its own threads and finds external binaries through the environment"
+)]
 
 mod support;
 

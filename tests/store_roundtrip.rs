@@ -2,6 +2,7 @@
 //! order) and the same bytes, items are stored once, HAR export → import keeps bodies, events and
 //! timings, exports redact and are private, secrets never reach the database file, delete cleans
 //! up, and search finds sessions by name, model and text.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 #[path = "support/packed.rs"]
 mod packed;

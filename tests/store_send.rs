@@ -1,6 +1,7 @@
 //! `promptwire send` records into the session store: a session with the request, every raw event
 //! and the outcome, against a local server; the API key sent in the Authorization header never
 //! reaches the database file.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;

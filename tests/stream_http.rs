@@ -3,6 +3,7 @@
 //! `retry-after`, 500 then success, 400 (not retried), 503 overloaded, a connection reset in the
 //! middle of the stream, a server that stops sending, cancellation, and the `send` command run
 //! end to end through the built binary.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::{Read as _, Write as _};
 use std::path::Path;

@@ -3,6 +3,7 @@
 //! in the core reader (any split of the bytes), in live sends against a loopback server that
 //! streams forever (bounded here in count and time), and through `send` and `stream` as a user
 //! runs them (small limits set by flags, so each test ends in seconds with bounded memory).
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::Write as _;
 use std::net::TcpListener;

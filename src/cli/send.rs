@@ -256,6 +256,10 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         keep_entries: false,
         ..SendOptions::default()
     };
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the CLI edge and the API-key lookup: the key's variable is read here"
+    )]
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

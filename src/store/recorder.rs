@@ -64,6 +64,7 @@ impl Recorder {
         let (tx, rx) = sync_channel(options.channel_capacity.max(1));
         let committed = Arc::new(AtomicU64::new(0));
         let counter = Arc::clone(&committed);
+        #[allow(clippy::disallowed_methods, reason = "the store's one writer thread")]
         let thread = std::thread::Builder::new()
             .name("promptwire-recorder".to_string())
             .spawn(move || run(store, rx, options, &counter))
