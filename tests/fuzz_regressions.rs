@@ -3,6 +3,7 @@
 //! cargo-fuzz target (see `fuzz/README.md`), on stable Rust, and must be handled without a panic
 //! and within a time bound. Every target has a folder with at least one input; a folder that
 //! names no target fails, so a renamed target cannot leave its inputs silently unrun.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;

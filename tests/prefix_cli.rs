@@ -338,7 +338,7 @@ fn real_tools_session_with_reported_cached_tokens() {
 
 #[test]
 fn stored_session_with_recorded_usage_and_timing() {
-    use promptwire::store::{NewRequest, NewSession, OutcomeRecord, Source, Store};
+    use promptwire::store::{NewRequest, NewSession, OutcomeRecord, RecordedState, Source, Store};
     let db = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefix_cli_store.sqlite");
     for suffix in ["", "-wal", "-shm"] {
         let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
@@ -376,7 +376,7 @@ fn stored_session_with_recorded_usage_and_timing() {
                 .expect("request");
             if i == 1 {
                 let outcome = OutcomeRecord {
-                    state: "completed".to_string(),
+                    state: RecordedState::Completed,
                     usage: Some(json!({"input_tokens": 1302, "cached_input_tokens": 1152})),
                     ..OutcomeRecord::default()
                 };

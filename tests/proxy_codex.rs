@@ -8,6 +8,10 @@
 //! The binary is found through `PROMPTWIRE_CODEX_BIN` (`.ci/run` installs it and sets it), else
 //! where `.ci/run` installs it (`$HOME/.cache/promptwire/codex-0.171.0`). When it is missing the test says so and passes — except under `CI=true`,
 //! where it fails.
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a test runs its own threads and finds external binaries through the environment"
+)]
 
 mod support;
 
@@ -17,7 +21,7 @@ use std::process::{ChildStdout, Command, Output, Stdio};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use promptwire::store::{Page, Store};
+use promptwire::store::{Page, RecordedState, Store};
 use serde_json::{Value, json};
 use support::scratch;
 use support::server::Server;
@@ -277,11 +281,11 @@ fn codex_cli_records_through_the_proxy_and_replays_offline() {
     let store = Store::open(&db).expect("db");
     let replays = store.replays_of(recording).expect("replays");
     assert_eq!(replays.len(), 1);
-    let states: Vec<String> = store
+    let states: Vec<RecordedState> = store
         .requests(replays[0], Page::ALL)
         .expect("requests")
         .iter()
         .map(|r| store.outcome(r.id).expect("read").expect("outcome").state)
         .collect();
-    assert_eq!(states, vec!["completed".to_string(); seen.len()]);
+    assert_eq!(states, vec![RecordedState::Completed; seen.len()]);
 }

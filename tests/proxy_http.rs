@@ -17,8 +17,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use futures_util::StreamExt as _;
 use pretty_assertions::assert_eq;
-use promptwire::core::stream::read_all;
-use promptwire::store::{Page, Store};
+use promptwire::core::stream::{ErrorClass, read_all};
+use promptwire::store::{Page, RecordedState, Store};
 use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, ServerHandle, start_proxy};
 use serde_json::{Value, json};
 use support::scratch;
@@ -199,7 +199,7 @@ async fn streams_through_unchanged_and_records_everything_without_secrets() {
         .outcome(requests[0].id)
         .expect("outcome")
         .expect("some");
-    assert_eq!(stored_outcome.state, "completed");
+    assert_eq!(stored_outcome.state, RecordedState::Completed);
     assert_eq!(stored_outcome.response_id.as_deref(), Some("resp_1"));
     assert_eq!(stored_outcome.text, outcome.text);
     assert_eq!(stored_outcome.events, events.len() as u64);
@@ -550,8 +550,8 @@ async fn a_reset_mid_stream_reaches_the_client_and_the_store() {
     let request = &store.requests(session.id, Page::ALL).expect("requests")[0];
     assert_eq!(store.event_count(request.id).expect("count"), 2);
     let outcome = store.outcome(request.id).expect("read").expect("outcome");
-    assert_eq!(outcome.state, "failed");
-    assert_eq!(outcome.error_class.as_deref(), Some("stream"));
+    assert_eq!(outcome.state, RecordedState::Failed);
+    assert_eq!(outcome.error_class, Some(ErrorClass::Stream));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -682,14 +682,14 @@ async fn errors_and_other_paths_pass_through_and_failures_are_classified() {
             (
                 "proxy session:errs".to_string(),
                 Some(400),
-                "failed".to_string(),
-                Some("invalid_request".to_string())
+                RecordedState::Failed,
+                Some(ErrorClass::InvalidRequest)
             ),
             (
                 "proxy session:refused".to_string(),
                 None,
-                "failed".to_string(),
-                Some("stream".to_string())
+                RecordedState::Failed,
+                Some(ErrorClass::Stream)
             ),
         ]
     );
@@ -776,13 +776,13 @@ async fn an_event_past_the_limit_reaches_the_client_whole_and_ends_the_recording
     let outcome = store.outcome(request.id).expect("read").expect("outcome");
     assert_eq!(
         (
-            outcome.state.as_str(),
-            outcome.error_class.as_deref(),
+            outcome.state,
+            outcome.error_class,
             outcome.error_message.as_deref()
         ),
         (
-            "failed",
-            Some("limit_exceeded"),
+            RecordedState::Failed,
+            Some(ErrorClass::LimitExceeded),
             Some("an event is larger than the limit of 64.0 KiB per event")
         )
     );

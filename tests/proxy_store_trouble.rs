@@ -10,6 +10,7 @@
 //!   keep while the disk was full is recorded as lost with a reason — stored events plus lost
 //!   events are always what passed, and the outcome line the proxy reports is what was stored —
 //!   and once space returns, new requests are recorded in full without restarting the proxy.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 mod support;
 
@@ -18,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt as _;
-use promptwire::store::{Page, Store, WriterOptions};
+use promptwire::store::{Page, RecordedState, Store, WriterOptions};
 use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, ServerHandle, start_proxy};
 use serde_json::json;
 use support::scratch;
@@ -223,7 +224,7 @@ async fn a_database_locked_for_8_s_does_not_slow_any_client_and_loses_nothing() 
     let rows = wait_for_outcomes(&db, 80, Duration::from_secs(60));
     assert_eq!(rows.len(), 80, "20 free + 60 locked requests stored");
     for (id, outcome, stored) in &rows {
-        assert_eq!(outcome.state, "completed", "request {id}");
+        assert_eq!(outcome.state, RecordedState::Completed, "request {id}");
         assert_eq!(outcome.recording_gap(), None, "request {id}");
         assert_eq!(*stored, per_event, "request {id}");
     }
@@ -232,7 +233,7 @@ async fn a_database_locked_for_8_s_does_not_slow_any_client_and_loses_nothing() 
     let reports = reports.await.expect("reports");
     let recorded = reports
         .iter()
-        .filter(|e| matches!(e, ProxyEvent::Recorded { outcome, stored_events, .. } if outcome.state == "completed" && *stored_events == per_event && outcome.recording_gap().is_none()))
+        .filter(|e| matches!(e, ProxyEvent::Recorded { outcome, stored_events, .. } if outcome.state == RecordedState::Completed && *stored_events == per_event && outcome.recording_gap().is_none()))
         .count();
     assert_eq!(
         recorded, 80,

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt as _, StreamExt as _};
 use pretty_assertions::assert_eq;
-use promptwire::store::{Page, Store};
+use promptwire::store::{Page, RecordedState, Store};
 use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::{Value, json};
 use support::scratch;
@@ -179,7 +179,7 @@ async fn websocket_frames_are_relayed_both_ways_and_recorded_as_requests() {
             body.clone(),
             Some(json!({"transport": "websocket"})),
             frames(&format!("resp_{turn}"), &format!("turn {turn} ok")),
-            "completed".to_string(),
+            RecordedState::Completed,
             format!("turn {turn} ok"),
         )
     };

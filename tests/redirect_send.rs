@@ -229,7 +229,7 @@ wire_api = "responses"
     assert_eq!(result.attempts.len(), 1);
     assert_eq!(
         result.error.as_ref().map(|e| e.class()),
-        Some("redirect_refused")
+        Some(promptwire::core::stream::ErrorClass::RedirectRefused)
     );
     assert_eq!(
         other.received().len(),

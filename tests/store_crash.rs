@@ -1,6 +1,7 @@
 //! A store writer killed with SIGKILL mid-stream leaves a database that opens and holds every
 //! event committed before the kill, as a gap-free prefix of what was recorded. The recording
 //! process is this test binary itself, re-run as a child on the ignored `recording_child` test.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};

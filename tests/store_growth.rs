@@ -25,7 +25,9 @@ use std::time::Duration;
 
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::RawEvent;
-use promptwire::store::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source, Store};
+use promptwire::store::{
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, ResponseMeta, Source, Store,
+};
 use serde_json::Value;
 
 use db::scratch_db;
@@ -199,7 +201,7 @@ fn run(capture: &Capture, requests: usize) -> Growth {
             .set_outcome(
                 id,
                 &OutcomeRecord {
-                    state: "completed".to_string(),
+                    state: RecordedState::Completed,
                     response_id: Some(format!("resp_{k:04}")),
                     error_class: None,
                     error_message: None,

@@ -3,7 +3,7 @@
 //! with SIGINT (Ctrl-C), keeps the events, records the request as interrupted and exits 130; the
 //! session list and `sessions show` say so. Killed outright (SIGKILL), the request has no
 //! outcome and the list says that too — neither is listed like a complete session.
-
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 #![cfg(unix)]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};

@@ -6,7 +6,7 @@
 //! The folder is made read-only with `chmod 0500` (and the file `0400`). Root ignores those
 //! modes: then the immutable attribute (`chattr +i`) is used instead; if that is not available
 //! either the test says so and skips — the only case it does not run.
-
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 #![cfg(unix)]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};

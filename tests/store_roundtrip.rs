@@ -2,6 +2,7 @@
 //! order) and the same bytes, items are stored once, HAR export → import keeps bodies, events and
 //! timings, exports redact and are private, secrets never reach the database file, delete cleans
 //! up, and search finds sessions by name, model and text.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 #[path = "support/packed.rs"]
 mod packed;
@@ -13,9 +14,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
-use promptwire::core::stream::RawEvent;
+use promptwire::core::stream::{ErrorClass, RawEvent};
 use promptwire::store::{
-    NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source, Store, seed,
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, ResponseMeta, Source, Store, seed,
 };
 use serde_json::Value;
 
@@ -170,7 +171,7 @@ fn har_export_then_import_keeps_bodies_events_timings_and_outcome() {
         .expect("response");
     store.add_events(id, &sample_events()).expect("events");
     let outcome = OutcomeRecord {
-        state: "completed".to_string(),
+        state: RecordedState::Completed,
         response_id: Some("resp_1".to_string()),
         text: "w0w1w2w3w4".to_string(),
         events: 5,
@@ -418,7 +419,7 @@ fn first_run_seeds_the_samples_once_even_when_racing() {
     assert!(
         requests("failing-stream")
             .iter()
-            .all(|r| r.state.as_deref() == Some("failed"))
+            .all(|r| r.state == Some(RecordedState::Failed))
     );
     assert_eq!(requests("tool-calls").len(), 3);
     let leftovers: Vec<_> = std::fs::read_dir(path.parent().expect("dir"))
@@ -468,14 +469,14 @@ fn a_foreign_har_imports_with_outcomes_read_from_its_sse_and_no_key() {
         .outcome(requests[0].id)
         .expect("outcome")
         .expect("some");
-    assert_eq!(first.state, "failed");
-    assert_eq!(first.error_class.as_deref(), Some("retryable"));
+    assert_eq!(first.state, RecordedState::Failed);
+    assert_eq!(first.error_class, Some(ErrorClass::Retryable));
     assert_eq!(store.event_count(requests[0].id).expect("count"), 3);
     let second = store
         .outcome(requests[1].id)
         .expect("outcome")
         .expect("some");
-    assert_eq!(second.state, "failed");
+    assert_eq!(second.state, RecordedState::Failed);
     assert!(
         second
             .error_message

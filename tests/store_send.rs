@@ -1,6 +1,7 @@
 //! `promptwire send` records into the session store: a session with the request, every raw event
 //! and the outcome, against a local server; the API key sent in the Authorization header never
 //! reaches the database file.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpListener;
@@ -8,7 +9,7 @@ use std::path::Path;
 use std::process::Command;
 
 use pretty_assertions::assert_eq;
-use promptwire::store::{Page, Store};
+use promptwire::store::{Page, RecordedState, Store};
 
 const KEY: &str = "sk-test-NEVERSTORED0123456789";
 
@@ -91,7 +92,7 @@ fn send_records_request_events_and_outcome_without_the_key() {
     let requests = store.requests(sessions[0].id, Page::ALL).expect("requests");
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].status, Some(200));
-    assert_eq!(requests[0].state.as_deref(), Some("completed"));
+    assert_eq!(requests[0].state, Some(RecordedState::Completed));
     let events = store.events(requests[0].id, Page::ALL).expect("events");
     assert_eq!(events.len(), 21);
     assert_eq!(events[20].event.as_deref(), Some("response.completed"));

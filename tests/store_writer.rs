@@ -4,6 +4,7 @@
 //! while another connection holds the write lock, and everything queued is stored once it is
 //! released; what the writer's memory budget could not hold is recorded as lost, never as
 //! complete; an operation the database refuses for good (a deleted session) is dropped alone.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -12,8 +13,8 @@ use std::time::{Duration, Instant};
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::{
-    NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, Page, Report, SessionRef, Source,
-    Store, Writer, WriterOptions,
+    NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, Page, RecordedState, Report,
+    SessionRef, Source, Store, Writer, WriterOptions,
 };
 
 fn setup(name: &str) -> (PathBuf, i64) {
@@ -80,7 +81,7 @@ fn stored_request(reports: &Mutex<Vec<Report>>) -> Option<i64> {
 
 fn completed(events: u64) -> OutcomeRecord {
     OutcomeRecord {
-        state: "completed".to_string(),
+        state: RecordedState::Completed,
         events,
         ..OutcomeRecord::default()
     }

@@ -50,7 +50,7 @@ fn overloaded_503_by_code_only() {
         }
     );
     assert_eq!(
-        (error.class(), error.is_retryable()),
+        (error.class().as_str(), error.is_retryable()),
         ("unexpected_status", true)
     );
 }
@@ -108,7 +108,11 @@ fn internal_server_error_500() {
         }
     );
     assert_eq!(
-        (error.class(), error.is_retryable(), error.retry_after()),
+        (
+            error.class().as_str(),
+            error.is_retryable(),
+            error.retry_after()
+        ),
         ("internal_server_error", true, None)
     );
 }
@@ -128,7 +132,7 @@ fn too_many_requests_429_variants() {
         }
     );
     assert_eq!(
-        (error.class(), error.is_retryable()),
+        (error.class().as_str(), error.is_retryable()),
         ("usage_limit_reached", false)
     );
     assert_eq!(
@@ -167,7 +171,10 @@ fn too_many_requests_429_variants() {
             body: limited.clone(),
         }
     );
-    assert_eq!((error.class(), error.is_retryable()), ("retry_limit", true));
+    assert_eq!(
+        (error.class().as_str(), error.is_retryable()),
+        ("retry_limit", true)
+    );
     // The body hint needs `rate_limit_exceeded`.
     let other_code = json!({"error": {"code": "tokens", "message": "try again in 3s"}}).to_string();
     assert_eq!(classify(429, &[], &other_code).retry_after(), None);

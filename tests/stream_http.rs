@@ -3,6 +3,7 @@
 //! `retry-after`, 500 then success, 400 (not retried), 503 overloaded, a connection reset in the
 //! middle of the stream, a server that stops sending, cancellation, and the `send` command run
 //! end to end through the built binary.
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::{Read as _, Write as _};
 use std::path::Path;
@@ -16,7 +17,7 @@ use promptwire::core::prompt::{Dialect, Prompt};
 use promptwire::core::provider::{Provider, ProviderKind};
 use promptwire::core::rules::CompileRules;
 use promptwire::core::stream::errors::IDLE_TIMEOUT;
-use promptwire::core::stream::{HttpError, MappedEvent, StreamError, TurnState};
+use promptwire::core::stream::{ErrorClass, HttpError, MappedEvent, StreamError, TurnState};
 use promptwire::transport::{
     CancelToken, HttpSender, PrepareError, SendError, SendEvent, SendOptions, SendResult,
     resolve_headers,
@@ -299,7 +300,7 @@ async fn server_error_500_is_retried_with_backoff() {
     assert_eq!(result.attempts.len(), 2);
     assert_eq!(
         result.attempts[0].error.as_ref().map(SendError::class),
-        Some("internal_server_error")
+        Some(ErrorClass::InternalServerError)
     );
     // 10 ms × 2⁰ with ±10% jitter.
     let retry = &summary(&log)[2];
@@ -381,7 +382,10 @@ async fn connection_reset_mid_stream_keeps_the_partial_outcome() {
         panic!("expected a stream error, got {:?}", result.error);
     };
     assert!(!message.is_empty());
-    assert_eq!(result.error.as_ref().map(SendError::class), Some("stream"));
+    assert_eq!(
+        result.error.as_ref().map(SendError::class),
+        Some(ErrorClass::Stream)
+    );
     // What arrived before the reset is kept.
     assert_eq!(attempt.outcome.text, "`git rebase --onto` moves a range");
     assert_eq!(attempt.outcome.events, 7);
@@ -406,7 +410,7 @@ async fn reset_then_success_keeps_both_attempts() {
     assert!(result.attempts[0].outcome.events > 0);
     assert_eq!(
         result.attempts[0].error.as_ref().map(SendError::class),
-        Some("stream")
+        Some(ErrorClass::Stream)
     );
     let steps = summary(&log);
     assert_eq!(steps[..3], ["attempt 1", "status 200", "header events 1"]);
@@ -556,7 +560,7 @@ async fn retries_are_bounded_and_long_server_delays_are_not_waited() {
     assert_eq!(result.attempts.len(), 3);
     assert_eq!(
         result.error.as_ref().map(SendError::class),
-        Some("internal_server_error")
+        Some(ErrorClass::InternalServerError)
     );
 
     let server = Server::start(vec![Reply::status(
@@ -594,7 +598,10 @@ async fn connection_refused_is_a_retryable_stream_error() {
         .await;
     assert_eq!(result.attempts.len(), 2);
     let error = result.error.expect("error");
-    assert_eq!((error.class(), error.is_retryable()), ("stream", true));
+    assert_eq!(
+        (error.class().as_str(), error.is_retryable()),
+        ("stream", true)
+    );
     assert!(matches!(error, SendError::Connect { .. }), "{error:?}");
 }
 

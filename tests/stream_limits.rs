@@ -3,6 +3,7 @@
 //! in the core reader (any split of the bytes), in live sends against a loopback server that
 //! streams forever (bounded here in count and time), and through `send` and `stream` as a user
 //! runs them (small limits set by flags, so each test ends in seconds with bounded memory).
+#![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::io::Write as _;
 use std::net::TcpListener;
@@ -16,8 +17,8 @@ use promptwire::core::models::ModelCatalog;
 use promptwire::core::prompt::{Dialect, Prompt};
 use promptwire::core::provider::{Provider, ProviderKind};
 use promptwire::core::rules::CompileRules;
-use promptwire::core::stream::{StreamError, StreamLimits, StreamReader, TurnState};
-use promptwire::store::{Page, Store};
+use promptwire::core::stream::{ErrorClass, StreamError, StreamLimits, StreamReader, TurnState};
+use promptwire::store::{Page, RecordedState, Store};
 use promptwire::transport::{CancelToken, HttpSender, SendError, SendOptions, resolve_headers};
 use tokio::io::AsyncWriteExt as _;
 
@@ -151,7 +152,7 @@ fn the_default_limits_are_far_above_real_traffic() {
         SendOptions::default().deadline,
         Duration::from_secs(30 * 60)
     );
-    assert_eq!(limit("x").class(), "limit_exceeded");
+    assert_eq!(limit("x").class(), ErrorClass::LimitExceeded);
     assert!(!limit("x").is_retryable());
 }
 
@@ -416,14 +417,14 @@ fn send_stops_at_the_flags_limits_and_records_what_arrived() {
         .expect("recorded");
     assert_eq!(
         (
-            outcome.state.as_str(),
-            outcome.error_class.as_deref(),
+            outcome.state,
+            outcome.error_class,
             outcome.error_message.as_deref(),
             outcome.text
         ),
         (
-            "failed",
-            Some("limit_exceeded"),
+            RecordedState::Failed,
+            Some(ErrorClass::LimitExceeded),
             Some("the response is larger than the limit of 195.3 KiB"),
             "ab".repeat(deltas)
         )

@@ -384,7 +384,7 @@ fn class_names_and_retryability() {
     ];
     for (error, class, retryable) in table {
         assert_eq!(
-            (error.class(), error.is_retryable()),
+            (error.class().as_str(), error.is_retryable()),
             (class, retryable),
             "{error:?}"
         );

@@ -105,7 +105,9 @@ fn views_copies_exports_and_errors_show_no_credential() {
         assert_no_secret_in("a column copy", view.export_text().as_bytes());
         assert_no_secret_in(
             "a curl copy",
-            promptwire::core::export::curl_command(&view.compiled).as_bytes(),
+            promptwire::core::export::curl_command(&view.compiled)
+                .expect("curl")
+                .as_bytes(),
         );
         for kind in [ExportKind::Json, ExportKind::Har] {
             let bytes = export_bytes(state(&harness), kind, column).expect("export");
@@ -131,7 +133,7 @@ fn views_copies_exports_and_errors_show_no_credential() {
         .failure()
         .expect("failure")
         .clone();
-    assert_eq!(failure.class, "unexpected_status");
+    assert_eq!(failure.class.as_str(), "unexpected_status");
     assert!(
         harness
             .query_all_by_label_contains("Incorrect API key provided: Bearer <redacted>.")

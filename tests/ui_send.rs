@@ -24,9 +24,9 @@ use promptwire::app::send::KeyLookup;
 use promptwire::app::send::turn::verdict_text;
 use promptwire::app::settings::{Column, ColumnDialect, ViewKind};
 use promptwire::app::{AppCommand, PromptEdit};
-use promptwire::core::stream::read_all;
+use promptwire::core::stream::{ErrorClass, read_all};
 use promptwire::core::turn_loop::{PLACEHOLDER_OUTPUT, pending_calls};
-use promptwire::store::{OutcomeRecord, Store};
+use promptwire::store::{OutcomeRecord, RecordedState, Store};
 use promptwire::ui::PromptwireApp;
 use serde_json::json;
 use ui_support::{App, replace_text, scratch_dir, state, wait_for_compile, wait_until};
@@ -527,14 +527,14 @@ fn the_limits_window_sets_the_event_limit_and_a_bigger_event_ends_the_send_as_li
     assert_eq!(
         (error.class(), error.to_string()),
         (
-            "limit_exceeded",
+            ErrorClass::LimitExceeded,
             "an event is larger than the limit of 1.0 MiB per event".to_string()
         )
     );
     let stored = stored_outcome(&db, s);
     assert_eq!(
-        (stored.state.as_str(), stored.error_class.as_deref()),
-        ("failed", Some("limit_exceeded"))
+        (stored.state, stored.error_class),
+        (RecordedState::Failed, Some(ErrorClass::LimitExceeded))
     );
     // Defaults restores the shipped limits.
     harness.get_by_label("Defaults").click();

@@ -25,7 +25,7 @@ use promptwire::app::session_view::{LineKind, MainView};
 use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::core::json_diff::align;
 use promptwire::core::provider::ProviderKind;
-use promptwire::core::stream::{StreamReader, read_all};
+use promptwire::core::stream::{ErrorClass, StreamReader, read_all};
 use promptwire::store::summary::OutcomeClass;
 use promptwire::store::{Page, Store};
 use ui_support::{App, app_with, scratch_dir, state, wait_until};
@@ -497,7 +497,7 @@ fn stop_ends_a_stalled_resend_at_once_and_records_it_interrupted() {
     assert_eq!(
         (
             stored.state.as_str(),
-            stored.error_class.as_deref(),
+            stored.error_class.as_ref().map(|c| c.as_str()),
             stored.events
         ),
         ("failed", Some("cancelled"), 1)
@@ -747,5 +747,5 @@ fn a_replay_started_over_a_stalled_resend_ends_it_and_its_row_still_appears() {
         .outcome(rows[3].id)
         .expect("outcome")
         .expect("recorded");
-    assert_eq!(stored.error_class.as_deref(), Some("cancelled"));
+    assert_eq!(stored.error_class, Some(ErrorClass::Cancelled));
 }

@@ -16,7 +16,7 @@ use pretty_assertions::assert_eq;
 use promptwire::app::timeline::{
     Badge, FailureInfo, GapStats, TimelineCommand, TimelineModel, TimelineUpdate,
 };
-use promptwire::core::stream::{StreamReader, TimelineEntry, read_all};
+use promptwire::core::stream::{ErrorClass, StreamReader, TimelineEntry, read_all};
 use promptwire::ui::timeline::{TimelinePanelState, timeline_ui};
 
 fn sse(name: &str) -> Vec<u8> {
@@ -193,7 +193,7 @@ fn gap_statistics_follow_receive_times() {
 fn attempts_record_the_retry_decision() {
     let (entries, outcome) = read_all(&sse("failed-rate-limit.sse"), Duration::ZERO);
     let failure = FailureInfo {
-        class: "retryable".to_string(),
+        class: ErrorClass::Retryable,
         message: "rate limited".to_string(),
         retry_after: Some(Duration::from_millis(1324)),
         retried_after: Some(Duration::from_millis(1324)),

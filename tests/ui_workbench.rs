@@ -204,7 +204,7 @@ fn a_har_export_is_written_by_the_worker_as_the_log_of_the_compiled_request() {
     let compiled = &state(&harness).views[0].compiled;
     assert_eq!(
         written,
-        har_log(&[HarEntry::from_compiled(compiled, &started)], true)
+        har_log(&[HarEntry::from_compiled(compiled, &started)], true).expect("redacted")
     );
     assert_eq!(
         state(&harness).status.text,

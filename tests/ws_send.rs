@@ -20,7 +20,7 @@ use promptwire::core::prompt::{Dialect, Prompt};
 use promptwire::core::provider::{Provider, ProviderKind};
 use promptwire::core::rules::CompileRules;
 use promptwire::core::stream::errors::IDLE_TIMEOUT;
-use promptwire::core::stream::{StreamError, TurnOutcome, TurnState, read_all};
+use promptwire::core::stream::{ErrorClass, StreamError, TurnOutcome, TurnState, read_all};
 use promptwire::transport::{
     CancelToken, SendError, SendEvent, SendOptions, SendResult, WsSender, resolve_headers,
 };
@@ -251,7 +251,11 @@ async fn refused_upgrade_is_classified_like_http() {
             error.retry_after(),
             result.attempts[0].status
         ),
-        ("retry_limit", Some(Duration::from_secs(7)), Some(429))
+        (
+            ErrorClass::RetryLimit,
+            Some(Duration::from_secs(7)),
+            Some(429)
+        )
     );
 }
 

@@ -23,6 +23,10 @@ use crate::store::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress};
 
 /// The folder "Import Codex sessions…" starts from: `$CODEX_HOME/sessions`, else
 /// `~/.codex/sessions`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the app's edge: where Codex keeps its sessions is only in the environment"
+)]
 pub fn default_codex_sessions() -> Option<PathBuf> {
     let codex_home = std::env::var("CODEX_HOME").ok();
     let home = std::env::var("HOME").ok();

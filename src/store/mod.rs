@@ -37,6 +37,7 @@ mod schema;
 pub mod seed;
 pub mod send_recording;
 mod sql_functions;
+mod sql_text;
 pub mod summary;
 mod types;
 mod write;
@@ -53,8 +54,8 @@ pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, Rollo
 pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
-    NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
-    SessionSummary, Source, StoredBody,
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, RequestRecord, RequestSummary,
+    ResponseMeta, SessionSummary, Source, StoredBody, UnknownRecordedState,
 };
 pub use writer::{
     Notify, OwnedRequest, Report, RequestKey, RequestWriter, SessionKey, SessionRef, Writer,

@@ -16,11 +16,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    NewSession, Notify, OutcomeRecord, OwnedRequest, Page, Report, RequestKey, RequestWriter,
-    ResponseMeta, SessionRef, Source, Store, StoreError, StoreResult, Writer,
+    NewSession, Notify, OutcomeRecord, OwnedRequest, Page, RecordedState, Report, RequestKey,
+    RequestWriter, ResponseMeta, SessionRef, Source, Store, StoreError, StoreResult, Writer,
 };
 use crate::core::compile::CompiledRequest;
-use crate::core::stream::{RawEvent, TurnOutcome};
+use crate::core::stream::{ErrorClass, RawEvent, TurnOutcome};
 
 /// Most raw events re-read for one stored turn (a turn has a few thousand at most).
 pub const MAX_TURN_EVENTS: u64 = 1_000_000;
@@ -50,7 +50,7 @@ pub struct AttemptRecord<'a> {
     /// The turn as far as it got.
     pub outcome: &'a TurnOutcome,
     /// Class and message of a transport-level failure the outcome does not carry.
-    pub error: Option<(String, String)>,
+    pub error: Option<(ErrorClass, String)>,
 }
 
 /// The ids the writer gave a send's rows, as they become known.
@@ -243,9 +243,9 @@ impl SendRecording {
             });
             let mut outcome = OutcomeRecord::from_turn(attempt.outcome);
             if let Some((class, message)) = &attempt.error
-                && outcome.state != "failed"
+                && outcome.state != RecordedState::Failed
             {
-                outcome.state = "failed".to_string();
+                outcome.state = RecordedState::Failed;
                 outcome.error_class = Some(class.clone());
                 outcome.error_message = Some(message.clone());
             }

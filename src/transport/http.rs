@@ -35,7 +35,8 @@ use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::{classify_http_error, with_date};
 use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{
-    HttpError, MappedEvent, StreamError, StreamLimits, StreamReader, TimelineEntry, TurnOutcome,
+    ErrorClass, HttpError, MappedEvent, StreamError, StreamLimits, StreamReader, TimelineEntry,
+    TurnOutcome,
 };
 
 /// How a send behaves.
@@ -157,15 +158,15 @@ pub enum SendError {
 }
 
 impl SendError {
-    /// The class name used in machine-readable output.
-    pub fn class(&self) -> &'static str {
+    /// The class recorded and printed in machine-readable output.
+    pub fn class(&self) -> ErrorClass {
         match self {
             Self::Http(e) => e.class(),
             Self::Stream(e) => e.class(),
-            Self::Connect { .. } => "stream",
-            Self::Timeout { .. } => "request_timeout",
-            Self::Cancelled => "cancelled",
-            Self::Redirect(_) => "redirect_refused",
+            Self::Connect { .. } => ErrorClass::Stream,
+            Self::Timeout { .. } => ErrorClass::RequestTimeout,
+            Self::Cancelled => ErrorClass::Cancelled,
+            Self::Redirect(_) => ErrorClass::RedirectRefused,
         }
     }
 

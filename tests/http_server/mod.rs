@@ -1,7 +1,10 @@
 //! The loopback HTTP/1.1 test server shared by the live-send tests: serves scripted replies (status,
 //! headers, body chunks each after a delay, chunked transfer encoding, then a clean end, a reset or
 //! a hang), one per connection in order, and logs every request it received.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a test server runs on threads of its own"
+)]
 #![allow(dead_code)]
 
 use std::path::Path;

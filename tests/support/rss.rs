@@ -1,6 +1,9 @@
 //! Peak resident memory of a child process, for the tests that bound it. Include it with
 //! `#[path = "support/rss.rs"] mod rss;`.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a test helper samples memory on a thread of its own"
+)]
 // Each test binary that includes this module uses only some of it.
 #![allow(dead_code)]
 

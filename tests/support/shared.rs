@@ -4,7 +4,10 @@
 //! skipped with a message — except under `CI=true`, where it fails loudly: a CI run must never
 //! pass without having read the real captures. Include it with
 //! `#[path = "support/shared.rs"] mod shared;`.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the shared-data rule reads CI and the data's location from the environment"
+)]
 // Each test binary that includes this module uses only some of it.
 #![allow(dead_code)]
 

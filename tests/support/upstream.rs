@@ -2,7 +2,10 @@
 //! server on 127.0.0.1 (hyper) that answers each request with a scripted reply — status,
 //! headers, body chunks with pauses between them, optionally waiting for a signal before a chunk —
 //! and logs what it received and when each chunk left.
-
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a test upstream runs on threads of its own"
+)]
 #![allow(dead_code)]
 
 use std::convert::Infallible;

@@ -177,7 +177,8 @@ async fn resend_job(
     if let Some(decoded) = decoded {
         report(&ctx, ReplayUpdate::RecordedOutcome(Box::new(decoded)));
     }
-    let sender = resolve_headers(&compiled, |env| std::env::var(env).ok())
+    let lookup = crate::app::send::env_lookup();
+    let sender = resolve_headers(&compiled, |env| lookup(env))
         .map_err(|e| e.to_string())
         .and_then(|headers| {
             HttpSender::new(&compiled.url, options)

@@ -26,6 +26,7 @@ use super::wire::{
 };
 use super::{ProxyEvent, ProxyOptions};
 use crate::core::redact::redact_url;
+use crate::core::stream::ErrorClass;
 use crate::store::NewRequest;
 pub(crate) use crate::transport::http::error_chain;
 
@@ -135,7 +136,7 @@ impl Relay {
             Ok(Err(e)) => {
                 let message = format!("upstream unreachable: {}", error_chain(&e));
                 if let Some(mut exchange) = exchange {
-                    exchange.fail("stream", message.clone());
+                    exchange.fail(ErrorClass::Stream, message.clone());
                     exchange.finish();
                 }
                 return error_response(StatusCode::BAD_GATEWAY, "upstream_unreachable", &message);
@@ -146,7 +147,7 @@ impl Relay {
                     self.idle_timeout.as_secs_f64()
                 );
                 if let Some(mut exchange) = exchange {
-                    exchange.fail("request_timeout", message.clone());
+                    exchange.fail(ErrorClass::RequestTimeout, message.clone());
                     exchange.finish();
                 }
                 return error_response(StatusCode::GATEWAY_TIMEOUT, "upstream_timeout", &message);
@@ -248,7 +249,7 @@ where
                 Err(_) => crate::core::stream::errors::IDLE_TIMEOUT.to_string(),
             };
             if let Some(mut exchange) = exchange {
-                exchange.fail("stream", failure.clone());
+                exchange.fail(ErrorClass::Stream, failure.clone());
                 exchange.finish();
             }
             Some((Err(std::io::Error::other(failure)), None))

@@ -18,10 +18,11 @@ use tokio::sync::mpsc;
 use super::ProxyEvent;
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{StreamError, StreamLimits, StreamReader, TimelineEntry};
+use crate::core::stream::{ErrorClass, StreamError, StreamLimits, StreamReader, TimelineEntry};
 use crate::store::{
-    NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, Report, RequestWriter,
-    ResponseMeta, SessionKey, SessionRef, Source, StoreResult, Writer, WriterOptions, WriterStatus,
+    NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, RecordedState, Report,
+    RequestWriter, ResponseMeta, SessionKey, SessionRef, Source, StoreResult, Writer,
+    WriterOptions, WriterStatus,
 };
 
 /// Largest non-SSE response body kept (an error body, a compaction answer).
@@ -256,7 +257,7 @@ pub(crate) struct Exchange {
     response_headers: Vec<(String, String)>,
     wait: Option<Duration>,
     body: Vec<u8>,
-    failure: Option<(String, String)>,
+    failure: Option<(ErrorClass, String)>,
     finished: bool,
 }
 
@@ -327,16 +328,16 @@ impl Exchange {
 
     /// The exchange failed with `class` (`stream`, `cancelled`, …): the connection could not be
     /// made, was reset, or the client went away.
-    pub(crate) fn fail(&mut self, class: &str, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, class: ErrorClass, message: impl Into<String>) {
         let message = message.into();
         // An interruption (the client went away) is not a stream failure: the outcome records
         // it under its own class unless the stream had already ended or failed by itself.
-        if self.sse && !crate::store::summary::is_interruption(class) {
+        if self.sse && !class.is_interruption() {
             self.reader
                 .fail(StreamError::stream(message.clone()), self.start.elapsed());
         }
         if self.failure.is_none() {
-            self.failure = Some((class.to_string(), message));
+            self.failure = Some((class, message));
         }
     }
 
@@ -350,9 +351,9 @@ impl Exchange {
             }
             let mut outcome = OutcomeRecord::from_turn(self.reader.outcome());
             if let Some((class, message)) = &self.failure
-                && outcome.state != "failed"
+                && outcome.state != RecordedState::Failed
             {
-                outcome.state = "failed".to_string();
+                outcome.state = RecordedState::Failed;
                 outcome.error_class = Some(class.clone());
                 outcome.error_message = Some(message.clone());
             }
@@ -361,7 +362,7 @@ impl Exchange {
         let total_us = Some(micros(at));
         if let Some((class, message)) = &self.failure {
             return OutcomeRecord {
-                state: "failed".to_string(),
+                state: RecordedState::Failed,
                 error_class: Some(class.clone()),
                 error_message: Some(message.clone()),
                 total_us,
@@ -373,15 +374,15 @@ impl Exchange {
                 let text = String::from_utf8_lossy(&self.body);
                 let error = classify_http_error(status, &self.response_headers, &text, &self.url);
                 OutcomeRecord {
-                    state: "failed".to_string(),
-                    error_class: Some(error.class().to_string()),
+                    state: RecordedState::Failed,
+                    error_class: Some(error.class()),
                     error_message: Some(error.to_string()),
                     total_us,
                     ..OutcomeRecord::default()
                 }
             }
             _ => OutcomeRecord {
-                state: "completed".to_string(),
+                state: RecordedState::Completed,
                 total_us,
                 ..OutcomeRecord::default()
             },
@@ -424,7 +425,10 @@ impl Exchange {
 impl Drop for Exchange {
     fn drop(&mut self) {
         if !self.finished {
-            self.fail("cancelled", "the proxy stopped before the response ended");
+            self.fail(
+                ErrorClass::Cancelled,
+                "the proxy stopped before the response ended",
+            );
             self.close();
         }
     }
