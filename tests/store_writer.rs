@@ -434,3 +434,42 @@ fn a_request_into_a_deleted_session_is_refused_alone() {
     let store = Store::open(&path).expect("reader");
     assert_eq!(store.outcome(id).expect("outcome"), Some(completed(1)));
 }
+
+#[test]
+fn a_job_runs_on_the_writer_after_everything_queued_before_it() {
+    let (path, session) = setup("job");
+    let options = WriterOptions {
+        max_delay: Duration::from_secs(60),
+        ..WriterOptions::default()
+    };
+    let writer = Writer::open_with(&path, options).expect("writer");
+    let mut request_writer = writer.begin_request(SessionRef::Id(session), request(0), None);
+    for seq in 0..5 {
+        request_writer.event(event(seq));
+    }
+    // The job sees the request and its five events: they were committed before it ran, even
+    // with a batch delay of a minute.
+    let seen = writer.run(move |store| {
+        let requests = store.requests(session, Page::ALL)?;
+        let id = requests[0].id;
+        let events = store.event_count(id)?;
+        let created = store.create_session(&NewSession {
+            name: "made by the job".to_string(),
+            source: Source::Import,
+            provider: None,
+            model: None,
+            created_us: 1,
+        })?;
+        Ok::<_, promptwire::store::StoreError>((requests.len(), events, created))
+    });
+    let (requests, events, created) = seen
+        .recv_timeout(Duration::from_secs(10))
+        .expect("the job ran")
+        .expect("the job's reads and write");
+    assert_eq!((requests, events), (1, 5));
+    let store = Store::open(&path).expect("reader");
+    assert_eq!(
+        store.session(created).expect("session").name,
+        "made by the job"
+    );
+}

@@ -245,7 +245,13 @@ enum Op {
         outcome: Box<OutcomeRecord>,
     },
     Flush(SyncSender<()>),
+    /// Work that writes on its own (an import, in one transaction of its own), run on the
+    /// writer's thread once everything queued before it is committed.
+    Job(Job),
 }
+
+/// Work run on the writer's thread with its connection.
+pub(super) type Job = Box<dyn FnOnce(&mut Store) + Send>;
 
 impl Op {
     /// True for what is committed without waiting for more: rows and flushes (events wait for
@@ -274,7 +280,7 @@ impl Op {
                 outcome.text.len() + outcome.error_message.as_ref().map_or(0, String::len) + 256,
                 false,
             ),
-            Self::Flush(_) => (0, false),
+            Self::Flush(_) | Self::Job(_) => (0, false),
         }
     }
 }
@@ -363,7 +369,7 @@ impl Shared {
     fn release(&self, op: &Op) {
         let (size, events) = op.size();
         self.budget(events).0.fetch_sub(size, Ordering::AcqRel);
-        if !matches!(op, Op::Flush(_)) {
+        if !matches!(op, Op::Flush(_) | Op::Job(_)) {
             self.queued_ops.fetch_sub(1, Ordering::AcqRel);
         }
     }
@@ -543,7 +549,36 @@ impl Writer {
     /// the time ran out (the database is still busy or full) or the writer stopped.
     pub fn flush(&self, timeout: Duration) -> bool {
         let (done_tx, done_rx) = sync_channel(1);
-        // A flush is tiny and must get through: it is queued even past the budgets.
+        let deadline = Instant::now() + timeout;
+        if !self.send_control(Op::Flush(done_tx), deadline) {
+            return false;
+        }
+        done_rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .is_ok()
+    }
+
+    /// Runs `job` on the writer's thread with its connection, once everything queued before it
+    /// is committed (an import: it writes in a transaction of its own while live writes wait
+    /// in the queue, so there is still one writer of the file). Returns at once; the result
+    /// comes on the receiver (which is closed without one if the writer stopped first). Waiting
+    /// on it is for a worker thread, never the UI or an async worker.
+    pub fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Store) -> T + Send + 'static,
+    ) -> std::sync::mpsc::Receiver<T> {
+        let (done_tx, done_rx) = sync_channel(1);
+        let job: Job = Box::new(move |store| {
+            let _ = done_tx.send(job(store));
+        });
+        // Control work must get through: queued past the budgets (waiting for a slot if the
+        // queue is full, up to a minute).
+        self.send_control(Op::Job(job), Instant::now() + Duration::from_secs(60));
+        done_rx
+    }
+
+    /// Queues a control operation past the budgets, waiting for a free slot until `deadline`.
+    fn send_control(&self, mut op: Op, deadline: Instant) -> bool {
         let tx = self
             .shared
             .tx
@@ -553,13 +588,11 @@ impl Writer {
         let Some(tx) = tx else {
             return false;
         };
-        let deadline = Instant::now() + timeout;
-        let mut op = Op::Flush(done_tx);
         loop {
             match tx.try_send(op) {
                 Ok(()) => {
                     self.shared.wake();
-                    break;
+                    return true;
                 }
                 Err(TrySendError::Full(back)) if Instant::now() < deadline => {
                     op = back;
@@ -568,9 +601,6 @@ impl Writer {
                 Err(_) => return false,
             }
         }
-        done_rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .is_ok()
     }
 }
 

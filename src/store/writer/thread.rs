@@ -144,11 +144,39 @@ impl Thread {
                 }
                 std::thread::park_timeout(deadline - now);
             }
-            if !self.commit_with_retries(rx, &mut open) {
+            // A job runs alone, after what was queued before it is committed.
+            let job_at = self.pending.iter().position(|op| matches!(op, Op::Job(_)));
+            let mut after = job_at.map(|at| self.pending.split_off(at));
+            if !self.pending.is_empty() && !self.commit_with_retries(rx, &mut open) {
+                if let Some(after) = after.take() {
+                    self.pending.extend(after);
+                }
                 break;
+            }
+            if let Some(mut after) = after {
+                if let Some(Op::Job(job)) = after.pop_front() {
+                    self.run_job(job);
+                }
+                self.pending = after;
             }
         }
         self.give_up("the writer stopped before the database could be written");
+    }
+
+    /// Runs `job` with the connection (reopened first if it was lost; a job that cannot get one
+    /// is dropped, and its caller's receiver closes without a result).
+    fn run_job(&mut self, job: super::Job) {
+        if self.store.is_none() {
+            self.store = Store::open(&self.path)
+                .and_then(|s| s.set_busy_timeout(self.options.busy_timeout).map(|()| s))
+                .ok();
+        }
+        if let Some(store) = self.store.as_mut() {
+            // A job waits for other connections as long as an import always did.
+            let _ = store.set_busy_timeout(Duration::from_secs(5));
+            job(store);
+            let _ = store.set_busy_timeout(self.options.busy_timeout);
+        }
     }
 
     /// Commits `pending`, retrying with backoff while the failure is transient (draining the
@@ -383,6 +411,8 @@ impl Thread {
                 Op::Flush(done) => {
                     let _ = done.send(());
                 }
+                // Never in a committed batch: jobs are split off before it.
+                Op::Job(_) => {}
             }
         }
         if let Some(shared) = &shared {
@@ -524,7 +554,7 @@ fn apply(
             let stored_events = super::super::event_chunks::count(conn, id)?;
             staged.outcomes.insert(*key, (outcome, stored_events));
         }
-        Op::Flush(_) => {}
+        Op::Flush(_) | Op::Job(_) => {}
     }
     Ok(Applied::Done)
 }
