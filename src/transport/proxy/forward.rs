@@ -18,8 +18,8 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 
+use super::exchange::{Exchange, Sink, body_dialect};
 use super::listen::{Body, full};
-use super::recording::{Exchange, Sink, body_dialect};
 use super::wire::{
     decode_body, forwarded_headers, header_pairs, is_hop_by_hop, is_responses_path, session_key,
     upstream_url,
@@ -215,7 +215,7 @@ impl Relay {
                 body: &stored,
                 headers: &header_list,
                 extra,
-                started_us: Some(super::recording::now_us()),
+                started_us: Some(super::exchange::now_us()),
             },
         )
     }

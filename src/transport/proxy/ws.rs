@@ -19,9 +19,9 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
+use super::exchange::{Exchange, body_dialect, now_us};
 use super::forward::{Relay, error_chain, error_response};
 use super::listen::{Body, full};
-use super::recording::{Exchange, body_dialect, now_us};
 use super::wire::{header_pairs, session_key, upstream_url};
 use crate::core::redact::redact_url;
 use crate::core::stream::ErrorClass;
