@@ -22,6 +22,10 @@ use super::{
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::{ErrorClass, RawEvent, TurnOutcome};
 
+/// Bytes of a waiting recording's events the writer may hold uncommitted before the next one
+/// waits (see [`SendRecording::raw_event`]).
+pub const HELD_EVENT_BYTES: usize = 4 * 1024 * 1024;
+
 /// Most raw events re-read for one stored turn (a turn has a few thousand at most).
 pub const MAX_TURN_EVENTS: u64 = 1_000_000;
 
@@ -215,10 +219,16 @@ impl SendRecording {
         }
     }
 
-    /// One raw event of the current attempt.
+    /// One raw event of the current attempt. A recording that waits for its rows (the CLI's)
+    /// also waits, briefly, while the writer holds more than [`HELD_EVENT_BYTES`] of events not
+    /// yet committed: the send's memory stays near its response limit.
     pub fn raw_event(&mut self, raw: &RawEvent) {
         if let Some((writer, _)) = self.attempts.last_mut() {
-            writer.event(raw.clone());
+            if self.row_wait > Duration::ZERO {
+                writer.event_within(raw.clone(), HELD_EVENT_BYTES, self.row_wait);
+            } else {
+                writer.event(raw.clone());
+            }
         }
     }
 

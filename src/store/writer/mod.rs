@@ -37,8 +37,8 @@ mod thread;
 
 use thread::Thread;
 
-/// Bytes of queued events after which the writer is woken early (see [`Shared::enqueue`]).
-const WAKE_BYTES: usize = 2 * 1024 * 1024;
+/// Bytes of queued events after which the writer is woken early (a batch's worth) (see [`Shared::enqueue`]).
+const WAKE_BYTES: usize = 1024 * 1024;
 
 /// Bounds and pacing of a writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -261,7 +261,7 @@ impl Op {
     }
 
     /// The bytes this operation holds, and whether they count against the event budget.
-    fn size(&self) -> (usize, bool) {
+    pub(super) fn size(&self) -> (usize, bool) {
         match self {
             Self::Event { event, .. } => (event_bytes(event), true),
             Self::Session { session, .. } => (session.name.len() + 128, false),
@@ -646,6 +646,21 @@ impl RequestWriter {
                 self.lost_reason = Some(reason.to_string());
             }
         }
+    }
+
+    /// Like [`RequestWriter::event`], for a producer that may wait: first waits (up to
+    /// `max_wait`) while the writer holds more than `held` bytes of events not yet committed —
+    /// so a fast stream is held in memory about `held` deep, not as deep as the budget. Only
+    /// for a caller that may wait (the CLI's `send`), never the proxy or an async worker.
+    pub fn event_within(&mut self, event: RawEvent, held: usize, max_wait: Duration) {
+        let deadline = Instant::now() + max_wait;
+        while self.writer.shared.event_bytes.load(Ordering::Acquire) > held
+            && Instant::now() < deadline
+        {
+            self.writer.shared.wake();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.event(event);
     }
 
     /// Hands over the response half.
