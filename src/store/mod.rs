@@ -67,7 +67,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Page size of a new database file. A session database holds twelve tables and indexes, each of
 /// at least one page, and mostly small packed rows; small pages keep a small database small (a
-/// real two-turn Codex session: see `tests/store_growth.rs`) while large ones stay fast.
+/// real two-turn Codex session: see `tests/integration/store_growth.rs`) while large ones stay fast.
 const NEW_PAGE_SIZE: i64 = 512;
 
 /// True for the errors of a database that exists but cannot be written where it is.
