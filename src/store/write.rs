@@ -79,6 +79,14 @@ pub(super) fn intern_headers(
     intern_list(tx, lines.iter().map(|l| Some(l.as_str())))
 }
 
+/// True when session `id` is in the database.
+pub(super) fn session_exists(conn: &Connection, id: i64) -> StoreResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some())
+}
+
 /// Inserts a session row; returns its id.
 pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreResult<i64> {
     conn.execute(
@@ -311,12 +319,7 @@ impl Store {
     pub fn add_request(&mut self, session_id: i64, request: &NewRequest<'_>) -> StoreResult<i64> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let exists: Option<i64> = tx
-            .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if exists.is_none() {
+        if !session_exists(&tx, session_id)? {
             return Err(StoreError::NoSession(session_id));
         }
         let id = insert_request(&tx, session_id, request)?;
@@ -353,12 +356,7 @@ impl Store {
     pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let exists: Option<i64> = tx
-            .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if exists.is_none() {
+        if !session_exists(&tx, session_id)? {
             return Err(StoreError::NoSession(session_id));
         }
         // The texts this session uses, then (once it is gone) those no other request uses.

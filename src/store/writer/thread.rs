@@ -10,7 +10,7 @@ use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OptionalExtension as _};
+use rusqlite::Connection;
 
 use super::super::Store;
 use super::super::codec::Level;
@@ -530,12 +530,7 @@ fn apply(
                     "its session could not be stored".to_string(),
                 ));
             };
-            let exists: Option<i64> = conn
-                .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
-                    r.get(0)
-                })
-                .optional()?;
-            if exists.is_none() {
+            if !super::super::write::session_exists(conn, session_id)? {
                 return Ok(Applied::Refused(format!(
                     "session {session_id} is no longer in the database"
                 )));
