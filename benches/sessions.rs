@@ -15,7 +15,9 @@ use std::time::{Duration, Instant};
 use egui_kittest::Harness;
 use promptwire::app::session_view::{MainView, SessionCommand};
 use promptwire::app::{AppCommand, AppOptions, AppState, Settings, command_channel};
-use promptwire::store::{NewRequest, NewSession, OutcomeRecord, ResponseMeta, Source, Store};
+use promptwire::store::{
+    NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source, Store,
+};
 use promptwire::ui::sessions::{SessionsUi, sessions_ui};
 use serde_json::{Value, json};
 
@@ -101,7 +103,7 @@ fn build_db(path: &Path) {
                 .set_outcome(
                     id,
                     &OutcomeRecord {
-                        state: "completed".to_string(),
+                        state: RecordedState::Completed,
                         usage: Some(json!({"input_tokens": input,
                             "input_tokens_details": {"cached_tokens": input / 1024 * 1024},
                             "output_tokens": 200})),

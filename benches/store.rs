@@ -7,14 +7,18 @@
 //!    once under the target directory and reused).
 //!
 //! Set `PROMPTWIRE_BENCH_QUICK=1` for a smaller, faster run (no 1 GB database).
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a benchmark runs its own threads and reads its own switches"
+)]
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use promptwire::core::stream::RawEvent;
 use promptwire::store::{
-    NewRequest, NewSession, OutcomeRecord, OwnedRequest, Page, SessionRef, Source, Store, Writer,
-    WriterOptions,
+    NewRequest, NewSession, OutcomeRecord, OwnedRequest, Page, RecordedState, SessionRef, Source,
+    Store, Writer, WriterOptions,
 };
 use serde_json::json;
 
@@ -142,7 +146,7 @@ fn bench_session_size() {
             });
         }
         recorder.outcome(OutcomeRecord {
-            state: "completed".to_string(),
+            state: RecordedState::Completed,
             events: count,
             ..OutcomeRecord::default()
         });
@@ -216,7 +220,7 @@ fn bench_recording_rate(events: u64, runs: usize) {
         }
         assert_eq!(recorder.lost_events(), 0, "the queue held every event");
         recorder.outcome(OutcomeRecord {
-            state: "completed".to_string(),
+            state: RecordedState::Completed,
             events,
             ..OutcomeRecord::default()
         });

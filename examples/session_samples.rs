@@ -13,8 +13,8 @@ use promptwire::core::prefix::tokens::Tokenizer;
 use promptwire::core::prompt::Prompt;
 use promptwire::core::provider::Provider;
 use promptwire::core::rules::CompileRules;
-use promptwire::core::stream::{SseDecoder, StreamReader};
-use promptwire::store::{NewSession, OutcomeRecord, ResponseMeta, Source, Store};
+use promptwire::core::stream::{ErrorClass, SseDecoder, StreamReader};
+use promptwire::store::{NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source, Store};
 use serde_json::{Value, json};
 
 /// Start of the recordings: 2026-11-20T10:00:00Z.
@@ -151,8 +151,8 @@ impl Recorder<'_> {
         } else {
             body = Some(sse.to_string());
             outcome = OutcomeRecord {
-                state: "failed".to_string(),
-                error_class: Some("http".to_string()),
+                state: RecordedState::Failed,
+                error_class: Some(ErrorClass::Unknown("http".to_string())),
                 error_message: Some(format!("HTTP {status}")),
                 ..OutcomeRecord::default()
             };

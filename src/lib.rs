@@ -12,6 +12,6 @@ pub mod store;
 pub mod transport;
 pub mod ui;
 
-/// Fuzz target bodies (`fuzz/`, `tests/fuzz_regressions.rs`): not part of the API.
+/// Fuzz target bodies (`fuzz/`, `tests/integration/fuzz_regressions.rs`): not part of the API.
 #[doc(hidden)]
 pub mod fuzzing;

@@ -3,15 +3,17 @@
 //! with `cargo test --features snapshots --test ui_snapshots`; `UPDATE_SNAPSHOTS=1` rewrites
 //! the images in `tests/snapshots/`.
 
-#![cfg(feature = "snapshots")]
-
-mod ui_support;
+// The one support tree of the integration tests; this binary uses only its UI helpers (and
+// tests run their own threads and read the environment, as in tests/integration/main.rs).
+#[allow(dead_code, clippy::disallowed_methods)]
+#[path = "support/mod.rs"]
+mod support;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use promptwire::app::AppState;
 use promptwire::ui::PromptwireApp;
-use ui_support::{App, wait_until};
+use support::ui::{App, wait_until};
 
 fn rendered(width: f32, height: f32) -> App {
     let mut harness = Harness::builder()

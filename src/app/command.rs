@@ -59,18 +59,38 @@ pub enum PromptEdit {
     BaseUrl(Option<String>),
 }
 
+/// A text field of the prompt that is typed into: consecutive edits of the same field make a
+/// single undo step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum EditField {
+    /// The model slug.
+    Model,
+    /// The base instructions.
+    Instructions,
+    /// Input item `i`.
+    Item(usize),
+    /// Tool `i`.
+    Tool(usize),
+    /// The output schema.
+    Schema,
+    /// The prompt cache key.
+    CacheKey,
+    /// The target's base URL.
+    BaseUrl,
+}
+
 impl PromptEdit {
     /// The text field this edit types into, when it is one (consecutive edits of the same
     /// field make a single undo step).
-    pub fn field(&self) -> Option<String> {
+    pub fn field(&self) -> Option<EditField> {
         match self {
-            Self::Model(_) => Some("model".to_string()),
-            Self::BaseInstructions(_) => Some("instructions".to_string()),
-            Self::SetItem(i, _) => Some(format!("item {i}")),
-            Self::SetTool(i, _) => Some(format!("tool {i}")),
-            Self::OutputSchema(_) => Some("schema".to_string()),
-            Self::CacheKey(_) => Some("cache key".to_string()),
-            Self::BaseUrl(_) => Some("base url".to_string()),
+            Self::Model(_) => Some(EditField::Model),
+            Self::BaseInstructions(_) => Some(EditField::Instructions),
+            Self::SetItem(i, _) => Some(EditField::Item(*i)),
+            Self::SetTool(i, _) => Some(EditField::Tool(*i)),
+            Self::OutputSchema(_) => Some(EditField::Schema),
+            Self::CacheKey(_) => Some(EditField::CacheKey),
+            Self::BaseUrl(_) => Some(EditField::BaseUrl),
             _ => None,
         }
     }

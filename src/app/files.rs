@@ -103,7 +103,8 @@ impl ExportSource {
             (Self::View(view), ExportKind::Har) => {
                 let started =
                     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-                let log = har_log(&[HarEntry::from_compiled(&view.compiled, &started)], true);
+                let log = har_log(&[HarEntry::from_compiled(&view.compiled, &started)], true)
+                    .map_err(|e| format!("not exported: {e}"))?;
                 serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())
             }
         }

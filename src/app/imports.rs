@@ -18,11 +18,16 @@ use super::session_view::{MainView, SessionCommand};
 use super::state::AppState;
 use crate::core::models::{CatalogMerge, ModelCatalog};
 use crate::core::rollout::{Limits, default_sessions_dir};
+use crate::store::Writer;
 use crate::store::seed::open_seeded;
 use crate::store::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress};
 
 /// The folder "Import Codex sessions…" starts from: `$CODEX_HOME/sessions`, else
 /// `~/.codex/sessions`.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the app's edge: where Codex keeps its sessions is only in the environment"
+)]
 pub fn default_codex_sessions() -> Option<PathBuf> {
     let codex_home = std::env::var("CODEX_HOME").ok();
     let home = std::env::var("HOME").ok();
@@ -132,23 +137,31 @@ pub fn handle(state: &mut AppState, command: ImportCommand) {
     }
 }
 
-/// The folder import on a worker: progress after each thread; the job's cancel stops it.
+/// The folder import, on the database's writer thread (the one writer of the file: live
+/// recordings queue meanwhile), waited for on a worker: progress after each thread; the job's
+/// cancel stops it.
 fn import_sessions(ctx: &JobContext, db: &Path, dir: &Path) -> Result<FolderImport, String> {
-    let mut store = open_seeded(db).map_err(|e| e.to_string())?;
-    let cancel = AtomicBool::new(false);
-    let mut progress = |p: &FolderProgress| {
-        if !ctx.report(AppEvent::Import(ImportEvent::Progress(p.clone()))) {
-            cancel.store(true, Ordering::Relaxed);
-        }
-    };
-    let mut report = store
-        .import_rollout_dir(
-            dir,
+    drop(open_seeded(db).map_err(|e| e.to_string())?);
+    let writer = Writer::open(db).map_err(|e| e.to_string())?;
+    let (ctx_job, dir) = (ctx.clone(), dir.to_path_buf());
+    let done = writer.run(move |store| {
+        let cancel = AtomicBool::new(false);
+        let mut progress = |p: &FolderProgress| {
+            if !ctx_job.report(AppEvent::Import(ImportEvent::Progress(p.clone()))) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        };
+        store.import_rollout_dir(
+            &dir,
             DEFAULT_MAX_ROLLOUT_BYTES,
             &Limits::default(),
             &mut progress,
             &cancel,
         )
+    });
+    let mut report = done
+        .recv()
+        .map_err(|_| "the database's writer stopped before the import ran".to_string())?
         .map_err(|e| e.to_string())?;
     report.cancelled |= ctx.is_cancelled();
     Ok(report)

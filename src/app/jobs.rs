@@ -166,6 +166,10 @@ impl Workers {
     ) -> Result<JobId, String> {
         let context = self.register(name);
         let id = context.id;
+        #[allow(
+            clippy::disallowed_methods,
+            reason = "the worker bridge: every app job's thread starts here"
+        )]
         let spawned = std::thread::Builder::new()
             .name(format!("promptwire-{name}"))
             .spawn(move || {

@@ -48,7 +48,7 @@ pub mod target_view;
 pub mod timeline;
 pub mod worker;
 
-pub use command::{AppCommand, PromptEdit};
+pub use command::{AppCommand, EditField, PromptEdit};
 pub use event::AppEvent;
 pub use handle::AppOptions;
 pub use jobs::Workers;

@@ -324,11 +324,7 @@ fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
             status, outcome, ..
         } => {
             server.finished += 1;
-            let class = OutcomeClass::of(
-                status,
-                Some(outcome.state.as_str()),
-                outcome.error_class.as_deref(),
-            );
+            let class = OutcomeClass::of(status, Some(outcome.state), outcome.error_class.as_ref());
             if class.is_problem() {
                 server.errors += 1;
             }

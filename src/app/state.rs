@@ -69,7 +69,7 @@ pub struct History {
     /// Undone prompts, most recent last.
     pub redo: Vec<Arc<Prompt>>,
     /// The field the last edit typed into (consecutive edits of it coalesce).
-    pub last_field: Option<String>,
+    pub last_field: Option<super::command::EditField>,
 }
 
 /// Undo steps kept.

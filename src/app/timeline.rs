@@ -31,7 +31,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::core::stream::{MappedEvent, TimelineEntry, TurnOutcome, TurnState};
+use crate::core::stream::{ErrorClass, MappedEvent, TimelineEntry, TurnOutcome, TurnState};
 use crate::transport::{SendEvent, SendResult};
 
 /// Most events kept as rows; later ones still count in the outcome and in [`TimelineModel::dropped`].
@@ -96,7 +96,7 @@ pub struct AttemptInfo {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FailureInfo {
     /// Error class (`retry_limit`, `stream`, `cancelled`, …).
-    pub class: String,
+    pub class: ErrorClass,
     /// The message.
     pub message: String,
     /// The delay the server asked for (`Retry-After` or a hint in the message).
@@ -150,7 +150,7 @@ impl TimelineUpdate {
             SendEvent::Entry(entry) => Self::Entry(Box::new((*entry).clone())),
             SendEvent::Retrying { error, delay, .. } => Self::Retrying {
                 failure: FailureInfo {
-                    class: error.class().to_string(),
+                    class: error.class(),
                     message: error.to_string(),
                     retry_after: error.retry_after(),
                     retried_after: Some(*delay),
@@ -166,7 +166,7 @@ impl TimelineUpdate {
         Self::Finished {
             outcome: Box::new(result.outcome().cloned().unwrap_or_default()),
             failure: result.error.as_ref().map(|e| FailureInfo {
-                class: e.class().to_string(),
+                class: e.class(),
                 message: e.to_string(),
                 retry_after: e.retry_after(),
                 retried_after: None,

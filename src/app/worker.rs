@@ -135,6 +135,10 @@ impl CompileWorker {
         let slot: Arc<(Mutex<Slot>, Condvar)> = Arc::default();
         let thread = {
             let slot = Arc::clone(&slot);
+            #[allow(
+                clippy::disallowed_methods,
+                reason = "the worker bridge: the compile worker's one thread"
+            )]
             std::thread::Builder::new()
                 .name("promptwire-compile".to_string())
                 .spawn(move || run(&slot, &events))

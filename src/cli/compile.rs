@@ -4,6 +4,7 @@ use std::io::Write as _;
 
 use clap::Args;
 
+use super::choices::{AuthArg, DialectArg, ProviderArg};
 use super::input::{display_name, read_text, warn_duplicate_keys};
 use crate::core::compile::CompiledRequest;
 use crate::core::models::ModelCatalog;
@@ -19,11 +20,11 @@ pub struct CompileArgs {
     /// Prompt file, or `-` for standard input.
     prompt: String,
     /// Request shape; default: what the Prompt file records.
-    #[arg(long, value_parser = ["standard", "lite", "auto"])]
-    dialect: Option<String>,
+    #[arg(long, value_enum)]
+    dialect: Option<DialectArg>,
     /// Provider behaviour; default: what the Prompt file records.
-    #[arg(long, value_parser = ["openai", "azure", "compatible"])]
-    provider: Option<String>,
+    #[arg(long, value_enum)]
+    provider: Option<ProviderArg>,
     /// Rules preset; default: what the Prompt file records.
     #[arg(long, value_parser = CompileRules::PRESETS)]
     rules: Option<String>,
@@ -31,8 +32,8 @@ pub struct CompileArgs {
     #[arg(long)]
     base_url: Option<String>,
     /// Authentication mode (ChatGPT-style auth makes OpenAI requests zstd-compressed).
-    #[arg(long, value_parser = ["api-key", "chatgpt"])]
-    auth: Option<String>,
+    #[arg(long, value_enum)]
+    auth: Option<AuthArg>,
     /// Print the WebSocket `response.create` frame instead of the HTTP body.
     #[arg(long, conflicts_with = "headers")]
     ws: bool,
@@ -57,16 +58,16 @@ pub struct CompileArgs {
 /// How to compile a Prompt file: each choice overrides what the file records.
 #[derive(Debug, Default)]
 pub struct TargetChoice<'a> {
-    /// `standard`, `lite` or `auto`.
-    pub dialect: Option<&'a str>,
-    /// `openai`, `azure` or `compatible`.
-    pub provider: Option<&'a str>,
+    /// Standard, Lite or follow the model.
+    pub dialect: Option<Dialect>,
+    /// OpenAI, Azure or compatible.
+    pub provider: Option<ProviderKind>,
     /// Rules preset name.
     pub rules: Option<&'a str>,
     /// Base URL of the provider.
     pub base_url: Option<&'a str>,
-    /// `api-key` or `chatgpt`.
-    pub auth: Option<&'a str>,
+    /// API key or ChatGPT sign-in.
+    pub auth: Option<AuthMode>,
     /// Model catalog file.
     pub catalog: Option<&'a str>,
 }
@@ -95,17 +96,11 @@ pub fn compile_prompt(
 ) -> anyhow::Result<(Prompt, CompiledRequest)> {
     let catalog = load_catalog(choice.catalog, max_bytes)?;
     let overrides = TargetOverrides {
-        dialect: choice.dialect.and_then(Dialect::parse),
-        provider: choice.provider.and_then(ProviderKind::parse),
+        dialect: choice.dialect,
+        provider: choice.provider,
         rules: choice.rules.map(str::to_string),
         base_url: choice.base_url.map(str::to_string),
-        auth: choice.auth.map(|auth| {
-            if auth == "chatgpt" {
-                AuthMode::Chatgpt
-            } else {
-                AuthMode::ApiKey
-            }
-        }),
+        auth: choice.auth,
     };
     let target =
         resolve_target(&prompt.compile, &overrides).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
@@ -122,11 +117,11 @@ pub fn run(args: &CompileArgs) -> anyhow::Result<()> {
         &args.prompt,
         args.max_bytes,
         &TargetChoice {
-            dialect: args.dialect.as_deref(),
-            provider: args.provider.as_deref(),
+            dialect: args.dialect.map(Dialect::from),
+            provider: args.provider.map(ProviderKind::from),
             rules: args.rules.as_deref(),
             base_url: args.base_url.as_deref(),
-            auth: args.auth.as_deref(),
+            auth: args.auth.map(AuthMode::from),
             catalog: args.catalog.as_deref(),
         },
     )?;

@@ -247,7 +247,7 @@ impl EventPrinter {
                             outcome.state,
                             outcome.error_message.as_deref().unwrap_or("")
                         ),
-                        None => outcome.state.clone(),
+                        None => outcome.state.to_string(),
                     };
                     let gap = gap.map(|g| format!("; {g}")).unwrap_or_default();
                     self.line(&format!(

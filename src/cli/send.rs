@@ -27,6 +27,7 @@ use anyhow::{Context as _, bail};
 use clap::Args;
 use serde_json::{Value, json};
 
+use super::choices::{DialectArg, ProviderArg};
 use super::compile::{TargetChoice, compile_prompt, load_and_compile, load_catalog};
 use super::input::{display_name, read_text};
 use super::limits::LimitArgs;
@@ -34,7 +35,7 @@ use super::stream::{Failure, Printer, describe_event, secs};
 use crate::core::compile::CompiledRequest;
 use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
-use crate::core::prompt::Prompt;
+use crate::core::prompt::{Dialect, Prompt};
 use crate::core::redact::redacted;
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
@@ -54,8 +55,8 @@ pub struct SendArgs {
     #[arg(required_unless_present = "continue_")]
     prompt: Option<String>,
     /// Provider to send to (its base URL and API-key variable).
-    #[arg(long, value_parser = ["openai", "azure", "compatible"])]
-    provider: String,
+    #[arg(long, value_enum)]
+    provider: ProviderArg,
     /// Base URL of the provider (the request goes to `{base_url}/responses`); with `--continue`,
     /// default: the URL of the session's latest request.
     #[arg(long)]
@@ -64,8 +65,8 @@ pub struct SendArgs {
     #[arg(long)]
     json: bool,
     /// Request shape; default: what the Prompt file records.
-    #[arg(long, value_parser = ["standard", "lite", "auto"])]
-    dialect: Option<String>,
+    #[arg(long, value_enum)]
+    dialect: Option<DialectArg>,
     /// Rules preset; default: what the Prompt file records.
     #[arg(long, value_parser = CompileRules::PRESETS)]
     rules: Option<String>,
@@ -137,8 +138,8 @@ struct Plan {
 impl SendArgs {
     fn choice<'a>(&'a self, base_url: Option<&'a str>) -> TargetChoice<'a> {
         TargetChoice {
-            dialect: self.dialect.as_deref(),
-            provider: Some(&self.provider),
+            dialect: self.dialect.map(Dialect::from),
+            provider: Some(self.provider.into()),
             rules: self.rules.as_deref(),
             base_url: self.base_url.as_deref().or(base_url),
             auth: None,
@@ -257,6 +258,10 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         keep_entries: false,
         ..SendOptions::default()
     };
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the CLI edge and the API-key lookup: the key's variable is read here"
+    )]
     let headers = resolve_headers(compiled, |env| std::env::var(env).ok())?;
     // One network worker; this thread consumes the live events (see `transport::send`).
     let runtime = tokio::runtime::Builder::new_multi_thread()

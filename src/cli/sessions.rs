@@ -181,8 +181,8 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 let outcome = store.outcome(r.id)?;
                 let class = OutcomeClass::of(
                     r.status,
-                    outcome.as_ref().map(|o| o.state.as_str()),
-                    outcome.as_ref().and_then(|o| o.error_class.as_deref()),
+                    outcome.as_ref().map(|o| o.state),
+                    outcome.as_ref().and_then(|o| o.error_class.as_ref()),
                 );
                 let gap = outcome.as_ref().and_then(OutcomeRecord::recording_gap);
                 let mut row = json!({

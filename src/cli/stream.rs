@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::limits::LimitArgs;
 use crate::core::redact::redacted;
 use crate::core::stream::outcome::TurnOutcome;
-use crate::core::stream::{MappedEvent, StreamReader, TimelineEntry, TurnState};
+use crate::core::stream::{ErrorClass, MappedEvent, StreamReader, TimelineEntry, TurnState};
 
 /// Size of the reads from the file or standard input.
 const READ_BYTES: usize = 64 * 1024;
@@ -78,7 +78,7 @@ pub fn run(args: &StreamArgs) -> anyhow::Result<()> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Failure {
     /// Error class (`retryable`, `internal_server_error`, …).
-    pub class: &'static str,
+    pub class: ErrorClass,
     /// The error message.
     pub message: String,
     /// The delay the server asked for.
@@ -193,7 +193,7 @@ impl<W: Write> Printer<W> {
                 retry_after: e.retry_after(),
             }),
             TurnState::Open => Some(Failure {
-                class: "stream",
+                class: ErrorClass::Stream,
                 message: "the turn did not end".to_string(),
                 retry_after: None,
             }),

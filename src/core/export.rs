@@ -1,12 +1,14 @@
 //! Export formats for compiled or recorded requests: a `curl` command (the key as an environment
 //! variable, never its value) and HAR 1.2 (request with body, response with the SSE text, timings;
-//! promptwire's extra fields under `_promptwire`). Secrets are redacted by default.
+//! promptwire's extra fields under `_promptwire`). Secrets are redacted by default, and the
+//! redaction fails closed: an export it cannot redact is an error, never written unredacted.
 
 use serde_json::{Value, json};
 
 use super::compile::CompiledRequest;
 use super::redact::{
-    IDENTIFYING_NOTE, is_identifying_header, redact_header, redact_text, redact_url,
+    IDENTIFYING_NOTE, RedactError, is_identifying_header, try_redact_header, try_redact_value,
+    try_redacted, try_redacted_json,
 };
 
 /// One HTTP exchange to export.
@@ -68,34 +70,34 @@ impl HarEntry {
     }
 }
 
-fn har_headers(headers: &[(String, String)], redact: bool) -> Value {
-    Value::Array(
-        headers
-            .iter()
-            .map(|(name, value)| {
-                let value = if redact {
-                    redact_header(name, value)
-                } else {
-                    value.clone()
-                };
-                if is_identifying_header(name) {
-                    json!({"name": name, "value": value, "comment": IDENTIFYING_NOTE})
-                } else {
-                    json!({"name": name, "value": value})
-                }
+fn har_headers(headers: &[(String, String)], redact: bool) -> Result<Value, RedactError> {
+    let headers = headers
+        .iter()
+        .map(|(name, value)| {
+            let value = if redact {
+                try_redact_header(name, value)?
+            } else {
+                value.clone()
+            };
+            Ok(if is_identifying_header(name) {
+                json!({"name": name, "value": value, "comment": IDENTIFYING_NOTE})
+            } else {
+                json!({"name": name, "value": value})
             })
-            .collect(),
-    )
+        })
+        .collect::<Result<_, RedactError>>()?;
+    Ok(Value::Array(headers))
 }
 
 /// A HAR 1.2 log of `entries`. With `redact`, secret headers and keys/tokens in bodies are
-/// replaced by `<redacted>`.
-pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
-    let text = |s: &str| {
+/// replaced by `<redacted>`; an error when that cannot be done (a body whose JSON would not
+/// parse back once redacted, or a policy that cannot run).
+pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError> {
+    let text = |s: &str| -> Result<String, RedactError> {
         if redact {
-            redact_text(s)
+            Ok(try_redacted_json(s)?.into_owned())
         } else {
-            s.to_string()
+            Ok(s.to_string())
         }
     };
     let entries: Vec<Value> = entries
@@ -108,8 +110,8 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
                         "statusText": "",
                         "httpVersion": "HTTP/1.1",
                         "cookies": [],
-                        "headers": har_headers(&r.headers, redact),
-                        "content": {"size": r.body.len(), "mimeType": "text/event-stream", "text": text(&r.body)},
+                        "headers": har_headers(&r.headers, redact)?,
+                        "content": {"size": r.body.len(), "mimeType": "text/event-stream", "text": text(&r.body)?},
                         "redirectURL": "",
                         "headersSize": -1,
                         "bodySize": r.body.len(),
@@ -128,40 +130,44 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Value {
                 ),
             };
             let total = if wait >= 0.0 { wait + receive } else { 0.0 };
-            json!({
+            let url = if redact {
+                try_redacted(&e.url)?.into_owned()
+            } else {
+                e.url.clone()
+            };
+            let extra = if redact {
+                try_redact_value(&e.extra)?
+            } else {
+                e.extra.clone()
+            };
+            Ok(json!({
                 "startedDateTime": e.started_at,
                 "time": total,
                 "request": {
                     "method": e.method,
-                    "url": if redact { redact_url(&e.url) } else { e.url.clone() },
+                    "url": url,
                     "httpVersion": "HTTP/1.1",
                     "cookies": [],
-                    "headers": har_headers(&e.request_headers, redact),
+                    "headers": har_headers(&e.request_headers, redact)?,
                     "queryString": [],
-                    "postData": {"mimeType": "application/json", "text": text(&e.request_body)},
+                    "postData": {"mimeType": "application/json", "text": text(&e.request_body)?},
                     "headersSize": -1,
                     "bodySize": e.request_body.len(),
                 },
                 "response": response,
                 "cache": {},
                 "timings": {"send": 0, "wait": wait, "receive": receive},
-                "_promptwire": if redact { redact_value(&e.extra) } else { e.extra.clone() },
-            })
+                "_promptwire": extra,
+            }))
         })
-        .collect();
-    json!({
+        .collect::<Result<_, RedactError>>()?;
+    Ok(json!({
         "log": {
             "version": "1.2",
             "creator": {"name": "promptwire", "version": env!("CARGO_PKG_VERSION")},
             "entries": entries,
         }
-    })
-}
-
-/// `value` with every string in it redacted (JSON-level: the structure stays).
-fn redact_value(value: &Value) -> Value {
-    let text = value.to_string();
-    serde_json::from_str(&redact_text(&text)).unwrap_or_else(|_| value.clone())
+    }))
 }
 
 /// Single-quotes a string for a POSIX shell.
@@ -174,11 +180,11 @@ fn shell_quote(text: &str) -> String {
 /// credential (a static `Bearer …` or `x-goog-api-key` header, a cookie, URL user info or a key
 /// in the query, a secret body field) is shown as `<redacted>`: fill it in before running. A
 /// zstd body is shown uncompressed (and the Content-Encoding header left out) so the command
-/// stays readable.
-pub fn curl_command(request: &CompiledRequest) -> String {
+/// stays readable. An error when the body or URL cannot be redacted (the command is not made).
+pub fn curl_command(request: &CompiledRequest) -> Result<String, RedactError> {
     let mut out = format!(
         "curl -sS -N -X POST {}",
-        shell_quote(&redact_url(&request.url))
+        shell_quote(&try_redacted(&request.url)?)
     );
     for header in &request.headers {
         if header.name == "content-encoding" {
@@ -194,7 +200,7 @@ pub fn curl_command(request: &CompiledRequest) -> String {
         out.push_str(" \\\n  -H ");
         out.push_str(&line);
     }
-    let body = redact_text(&String::from_utf8_lossy(&request.body_json));
+    let body = try_redacted_json(&String::from_utf8_lossy(&request.body_json))?.into_owned();
     let mut delimiter = "PROMPTWIRE_BODY".to_string();
     while body.contains(&delimiter) {
         delimiter.push('_');
@@ -202,5 +208,5 @@ pub fn curl_command(request: &CompiledRequest) -> String {
     out.push_str(&format!(
         " \\\n  --data-binary @- <<'{delimiter}'\n{body}\n{delimiter}\n"
     ));
-    out
+    Ok(out)
 }

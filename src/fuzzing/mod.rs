@@ -1,5 +1,5 @@
 //! Fuzz target bodies: one function per target, taking arbitrary bytes. The cargo-fuzz targets
-//! in `fuzz/` are one-line calls of these, and `tests/fuzz_regressions.rs` runs the saved inputs
+//! in `fuzz/` are one-line calls of these, and `tests/integration/fuzz_regressions.rs` runs the saved inputs
 //! of `fuzz/regressions/<target>/` through the very same functions, so a crash found by the
 //! fuzzer stays a test on stable Rust.
 //!

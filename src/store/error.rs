@@ -59,6 +59,14 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// Redaction could not run on `what` (failed closed): nothing of it was written.
+    #[error("not written: {what}: {source}")]
+    Redaction {
+        /// What was to be written (`request body`, `HAR export`, …).
+        what: &'static str,
+        /// Why it could not be redacted.
+        source: crate::core::redact::RedactError,
+    },
     /// The live recorder's thread stopped.
     #[error("the recorder stopped: {0}")]
     RecorderStopped(String),
@@ -76,6 +84,11 @@ pub enum StoreError {
 }
 
 impl StoreError {
+    /// A refused redaction of `what`.
+    pub fn redaction(what: &'static str) -> impl FnOnce(crate::core::redact::RedactError) -> Self {
+        move |source| Self::Redaction { what, source }
+    }
+
     /// An I/O error about `path`.
     pub fn io(source: std::io::Error, path: impl Into<PathBuf>) -> Self {
         Self::Io {

@@ -13,7 +13,7 @@ use rusqlite::{Connection, params};
 use super::body::push_varint;
 use super::codec::{self, Level};
 use super::error::{StoreError, StoreResult};
-use crate::core::redact::redacted;
+use crate::core::redact::try_redacted_json;
 use crate::core::stream::RawEvent;
 
 /// Record bytes a chunk is filled up to (a single larger event gets a chunk of its own).
@@ -116,13 +116,17 @@ struct Chunk {
 
 /// Encodes events as the records of chunks of up to [`CHUNK_TARGET`] bytes. `redact` passes
 /// every data through the redaction policy (as a write does; a migration or a repack copies
-/// stored data as it is).
-fn encode<'a>(events: impl IntoIterator<Item = &'a RawEvent>, redact: bool) -> Vec<Chunk> {
+/// stored data as it is), and fails closed: data that cannot be redacted, or JSON that would not
+/// parse back, is an error and no chunk is made.
+fn encode<'a>(
+    events: impl IntoIterator<Item = &'a RawEvent>,
+    redact: bool,
+) -> StoreResult<Vec<Chunk>> {
     let mut chunks = Vec::new();
     let mut current: Option<Chunk> = None;
     for event in events {
         let data = if redact {
-            redacted(&event.data)
+            try_redacted_json(&event.data).map_err(StoreError::redaction("event data"))?
         } else {
             std::borrow::Cow::Borrowed(event.data.as_str())
         };
@@ -142,7 +146,7 @@ fn encode<'a>(events: impl IntoIterator<Item = &'a RawEvent>, redact: bool) -> V
         }
     }
     chunks.extend(current);
-    chunks
+    Ok(chunks)
 }
 
 fn insert_chunk(
@@ -172,7 +176,7 @@ pub fn insert<'a>(
     events: impl IntoIterator<Item = &'a RawEvent>,
     level: Level,
 ) -> StoreResult<()> {
-    for chunk in encode(events, true) {
+    for chunk in encode(events, true)? {
         insert_chunk(conn, request_id, &chunk, level)?;
     }
     Ok(())
@@ -180,7 +184,7 @@ pub fn insert<'a>(
 
 /// Writes stored events again as they are (no redaction pass): for the migration.
 pub fn insert_stored(conn: &Connection, request_id: i64, events: &[RawEvent]) -> StoreResult<()> {
-    for chunk in encode(events, false) {
+    for chunk in encode(events, false)? {
         insert_chunk(conn, request_id, &chunk, Level::Kept)?;
     }
     Ok(())
@@ -240,7 +244,7 @@ pub fn repack(conn: &Connection, request_id: i64) -> StoreResult<()> {
                     )?
                     .execute(params![request_id, old.first_seq])?;
                 }
-                for chunk in encode(&events, false) {
+                for chunk in encode(&events, false)? {
                     insert_chunk(conn, request_id, &chunk, Level::Kept)?;
                 }
             }
@@ -315,7 +319,7 @@ mod tests {
             event(9, 400_000, Some(""), "line one\nline two"),
             event(2, 0, Some("é"), "back in time"),
         ];
-        let chunks = encode(&events, false);
+        let chunks = encode(&events, false).expect("encode");
         assert_eq!(chunks.len(), 1);
         assert_eq!((chunks[0].first_seq, chunks[0].count), (3, 4));
         assert_eq!(decode(&chunks[0].records, 3), Ok(events));
@@ -325,7 +329,7 @@ mod tests {
     fn large_streams_split_into_chunks_near_the_target() {
         let data = "x".repeat(1000);
         let events: Vec<RawEvent> = (0..600).map(|k| event(k, k, None, &data)).collect();
-        let chunks = encode(&events, false);
+        let chunks = encode(&events, false).expect("encode");
         let counts: Vec<i64> = chunks.iter().map(|c| c.count).collect();
         assert_eq!(counts, vec![261, 261, 78]);
         let back: Vec<RawEvent> = chunks
@@ -360,6 +364,7 @@ mod tests {
                 })
                 .collect();
             let back: Vec<RawEvent> = encode(&events, false)
+                .unwrap_or_default()
                 .iter()
                 .flat_map(|c| decode(&c.records, c.first_seq).unwrap_or_default())
                 .collect();

@@ -14,12 +14,14 @@ use rusqlite::Transaction;
 use super::Store;
 use super::codec::Level;
 use super::error::{StoreError, StoreResult};
-use super::types::{NewRequest, NewSession, OutcomeRecord, Page, ResponseMeta, Source};
+use super::types::{
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, ResponseMeta, Source,
+};
 use super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
 use crate::core::export::{HarEntry, HarResponse, har_log};
-use crate::core::redact::{is_identifying_header, redact_header, redact_text};
+use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
 use crate::core::stream::http_error::classify_http_error;
 use crate::core::stream::{RawEvent, Replay, SseDecoder, Timing};
 
@@ -159,7 +161,7 @@ impl Store {
                 extra: Value::Object(extra),
             });
         }
-        Ok(har_log(&entries, redact))
+        har_log(&entries, redact).map_err(StoreError::redaction("HAR export"))
     }
 
     /// Writes each request body of a session to `dir` as `0000.json`, `0001.json`, … in session
@@ -182,7 +184,9 @@ impl Store {
             let path = dir.join(format!("{index:04}.json"));
             if redact {
                 let text = String::from_utf8_lossy(&body.bytes);
-                write_private(&path, redact_text(&text).as_bytes())?;
+                let text =
+                    try_redacted_json(&text).map_err(StoreError::redaction("body export"))?;
+                write_private(&path, text.as_bytes())?;
             } else {
                 write_private(&path, &body.bytes)?;
             }
@@ -214,13 +218,14 @@ impl Store {
                 .iter()
                 .map(|(n, v)| {
                     let v = if redact {
-                        redact_header(n, v)
+                        try_redact_header(n, v)?
                     } else {
                         v.clone()
                     };
-                    json!([n, v])
+                    Ok(json!([n, v]))
                 })
-                .collect();
+                .collect::<Result<_, _>>()
+                .map_err(StoreError::redaction("JSON Lines export"))?;
             let identifying: Vec<&str> = record
                 .headers
                 .iter()
@@ -255,7 +260,13 @@ impl Store {
                 map.insert("identifying_headers".to_string(), json!(identifying));
             }
             let line = line.to_string();
-            out.push_str(&if redact { redact_text(&line) } else { line });
+            if redact {
+                let line =
+                    try_redacted_json(&line).map_err(StoreError::redaction("JSON Lines export"))?;
+                out.push_str(&line);
+            } else {
+                out.push_str(&line);
+            }
             out.push('\n');
         }
         Ok(out)
@@ -482,8 +493,8 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             if outcome.is_none() {
                 let error = classify_http_error(status, &headers, &text, &url);
                 outcome = Some(OutcomeRecord {
-                    state: "failed".to_string(),
-                    error_class: Some(error.class().to_string()),
+                    state: RecordedState::Failed,
+                    error_class: Some(error.class()),
                     error_message: Some(error.to_string()),
                     ..OutcomeRecord::default()
                 });

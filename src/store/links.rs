@@ -9,12 +9,7 @@ use super::{Store, StoreError};
 /// Records that session `replay` was served from recording `recording` (on `conn`, inside the
 /// caller's transaction if it has one).
 pub(super) fn set_replay_of(conn: &Connection, replay: i64, recording: i64) -> StoreResult<()> {
-    let exists: Option<i64> = conn
-        .query_row("SELECT id FROM sessions WHERE id = ?1", [recording], |r| {
-            r.get(0)
-        })
-        .optional()?;
-    if exists.is_none() {
+    if !super::write::session_exists(conn, recording)? {
         return Err(StoreError::NoSession(recording));
     }
     let changed = conn.execute(

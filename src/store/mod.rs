@@ -37,6 +37,7 @@ mod schema;
 pub mod seed;
 pub mod send_recording;
 mod sql_functions;
+mod sql_text;
 pub mod summary;
 mod types;
 mod write;
@@ -53,8 +54,8 @@ pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, Rollo
 pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
-    NewRequest, NewSession, OutcomeRecord, Page, RequestRecord, RequestSummary, ResponseMeta,
-    SessionSummary, Source, StoredBody,
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, RequestRecord, RequestSummary,
+    ResponseMeta, SessionSummary, Source, StoredBody, UnknownRecordedState,
 };
 pub use writer::{
     Notify, OwnedRequest, Report, RequestKey, RequestWriter, SessionKey, SessionRef, Writer,
@@ -66,7 +67,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Page size of a new database file. A session database holds twelve tables and indexes, each of
 /// at least one page, and mostly small packed rows; small pages keep a small database small (a
-/// real two-turn Codex session: see `tests/store_growth.rs`) while large ones stay fast.
+/// real two-turn Codex session: see `tests/integration/store_growth.rs`) while large ones stay fast.
 const NEW_PAGE_SIZE: i64 = 512;
 
 /// True for the errors of a database that exists but cannot be written where it is.

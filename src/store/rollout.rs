@@ -18,12 +18,12 @@ use super::Store;
 use super::body::push_varint;
 use super::error::{StoreError, StoreResult};
 use super::rollout_files::{group_by_thread, read_bounded, read_group, rollout_files};
-use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta, Source};
+use super::types::{NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source};
 use super::write::{
     RequestParts, insert_request_parts, insert_session, intern, store_body, update_response,
     upsert_outcome,
 };
-use crate::core::redact::redact_text;
+use crate::core::redact::{redact_text, try_redact_value, try_redacted_json};
 use crate::core::rollout::{self, Limits, RequestKind, Rollout, RolloutSession};
 
 /// Default largest rollout file read, in bytes.
@@ -257,7 +257,9 @@ impl Store {
                     Some(known) => *known,
                     None => {
                         let value = session.items.get(*index as usize).unwrap_or(&Value::Null);
-                        let text = redact_text(&value.to_string());
+                        let text = value.to_string();
+                        let text = try_redacted_json(&text)
+                            .map_err(StoreError::redaction("rollout input item"))?;
                         let id = intern(&tx, &text)?;
                         item_ids.insert(*index, (id, text.len()));
                         (id, text.len())
@@ -268,7 +270,9 @@ impl Store {
             }
             // `{fields…,"input":[items]…}`, compact: the fields with an empty input array where
             // the items go, cut into pieces; the items are joined in on rebuild.
-            let head = redact_text(&head_with_input(&request.head, request.input_at).to_string());
+            let head = head_with_input(&request.head, request.input_at).to_string();
+            let head = try_redacted_json(&head)
+                .map_err(StoreError::redaction("rollout request fields"))?;
             let head_cut = store_body(&tx, head.as_bytes())?;
             let Some(head_pieces) = head_cut.pieces.filter(|list| list.contains(&0)) else {
                 return Err(StoreError::Damaged(format!(
@@ -302,7 +306,8 @@ impl Store {
                     serde_json::to_value(&file.unknown).unwrap_or(Value::Null);
                 extra["rollout"]["truncated_last_line"] =
                     serde_json::to_value(&file.truncated_last_line).unwrap_or(Value::Null);
-                extra = serde_json::from_str(&redact_text(&extra.to_string())).unwrap_or(extra);
+                extra = try_redact_value(&extra)
+                    .map_err(StoreError::redaction("rollout provenance"))?;
             }
             let lite = session
                 .items
@@ -351,7 +356,7 @@ impl Store {
             )?;
             if let Some(usage) = &request.usage {
                 let outcome = OutcomeRecord {
-                    state: "completed".to_string(),
+                    state: RecordedState::Completed,
                     response_id: request.response_id.clone(),
                     usage: serde_json::to_value(usage).ok(),
                     total_us,

@@ -28,6 +28,10 @@ pub const SAMPLES: &[(&str, &str)] = &[
 ];
 
 /// Where the default database lives.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "the default database's place is the environment's (XDG_DATA_HOME, HOME)"
+)]
 pub fn default_path() -> PathBuf {
     let source_tree = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions");
     if source_tree.is_dir() {

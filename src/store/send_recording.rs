@@ -16,11 +16,15 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{
-    NewSession, Notify, OutcomeRecord, OwnedRequest, Page, Report, RequestKey, RequestWriter,
-    ResponseMeta, SessionRef, Source, Store, StoreError, StoreResult, Writer,
+    NewSession, Notify, OutcomeRecord, OwnedRequest, Page, RecordedState, Report, RequestKey,
+    RequestWriter, ResponseMeta, SessionRef, Source, Store, StoreError, StoreResult, Writer,
 };
 use crate::core::compile::CompiledRequest;
-use crate::core::stream::{RawEvent, TurnOutcome};
+use crate::core::stream::{ErrorClass, RawEvent, TurnOutcome};
+
+/// Bytes of a waiting recording's events the writer may hold uncommitted before the next one
+/// waits (see [`SendRecording::raw_event`]).
+pub const HELD_EVENT_BYTES: usize = 4 * 1024 * 1024;
 
 /// Most raw events re-read for one stored turn (a turn has a few thousand at most).
 pub const MAX_TURN_EVENTS: u64 = 1_000_000;
@@ -50,7 +54,7 @@ pub struct AttemptRecord<'a> {
     /// The turn as far as it got.
     pub outcome: &'a TurnOutcome,
     /// Class and message of a transport-level failure the outcome does not carry.
-    pub error: Option<(String, String)>,
+    pub error: Option<(ErrorClass, String)>,
 }
 
 /// The ids the writer gave a send's rows, as they become known.
@@ -215,10 +219,16 @@ impl SendRecording {
         }
     }
 
-    /// One raw event of the current attempt.
+    /// One raw event of the current attempt. A recording that waits for its rows (the CLI's)
+    /// also waits, briefly, while the writer holds more than [`HELD_EVENT_BYTES`] of events not
+    /// yet committed: the send's memory stays near its response limit.
     pub fn raw_event(&mut self, raw: &RawEvent) {
         if let Some((writer, _)) = self.attempts.last_mut() {
-            writer.event(raw.clone());
+            if self.row_wait > Duration::ZERO {
+                writer.event_within(raw.clone(), HELD_EVENT_BYTES, self.row_wait);
+            } else {
+                writer.event(raw.clone());
+            }
         }
     }
 
@@ -243,9 +253,9 @@ impl SendRecording {
             });
             let mut outcome = OutcomeRecord::from_turn(attempt.outcome);
             if let Some((class, message)) = &attempt.error
-                && outcome.state != "failed"
+                && outcome.state != RecordedState::Failed
             {
-                outcome.state = "failed".to_string();
+                outcome.state = RecordedState::Failed;
                 outcome.error_class = Some(class.clone());
                 outcome.error_message = Some(message.clone());
             }

@@ -14,8 +14,9 @@ use serde_json::Value;
 use super::codec;
 use super::error::StoreResult;
 use super::read::{MAX_TEXT, unpack_bytes};
-use super::types::Page;
+use super::types::{Page, RecordedState};
 use super::{Store, StoreError, body, pieces};
+use crate::core::stream::{ErrorClass, UsageCounts};
 
 /// How a request ended, as the browser flags it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -38,27 +39,27 @@ pub enum OutcomeClass {
     None,
 }
 
-/// Error classes recorded for a request stopped on purpose (`cancelled`: the send's cancel
-/// token or the proxy's client going away; `interrupted`: a signal).
-pub const INTERRUPTION_CLASSES: [&str; 2] = ["cancelled", "interrupted"];
-
-/// True for an error class of [`INTERRUPTION_CLASSES`].
-pub fn is_interruption(class: &str) -> bool {
-    INTERRUPTION_CLASSES.contains(&class)
-}
-
 impl OutcomeClass {
-    /// Classifies a stored request: its HTTP status and its outcome's state and error class.
-    pub fn of(status: Option<u16>, state: Option<&str>, error_class: Option<&str>) -> Self {
+    /// Classifies a stored request: its HTTP status and its outcome's state and error class
+    /// (a request stopped on purpose, [`ErrorClass::is_interruption`], is interrupted).
+    pub fn of(
+        status: Option<u16>,
+        state: Option<RecordedState>,
+        error_class: Option<&ErrorClass>,
+    ) -> Self {
         if let Some(code) = status.filter(|s| !(200..300).contains(s)) {
             return Self::Http(code);
         }
         match (state, error_class) {
-            (Some("completed"), _) => Self::Completed,
-            (Some("failed"), Some("stream")) => Self::Incomplete,
-            (Some("failed"), Some(class)) if is_interruption(class) => Self::Interrupted,
-            (Some("failed"), class) => Self::Failed(class.unwrap_or("failed").to_string()),
-            (Some("open"), _) => Self::Open,
+            (Some(RecordedState::Completed), _) => Self::Completed,
+            (Some(RecordedState::Failed), Some(ErrorClass::Stream)) => Self::Incomplete,
+            (Some(RecordedState::Failed), Some(class)) if class.is_interruption() => {
+                Self::Interrupted
+            }
+            (Some(RecordedState::Failed), class) => {
+                Self::Failed(class.map_or("failed", ErrorClass::as_str).to_string())
+            }
+            (Some(RecordedState::Open), _) => Self::Open,
             _ => Self::None,
         }
     }
@@ -164,27 +165,9 @@ pub struct StoredParts {
     pub usage: Option<Value>,
 }
 
-fn usage_u64(usage: &Value, keys: &[&[&str]]) -> Option<u64> {
-    keys.iter().find_map(|path| {
-        path.iter()
-            .try_fold(usage, |v, k| v.get(k))
-            .and_then(Value::as_u64)
-    })
-}
-
-/// Input, cached and output tokens of a stored usage (the stream reader's shape or the API's).
+/// Input, cached and output tokens of a stored usage, in any shape ([`UsageCounts`]).
 pub fn usage_tokens(usage: &Value) -> (Option<u64>, Option<u64>, Option<u64>) {
-    (
-        usage_u64(usage, &[&["input_tokens"]]),
-        usage_u64(
-            usage,
-            &[
-                &["cached_input_tokens"],
-                &["input_tokens_details", "cached_tokens"],
-            ],
-        ),
-        usage_u64(usage, &[&["output_tokens"]]),
-    )
+    UsageCounts::from_value(usage).map_or((None, None, None), |u| u.input_cached_output())
 }
 
 fn page_params(page: Page) -> (i64, i64) {
@@ -229,8 +212,11 @@ impl Store {
         )?;
         let rows = stmt.query_map(params![session_id, limit, offset], |row| {
             let status: Option<u16> = row.get(5)?;
-            let state: Option<String> = row.get(8)?;
-            let error_class: Option<String> = row.get(9)?;
+            // A state this build does not know is shown as no answer, as before it was typed.
+            let state: Option<RecordedState> = row
+                .get::<_, Option<String>>(8)?
+                .and_then(|state| state.parse().ok());
+            let error_class: Option<ErrorClass> = row.get(9)?;
             let usage = parse_usage(row.get(11)?);
             let (input_tokens, cached_tokens, output_tokens) =
                 usage.as_ref().map_or((None, None, None), usage_tokens);
@@ -243,7 +229,7 @@ impl Store {
                 model: row.get(3)?,
                 dialect: row.get(4)?,
                 status,
-                outcome: OutcomeClass::of(status, state.as_deref(), error_class.as_deref()),
+                outcome: OutcomeClass::of(status, state, error_class.as_ref()),
                 error_message: row.get(10)?,
                 input_tokens,
                 cached_tokens,
@@ -351,40 +337,50 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::store::RecordedState::{Completed, Failed, Open};
 
     #[test]
     fn outcome_classes_flag_failures_under_http_200() {
         let cases = [
+            ((Some(200), Some(Completed), None), OutcomeClass::Completed),
             (
-                (Some(200), Some("completed"), None),
-                OutcomeClass::Completed,
-            ),
-            (
-                (Some(200), Some("failed"), Some("retryable")),
+                (Some(200), Some(Failed), Some(ErrorClass::Retryable)),
                 OutcomeClass::Failed("retryable".to_string()),
             ),
             (
-                (Some(200), Some("failed"), Some("stream")),
+                (Some(200), Some(Failed), Some(ErrorClass::Stream)),
                 OutcomeClass::Incomplete,
             ),
-            ((Some(200), Some("open"), None), OutcomeClass::Open),
+            ((Some(200), Some(Open), None), OutcomeClass::Open),
             (
-                (Some(200), Some("failed"), Some("cancelled")),
+                (Some(200), Some(Failed), Some(ErrorClass::Cancelled)),
                 OutcomeClass::Interrupted,
             ),
             (
-                (None, Some("failed"), Some("interrupted")),
+                (None, Some(Failed), Some(ErrorClass::Interrupted)),
                 OutcomeClass::Interrupted,
             ),
             (
-                (Some(429), Some("failed"), Some("retryable")),
+                (
+                    Some(200),
+                    Some(Failed),
+                    Some(ErrorClass::Unknown("http".to_string())),
+                ),
+                OutcomeClass::Failed("http".to_string()),
+            ),
+            (
+                (Some(200), Some(Failed), None),
+                OutcomeClass::Failed("failed".to_string()),
+            ),
+            (
+                (Some(429), Some(Failed), Some(ErrorClass::Retryable)),
                 OutcomeClass::Http(429),
             ),
             ((None, None, None), OutcomeClass::None),
         ];
         let got: Vec<_> = cases
             .iter()
-            .map(|((status, state, class), _)| OutcomeClass::of(*status, *state, *class))
+            .map(|((status, state, class), _)| OutcomeClass::of(*status, *state, class.as_ref()))
             .collect();
         let want: Vec<_> = cases.into_iter().map(|(_, want)| want).collect();
         assert_eq!(got, want);

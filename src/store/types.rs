@@ -1,9 +1,13 @@
-//! Plain data going in and out of the store.
+//! Plain data going in and out of the store, and the recorded state of a turn
+//! ([`RecordedState`]), which is text only in SQL (`sql_text.rs`) and in JSON.
+
+use std::fmt;
+use std::str::FromStr;
 
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::core::stream::{TurnOutcome, TurnState};
+use crate::core::stream::{ErrorClass, TurnOutcome, TurnState};
 
 /// Where a session came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -99,16 +103,65 @@ pub struct ResponseMeta {
     pub total_us: Option<i64>,
 }
 
+/// How a stored turn ended, as recorded (stored as `open` / `completed` / `failed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordedState {
+    /// Events were recorded but no terminal one yet.
+    #[default]
+    Open,
+    /// The turn completed.
+    Completed,
+    /// The turn failed (the outcome's error class says how).
+    Failed,
+}
+
+impl RecordedState {
+    /// Every state, in declaration order.
+    pub const ALL: [Self; 3] = [Self::Open, Self::Completed, Self::Failed];
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Completed => "completed",
+            Self::Failed => "failed",
+        }
+    }
+}
+
+/// A stored state name that is none of [`RecordedState`]'s.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown recorded state `{0}` (expected open, completed or failed)")]
+pub struct UnknownRecordedState(pub String);
+
+impl FromStr for RecordedState {
+    type Err = UnknownRecordedState;
+
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|state| state.as_str() == name)
+            .ok_or_else(|| UnknownRecordedState(name.to_string()))
+    }
+}
+
+impl fmt::Display for RecordedState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How a stored turn ended.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct OutcomeRecord {
-    /// `completed`, `failed` or `open`.
-    pub state: String,
+    /// Open, completed or failed.
+    pub state: RecordedState,
     /// Response id of a completed turn.
     pub response_id: Option<String>,
     /// Error class of a failed turn.
-    pub error_class: Option<String>,
+    pub error_class: Option<ErrorClass>,
     /// Error message of a failed turn.
     pub error_message: Option<String>,
     /// Token usage (JSON).
@@ -156,19 +209,22 @@ impl OutcomeRecord {
     /// The record of a turn outcome.
     pub fn from_turn(outcome: &TurnOutcome) -> Self {
         let (state, response_id, error_class, error_message) = match &outcome.state {
-            TurnState::Open => ("open", None, None, None),
-            TurnState::Completed { response_id, .. } => {
-                ("completed", Some(response_id.clone()), None, None)
-            }
-            TurnState::Failed(e) => (
-                "failed",
+            TurnState::Open => (RecordedState::Open, None, None, None),
+            TurnState::Completed { response_id, .. } => (
+                RecordedState::Completed,
+                Some(response_id.clone()),
                 None,
-                Some(e.class().to_string()),
+                None,
+            ),
+            TurnState::Failed(e) => (
+                RecordedState::Failed,
+                None,
+                Some(e.class()),
                 Some(e.to_string()),
             ),
         };
         Self {
-            state: state.to_string(),
+            state,
             response_id,
             error_class,
             error_message,
@@ -287,7 +343,7 @@ pub struct RequestSummary {
     /// Microseconds to the end of the response.
     pub total_us: Option<i64>,
     /// Outcome state, when recorded.
-    pub state: Option<String>,
+    pub state: Option<RecordedState>,
 }
 
 /// A request with everything but its body and events.

@@ -14,21 +14,24 @@ use super::error::StoreResult;
 use super::event_chunks;
 use super::pieces::{self, Piece};
 use super::read::scan_text_refs;
-use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
+use super::types::{NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta};
 use super::{Store, StoreError};
-use crate::core::redact::{is_secret_header, redact_header, redact_url, redacted};
+use crate::core::redact::{
+    is_secret_header, try_redact_header, try_redact_value, try_redacted, try_redacted_json,
+};
 use crate::core::stream::RawEvent;
 
 /// Header lines as stored, each `["name","value"]` (compact JSON): credential headers (by name)
 /// dropped, the rest as the redaction policy shows them (authorization-shaped values, keys,
-/// tokens and URL credentials redacted).
-pub(super) fn storable_headers(headers: &[(String, String)]) -> Vec<String> {
+/// tokens and URL credentials redacted); an error when redaction cannot run.
+pub(super) fn storable_headers(headers: &[(String, String)]) -> StoreResult<Vec<String>> {
     headers
         .iter()
         .filter(|(name, _)| !is_secret_header(name))
         .map(|(name, value)| {
-            serde_json::to_string(&(name, redact_header(name, value)))
-                .unwrap_or_else(|_| "[\"\",\"\"]".to_string())
+            let value = try_redact_header(name, value)
+                .map_err(StoreError::redaction("request or response headers"))?;
+            Ok(serde_json::to_string(&(name, value)).unwrap_or_else(|_| "[\"\",\"\"]".to_string()))
         })
         .collect()
 }
@@ -72,8 +75,16 @@ pub(super) fn intern_headers(
     tx: &Connection,
     headers: &[(String, String)],
 ) -> StoreResult<Vec<u8>> {
-    let lines = storable_headers(headers);
+    let lines = storable_headers(headers)?;
     intern_list(tx, lines.iter().map(|l| Some(l.as_str())))
+}
+
+/// True when session `id` is in the database.
+pub(super) fn session_exists(conn: &Connection, id: i64) -> StoreResult<bool> {
+    Ok(conn
+        .query_row("SELECT 1 FROM sessions WHERE id = ?1", [id], |_| Ok(()))
+        .optional()?
+        .is_some())
 }
 
 /// Inserts a session row; returns its id.
@@ -164,7 +175,7 @@ pub(super) fn insert_request_parts(
             request.provider,
             parts.model,
             request.method,
-            redact_url(&request.url),
+            try_redacted(&request.url).map_err(StoreError::redaction("request URL"))?,
             parts.pieces,
             parts.item_list,
             parts.verbatim.map(|bytes| codec::pack(bytes, Level::Kept)),
@@ -173,7 +184,9 @@ pub(super) fn insert_request_parts(
             request
                 .extra
                 .as_ref()
-                .map(|extra| redacted(&extra.to_string()).into_owned()),
+                .map(|extra| try_redact_value(extra).map(|extra| extra.to_string()))
+                .transpose()
+                .map_err(StoreError::redaction("request extra fields"))?,
             request.started_us,
         ],
     )?;
@@ -187,11 +200,15 @@ pub(super) fn insert_request(
     session_id: i64,
     request: &NewRequest<'_>,
 ) -> StoreResult<i64> {
-    // Credentials in the body (secret fields, keys) are never stored.
-    let text = std::str::from_utf8(request.body).map(redacted);
+    // Credentials in the body (secret fields, keys) are never stored: a body that cannot be
+    // redacted (or whose JSON would not parse back) is not stored at all.
+    let text = match std::str::from_utf8(request.body) {
+        Ok(text) => Some(try_redacted_json(text).map_err(StoreError::redaction("request body"))?),
+        Err(_) => None,
+    };
     let body: &[u8] = match &text {
-        Ok(text) => text.as_bytes(),
-        Err(_) => request.body,
+        Some(text) => text.as_bytes(),
+        None => request.body,
     };
     let cut = store_body(tx, body)?;
     let parts = RequestParts {
@@ -211,16 +228,19 @@ pub(super) fn update_response(
     response: &ResponseMeta,
 ) -> StoreResult<bool> {
     let headers = intern_headers(conn, &response.headers)?;
+    let body = response
+        .body
+        .as_deref()
+        .map(try_redacted_json)
+        .transpose()
+        .map_err(StoreError::redaction("response body"))?;
     let changed = conn.execute(
         "UPDATE requests SET status = ?2, response_headers = ?3, response_body = ?4, wait_us = ?5, total_us = ?6 WHERE id = ?1",
         params![
             request_id,
             response.status,
             headers,
-            response
-                .body
-                .as_deref()
-                .map(|body| codec::pack(redacted(body).as_bytes(), Level::Kept)),
+            body.map(|body| codec::pack(body.as_bytes(), Level::Kept)),
             response.wait_us,
             response.total_us,
         ],
@@ -245,6 +265,19 @@ pub(super) fn upsert_outcome(
     request_id: i64,
     o: &OutcomeRecord,
 ) -> StoreResult<()> {
+    let error_message = o
+        .error_message
+        .as_deref()
+        .map(try_redacted)
+        .transpose()
+        .map_err(StoreError::redaction("outcome error message"))?;
+    let text = try_redacted(&o.text).map_err(StoreError::redaction("outcome text"))?;
+    let lost_reason = o
+        .lost_reason
+        .as_deref()
+        .map(try_redacted)
+        .transpose()
+        .map_err(StoreError::redaction("outcome recording gap"))?;
     conn.prepare_cached(
         "INSERT OR REPLACE INTO outcomes (request_id, state, response_id, error_class, error_message, usage, text, server_model, events, first_event_us, first_text_us, total_us, lost_events, lost_reason)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
@@ -254,20 +287,20 @@ pub(super) fn upsert_outcome(
         o.state,
         o.response_id,
         o.error_class,
-        o.error_message.as_deref().map(redacted),
+        error_message,
         o.usage
             .as_ref()
             .map(|usage| codec::pack(usage.to_string().as_bytes(), Level::Kept)),
-        codec::pack(redacted(&o.text).as_bytes(), Level::Kept),
+        codec::pack(text.as_bytes(), Level::Kept),
         o.server_model,
         i64::try_from(o.events).unwrap_or(i64::MAX),
         o.first_event_us,
         o.first_text_us,
         o.total_us,
         i64::try_from(o.lost_events).unwrap_or(i64::MAX),
-        o.lost_reason.as_deref().map(redacted),
+        lost_reason,
     ])?;
-    if o.state != "open" {
+    if o.state != RecordedState::Open {
         event_chunks::repack(conn, request_id)?;
     }
     Ok(())
@@ -286,12 +319,7 @@ impl Store {
     pub fn add_request(&mut self, session_id: i64, request: &NewRequest<'_>) -> StoreResult<i64> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let exists: Option<i64> = tx
-            .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if exists.is_none() {
+        if !session_exists(&tx, session_id)? {
             return Err(StoreError::NoSession(session_id));
         }
         let id = insert_request(&tx, session_id, request)?;
@@ -328,12 +356,7 @@ impl Store {
     pub fn delete_session(&mut self, session_id: i64) -> StoreResult<()> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let exists: Option<i64> = tx
-            .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
-                r.get(0)
-            })
-            .optional()?;
-        if exists.is_none() {
+        if !session_exists(&tx, session_id)? {
             return Err(StoreError::NoSession(session_id));
         }
         // The texts this session uses, then (once it is gone) those no other request uses.

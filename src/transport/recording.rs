@@ -39,10 +39,7 @@ pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreR
             },
             elapsed: attempt.elapsed,
             outcome: &attempt.outcome,
-            error: attempt
-                .error
-                .as_ref()
-                .map(|e| (e.class().to_string(), e.to_string())),
+            error: attempt.error.as_ref().map(|e| (e.class(), e.to_string())),
         })
         .collect();
     recording.finish(&attempts, RECORDING_FLUSH_TIMEOUT)

@@ -23,9 +23,9 @@ use crate::core::prefix::{PairReport, RequestMeta, Session};
 use crate::core::stream::replay::{Replay, Replayed};
 use crate::store::{NewRequest, Source, Store};
 use crate::transport::CancelToken;
+use crate::transport::proxy::exchange::{Exchange, Sink, body_dialect, now_us};
 use crate::transport::proxy::forward::{error_response, read_body};
 use crate::transport::proxy::listen::{self, Body};
-use crate::transport::proxy::recording::{Exchange, Sink, body_dialect, now_us};
 use crate::transport::proxy::wire::{decode_body, header_pairs, is_hop_by_hop, is_responses_path};
 use crate::transport::proxy::{
     DEFAULT_EVENT_CAPACITY, DEFAULT_MAX_BODY_BYTES, ProxyEvent, ServerError, ServerHandle,

@@ -320,11 +320,16 @@ fn column_ui(
             .on_hover_text("Copy as a curl command ($OPENAI_API_KEY, never the key)")
             .clicked()
         {
-            ui.ctx().copy_text(curl_command(&view.compiled));
-            tx.send(AppCommand::Notify(format!(
-                "Copied a curl command for “{}” (the key stays in its environment variable)",
-                view.label
-            )));
+            match curl_command(&view.compiled) {
+                Ok(curl) => {
+                    ui.ctx().copy_text(curl);
+                    tx.send(AppCommand::Notify(format!(
+                        "Copied a curl command for “{}” (the key stays in its environment variable)",
+                        view.label
+                    )));
+                }
+                Err(e) => tx.send(AppCommand::Notify(format!("Not copied: {e}"))),
+            }
         }
         if ui
             .small_button("Export…")

@@ -119,6 +119,11 @@ fn api_key_variable(ui: &mut Ui, state: &AppState, preset: Option<String>, tx: &
 }
 
 /// `~/x` → `$HOME/x`.
+// TODO(types-lints): the UI should be handed HOME by the app, not read it.
+#[allow(
+    clippy::disallowed_methods,
+    reason = "a path typed with `~/` means the user's home; HOME is only in the environment"
+)]
 pub(super) fn expand_home(path: &str) -> std::path::PathBuf {
     match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
         (Some(rest), Some(home)) => std::path::Path::new(&home).join(rest),

@@ -1,8 +1,4 @@
-//! Running the `promptwire` binary as a user does, for the command-line tests. Include it with
-//! `#[path = "support/cli.rs"] mod cli;`.
-
-// Each test binary that includes this module uses only some of it.
-#![allow(dead_code)]
+//! Running the `promptwire` binary as a user does, for the command-line tests.
 
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};

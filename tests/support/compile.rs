@@ -1,10 +1,6 @@
 //! Compiling a Prompt with the target it records — what `promptwire compile` does without
 //! flags (`core::target::resolve_target` and `compile_for`) — after checking that its file
-//! format round-trips (save → load gives the same Prompt). Include it with
-//! `#[path = "support/compile.rs"] mod compile_support;`.
-
-// Each test binary that includes this module uses only some of it.
-#![allow(dead_code)]
+//! format round-trips (save → load gives the same Prompt).
 
 use pretty_assertions::assert_eq;
 use promptwire::core::compile::CompiledRequest;

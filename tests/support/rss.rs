@@ -1,8 +1,4 @@
-//! Peak resident memory of a child process, for the tests that bound it. Include it with
-//! `#[path = "support/rss.rs"] mod rss;`.
-
-// Each test binary that includes this module uses only some of it.
-#![allow(dead_code)]
+//! Peak resident memory of a child process, for the tests that bound it.
 
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;

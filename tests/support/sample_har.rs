@@ -1,9 +1,6 @@
 //! Variants of the bundled sample recordings for the session tests: a sample HAR
 //! (`sessions/samples/*.har`) renamed and edited request by request (its body as a JSON value,
-//! its whole HAR entry), then written back as HAR text for `Store::import_har`. Include it with
-//! `#[path = "support/sample_har.rs"] mod sample_har;`.
-
-#![allow(dead_code)]
+//! its whole HAR entry), then written back as HAR text for `Store::import_har`.
 
 use serde_json::Value;
 

@@ -1,8 +1,6 @@
 //! A `promptwire` server process (`record`, `replay --listen`) started by a test: killed when the
 //! guard is dropped, so a failing test leaves no process behind.
 
-#![allow(dead_code)]
-
 use std::process::{Child, Command};
 
 /// The child process, killed on drop unless it already exited.

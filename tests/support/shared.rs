@@ -1,12 +1,9 @@
-//! The one helper that finds the shared fixtures beside the repository (`../shared/fixtures/…`
-//! relative to `CARGO_MANIFEST_DIR`, `../../shared` for a worktree one level deeper, or under
-//! `$PROMPTWIRE_SHARED_DIR`), for every test that reads them. When they are missing a test is
-//! skipped with a message — except under `CI=true`, where it fails loudly: a CI run must never
-//! pass without having read the real captures. Include it with
-//! `#[path = "support/shared.rs"] mod shared;`.
-
-// Each test binary that includes this module uses only some of it.
-#![allow(dead_code)]
+//! The one rule for a test that cannot run here, and the one helper that finds the shared
+//! fixtures beside the repository (`../shared/fixtures/…` relative to `CARGO_MANIFEST_DIR`,
+//! `../../shared` for a worktree one level deeper, or under `$PROMPTWIRE_SHARED_DIR`), for every
+//! test that reads them. When what a test needs is missing (the shared fixtures, the Codex CLI,
+//! a read-only folder as root) it is skipped with a message ([`skip`]) — except under `CI=true`,
+//! where it fails loudly: a CI run must never pass without having run every test.
 
 use std::path::{Path, PathBuf};
 
@@ -29,14 +26,24 @@ pub fn shared_fixtures(sub: &str) -> Option<PathBuf> {
     if let Some(found) = candidates.iter().find(|p| p.exists()) {
         return Some(found.clone());
     }
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true" || v == "1");
-    assert!(
-        !in_ci,
-        "{} is missing: under CI=true the shared fixtures are required",
-        candidates[0].display()
-    );
-    eprintln!("skipped: {} is absent", candidates[0].display());
+    skip(&format!("{} is absent", candidates[0].display()));
     None
+}
+
+/// True when the environment variable `CI` is `true` (or `1`).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// A test cannot run here because `why` (something it needs is missing): outside CI it says so on
+/// standard error and the caller returns (the test skips); under `CI=true` it fails.
+///
+/// # Panics
+/// Under `CI=true`.
+#[track_caller]
+pub fn skip(why: &str) {
+    assert!(!in_ci(), "{why}: under CI=true every test must run");
+    eprintln!("skipped: {why}");
 }
 
 /// The request bodies (`req_*.json`, headers files excluded) in every case folder under `dir`,

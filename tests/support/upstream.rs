@@ -1,12 +1,22 @@
-//! A stand-in upstream for the proxy and replay tests (and the proxy benchmark): a real HTTP/1.1
+//! The one scripted stand-in upstream of the tests (and of the proxy benchmark): a real HTTP/1.1
 //! server on 127.0.0.1 (hyper) that answers each request with a scripted reply — status,
-//! headers, body chunks with pauses between them, optionally waiting for a signal before a chunk —
-//! and logs what it received and when each chunk left.
+//! headers, body chunks with pauses between them, optionally waiting for a signal before a chunk,
+//! then a clean end, a cut or a TCP reset — and logs what it received and when each chunk left.
+//! Replies come from a script (a function of the request: [`Upstream::start`]) or from a list, one
+//! per connection in order ([`Upstream::in_order`], for the live-send tests).
 
+#![allow(
+    clippy::disallowed_methods,
+    reason = "a test upstream runs on threads of its own"
+)]
+// benches/proxy.rs includes this file on its own and uses only part of it.
 #![allow(dead_code)]
 
 use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -26,6 +36,19 @@ pub enum Step {
     Wait(Arc<Semaphore>, Duration),
     /// End the body with an error: the connection is cut mid-stream.
     Cut,
+    /// Like `Cut`, with the connection closed by a TCP reset (SO_LINGER 0).
+    Reset,
+}
+
+/// How a reply of [`Reply::answer`] ends after its body chunks.
+#[derive(Debug, Clone, Copy)]
+pub enum End {
+    /// The terminating zero-length chunk.
+    Complete,
+    /// A TCP reset in the middle of the body.
+    Reset,
+    /// Nothing more for this long, then the connection closes without ending the body.
+    Hang(Duration),
 }
 
 /// A scripted reply.
@@ -61,6 +84,45 @@ impl Reply {
             steps: vec![Step::Send(Bytes::from(body.to_string()))],
         }
     }
+
+    /// `200 text/event-stream` as the model's server answers a live send (`openai-model`,
+    /// `x-request-id: req_test_1`): `chunks`, each sent after its delay, then `end`.
+    pub fn answer(chunks: Vec<(Duration, Vec<u8>)>, end: End) -> Self {
+        let mut steps = Vec::new();
+        for (delay, chunk) in chunks {
+            if !delay.is_zero() {
+                steps.push(Step::Sleep(delay));
+            }
+            steps.push(Step::Send(Bytes::from(chunk)));
+        }
+        match end {
+            End::Complete => {}
+            End::Reset => steps.push(Step::Reset),
+            End::Hang(duration) => steps.extend([Step::Sleep(duration), Step::Cut]),
+        }
+        Self {
+            status: 200,
+            headers: vec![
+                ("content-type".to_string(), "text/event-stream".to_string()),
+                ("openai-model".to_string(), "gpt-5.5-2026-10-01".to_string()),
+                ("x-request-id".to_string(), "req_test_1".to_string()),
+            ],
+            steps,
+        }
+    }
+
+    /// `status` with `headers` and the JSON `body`.
+    pub fn status(status: u16, headers: &[(&str, &str)], body: &serde_json::Value) -> Self {
+        Self {
+            status,
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .chain([("content-type".to_string(), "application/json".to_string())])
+                .collect(),
+            steps: vec![Step::Send(Bytes::from(body.to_string()))],
+        }
+    }
 }
 
 /// A request the upstream received.
@@ -83,6 +145,15 @@ impl Received {
 
 type Script = dyn Fn(&Received) -> Reply + Send + Sync;
 
+/// Where the replies come from.
+enum Plan {
+    /// A function of each request.
+    Script(Arc<Script>),
+    /// One per connection in order (each connection closes after its one reply); once they are
+    /// used up the upstream stops listening, so a further connection is refused.
+    InOrder(Vec<Reply>),
+}
+
 /// The running upstream.
 pub struct Upstream {
     pub addr: std::net::SocketAddr,
@@ -96,16 +167,21 @@ pub struct Upstream {
 impl Upstream {
     /// Starts serving `script` on a runtime of its own.
     pub fn start(script: impl Fn(&Received) -> Reply + Send + Sync + 'static) -> Self {
-        Self::start_with(Arc::new(script), false)
+        Self::start_with(Plan::Script(Arc::new(script)), false)
+    }
+
+    /// Serves `replies`, one per connection in order, then refuses connections.
+    pub fn in_order(replies: Vec<Reply>) -> Self {
+        Self::start_with(Plan::InOrder(replies), false)
     }
 
     /// Like [`Upstream::start`], but every connection closes with a reset (SO_LINGER 0), so a
     /// cut body reaches the proxy as a connection reset.
     pub fn start_resetting(script: impl Fn(&Received) -> Reply + Send + Sync + 'static) -> Self {
-        Self::start_with(Arc::new(script), true)
+        Self::start_with(Plan::Script(Arc::new(script)), true)
     }
 
-    fn start_with(script: Arc<Script>, reset: bool) -> Self {
+    fn start_with(plan: Plan, reset: bool) -> Self {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind upstream");
         listener.set_nonblocking(true).expect("nonblocking");
         let addr = listener.local_addr().expect("addr");
@@ -128,39 +204,51 @@ impl Upstream {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
                 let accept = async move {
-                    loop {
-                        let Ok((stream, _)) = listener.accept().await else {
-                            continue;
-                        };
+                    let serve = |stream: tokio::net::TcpStream,
+                                 script: Arc<Script>,
+                                 close: bool| {
                         let _ = stream.set_nodelay(true);
-                        if reset {
-                            #[allow(deprecated)]
-                            let _ = stream.set_linger(Some(Duration::ZERO));
-                        }
-                        let (script, log, sent, timeouts) = (
-                            Arc::clone(&script),
-                            Arc::clone(&log),
-                            Arc::clone(&sent),
-                            Arc::clone(&timeouts),
-                        );
+                        let conn = Conn {
+                            stream,
+                            reset: Arc::new(AtomicBool::new(reset)),
+                        };
+                        let (log, sent, timeouts) =
+                            (Arc::clone(&log), Arc::clone(&sent), Arc::clone(&timeouts));
+                        let reset = Arc::clone(&conn.reset);
                         tokio::spawn(async move {
                             let svc = hyper::service::service_fn(move |req| {
-                                let (script, log, sent, timeouts) = (
-                                    Arc::clone(&script),
-                                    Arc::clone(&log),
-                                    Arc::clone(&sent),
-                                    Arc::clone(&timeouts),
-                                );
+                                let logs = Logs {
+                                    log: Arc::clone(&log),
+                                    sent: Arc::clone(&sent),
+                                    timeouts: Arc::clone(&timeouts),
+                                    reset: Arc::clone(&reset),
+                                };
+                                let script = Arc::clone(&script);
                                 async move {
-                                    Ok::<_, Infallible>(
-                                        answer(req, &*script, log, sent, timeouts).await,
-                                    )
+                                    Ok::<_, Infallible>(answer(req, &*script, logs, close).await)
                                 }
                             });
                             let _ = hyper::server::conn::http1::Builder::new()
-                                .serve_connection(TokioIo::new(stream), svc)
+                                .serve_connection(TokioIo::new(conn), svc)
                                 .await;
                         });
+                    };
+                    match plan {
+                        Plan::Script(script) => loop {
+                            if let Ok((stream, _)) = listener.accept().await {
+                                serve(stream, Arc::clone(&script), false);
+                            }
+                        },
+                        Plan::InOrder(replies) => {
+                            for reply in replies {
+                                let Ok((stream, _)) = listener.accept().await else {
+                                    break;
+                                };
+                                serve(stream, Arc::new(move |_: &Received| reply.clone()), true);
+                            }
+                            drop(listener);
+                            std::future::pending::<()>().await;
+                        }
                     }
                 };
                 tokio::select! {
@@ -201,13 +289,83 @@ impl Upstream {
 
 type Body = http_body_util::combinators::UnsyncBoxBody<Bytes, std::io::Error>;
 
-async fn answer(
-    req: hyper::Request<hyper::body::Incoming>,
-    script: &Script,
+/// A connection's socket, closed with a TCP reset (SO_LINGER 0) when `reset` is set by then.
+struct Conn {
+    stream: tokio::net::TcpStream,
+    reset: Arc<AtomicBool>,
+}
+
+impl Drop for Conn {
+    fn drop(&mut self) {
+        if self.reset.load(Ordering::Acquire) {
+            #[allow(deprecated)]
+            let _ = self.stream.set_linger(Some(Duration::ZERO));
+        }
+    }
+}
+
+impl tokio::io::AsyncRead for Conn {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Conn {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+/// Where a reply records: the requests, when chunks left, gate timeouts, and its connection's
+/// reset flag.
+struct Logs {
     log: Arc<Mutex<Vec<Received>>>,
     sent: Arc<Mutex<Vec<(usize, Instant)>>>,
     timeouts: Arc<Mutex<u32>>,
+    reset: Arc<AtomicBool>,
+}
+
+/// Answers `req` with what `script` says; `close` ends the connection after it.
+async fn answer(
+    req: hyper::Request<hyper::body::Incoming>,
+    script: &Script,
+    logs: Logs,
+    close: bool,
 ) -> hyper::Response<Body> {
+    let Logs {
+        log,
+        sent,
+        timeouts,
+        reset,
+    } = logs;
     let (parts, body) = req.into_parts();
     let body = body
         .collect()
@@ -239,6 +397,9 @@ async fn answer(
     for (name, value) in &reply.headers {
         builder = builder.header(name, value);
     }
+    if close {
+        builder = builder.header("connection", "close");
+    }
     let (tx, rx) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, std::io::Error>>(1);
     tokio::spawn(async move {
         let mut index = 0;
@@ -260,6 +421,13 @@ async fn answer(
                 }
                 Step::Cut => {
                     let _ = tx.send(Err(std::io::Error::other("cut by the test"))).await;
+                    return;
+                }
+                Step::Reset => {
+                    reset.store(true, Ordering::Release);
+                    let _ = tx
+                        .send(Err(std::io::Error::other("reset by the test")))
+                        .await;
                     return;
                 }
             }
@@ -309,4 +477,24 @@ pub fn paced(events: &[Bytes], gap: Duration) -> Vec<Step> {
         steps.push(Step::Send(event.clone()));
     }
     steps
+}
+
+/// The bytes of `tests/data/sse/{name}`.
+pub fn sse_file(name: &str) -> Vec<u8> {
+    std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/sse")
+            .join(name),
+    )
+    .expect("fixture")
+}
+
+/// `bytes` cut into `parts` roughly equal chunks, each sent `delay` after the previous one (for
+/// [`Reply::answer`]).
+pub fn pieces(bytes: &[u8], parts: usize, delay: Duration) -> Vec<(Duration, Vec<u8>)> {
+    let size = bytes.len().div_ceil(parts.max(1));
+    bytes
+        .chunks(size.max(1))
+        .map(|c| (delay, c.to_vec()))
+        .collect()
 }

@@ -14,7 +14,6 @@ impl Xorshift {
     }
 
     /// Shuffles `list` in place (Fisher–Yates).
-    #[allow(dead_code)]
     pub fn permute<T>(&mut self, list: &mut [T]) {
         for i in (1..list.len()).rev() {
             let j = (self.next() % (i as u64 + 1)) as usize;

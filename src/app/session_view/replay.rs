@@ -229,7 +229,7 @@ fn wait_until(ctx: &JobContext, start: Instant, due: Duration) -> bool {
 pub(super) fn failure_of(outcome: &TurnOutcome) -> Option<FailureInfo> {
     match &outcome.state {
         TurnState::Failed(e) => Some(FailureInfo {
-            class: e.class().to_string(),
+            class: e.class(),
             message: e.to_string(),
             retry_after: e.retry_after(),
             retried_after: None,
@@ -267,7 +267,7 @@ fn run(
         report(ReplayUpdate::Finished {
             outcome: Box::default(),
             failure: Some(FailureInfo {
-                class: error.class().to_string(),
+                class: error.class(),
                 message: error.to_string(),
                 retry_after: error.retry_after(),
                 retried_after: None,

@@ -53,7 +53,7 @@ impl TimelineModel {
     fn failure_of(&self, outcome: &TurnOutcome) -> Option<FailureInfo> {
         match &outcome.state {
             TurnState::Failed(e) => Some(FailureInfo {
-                class: e.class().to_string(),
+                class: e.class(),
                 message: e.to_string(),
                 retry_after: e.retry_after(),
                 retried_after: None,

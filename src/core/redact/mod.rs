@@ -16,12 +16,23 @@
 //!
 //! [`redacted_paths`] names what a redacted rendering of a JSON document replaced.
 //!
+//! What is shown uses [`redact_text`] and its kin, which hide a whole text they cannot redact;
+//! what is written or exported uses [`checked`] ([`try_redacted`], [`try_redacted_json`],
+//! [`try_redact_value`], [`try_redact_header`]), which fails closed: a pattern that failed to
+//! build, or JSON that would not parse back once redacted, is a [`RedactError`] and nothing is
+//! written.
+//!
 //! What a redacted value shows is [`REDACTED`]; the scheme of an authorization value, the name
 //! of a cookie and the user name of a URL stay visible.
 
+pub mod checked;
 pub mod headers;
 mod paths;
 mod text;
+
+pub use checked::{
+    RedactError, try_redact_header, try_redact_value, try_redacted, try_redacted_json,
+};
 
 pub use headers::{
     IDENTIFYING_NOTE, is_identifying_header, is_secret_header, redact_header, redact_headers,

@@ -28,6 +28,7 @@ use std::sync::LazyLock;
 use regex::{Captures, Regex};
 
 use super::REDACTED;
+use super::checked::RedactError;
 
 /// Query parameter names whose values are credentials (compared case-insensitively).
 const QUERY_NAMES: &str = r"key|api[-_]?key|x-api-key|token|access[-_]token|refresh[-_]token|id[-_]token|auth|auth[-_]token|session[-_]token|sig|signature|code|secret|client[-_]secret|password|passwd|pwd|x-amz-signature|x-amz-credential|x-amz-security-token|x-goog-signature|x-goog-credential";
@@ -38,8 +39,9 @@ const ASSIGN_NAMES: &str = r"api[-_]?key|access[-_]?token|refresh[-_]?token|auth
 /// JSON member names whose scalar values are credentials.
 const JSON_KEYS: &str = r"[A-Za-z0-9_\-]*(?:password|passwd|secret|token|api[-_]?key|apikey|private[-_]?key|secret[-_]?key|access[-_]?key)|pwd|authorization|proxy-authorization|cookie|set-cookie|credentials?";
 
-static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    let pattern = [
+/// The one pattern of every secret shape, one alternative per kind.
+fn secrets_pattern() -> String {
+    [
         r"(?P<sk>(?-u:\b)sk-[A-Za-z0-9_\-]{8,})".to_string(),
         r"(?P<bearer>(?-u:\b)(?i-u:bearer)[ \t\r\n]+)[A-Za-z0-9._~+/=\-]{7,}[A-Za-z0-9_~+/=\-]".to_string(),
         r#"(?P<basic>(?i-u:authorization)["']?[ \t\r\n]*[:=][ \t\r\n]*["']?(?i-u:basic)[ \t\r\n]+)[A-Za-z0-9+/=]{4,}"#
@@ -53,53 +55,84 @@ static SECRETS: LazyLock<Option<Regex>> = LazyLock::new(|| {
             r#"(?P<assign>(?-u:\b)(?:[A-Za-z0-9]+[-_])*(?i-u:{ASSIGN_NAMES})["']?[ \t]*[:=][ \t]*["']?)[^[ \t\r\n]"'&,;{{}}\[\]<>\\]+"#
         ),
     ]
-    .join("|");
-    Regex::new(&pattern).ok()
-});
-
-/// `text` with every credential the policy knows replaced by [`REDACTED`] (see the module
-/// documentation for the rules). Text without any is returned unchanged, byte for byte.
-pub fn redact_text(text: &str) -> String {
-    redacted(text).into_owned()
-}
-
-/// [`redact_text`] without a copy when nothing is redacted (for text written in bulk, such as
-/// recorded events).
-pub fn redacted(text: &str) -> Cow<'_, str> {
-    let text = redact_containers(text);
-    let Some(re) = SECRETS.as_ref() else {
-        return text;
-    };
-    if !re.is_match(&text) {
-        return text;
-    }
-    match text {
-        Cow::Borrowed(text) => re.replace_all(text, |caps: &Captures<'_>| replacement(text, caps)),
-        Cow::Owned(text) => Cow::Owned(
-            re.replace_all(&text, |caps: &Captures<'_>| replacement(&text, caps))
-                .into_owned(),
-        ),
-    }
+    .join("|")
 }
 
 /// JSON members whose value, when it is an object, holds credentials throughout: a key ending
 /// in `credential(s)` or `secret(s)`, or exactly `auth` (case-insensitive).
-static CONTAINERS: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r#""(?i-u:[A-Za-z0-9_\-]*(?:credentials?|secrets?)|auth)"[ \t\r\n]*:[ \t\r\n]*\{"#)
-        .ok()
-});
+const CONTAINERS_PATTERN: &str =
+    r#""(?i-u:[A-Za-z0-9_\-]*(?:credentials?|secrets?)|auth)"[ \t\r\n]*:[ \t\r\n]*\{"#;
+
+/// The policy's two patterns, built once. A pattern that failed to build keeps why, and every
+/// checked redaction then refuses ([`RedactError::Pattern`]) instead of passing text through.
+pub(super) struct Patterns {
+    secrets: Result<Regex, RedactError>,
+    containers: Result<Regex, RedactError>,
+}
+
+impl Patterns {
+    /// Builds both patterns from their sources.
+    pub(super) fn build(secrets: &str, containers: &str) -> Self {
+        let build = |name: &'static str, source: &str| {
+            Regex::new(source).map_err(|e| RedactError::Pattern {
+                name,
+                reason: e.to_string(),
+            })
+        };
+        Self {
+            secrets: build("secrets", secrets),
+            containers: build("containers", containers),
+        }
+    }
+
+    /// `text` with every credential the policy knows replaced, or why that cannot be done.
+    pub(super) fn redact<'t>(&self, text: &'t str) -> Result<Cow<'t, str>, RedactError> {
+        let (re, containers) = match (&self.secrets, &self.containers) {
+            (Ok(re), Ok(containers)) => (re, containers),
+            (Err(e), _) | (_, Err(e)) => return Err(e.clone()),
+        };
+        let text = redact_containers(containers, text);
+        if !re.is_match(&text) {
+            return Ok(text);
+        }
+        Ok(match text {
+            Cow::Borrowed(text) => {
+                re.replace_all(text, |caps: &Captures<'_>| replacement(text, caps))
+            }
+            Cow::Owned(text) => Cow::Owned(
+                re.replace_all(&text, |caps: &Captures<'_>| replacement(&text, caps))
+                    .into_owned(),
+            ),
+        })
+    }
+}
+
+/// The policy's patterns.
+pub(super) static PATTERNS: LazyLock<Patterns> =
+    LazyLock::new(|| Patterns::build(&secrets_pattern(), CONTAINERS_PATTERN));
+
+/// `text` with every credential the policy knows replaced by [`REDACTED`] (see the module
+/// documentation for the rules). Text without any is returned unchanged, byte for byte.
+/// For what is shown: should the policy not run, the whole text shows as [`REDACTED`]. What is
+/// written or exported goes through [`super::try_redacted`] and its kin, which refuse instead.
+pub fn redact_text(text: &str) -> String {
+    redacted(text).into_owned()
+}
+
+/// [`redact_text`] without a copy when nothing is redacted (for text shown in bulk, such as
+/// recorded events).
+pub fn redacted(text: &str) -> Cow<'_, str> {
+    PATTERNS.redact(text).unwrap_or(Cow::Borrowed(REDACTED))
+}
 
 /// Keys whose presence at the top of an object marks it as a JSON Schema (a tool's parameters),
 /// which stays as it is.
 const SCHEMA_KEYS: [&str; 3] = ["type", "properties", "description"];
 
 /// `text` with every string and number inside an object that sits under a credential container
-/// key ([`CONTAINERS`]) replaced by `"<redacted>"`, the keys and structure kept; unless the
-/// object is a JSON Schema ([`SCHEMA_KEYS`]).
-fn redact_containers(text: &str) -> Cow<'_, str> {
-    let Some(re) = CONTAINERS.as_ref() else {
-        return Cow::Borrowed(text);
-    };
+/// key (`re`, [`CONTAINERS_PATTERN`]) replaced by `"<redacted>"`, the keys and structure kept;
+/// unless the object is a JSON Schema ([`SCHEMA_KEYS`]).
+fn redact_containers<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
     let mut out = String::new();
     let mut copied = 0;
     let mut search = 0;

@@ -18,7 +18,7 @@ use crate::core::models::ModelCatalog;
 use crate::core::prompt::{Dialect, Prompt, PromptMode, Setting};
 use crate::core::provider::{Provider, ProviderKind};
 use crate::core::rules::{BodyField, CompileRules};
-use crate::core::stream::TokenUsage;
+use crate::core::stream::{TokenUsage, UsageCounts};
 
 /// The bundled model catalog, parsed once: the model defaults (effort, verbosity, parallel tool
 /// calls) of a rebuilt request come from it.
@@ -593,15 +593,8 @@ fn str_field(map: &JsonMap, key: &str) -> Option<String> {
     map.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
-/// A rollout usage object (`input_tokens`, `cached_input_tokens`, …; 0 when absent).
+/// A rollout usage object (`input_tokens`, `cached_input_tokens`, …, or any other shape
+/// [`UsageCounts`] reads; 0 when absent or unreadable).
 fn usage_of(value: &Value) -> TokenUsage {
-    let n = |key: &str| value.get(key).and_then(Value::as_i64).unwrap_or(0);
-    TokenUsage {
-        input_tokens: n("input_tokens"),
-        cached_input_tokens: n("cached_input_tokens"),
-        cache_write_input_tokens: n("cache_write_input_tokens"),
-        output_tokens: n("output_tokens"),
-        reasoning_output_tokens: n("reasoning_output_tokens"),
-        total_tokens: n("total_tokens"),
-    }
+    UsageCounts::from_value(value).unwrap_or_default().or_zero()
 }

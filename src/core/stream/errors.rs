@@ -8,6 +8,8 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::error_class::ErrorClass;
+
 /// What a blank `cyber_policy` message is replaced with (§14.1 row 4).
 pub const CYBER_POLICY_FALLBACK: &str =
     "This request has been flagged for possible cybersecurity risk.";
@@ -102,18 +104,19 @@ impl StreamError {
         }
     }
 
-    /// The class name used in machine-readable output (`context_window_exceeded`, `retryable`, …).
-    pub fn class(&self) -> &'static str {
+    /// The class recorded and printed in machine-readable output (`context_window_exceeded`,
+    /// `retryable`, …).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            Self::ContextWindowExceeded { .. } => "context_window_exceeded",
-            Self::QuotaExceeded { .. } => "quota_exceeded",
-            Self::UsageNotIncluded { .. } => "usage_not_included",
-            Self::CyberPolicy { .. } => "cyber_policy",
-            Self::InvalidRequest { .. } => "invalid_request",
-            Self::ServerOverloaded { .. } => "server_overloaded",
-            Self::Retryable { .. } => "retryable",
-            Self::Stream { .. } => "stream",
-            Self::LimitExceeded { .. } => "limit_exceeded",
+            Self::ContextWindowExceeded { .. } => ErrorClass::ContextWindowExceeded,
+            Self::QuotaExceeded { .. } => ErrorClass::QuotaExceeded,
+            Self::UsageNotIncluded { .. } => ErrorClass::UsageNotIncluded,
+            Self::CyberPolicy { .. } => ErrorClass::CyberPolicy,
+            Self::InvalidRequest { .. } => ErrorClass::InvalidRequest,
+            Self::ServerOverloaded { .. } => ErrorClass::ServerOverloaded,
+            Self::Retryable { .. } => ErrorClass::Retryable,
+            Self::Stream { .. } => ErrorClass::Stream,
+            Self::LimitExceeded { .. } => ErrorClass::LimitExceeded,
         }
     }
 

@@ -5,30 +5,13 @@
 
 use std::borrow::Cow;
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 use super::errors::{StreamError, classify_failed, incomplete_error};
 use super::sse::RawEvent;
+pub use super::usage::TokenUsage;
 use crate::core::items::ResponseItem;
-
-/// Token counts of a completed response. `cached_input_tokens` is part of `input_tokens`, not in
-/// addition to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct TokenUsage {
-    /// `usage.input_tokens`.
-    pub input_tokens: i64,
-    /// `usage.input_tokens_details.cached_tokens` (0 without details).
-    pub cached_input_tokens: i64,
-    /// `usage.input_tokens_details.cache_write_tokens` (0 when absent).
-    pub cache_write_input_tokens: i64,
-    /// `usage.output_tokens`.
-    pub output_tokens: i64,
-    /// `usage.output_tokens_details.reasoning_tokens` (0 without details).
-    pub reasoning_output_tokens: i64,
-    /// `usage.total_tokens`.
-    pub total_tokens: i64,
-}
 
 /// A model verification the server recommends (`response.metadata`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -202,49 +185,9 @@ struct Envelope<'a> {
 struct ResponseCompleted {
     id: String,
     #[serde(default)]
-    usage: Option<Usage>,
+    usage: Option<TokenUsage>,
     #[serde(default)]
     end_turn: Option<bool>,
-}
-
-#[derive(Deserialize)]
-struct Usage {
-    input_tokens: i64,
-    input_tokens_details: Option<InputDetails>,
-    output_tokens: i64,
-    output_tokens_details: Option<OutputDetails>,
-    total_tokens: i64,
-}
-
-#[derive(Deserialize)]
-struct InputDetails {
-    cached_tokens: i64,
-    #[serde(default)]
-    cache_write_tokens: i64,
-}
-
-#[derive(Deserialize)]
-struct OutputDetails {
-    reasoning_tokens: i64,
-}
-
-impl From<Usage> for TokenUsage {
-    fn from(u: Usage) -> Self {
-        Self {
-            input_tokens: u.input_tokens,
-            cached_input_tokens: u
-                .input_tokens_details
-                .as_ref()
-                .map_or(0, |d| d.cached_tokens),
-            cache_write_input_tokens: u
-                .input_tokens_details
-                .as_ref()
-                .map_or(0, |d| d.cache_write_tokens),
-            output_tokens: u.output_tokens,
-            reasoning_output_tokens: u.output_tokens_details.map_or(0, |d| d.reasoning_tokens),
-            total_tokens: u.total_tokens,
-        }
-    }
 }
 
 /// Parses a `response.completed` event's `response` (§13). The error text is the client's.
@@ -252,7 +195,7 @@ pub fn parse_completed(response: Value) -> Result<MappedEvent, StreamError> {
     match serde_json::from_value::<ResponseCompleted>(response) {
         Ok(r) => Ok(MappedEvent::Completed {
             response_id: r.id,
-            token_usage: r.usage.map(TokenUsage::from),
+            token_usage: r.usage,
             end_turn: r.end_turn,
         }),
         Err(e) => Err(StreamError::stream(format!(

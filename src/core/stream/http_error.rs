@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::error_class::ErrorClass;
 use super::errors::{ApiErrorBody, retry_after_hint};
 
 /// Text in a 400 body that marks a bad image.
@@ -121,18 +122,19 @@ fn unexpected_text<'a>(message: &'a Option<String>, body: &'a str) -> &'a str {
 }
 
 impl HttpError {
-    /// The class name used in machine-readable output (`internal_server_error`, `retry_limit`, …).
-    pub fn class(&self) -> &'static str {
+    /// The class recorded and printed in machine-readable output (`internal_server_error`,
+    /// `retry_limit`, …).
+    pub fn class(&self) -> ErrorClass {
         match self {
-            Self::ServerOverloaded { .. } => "server_overloaded",
-            Self::CyberPolicy { .. } => "cyber_policy",
-            Self::InvalidImageRequest { .. } => "invalid_image_request",
-            Self::InvalidRequest { .. } => "invalid_request",
-            Self::InternalServerError { .. } => "internal_server_error",
-            Self::UsageLimitReached { .. } => "usage_limit_reached",
-            Self::UsageNotIncluded => "usage_not_included",
-            Self::RetryLimit { .. } => "retry_limit",
-            Self::UnexpectedStatus { .. } => "unexpected_status",
+            Self::ServerOverloaded { .. } => ErrorClass::ServerOverloaded,
+            Self::CyberPolicy { .. } => ErrorClass::CyberPolicy,
+            Self::InvalidImageRequest { .. } => ErrorClass::InvalidImageRequest,
+            Self::InvalidRequest { .. } => ErrorClass::InvalidRequest,
+            Self::InternalServerError { .. } => ErrorClass::InternalServerError,
+            Self::UsageLimitReached { .. } => ErrorClass::UsageLimitReached,
+            Self::UsageNotIncluded => ErrorClass::UsageNotIncluded,
+            Self::RetryLimit { .. } => ErrorClass::RetryLimit,
+            Self::UnexpectedStatus { .. } => ErrorClass::UnexpectedStatus,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Streaming, the half of the wire that comes back (WIRE_SPEC §13–§14), over bytes and without
 //! I/O: SSE decoding ([`sse`]), event mapping ([`events`]), error classification ([`errors`],
-//! [`http_error`]) and turn accumulation ([`outcome`]).
+//! [`http_error`], one [`ErrorClass`]), token usage in every shape ([`usage`]) and turn
+//! accumulation ([`outcome`]).
 //!
 //! [`StreamReader`] ties them together the way a client reads a turn: push bytes as they arrive,
 //! get one [`TimelineEntry`] per raw event, and a [`TurnOutcome`] that applies the termination
@@ -11,6 +12,7 @@
 //! before. A stored event is read directly ([`StreamReader::push_event`]); [`replay`] is the one
 //! replay of a stored request's events, paced by a [`Timing`].
 
+pub mod error_class;
 pub mod errors;
 pub mod events;
 pub mod http_error;
@@ -18,9 +20,11 @@ pub mod limits;
 pub mod outcome;
 pub mod replay;
 pub mod sse;
+pub mod usage;
 
 use std::time::Duration;
 
+pub use error_class::ErrorClass;
 pub use errors::StreamError;
 pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};
 pub use http_error::HttpError;
@@ -28,6 +32,7 @@ pub use limits::StreamLimits;
 pub use outcome::{TurnOutcome, TurnState};
 pub use replay::{Paced, Replay, Replayed, Timing};
 pub use sse::{RawEvent, SseDecoder};
+pub use usage::UsageCounts;
 
 /// Reads one turn's SSE stream: decoding, mapping, termination rules and accumulation.
 #[derive(Debug, Default)]

@@ -37,6 +37,9 @@ mod thread;
 
 use thread::Thread;
 
+/// Bytes of queued events after which the writer is woken early (a batch's worth) (see [`Shared::enqueue`]).
+const WAKE_BYTES: usize = 1024 * 1024;
+
 /// Bounds and pacing of a writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WriterOptions {
@@ -64,8 +67,8 @@ impl Default for WriterOptions {
     fn default() -> Self {
         Self {
             max_delay: Duration::from_millis(100),
-            max_batch: 8192,
-            queue_capacity: 64 * 1024,
+            max_batch: 4096,
+            queue_capacity: 16 * 1024,
             event_budget_bytes: 256 * 1024 * 1024,
             row_budget_bytes: 256 * 1024 * 1024,
             busy_timeout: Duration::from_millis(200),
@@ -242,7 +245,13 @@ enum Op {
         outcome: Box<OutcomeRecord>,
     },
     Flush(SyncSender<()>),
+    /// Work that writes on its own (an import, in one transaction of its own), run on the
+    /// writer's thread once everything queued before it is committed.
+    Job(Job),
 }
+
+/// Work run on the writer's thread with its connection.
+pub(super) type Job = Box<dyn FnOnce(&mut Store) + Send>;
 
 impl Op {
     /// True for what is committed without waiting for more: rows and flushes (events wait for
@@ -252,7 +261,7 @@ impl Op {
     }
 
     /// The bytes this operation holds, and whether they count against the event budget.
-    fn size(&self) -> (usize, bool) {
+    pub(super) fn size(&self) -> (usize, bool) {
         match self {
             Self::Event { event, .. } => (event_bytes(event), true),
             Self::Session { session, .. } => (session.name.len() + 128, false),
@@ -271,7 +280,7 @@ impl Op {
                 outcome.text.len() + outcome.error_message.as_ref().map_or(0, String::len) + 256,
                 false,
             ),
-            Self::Flush(_) => (0, false),
+            Self::Flush(_) | Self::Job(_) => (0, false),
         }
     }
 }
@@ -309,7 +318,8 @@ impl Shared {
         let (size, events) = op.size();
         let (used, budget) = self.budget(events);
         let bounded = !matches!(op, Op::Outcome { .. });
-        if used.fetch_add(size, Ordering::AcqRel) + size > budget && bounded {
+        let before = used.fetch_add(size, Ordering::AcqRel);
+        if before + size > budget && bounded {
             used.fetch_sub(size, Ordering::AcqRel);
             return Err(if events {
                 "the writer's memory budget for events was full (the database could not keep up or could not be written)"
@@ -334,7 +344,11 @@ impl Shared {
         drop(tx);
         match result {
             Ok(()) => {
-                if queued.is_multiple_of(self.options.max_batch.max(1)) {
+                // A full batch, or every few MiB of events, wakes the writer before its delay
+                // is up: a fast stream is held in memory for a moment, not for 100 ms.
+                if queued.is_multiple_of(self.options.max_batch.max(1))
+                    || before / WAKE_BYTES != (before + size) / WAKE_BYTES
+                {
                     self.wake();
                 }
             }
@@ -355,7 +369,7 @@ impl Shared {
     fn release(&self, op: &Op) {
         let (size, events) = op.size();
         self.budget(events).0.fetch_sub(size, Ordering::AcqRel);
-        if !matches!(op, Op::Flush(_)) {
+        if !matches!(op, Op::Flush(_) | Op::Job(_)) {
             self.queued_ops.fetch_sub(1, Ordering::AcqRel);
         }
     }
@@ -535,7 +549,36 @@ impl Writer {
     /// the time ran out (the database is still busy or full) or the writer stopped.
     pub fn flush(&self, timeout: Duration) -> bool {
         let (done_tx, done_rx) = sync_channel(1);
-        // A flush is tiny and must get through: it is queued even past the budgets.
+        let deadline = Instant::now() + timeout;
+        if !self.send_control(Op::Flush(done_tx), deadline) {
+            return false;
+        }
+        done_rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .is_ok()
+    }
+
+    /// Runs `job` on the writer's thread with its connection, once everything queued before it
+    /// is committed (an import: it writes in a transaction of its own while live writes wait
+    /// in the queue, so there is still one writer of the file). Returns at once; the result
+    /// comes on the receiver (which is closed without one if the writer stopped first). Waiting
+    /// on it is for a worker thread, never the UI or an async worker.
+    pub fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce(&mut Store) -> T + Send + 'static,
+    ) -> std::sync::mpsc::Receiver<T> {
+        let (done_tx, done_rx) = sync_channel(1);
+        let job: Job = Box::new(move |store| {
+            let _ = done_tx.send(job(store));
+        });
+        // Control work must get through: queued past the budgets (waiting for a slot if the
+        // queue is full, up to a minute).
+        self.send_control(Op::Job(job), Instant::now() + Duration::from_secs(60));
+        done_rx
+    }
+
+    /// Queues a control operation past the budgets, waiting for a free slot until `deadline`.
+    fn send_control(&self, mut op: Op, deadline: Instant) -> bool {
         let tx = self
             .shared
             .tx
@@ -545,13 +588,11 @@ impl Writer {
         let Some(tx) = tx else {
             return false;
         };
-        let deadline = Instant::now() + timeout;
-        let mut op = Op::Flush(done_tx);
         loop {
             match tx.try_send(op) {
                 Ok(()) => {
                     self.shared.wake();
-                    break;
+                    return true;
                 }
                 Err(TrySendError::Full(back)) if Instant::now() < deadline => {
                     op = back;
@@ -560,9 +601,6 @@ impl Writer {
                 Err(_) => return false,
             }
         }
-        done_rx
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-            .is_ok()
     }
 }
 
@@ -608,6 +646,21 @@ impl RequestWriter {
                 self.lost_reason = Some(reason.to_string());
             }
         }
+    }
+
+    /// Like [`RequestWriter::event`], for a producer that may wait: first waits (up to
+    /// `max_wait`) while the writer holds more than `held` bytes of events not yet committed —
+    /// so a fast stream is held in memory about `held` deep, not as deep as the budget. Only
+    /// for a caller that may wait (the CLI's `send`), never the proxy or an async worker.
+    pub fn event_within(&mut self, event: RawEvent, held: usize, max_wait: Duration) {
+        let deadline = Instant::now() + max_wait;
+        while self.writer.shared.event_bytes.load(Ordering::Acquire) > held
+            && Instant::now() < deadline
+        {
+            self.writer.shared.wake();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        self.event(event);
     }
 
     /// Hands over the response half.

@@ -10,7 +10,7 @@ use std::sync::Weak;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OptionalExtension as _};
+use rusqlite::Connection;
 
 use super::super::Store;
 use super::super::codec::Level;
@@ -20,6 +20,9 @@ use super::super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
 use super::{Notify, Op, Report, RequestKey, SessionKey, SessionRef, Shared, WriterOptions};
+
+/// Bytes of operations after which a batch is committed without waiting for more.
+const MAX_BATCH_BYTES: usize = 1024 * 1024;
 
 /// What the thread knows of a request it was asked to store.
 struct Known {
@@ -97,6 +100,12 @@ impl Thread {
         }
     }
 
+    /// A batch is committed once it holds [`WriterOptions::max_batch`] operations or
+    /// [`MAX_BATCH_BYTES`]: one transaction never holds much of a fast stream in memory.
+    fn batch_full(&self, bytes: usize) -> bool {
+        self.pending.len() >= self.options.max_batch || bytes >= MAX_BATCH_BYTES
+    }
+
     fn with_shared(&self, f: impl FnOnce(&Shared)) {
         if let Some(shared) = self.shared.upgrade() {
             f(&shared);
@@ -119,12 +128,14 @@ impl Thread {
             // database before its answer has streamed far, and a process killed mid-stream
             // leaves it listed as "without an answer".
             let deadline = Instant::now() + self.options.max_delay;
+            let mut bytes: usize = self.pending.iter().map(|op| op.size().0).sum();
             loop {
                 let mut flushing = self.pending.iter().any(Op::is_urgent);
-                while !flushing && self.pending.len() < self.options.max_batch {
+                while !flushing && !self.batch_full(bytes) {
                     match rx.try_recv() {
                         Ok(op) => {
                             flushing = op.is_urgent();
+                            bytes += op.size().0;
                             self.pending.push_back(op);
                         }
                         Err(std::sync::mpsc::TryRecvError::Empty) => break,
@@ -135,20 +146,44 @@ impl Thread {
                     }
                 }
                 let now = Instant::now();
-                if flushing
-                    || !open
-                    || self.pending.len() >= self.options.max_batch
-                    || now >= deadline
-                {
+                if flushing || !open || self.batch_full(bytes) || now >= deadline {
                     break;
                 }
                 std::thread::park_timeout(deadline - now);
             }
-            if !self.commit_with_retries(rx, &mut open) {
+            // A job runs alone, after what was queued before it is committed.
+            let job_at = self.pending.iter().position(|op| matches!(op, Op::Job(_)));
+            let mut after = job_at.map(|at| self.pending.split_off(at));
+            if !self.pending.is_empty() && !self.commit_with_retries(rx, &mut open) {
+                if let Some(after) = after.take() {
+                    self.pending.extend(after);
+                }
                 break;
+            }
+            if let Some(mut after) = after {
+                if let Some(Op::Job(job)) = after.pop_front() {
+                    self.run_job(job);
+                }
+                self.pending = after;
             }
         }
         self.give_up("the writer stopped before the database could be written");
+    }
+
+    /// Runs `job` with the connection (reopened first if it was lost; a job that cannot get one
+    /// is dropped, and its caller's receiver closes without a result).
+    fn run_job(&mut self, job: super::Job) {
+        if self.store.is_none() {
+            self.store = Store::open(&self.path)
+                .and_then(|s| s.set_busy_timeout(self.options.busy_timeout).map(|()| s))
+                .ok();
+        }
+        if let Some(store) = self.store.as_mut() {
+            // A job waits for other connections as long as an import always did.
+            let _ = store.set_busy_timeout(Duration::from_secs(5));
+            job(store);
+            let _ = store.set_busy_timeout(self.options.busy_timeout);
+        }
     }
 
     /// Commits `pending`, retrying with backoff while the failure is transient (draining the
@@ -365,17 +400,21 @@ impl Thread {
                     }
                 }
                 Op::Response { .. } => {}
-                Op::Outcome { key, .. } => {
+                Op::Outcome { key, outcome } => {
                     if let Some(known) = self.requests.remove(&key)
-                        && let (Some(request_id), Some((stored, stored_events))) =
+                        && let (Some(request_id), Some((refused, stored_events))) =
                             (known.id, staged.outcomes.get(&key))
                         && why.is_none()
                         && let Some(notify) = &known.notify
                     {
+                        let outcome = match *refused {
+                            0 => outcome,
+                            n => Box::new(with_refused(&outcome, n)),
+                        };
                         notify(Report::OutcomeStored {
                             key,
                             request_id,
-                            outcome: Box::new(stored.clone()),
+                            outcome,
                             stored_events: *stored_events,
                         });
                     }
@@ -383,6 +422,8 @@ impl Thread {
                 Op::Flush(done) => {
                     let _ = done.send(());
                 }
+                // Never in a committed batch: jobs are split off before it.
+                Op::Job(_) => {}
             }
         }
         if let Some(shared) = &shared {
@@ -424,7 +465,8 @@ impl Thread {
 struct Staged {
     sessions: HashMap<SessionKey, i64>,
     requests: HashMap<RequestKey, (i64, i64)>,
-    outcomes: HashMap<RequestKey, (OutcomeRecord, u64)>,
+    /// Per stored outcome: events the database refused, and events stored.
+    outcomes: HashMap<RequestKey, (u64, u64)>,
     lost: HashMap<RequestKey, u64>,
     refused: Vec<(std::ops::Range<usize>, String)>,
 }
@@ -439,6 +481,16 @@ fn request_id(
         .get(&key)
         .map(|(_, id)| *id)
         .or_else(|| requests.get(&key).and_then(|k| k.id))
+}
+
+/// `outcome` as stored when the database refused `refused` of its events.
+fn with_refused(outcome: &OutcomeRecord, refused: u64) -> OutcomeRecord {
+    let mut outcome = outcome.clone();
+    outcome.lost_events += refused;
+    outcome
+        .lost_reason
+        .get_or_insert_with(|| "the database refused some events".to_string());
+    outcome
 }
 
 /// Applies `pending[range]` (one operation, or a run of one request's events).
@@ -478,12 +530,7 @@ fn apply(
                     "its session could not be stored".to_string(),
                 ));
             };
-            let exists: Option<i64> = conn
-                .query_row("SELECT id FROM sessions WHERE id = ?1", [session_id], |r| {
-                    r.get(0)
-                })
-                .optional()?;
-            if exists.is_none() {
+            if !super::super::write::session_exists(conn, session_id)? {
                 return Ok(Applied::Refused(format!(
                     "session {session_id} is no longer in the database"
                 )));
@@ -511,20 +558,19 @@ fn apply(
             let Some(id) = request_id(*key, requests, staged) else {
                 return Ok(Applied::Refused("its request is not stored".to_string()));
             };
-            let mut outcome = (**outcome).clone();
             let refused_here = staged.lost.get(key).copied().unwrap_or(0)
                 + requests.get(key).map_or(0, |k| k.lost);
+            // An outcome holds the whole answer's text: copied only in the rare case that the
+            // database refused some of its events.
             if refused_here > 0 {
-                outcome.lost_events += refused_here;
-                outcome
-                    .lost_reason
-                    .get_or_insert_with(|| "the database refused some events".to_string());
+                upsert_outcome(conn, id, &with_refused(outcome, refused_here))?;
+            } else {
+                upsert_outcome(conn, id, outcome)?;
             }
-            upsert_outcome(conn, id, &outcome)?;
             let stored_events = super::super::event_chunks::count(conn, id)?;
-            staged.outcomes.insert(*key, (outcome, stored_events));
+            staged.outcomes.insert(*key, (refused_here, stored_events));
         }
-        Op::Flush(_) => {}
+        Op::Flush(_) | Op::Job(_) => {}
     }
     Ok(Applied::Done)
 }

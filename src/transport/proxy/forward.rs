@@ -18,14 +18,15 @@ use hyper::body::{Frame, Incoming};
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 
+use super::exchange::{Exchange, Sink, body_dialect};
 use super::listen::{Body, full};
-use super::recording::{Exchange, Sink, body_dialect};
 use super::wire::{
     decode_body, forwarded_headers, header_pairs, is_hop_by_hop, is_responses_path, session_key,
     upstream_url,
 };
 use super::{ProxyEvent, ProxyOptions};
 use crate::core::redact::redact_url;
+use crate::core::stream::ErrorClass;
 use crate::store::NewRequest;
 pub(crate) use crate::transport::http::error_chain;
 
@@ -135,7 +136,7 @@ impl Relay {
             Ok(Err(e)) => {
                 let message = format!("upstream unreachable: {}", error_chain(&e));
                 if let Some(mut exchange) = exchange {
-                    exchange.fail("stream", message.clone());
+                    exchange.fail(ErrorClass::Stream, message.clone());
                     exchange.finish();
                 }
                 return error_response(StatusCode::BAD_GATEWAY, "upstream_unreachable", &message);
@@ -146,7 +147,7 @@ impl Relay {
                     self.idle_timeout.as_secs_f64()
                 );
                 if let Some(mut exchange) = exchange {
-                    exchange.fail("request_timeout", message.clone());
+                    exchange.fail(ErrorClass::RequestTimeout, message.clone());
                     exchange.finish();
                 }
                 return error_response(StatusCode::GATEWAY_TIMEOUT, "upstream_timeout", &message);
@@ -214,7 +215,7 @@ impl Relay {
                 body: &stored,
                 headers: &header_list,
                 extra,
-                started_us: Some(super::recording::now_us()),
+                started_us: Some(super::exchange::now_us()),
             },
         )
     }
@@ -248,7 +249,7 @@ where
                 Err(_) => crate::core::stream::errors::IDLE_TIMEOUT.to_string(),
             };
             if let Some(mut exchange) = exchange {
-                exchange.fail("stream", failure.clone());
+                exchange.fail(ErrorClass::Stream, failure.clone());
                 exchange.finish();
             }
             Some((Err(std::io::Error::other(failure)), None))

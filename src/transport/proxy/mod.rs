@@ -5,16 +5,17 @@
 //!
 //! - [`listen`]: binding and hyper's HTTP/1.1 server, shared with the replay endpoint.
 //! - [`wire`]: hop-by-hop headers, upstream URLs, request-body decoding, session grouping.
-//! - [`recording`]: the store side — sessions by key, one exchange per request.
+//! - [`exchange`]: the store side — sessions by key, one exchange per request, through the
+//!   database's one writer.
 //! - `forward`: the HTTP relay; `ws`: the WebSocket relay.
 //!
 //! The app drives it through [`start_proxy`]: a [`ServerHandle`] (address, state, stop) and a
 //! bounded channel of [`ProxyEvent`]s that never makes the proxy wait (a full channel drops
 //! events; the store keeps everything).
 
+pub(crate) mod exchange;
 pub(crate) mod forward;
 pub mod listen;
-pub(crate) mod recording;
 pub mod wire;
 mod ws;
 
@@ -294,7 +295,7 @@ pub async fn start_proxy(
     );
     // Opening the database's writer reads the file: not on an async worker.
     let sink = tokio::task::spawn_blocking(move || {
-        recording::Sink::open_with(db.as_deref(), name, Source::Proxy, None, tx, writer)
+        exchange::Sink::open_with(db.as_deref(), name, Source::Proxy, None, tx, writer)
     })
     .await
     .map_err(|e| ServerError::Replay(format!("opening the database: {e}")))??;
@@ -323,7 +324,7 @@ pub async fn start_proxy(
 }
 
 /// Reports the writer's trouble as it starts and ends (checked every 250 ms).
-pub(crate) async fn watch_writer(sink: Arc<recording::Sink>) {
+pub(crate) async fn watch_writer(sink: Arc<exchange::Sink>) {
     let mut shown: Option<String> = None;
     loop {
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -342,7 +343,7 @@ pub(crate) async fn watch_writer(sink: Arc<recording::Sink>) {
 
 /// Waits (briefly) for the last exchanges to let go of the sink, then lets go of the writer off
 /// the async threads (the last handle of a database's writer waits for it to commit).
-pub(crate) async fn close_sink(sink: Arc<recording::Sink>) {
+pub(crate) async fn close_sink(sink: Arc<exchange::Sink>) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
     while Arc::strong_count(&sink) > 1 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;

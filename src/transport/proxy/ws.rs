@@ -19,11 +19,12 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
+use super::exchange::{Exchange, body_dialect, now_us};
 use super::forward::{Relay, error_chain, error_response};
 use super::listen::{Body, full};
-use super::recording::{Exchange, body_dialect, now_us};
 use super::wire::{header_pairs, session_key, upstream_url};
 use crate::core::redact::redact_url;
+use crate::core::stream::ErrorClass;
 use crate::core::stream::sse::encode_sse;
 use crate::store::NewRequest;
 
@@ -244,7 +245,7 @@ where
                         && is_response_create(text.as_str())
                     {
                         if let Some(mut previous) = open.take() {
-                            previous.fail("stream", "a new response.create came before the response ended");
+                            previous.fail(ErrorClass::Stream, "a new response.create came before the response ended");
                             previous.finish();
                         }
                         open = Some(session.begin(text.as_str()));
@@ -256,7 +257,7 @@ where
                 }
                 Some(Err(e)) => {
                     if let Some(exchange) = open.as_mut() {
-                        exchange.fail("cancelled", format!("the client's WebSocket failed: {e}"));
+                        exchange.fail(ErrorClass::Cancelled, format!("the client's WebSocket failed: {e}"));
                     }
                     break;
                 }
@@ -277,14 +278,14 @@ where
                 }
                 Ok(Some(Err(e))) => {
                     if let Some(exchange) = open.as_mut() {
-                        exchange.fail("stream", format!("the upstream WebSocket failed: {e}"));
+                        exchange.fail(ErrorClass::Stream, format!("the upstream WebSocket failed: {e}"));
                     }
                     break;
                 }
                 Ok(None) => break,
                 Err(_) => {
                     if let Some(exchange) = open.as_mut() {
-                        exchange.fail("stream", crate::core::stream::errors::IDLE_TIMEOUT);
+                        exchange.fail(ErrorClass::Stream, crate::core::stream::errors::IDLE_TIMEOUT);
                     }
                     break;
                 }
@@ -292,7 +293,10 @@ where
         }
     }
     if let Some(mut exchange) = open.take() {
-        exchange.fail("stream", "the WebSocket closed before the response ended");
+        exchange.fail(
+            ErrorClass::Stream,
+            "the WebSocket closed before the response ended",
+        );
         exchange.finish();
     }
     let _ = to_client.close().await;

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 
 use crate::core::compile::{CompiledRequest, REDACTED};
 use crate::core::stream::{
-    HttpError, MappedEvent, StreamError, StreamLimits, TimelineEntry, TurnOutcome,
+    ErrorClass, HttpError, MappedEvent, StreamError, StreamLimits, TimelineEntry, TurnOutcome,
 };
 use crate::transport::redirect::RedirectRefused;
 
@@ -135,15 +135,15 @@ pub enum SendError {
 }
 
 impl SendError {
-    /// The class name used in machine-readable output.
-    pub fn class(&self) -> &'static str {
+    /// The class recorded and printed in machine-readable output.
+    pub fn class(&self) -> ErrorClass {
         match self {
             Self::Http(e) => e.class(),
             Self::Stream(e) => e.class(),
-            Self::Connect { .. } => "stream",
-            Self::Timeout { .. } => "request_timeout",
-            Self::Cancelled => "cancelled",
-            Self::Redirect(_) => "redirect_refused",
+            Self::Connect { .. } => ErrorClass::Stream,
+            Self::Timeout { .. } => ErrorClass::RequestTimeout,
+            Self::Cancelled => ErrorClass::Cancelled,
+            Self::Redirect(_) => ErrorClass::RedirectRefused,
         }
     }
 

@@ -77,7 +77,7 @@ fn state_of(outcome: &TurnOutcome) -> String {
 impl OutcomeSide {
     /// The recorded side: its stored outcome, with items from its decoded stream.
     pub fn recorded(record: &OutcomeRecord, decoded: Option<&TurnOutcome>) -> Self {
-        let mut state = record.state.clone();
+        let mut state = record.state.to_string();
         if let Some(class) = &record.error_class {
             state.push_str(&format!(" ({class})"));
         }

@@ -1,0 +1,435 @@
+//! Recording what passes through the proxy (or is served by the replay endpoint) into the store,
+//! live: one [`Sink`] per server groups requests into sessions and holds the database's one
+//! [`Writer`]; one [`Exchange`] per request decodes its SSE bytes as they pass (the same reader a
+//! client uses), hands each raw event to the writer and each mapped entry to the app's event
+//! channel (the app decodes nothing again), and hands over the response and outcome at the end —
+//! also when the exchange is dropped half-way (server stopped). Nothing here waits for SQLite:
+//! what is stored, and what could not be, comes back from the writer as [`ProxyEvent::Stored`],
+//! [`ProxyEvent::Recorded`] and [`ProxyEvent::NotRecorded`].
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use super::ProxyEvent;
+use crate::core::stream::events::header_events;
+use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::{ErrorClass, StreamError, StreamLimits, StreamReader, TimelineEntry};
+use crate::store::{
+    NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, RecordedState, Report,
+    RequestWriter, ResponseMeta, SessionKey, SessionRef, Source, StoreResult, Writer,
+    WriterOptions, WriterStatus,
+};
+
+/// Largest non-SSE response body kept (an error body, a compaction answer).
+const MAX_KEPT_BODY: usize = 1024 * 1024;
+
+/// Unix time in microseconds.
+pub(crate) fn now_us() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+fn micros(d: Duration) -> i64 {
+    i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
+}
+
+/// The dialect a request body is written in: `lite` when `input[0]` is `additional_tools`.
+pub(crate) fn body_dialect(body: Option<&Value>) -> Option<String> {
+    let body = body.filter(|b| b.is_object())?;
+    let lite = body
+        .get("input")
+        .and_then(Value::as_array)
+        .and_then(|items| items.first())
+        .and_then(|item| item.get("type"))
+        .and_then(Value::as_str)
+        == Some("additional_tools");
+    Some(if lite { "lite" } else { "standard" }.to_string())
+}
+
+/// Where recordings go and where the app hears about them.
+pub(crate) struct Sink {
+    writer: Option<Writer>,
+    sessions: Mutex<HashMap<String, SessionKey>>,
+    name: Option<String>,
+    source: Source,
+    /// The recorded session a replay is measured against (stored as the link).
+    replay_of: Option<i64>,
+    events: mpsc::Sender<ProxyEvent>,
+    next_exchange: AtomicU64,
+    dropped: AtomicU64,
+    /// Size limits on each recorded answer (the client still receives every byte).
+    limits: StreamLimits,
+}
+
+impl Sink {
+    /// A sink recording into `db` (none: nothing is stored), reporting to `events`. Opens the
+    /// database's writer: call it off the async workers.
+    pub(crate) fn open(
+        db: Option<&std::path::Path>,
+        name: Option<String>,
+        source: Source,
+        replay_of: Option<i64>,
+        events: mpsc::Sender<ProxyEvent>,
+    ) -> StoreResult<Self> {
+        Self::open_with(
+            db,
+            name,
+            source,
+            replay_of,
+            events,
+            WriterOptions::default(),
+        )
+    }
+
+    /// [`Sink::open`] with `options` for the writer, when it starts one.
+    pub(crate) fn open_with(
+        db: Option<&std::path::Path>,
+        name: Option<String>,
+        source: Source,
+        replay_of: Option<i64>,
+        events: mpsc::Sender<ProxyEvent>,
+        options: WriterOptions,
+    ) -> StoreResult<Self> {
+        let writer = db.map(|db| Writer::open_with(db, options)).transpose()?;
+        Ok(Self {
+            writer,
+            sessions: Mutex::new(HashMap::new()),
+            name,
+            source,
+            replay_of,
+            events,
+            next_exchange: AtomicU64::new(1),
+            dropped: AtomicU64::new(0),
+            limits: StreamLimits::default(),
+        })
+    }
+
+    /// The sink with these size limits on each recorded answer: an event or answer past them
+    /// ends its recording as `limit_exceeded`, with what arrived before kept.
+    pub(crate) fn with_limits(mut self, limits: StreamLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Reports to the app without ever waiting: a full channel drops the event (the store has
+    /// everything) and counts it.
+    pub(crate) fn emit(&self, event: ProxyEvent) {
+        emit(&self.events, &self.dropped, event);
+    }
+
+    /// What the database's writer is doing (`None`: nothing is recorded).
+    pub(crate) fn writer_status(&self) -> Option<WriterStatus> {
+        self.writer.as_ref().map(Writer::status)
+    }
+
+    /// Events the app's channel had no room for.
+    pub(crate) fn dropped_events(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// The session for grouping key `key`, asked of the writer on first use.
+    fn session_for(&self, writer: &Writer, key: &str, model: Option<&str>) -> Option<SessionKey> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(id) = sessions.get(key) {
+            return Some(*id);
+        }
+        let ordinal = sessions.len() + 1;
+        let name = match (&self.name, ordinal) {
+            (Some(name), 1) => name.clone(),
+            (Some(name), n) => format!("{name} #{n}"),
+            (None, _) => format!("{} {key}", self.source.as_str()),
+        };
+        let session = writer.create_session(
+            NewSession {
+                name,
+                source: self.source,
+                provider: None,
+                model: model.map(str::to_string),
+                created_us: now_us(),
+            },
+            self.replay_of,
+            None,
+        )?;
+        sessions.insert(key.to_string(), session);
+        Some(session)
+    }
+
+    /// Starts recording one request: its session (by `key`), the request row, and an exchange
+    /// that records what comes back. Nothing here waits for the database: the ids reach the app
+    /// as [`ProxyEvent::Stored`] once the writer has stored the row.
+    pub(crate) fn begin(self: &Arc<Self>, key: &str, request: &NewRequest<'_>) -> Exchange {
+        let start = Instant::now();
+        let exchange = self.next_exchange.fetch_add(1, Ordering::Relaxed);
+        let writer = self.writer.as_ref().and_then(|writer| {
+            let model = serde_json::from_slice::<Value>(request.body)
+                .ok()
+                .and_then(|b| b.get("model").and_then(Value::as_str).map(str::to_string));
+            let session = self.session_for(writer, key, model.as_deref())?;
+            let events = self.events.clone();
+            let dropped = Arc::new(AtomicU64::new(0));
+            let notify: Notify = Arc::new(move |report| {
+                if let Some(event) = stored_event(exchange, report) {
+                    emit(&events, &dropped, event);
+                }
+            });
+            Some(writer.begin_request(
+                SessionRef::Key(session),
+                OwnedRequest::from_new(request),
+                Some(notify),
+            ))
+        });
+        self.emit(ProxyEvent::RequestStarted {
+            exchange,
+            method: request.method.clone(),
+            url: request.url.clone(),
+            dialect: request.dialect.clone(),
+        });
+        Exchange {
+            sink: Arc::clone(self),
+            exchange,
+            writer,
+            url: request.url.clone(),
+            start,
+            reader: StreamReader::with_limits(self.limits),
+            sse: false,
+            status: None,
+            response_headers: Vec::new(),
+            wait: None,
+            body: Vec::new(),
+            failure: None,
+            finished: false,
+        }
+    }
+}
+
+/// Sends `event` on `events` without waiting, counting it in `dropped` when there is no room.
+fn emit(events: &mpsc::Sender<ProxyEvent>, dropped: &AtomicU64, event: ProxyEvent) {
+    if let Err(mpsc::error::TrySendError::Full(_)) = events.try_send(event) {
+        dropped.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The app's event for a writer's report on exchange `exchange`.
+fn stored_event(exchange: u64, report: Report) -> Option<ProxyEvent> {
+    Some(match report {
+        Report::SessionStored { .. } => return None,
+        Report::RequestStored {
+            session_id,
+            request_id,
+            ..
+        } => ProxyEvent::Stored {
+            exchange,
+            session_id,
+            request_id,
+        },
+        Report::OutcomeStored {
+            request_id,
+            outcome,
+            stored_events,
+            ..
+        } => ProxyEvent::Recorded {
+            exchange,
+            request_id,
+            outcome,
+            stored_events,
+        },
+        Report::RequestLost { reason, .. } => ProxyEvent::NotRecorded { exchange, reason },
+    })
+}
+
+/// One recorded request on its way back to the client.
+pub(crate) struct Exchange {
+    sink: Arc<Sink>,
+    exchange: u64,
+    /// Where its events and outcome go (`None`: not recorded).
+    writer: Option<RequestWriter>,
+    url: String,
+    start: Instant,
+    reader: StreamReader,
+    sse: bool,
+    status: Option<u16>,
+    response_headers: Vec<(String, String)>,
+    wait: Option<Duration>,
+    body: Vec<u8>,
+    failure: Option<(ErrorClass, String)>,
+    finished: bool,
+}
+
+impl Exchange {
+    /// The response head arrived: an SSE body (2xx `text/event-stream`) is decoded as it passes.
+    pub(crate) fn response(&mut self, status: u16, headers: Vec<(String, String)>) {
+        let at = self.start.elapsed();
+        self.status = Some(status);
+        self.wait = Some(at);
+        self.sse = (200..300).contains(&status)
+            && headers.iter().any(|(n, v)| {
+                n.eq_ignore_ascii_case("content-type") && v.contains("text/event-stream")
+            });
+        if self.sse {
+            let events = header_events(&headers);
+            self.reader.apply_header_events(&events, at);
+        }
+        self.response_headers = headers;
+    }
+
+    /// Reads what follows as a stream of events whatever the headers said (WebSocket frames,
+    /// each handed over as one SSE event).
+    pub(crate) fn stream_frames(&mut self) {
+        self.sse = true;
+    }
+
+    /// True once the turn completed or failed.
+    pub(crate) fn is_done(&self) -> bool {
+        self.reader.is_done()
+    }
+
+    /// One chunk of the response body, as it passed to the client now.
+    pub(crate) fn chunk(&mut self, bytes: &[u8]) {
+        self.chunk_at(bytes, self.start.elapsed());
+    }
+
+    /// One chunk of the response body, that passed to the client `at` (since the request).
+    pub(crate) fn chunk_at(&mut self, bytes: &[u8], at: Duration) {
+        if !self.sse {
+            let room = MAX_KEPT_BODY.saturating_sub(self.body.len());
+            self.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            return;
+        }
+        if self.failure.is_some() {
+            return;
+        }
+        let entries = self.reader.push(bytes, at);
+        for entry in entries {
+            self.record_entry(entry);
+        }
+    }
+
+    /// Hands one decoded event to the writer and its entry to the app.
+    fn record_entry(&mut self, entry: TimelineEntry) {
+        if let Some(writer) = self.writer.as_mut() {
+            writer.event(entry.raw.clone());
+        }
+        // The app's channel may be full (it fell behind): then the event is not even sent.
+        if self.sink.events.capacity() == 0 {
+            self.sink.dropped.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        self.sink.emit(ProxyEvent::Event {
+            exchange: self.exchange,
+            entry: Box::new(entry),
+        });
+    }
+
+    /// The exchange failed with `class` (`stream`, `cancelled`, …): the connection could not be
+    /// made, was reset, or the client went away.
+    pub(crate) fn fail(&mut self, class: ErrorClass, message: impl Into<String>) {
+        let message = message.into();
+        // An interruption (the client went away) is not a stream failure: the outcome records
+        // it under its own class unless the stream had already ended or failed by itself.
+        if self.sse && !class.is_interruption() {
+            self.reader
+                .fail(StreamError::stream(message.clone()), self.start.elapsed());
+        }
+        if self.failure.is_none() {
+            self.failure = Some((class, message));
+        }
+    }
+
+    /// The outcome as recorded.
+    fn outcome(&mut self, at: Duration) -> OutcomeRecord {
+        if self.sse {
+            if self.failure.is_none() {
+                for entry in self.reader.finish(at) {
+                    self.record_entry(entry);
+                }
+            }
+            let mut outcome = OutcomeRecord::from_turn(self.reader.outcome());
+            if let Some((class, message)) = &self.failure
+                && outcome.state != RecordedState::Failed
+            {
+                outcome.state = RecordedState::Failed;
+                outcome.error_class = Some(class.clone());
+                outcome.error_message = Some(message.clone());
+            }
+            return outcome;
+        }
+        let total_us = Some(micros(at));
+        if let Some((class, message)) = &self.failure {
+            return OutcomeRecord {
+                state: RecordedState::Failed,
+                error_class: Some(class.clone()),
+                error_message: Some(message.clone()),
+                total_us,
+                ..OutcomeRecord::default()
+            };
+        }
+        match self.status {
+            Some(status) if !(200..300).contains(&status) => {
+                let text = String::from_utf8_lossy(&self.body);
+                let error = classify_http_error(status, &self.response_headers, &text, &self.url);
+                OutcomeRecord {
+                    state: RecordedState::Failed,
+                    error_class: Some(error.class()),
+                    error_message: Some(error.to_string()),
+                    total_us,
+                    ..OutcomeRecord::default()
+                }
+            }
+            _ => OutcomeRecord {
+                state: RecordedState::Completed,
+                total_us,
+                ..OutcomeRecord::default()
+            },
+        }
+    }
+
+    /// Writes the response and the outcome, and reports the outcome.
+    pub(crate) fn finish(mut self) {
+        self.close();
+    }
+
+    fn close(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.finished = true;
+        let at = self.start.elapsed();
+        let outcome = self.outcome(at);
+        if let Some(mut writer) = self.writer.take() {
+            writer.response(ResponseMeta {
+                status: self.status,
+                headers: std::mem::take(&mut self.response_headers),
+                body: (!self.sse && !self.body.is_empty())
+                    .then(|| String::from_utf8_lossy(&self.body).into_owned()),
+                wait_us: self.wait.map(micros),
+                total_us: Some(micros(at)),
+            });
+            writer.outcome(outcome.clone());
+        }
+        let turn = self.sse.then(|| Box::new(self.reader.outcome().clone()));
+        self.sink.emit(ProxyEvent::Outcome {
+            exchange: self.exchange,
+            status: self.status,
+            outcome: Box::new(outcome),
+            turn,
+        });
+    }
+}
+
+impl Drop for Exchange {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.fail(
+                ErrorClass::Cancelled,
+                "the proxy stopped before the response ended",
+            );
+            self.close();
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The integration tests, one binary (ripgrep's layout: `autotests = false` in Cargo.toml): one
+//! module per file in this folder, and the one `support` tree in `tests/support/` that they all
+//! use. A new test file gets one `mod` line here, in sorted order. The image snapshot tests
+//! (`tests/ui_snapshots.rs`, feature `snapshots`) are a second binary.
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "tests run their own threads (servers, samplers) and read CI and fixture locations from the environment"
+)]
+
+#[path = "../support/mod.rs"]
+mod support;
+
+mod cli_bad_values;
+mod cli_bounded_input;
+mod cli_compile;
+mod codex_0171;
+mod core_catalog;
+mod core_compaction;
+mod core_compile;
+mod core_items;
+mod core_props;
+mod core_roundtrip;
+mod core_seed;
+mod core_vectors;
+mod diff_linear;
+mod fuzz_regressions;
+mod prefix_captured;
+mod prefix_causes;
+mod prefix_cli;
+mod prefix_report;
+mod proxy_cli;
+mod proxy_codex;
+mod proxy_http;
+mod proxy_store_trouble;
+mod proxy_ws;
+mod redact_exits;
+mod redact_fail_closed;
+mod redact_import_body;
+mod redact_policy;
+mod redirect_send;
+mod replay_cli;
+mod replay_endpoint;
+mod replay_same_times;
+mod replay_stored_events;
+mod rollout_reconstruct;
+mod rollout_store;
+mod rollout_ui;
+mod send_continue;
+mod send_same_rows;
+mod sessions_model_diff;
+mod sessions_model_send;
+mod sse_parity;
+mod store_cli;
+mod store_crash;
+mod store_growth;
+mod store_har_timings;
+mod store_import_kill;
+mod store_interrupted;
+mod store_migrate_v4;
+mod store_pieces;
+mod store_prefix_server;
+mod store_private;
+mod store_proxy_interrupted;
+mod store_readonly;
+mod store_roundtrip;
+mod store_search;
+mod store_send;
+mod store_writer;
+mod stream_cli;
+mod stream_decoding;
+mod stream_errors;
+mod stream_http;
+mod stream_limits;
+mod stream_recorded;
+mod stream_vectors;
+mod turn_loop;
+mod types_cli_values;
+mod types_store;
+mod types_undo;
+mod types_usage;
+mod ui_diff;
+mod ui_editing;
+mod ui_imports;
+mod ui_proxy;
+mod ui_redaction;
+mod ui_send;
+mod ui_sessions;
+mod ui_target;
+mod ui_timeline;
+mod ui_workbench;
+mod ws_send;

@@ -1,0 +1,230 @@
+//! The replay endpoint over real HTTP on 127.0.0.1: a two-request session recorded through the
+//! proxy from an upstream the test starts is served back to a reqwest client — the recorded
+//! bytes at the recorded pace, matched by position and confirmed by prefix similarity; a request
+//! unlike any recorded one, and one past the end, get a `response.failed` event naming why; the
+//! incoming requests are stored as a session linked to the recording, each with its comparison.
+
+use crate::support;
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use pretty_assertions::assert_eq;
+use promptwire::store::{Page, Store};
+use promptwire::transport::ProxyEvent;
+use promptwire::transport::proxy::{ProxyOptions, start_proxy};
+use promptwire::transport::replay::Timing;
+use promptwire::transport::replay_server::{ReplayOptions, start_replay};
+use serde_json::{Value, json};
+use support::scratch;
+use support::upstream::{Reply, Upstream, paced, turn_events};
+
+fn user(text: &str) -> Value {
+    json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+}
+
+fn assistant(text: &str) -> Value {
+    json!({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text}]})
+}
+
+/// A request body with long, stable instructions and tools (most of the prompt) and `input`.
+fn body(input: Vec<Value>, cache_key: &str) -> Value {
+    json!({
+        "model": "gpt-5.5",
+        "instructions": "You are a careful coding agent. ".repeat(40),
+        "input": input,
+        "tools": [{"type": "function", "name": "shell", "description": "Runs a command. ".repeat(20),
+                   "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}],
+        "stream": true,
+        "prompt_cache_key": cache_key,
+    })
+}
+
+async fn post(base: &str, body: &Value) -> (u16, Vec<u8>) {
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/responses"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("response");
+    let status = response.status().as_u16();
+    (status, response.bytes().await.expect("body").to_vec())
+}
+
+fn joined(events: &[Bytes]) -> Vec<u8> {
+    events.iter().flat_map(|b| b.iter().copied()).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recording_is_served_back_matched_and_compared() {
+    let turn1 = turn_events("resp_t1", "First answer here");
+    let turn2 = turn_events("resp_t2", "Second answer");
+    let (t1, t2) = (turn1.clone(), turn2.clone());
+    let upstream = Upstream::start(move |req| {
+        let body: Value = serde_json::from_slice(&req.body).expect("json");
+        let events = if body["input"].as_array().map_or(0, Vec::len) == 1 {
+            &t1
+        } else {
+            &t2
+        };
+        Reply::sse(paced(events, Duration::from_millis(40)))
+    });
+    let db = scratch("served").join("rec.sqlite");
+
+    // Record two turns.
+    let first = body(vec![user("fix the bug")], "rec-key");
+    let second = body(
+        vec![
+            user("fix the bug"),
+            assistant("First answer here"),
+            user("now test it"),
+        ],
+        "rec-key",
+    );
+    let (proxy, _events) = start_proxy(ProxyOptions::new(
+        "127.0.0.1:0",
+        &upstream.base_url(),
+        Some(db.clone()),
+    ))
+    .await
+    .expect("proxy");
+    assert_eq!(post(&proxy.base_url(), &first).await, (200, joined(&turn1)));
+    assert_eq!(
+        post(&proxy.base_url(), &second).await,
+        (200, joined(&turn2))
+    );
+    proxy.stop();
+    proxy.stopped().await;
+    let recording = Store::open(&db)
+        .expect("db")
+        .list_sessions(Page::ALL)
+        .expect("sessions")[0]
+        .id;
+
+    // Serve it back at the recorded pace.
+    let mut options = ReplayOptions::new("127.0.0.1:0", db.clone(), recording);
+    options.timing = Timing::Original;
+    let (replay, mut events) = start_replay(options).await.expect("replay");
+    let base = replay.base_url();
+
+    // Unlike anything recorded: a response.failed event, at once.
+    let foreign = json!({"model": "other-model", "instructions": "Different.", "input": [user("hello")], "stream": true});
+    let (status, bytes) = post(&base, &foreign).await;
+    assert_eq!(status, 200);
+    let unmatched_0 = format!(
+        "promptwire replay: request 0 matches no recorded request of session {recording} (closest: recorded #0, similarity 0.00 < 0.50)"
+    );
+    assert_eq!(
+        String::from_utf8(bytes).expect("utf8"),
+        format!(
+            "event: response.failed\ndata: {}\n\n",
+            json!({"type": "response.failed", "response": {"id": "resp_promptwire_unmatched_0", "status": "failed",
+                "error": {"code": "invalid_prompt", "message": unmatched_0}}})
+        )
+    );
+
+    // The first turn again (another cache key): the recorded bytes, taking the recorded time.
+    let started = Instant::now();
+    assert_eq!(
+        post(&base, &body(vec![user("fix the bug")], "new-key")).await,
+        (200, joined(&turn1))
+    );
+    let took = started.elapsed();
+    assert!(
+        took >= Duration::from_millis(40 * turn1.len() as u64 * 8 / 10),
+        "{took:?}"
+    );
+
+    // The second turn with its first message edited: still matched by position, prefix broken.
+    let edited = body(
+        vec![
+            user("fix the other bug"),
+            assistant("First answer here"),
+            user("now test it"),
+        ],
+        "new-key",
+    );
+    assert_eq!(post(&base, &edited).await, (200, joined(&turn2)));
+
+    // Past the end.
+    let (_, bytes) = post(&base, &second).await;
+    let text = String::from_utf8(bytes).expect("utf8");
+    assert!(
+        text.contains(&format!(
+            "request 3 matches no recorded request of session {recording}: all 2 were served"
+        )),
+        "{text}"
+    );
+    replay.stop();
+    replay.stopped().await;
+
+    let mut notes = Vec::new();
+    while let Ok(event) = events.try_recv() {
+        if let ProxyEvent::Note(text) = event {
+            notes.push(text);
+        }
+    }
+    let store = Store::open(&db).expect("db");
+    let recorded_ids: Vec<i64> = store
+        .requests(recording, Page::ALL)
+        .expect("requests")
+        .iter()
+        .map(|r| r.id)
+        .collect();
+    assert_eq!(
+        notes,
+        vec![
+            format!(
+                "incoming #0: {}",
+                &unmatched_0["promptwire replay: ".len()..]
+            ),
+            format!(
+                "incoming #1 -> recorded #0 (request {}): prefix kept, similarity 1.00",
+                recorded_ids[0]
+            ),
+            format!(
+                "incoming #2 -> recorded #1 (request {}): prefix BROKEN at input[0] /input/0/content/0/text (input_item_edited), similarity 0.85",
+                recorded_ids[1]
+            ),
+            format!(
+                "incoming #3: request 3 matches no recorded request of session {recording}: all 2 were served"
+            ),
+        ]
+    );
+
+    // The replay session: linked to the recording, one request per incoming one.
+    let replays = store.replays_of(recording).expect("replays");
+    assert_eq!(replays.len(), 1);
+    let session = store.session(replays[0]).expect("session");
+    assert_eq!(
+        (session.source.as_str(), session.name.as_str()),
+        ("replay", "replay of proxy cache:rec-key")
+    );
+    let mut rows = Vec::new();
+    for request in store.requests(replays[0], Page::ALL).expect("requests") {
+        let extra = store
+            .request(request.id)
+            .expect("request")
+            .extra
+            .expect("extra");
+        let outcome = store.outcome(request.id).expect("read").expect("outcome");
+        rows.push(json!({
+            "recorded_position": extra["replay"]["recorded_position"],
+            "prefix_kept": extra["replay"]["comparison"]["prefix_kept"],
+            "causes": extra["replay"]["comparison"]["causes"],
+            "state": outcome.state,
+            "error": outcome.error_class,
+            "events": outcome.events,
+        }));
+    }
+    assert_eq!(
+        rows,
+        vec![
+            json!({"recorded_position": null, "prefix_kept": null, "causes": null, "state": "failed", "error": "invalid_request", "events": 1}),
+            json!({"recorded_position": 0, "prefix_kept": true, "causes": [], "state": "completed", "error": null, "events": turn1.len()}),
+            json!({"recorded_position": 1, "prefix_kept": false, "causes": ["input_item_edited"], "state": "completed", "error": null, "events": turn2.len()}),
+            json!({"recorded_position": null, "prefix_kept": null, "causes": null, "state": "failed", "error": "invalid_request", "events": 1}),
+        ]
+    );
+}
