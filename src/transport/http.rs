@@ -25,7 +25,7 @@ use futures_util::StreamExt as _;
 use reqwest::header::HeaderMap;
 
 use super::proxy::wire::header_pairs;
-use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
+use super::read_loop::{Callback, Incoming, ReadBounds, Sink, new_attempt, read_turn};
 use super::redirect;
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::StreamReader;
@@ -94,18 +94,30 @@ impl HttpSender {
         request: &CompiledRequest,
         headers: &HeaderMap,
         cancel: &CancelToken,
-        mut on_event: F,
+        on_event: F,
     ) -> SendResult
     where
         F: FnMut(SendEvent<'_>) + Send,
     {
+        self.send_to(request, headers, cancel, &mut Callback(on_event))
+            .await
+    }
+
+    /// [`HttpSender::send`], reporting to `sink`.
+    pub(crate) async fn send_to<K: Sink>(
+        &self,
+        request: &CompiledRequest,
+        headers: &HeaderMap,
+        cancel: &CancelToken,
+        sink: &mut K,
+    ) -> SendResult {
         let body = Bytes::copy_from_slice(request.wire_body());
         let deadline = self.options.deadline_from_now();
         let mut attempts = Vec::new();
         let mut retries = 0;
         loop {
             let number = retries + 1;
-            on_event(SendEvent::AttemptStarted { attempt: number });
+            sink.event(SendEvent::AttemptStarted { attempt: number });
             let attempt = self
                 .attempt(
                     number,
@@ -113,7 +125,7 @@ impl HttpSender {
                     headers,
                     body.clone(),
                     Stop { cancel, deadline },
-                    &mut on_event,
+                    sink,
                 )
                 .await;
             let error = attempt.error.clone();
@@ -141,7 +153,7 @@ impl HttpSender {
                     error: Some(error),
                 };
             }
-            on_event(SendEvent::Retrying {
+            sink.event(SendEvent::Retrying {
                 attempt: number,
                 error: &error,
                 delay,
@@ -157,18 +169,15 @@ impl HttpSender {
         }
     }
 
-    async fn attempt<F>(
+    async fn attempt<K: Sink>(
         &self,
         number: u32,
         url: &str,
         headers: &HeaderMap,
         body: Bytes,
         stop: Stop<'_>,
-        on_event: &mut F,
-    ) -> Attempt
-    where
-        F: FnMut(SendEvent<'_>) + Send,
-    {
+        sink: &mut K,
+    ) -> Attempt {
         let start = Instant::now();
         let mut attempt = new_attempt(number);
         let request = self
@@ -208,7 +217,7 @@ impl HttpSender {
         let status = response.status().as_u16();
         attempt.status = Some(status);
         attempt.response_headers = header_pairs(response.headers());
-        on_event(SendEvent::Response {
+        sink.event(SendEvent::Response {
             status,
             headers: &attempt.response_headers,
             at: start.elapsed(),
@@ -233,7 +242,7 @@ impl HttpSender {
         attempt.header_events = header_events(&attempt.response_headers);
         if !attempt.header_events.is_empty() {
             reader.apply_header_events(&attempt.header_events, start.elapsed());
-            on_event(SendEvent::HeaderEvents(&attempt.header_events));
+            sink.event(SendEvent::HeaderEvents(&attempt.header_events));
         }
         let mut body = response.bytes_stream();
         read_turn(
@@ -243,7 +252,7 @@ impl HttpSender {
             cancel,
             start,
             &mut attempt,
-            on_event,
+            sink,
         )
         .await;
         attempt.elapsed = start.elapsed();

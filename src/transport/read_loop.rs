@@ -15,6 +15,27 @@ use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
 use crate::core::stream::limits::deadline_passed;
 use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
 
+/// Where a live transport reports its progress: a borrowed-event callback ([`Callback`]), or the
+/// bounded queue of [`super::send::Sender::start`], which the read loop waits on before it reads
+/// on ([`Sink::ready`]).
+pub(crate) trait Sink: Send {
+    /// Takes one progress event (never waits).
+    fn event(&mut self, event: SendEvent<'_>);
+    /// Resolves once the sink can take more; the send reads the next chunk only then.
+    fn ready(&mut self) -> impl Future<Output = ()> + Send {
+        std::future::ready(())
+    }
+}
+
+/// A callback as a sink that never holds the send up.
+pub(crate) struct Callback<F>(pub F);
+
+impl<F: FnMut(SendEvent<'_>) + Send> Sink for Callback<F> {
+    fn event(&mut self, event: SendEvent<'_>) {
+        (self.0)(event);
+    }
+}
+
 /// One read from the connection, as the stream reader takes it.
 pub(super) enum Incoming {
     /// SSE bytes for the reader.
@@ -56,18 +77,18 @@ impl ReadBounds {
 /// Feeds `source` into `reader` (see the module header), reporting and keeping every entry, then
 /// sets the attempt's outcome and error: none when completed, the stream error when it failed,
 /// `Cancelled` when stopped, else "closed before completed". The caller sets `elapsed`.
-pub(super) async fn read_turn<S, F>(
+pub(super) async fn read_turn<S, K>(
     source: &mut S,
     mut reader: StreamReader,
     bounds: ReadBounds,
     cancel: &CancelToken,
     start: Instant,
     attempt: &mut Attempt,
-    on_event: &mut F,
+    sink: &mut K,
 ) where
     S: Stream + Unpin,
     S::Item: Into<Incoming>,
-    F: FnMut(SendEvent<'_>) + Send,
+    K: Sink,
 {
     let mut cancelled = false;
     while !reader.is_done() {
@@ -99,11 +120,12 @@ pub(super) async fn read_turn<S, F>(
             Ok(Incoming::Nothing) => Vec::new(),
         };
         for entry in entries {
-            on_event(SendEvent::Entry(&entry));
+            sink.event(SendEvent::Entry(&entry));
             if bounds.keep_entries {
                 attempt.entries.push(entry);
             }
         }
+        sink.ready().await;
     }
     attempt.outcome = reader.into_outcome();
     attempt.error = match &attempt.outcome.state {

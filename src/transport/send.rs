@@ -5,13 +5,13 @@
 //! `Arc<TimelineEntry>`) that ends with [`LiveEvent::Done`] and the send's [`SendResult`].
 //! Consumers never see a borrowed callback (the transports' `on_event` stays inside transport).
 //!
-//! Back-pressure ([`LIVE_QUEUE`] events): when the queue is full, the send waits for its
-//! consumer (on a multi-thread runtime the network task moves off the async workers while it
-//! waits, so other tasks — the recording proxy — keep running). The consumer must therefore be a
-//! thread that only hands events on without waiting on anything slow: the app's drain queues to
-//! the database's writer and to a separate UI-reporting thread, never to the UI directly; the
-//! CLI's prints and queues. On a current-thread runtime, where a task cannot wait, a full queue
-//! spills into a backlog instead (bounded by the send's size limits) and is flushed at the end.
+//! Back-pressure ([`LIVE_QUEUE`] events): when the queue is full, what one read decoded waits in
+//! a small backlog and the send reads nothing more (its task awaits, so the async workers — and
+//! the recording proxy on them — run on) until its consumer has taken it. The consumer must
+//! therefore be a thread that only hands events on without waiting on anything slow: the app's
+//! drain queues to the database's writer and to a separate UI-reporting thread, never to the UI
+//! directly; the CLI's prints and queues (and waits briefly while the writer holds more than
+//! [`crate::store::send_recording::HELD_EVENT_BYTES`]).
 //!
 //! The shared types ([`SendOptions`], [`SendError`], [`SendResult`], [`CancelToken`],
 //! [`resolve_headers`]…) are in `types`, re-exported here.
@@ -23,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
-use tokio::runtime::{Handle, RuntimeFlavor};
+use tokio::runtime::Handle;
 use tokio::sync::mpsc::error::TrySendError;
 
 pub(crate) use types::now_http_date;
@@ -33,6 +33,7 @@ pub use types::{
 };
 
 use super::http::HttpSender;
+use super::read_loop::Sink;
 use super::ws::WsSender;
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::{MappedEvent, TimelineEntry};
@@ -214,65 +215,61 @@ impl Sender {
         let mut queue = Queue {
             tx,
             backlog: VecDeque::new(),
-            can_wait: runtime.runtime_flavor() == RuntimeFlavor::MultiThread,
             cancel: cancel.clone(),
         };
         let sender = self.clone();
         let token = cancel.clone();
         runtime.spawn(async move {
-            let result = sender
-                .send(&request, &headers, &token, |event| {
-                    queue.push(LiveEvent::of(&event));
-                })
-                .await;
+            let result = match &sender {
+                Self::Http(s) => s.send_to(&request, &headers, &token, &mut queue).await,
+                Self::Ws(s) => s.send_to(&request, &headers, &token, &mut queue).await,
+            };
             queue.finish(result).await;
         });
         LiveSend { cancel, events }
     }
 }
 
-/// The producer's end of a live send's queue.
+/// The producer's end of a live send's queue: events wait in a small backlog until the read
+/// loop asks whether it may read on ([`Sink::ready`]), which waits until the consumer has
+/// taken them.
 struct Queue {
     tx: tokio::sync::mpsc::Sender<LiveEvent>,
-    /// Events that did not fit while the task could not wait (current-thread runtime only).
+    /// Events reported since the last [`Sink::ready`] that did not fit (one chunk's worth).
     backlog: VecDeque<LiveEvent>,
-    can_wait: bool,
     cancel: CancelToken,
 }
 
-impl Queue {
-    /// Queues `event` in order, waiting for the consumer when the queue is full (see the
-    /// module header). A consumer that is gone stops the send.
-    fn push(&mut self, event: LiveEvent) {
-        self.backlog.push_back(event);
-        while let Some(event) = self.backlog.pop_front() {
-            match self.tx.try_send(event) {
-                Ok(()) => {}
-                Err(TrySendError::Full(event)) if self.can_wait => {
-                    let tx = &self.tx;
-                    if !tokio::task::block_in_place(|| tx.blocking_send(event).is_ok()) {
-                        return self.gone();
-                    }
-                }
-                Err(TrySendError::Full(event)) => {
-                    self.backlog.push_front(event);
-                    return;
-                }
-                Err(TrySendError::Closed(_)) => return self.gone(),
-            }
+impl Sink for Queue {
+    fn event(&mut self, event: SendEvent<'_>) {
+        let event = LiveEvent::of(&event);
+        if !self.backlog.is_empty() {
+            return self.backlog.push_back(event);
+        }
+        match self.tx.try_send(event) {
+            Ok(()) => {}
+            Err(TrySendError::Full(event)) => self.backlog.push_back(event),
+            Err(TrySendError::Closed(_)) => self.gone(),
         }
     }
 
-    /// Flushes the backlog, then the result.
-    async fn finish(mut self, result: SendResult) {
+    async fn ready(&mut self) {
         while let Some(event) = self.backlog.pop_front() {
             if self.tx.send(event).await.is_err() {
-                return;
+                return self.gone();
             }
         }
+    }
+}
+
+impl Queue {
+    /// Flushes the backlog, then the result.
+    async fn finish(mut self, result: SendResult) {
+        self.ready().await;
         let _ = self.tx.send(LiveEvent::Done(Box::new(result))).await;
     }
 
+    /// The consumer is gone: stop the send.
     fn gone(&mut self) {
         self.backlog.clear();
         self.cancel.cancel();

@@ -28,7 +28,7 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 
 use super::proxy::wire::header_pairs;
-use super::read_loop::{Incoming, ReadBounds, new_attempt, read_turn};
+use super::read_loop::{Callback, Incoming, ReadBounds, Sink, new_attempt, read_turn};
 use super::send::{
     Attempt, CancelToken, PrepareError, SendError, SendEvent, SendOptions, SendResult,
 };
@@ -111,13 +111,25 @@ impl WsSender {
         request: &CompiledRequest,
         headers: &HeaderMap,
         cancel: &CancelToken,
-        mut on_event: F,
+        on_event: F,
     ) -> SendResult
     where
         F: FnMut(SendEvent<'_>) + Send,
     {
-        on_event(SendEvent::AttemptStarted { attempt: 1 });
-        let attempt = self.attempt(request, headers, cancel, &mut on_event).await;
+        self.send_to(request, headers, cancel, &mut Callback(on_event))
+            .await
+    }
+
+    /// [`WsSender::send`], reporting to `sink`.
+    pub(crate) async fn send_to<K: Sink>(
+        &self,
+        request: &CompiledRequest,
+        headers: &HeaderMap,
+        cancel: &CancelToken,
+        sink: &mut K,
+    ) -> SendResult {
+        sink.event(SendEvent::AttemptStarted { attempt: 1 });
+        let attempt = self.attempt(request, headers, cancel, sink).await;
         let error = attempt.error.clone();
         SendResult {
             attempts: vec![attempt],
@@ -125,16 +137,13 @@ impl WsSender {
         }
     }
 
-    async fn attempt<F>(
+    async fn attempt<K: Sink>(
         &self,
         request: &CompiledRequest,
         headers: &HeaderMap,
         cancel: &CancelToken,
-        on_event: &mut F,
-    ) -> Attempt
-    where
-        F: FnMut(SendEvent<'_>) + Send,
-    {
+        sink: &mut K,
+    ) -> Attempt {
         let start = Instant::now();
         let deadline = self.options.deadline_from_now();
         let mut attempt = new_attempt(1);
@@ -154,7 +163,7 @@ impl WsSender {
                 return attempt;
             }
         };
-        on_event(SendEvent::Response {
+        sink.event(SendEvent::Response {
             status: attempt.status.unwrap_or(101),
             headers: &attempt.response_headers,
             at: start.elapsed(),
@@ -176,7 +185,7 @@ impl WsSender {
             cancel,
             start,
             &mut attempt,
-            on_event,
+            sink,
         )
         .await;
         // The turn is over (or stopped): close politely, without waiting long for the peer.
