@@ -3,6 +3,8 @@
 //! built binary) is stored as the same rows — request, body, events and outcome, whole values,
 //! ids, positions and times normalised — over HTTP SSE and over a WebSocket. The API key reaches
 //! the app and its Re-send through the injected key lookup, the CLI through its environment.
+//! And the live stream they all consume is bounded without losing anything: a consumer that
+//! reads late still gets every event, in order, then the result.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -258,4 +260,70 @@ fn send_resend_and_cli_store_the_same_rows_over_a_websocket() {
     assert_eq!(frames[1], frames[0]);
     assert_eq!(frames[2], frames[0]);
     assert_same(rows);
+}
+
+/// The one sender's live stream is bounded and loses nothing: a 1,000-word answer (1,004
+/// events, several times [`LIVE_QUEUE`](promptwire::transport::send::LIVE_QUEUE)) sent while its
+/// consumer does not read for a while arrives whole and in order, then `Done` with the outcome.
+#[test]
+fn a_consumer_that_reads_late_gets_every_event_in_order_then_the_result() {
+    use promptwire::core::compile::compile;
+    use promptwire::core::models::ModelCatalog;
+    use promptwire::core::prompt::{Dialect, Prompt};
+    use promptwire::core::provider::{Provider, ProviderKind};
+    use promptwire::core::rules::CompileRules;
+    use promptwire::transport::{
+        CancelToken, LiveEvent, SendOptions, Sender, Wire, resolve_headers,
+    };
+
+    let text: String = (0..1000).map(|i| format!("w{i} ")).collect();
+    let events = crate::support::upstream::turn_events("resp_late", &text);
+    let bytes: Vec<u8> = events.iter().flat_map(|e| e.to_vec()).collect();
+    let server = Upstream::in_order(vec![Reply::answer(
+        pieces(&bytes, 8, Duration::ZERO),
+        End::Complete,
+    )]);
+    let prompt = Prompt::from_json_str(
+        r#"{"model": "gpt-5.5", "input": [{"type": "message", "role": "user",
+            "content": [{"type": "input_text", "text": "count"}]}]}"#,
+    )
+    .expect("prompt");
+    let catalog = ModelCatalog::bundled();
+    let mut provider = Provider::preset(ProviderKind::Compatible);
+    provider.base_url = server.base_url();
+    let request = compile(
+        &prompt,
+        &catalog.lookup(&prompt.model),
+        &provider,
+        Dialect::Auto,
+        &CompileRules::codex_0_169(),
+    )
+    .expect("compile");
+    let headers = resolve_headers(&request, |_| None).expect("no secrets");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let sender = Sender::new(Wire::Http, &request.url, SendOptions::default()).expect("sender");
+    let mut live = sender.start(
+        runtime.handle(),
+        Arc::new(request),
+        headers,
+        CancelToken::new(),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let mut seqs = Vec::new();
+    let mut done = None;
+    while let Some(event) = live.next_blocking() {
+        match event {
+            LiveEvent::Entry(entry) => seqs.push(entry.raw.seq),
+            LiveEvent::Done(result) => done = Some(result),
+            _ => {}
+        }
+    }
+    assert_eq!(seqs, (0..events.len() as u64).collect::<Vec<_>>());
+    let result = done.expect("Done came last");
+    assert_eq!(result.error, None);
+    assert_eq!(result.outcome().map(|o| o.text.clone()), Some(text));
 }
