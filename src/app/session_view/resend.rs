@@ -204,7 +204,7 @@ async fn resend_job(
         .await;
     report(&ctx, ReplayUpdate::Live(TimelineUpdate::finished(&result)));
     let recorded = tokio::task::spawn_blocking(move || {
-        finish_recording(recording, &result)
+        finish_recording(recording, result)
             .map(|stored| stored.session)
             .map_err(|e| format!("{e:#}"))
     })
