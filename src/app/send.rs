@@ -414,7 +414,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             let report = |update| report_now(&ctx, generation, update);
             report(SendUpdate::Live(TimelineUpdate::finished(&result)));
             let recorded = recording.map(|recording| {
-                let stored = finish_recording(recording, &result).map_err(|e| format!("{e:#}"))?;
+                let stored = finish_recording(recording, result).map_err(|e| format!("{e:#}"))?;
                 stored
                     .request
                     .map(|request| (stored.session, request))

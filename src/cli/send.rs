@@ -374,7 +374,7 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
     });
     printer.outcome(outcome, failure);
     if let Some(recording) = recording {
-        match finish_recording(recording, &result) {
+        match finish_recording(recording, result) {
             Ok(stored) => printer.note(&format!("recorded in session {}", stored.session)),
             Err(e) => eprintln!("promptwire: recording failed: {e:#}"),
         }

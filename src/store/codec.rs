@@ -110,9 +110,22 @@ fn compress(bytes: &[u8], level: i32) -> Option<Vec<u8>> {
                 list.len() - 1
             }
         };
-        list[index].1.compress(bytes).ok()
+        let compressor = &mut list[index].1;
+        // A large value first tries a buffer a quarter its size: the bulk API allocates the
+        // worst case (more than the input) for the output, which for a 16 MiB answer doubled
+        // what a recording held at its end. Only a value that does not compress 4× pays that.
+        if bytes.len() > LARGE_VALUE {
+            let mut out = Vec::with_capacity(bytes.len() / 4);
+            if compressor.compress_to_buffer(bytes, &mut out).is_ok() {
+                return Some(out);
+            }
+        }
+        compressor.compress(bytes).ok()
     })
 }
+
+/// Values above this many bytes are compressed into a small buffer first (see [`compress`]).
+const LARGE_VALUE: usize = 1 << 20;
 
 /// Packs `bytes`: compressed when that makes them smaller, plain otherwise.
 pub fn pack(bytes: &[u8], level: Level) -> Vec<u8> {

@@ -42,7 +42,7 @@ fn micros(d: Duration) -> i64 {
 
 /// How one attempt ended, as the store records it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct AttemptRecord<'a> {
+pub struct AttemptRecord {
     /// HTTP status (101 for a WebSocket), once known.
     pub status: Option<u16>,
     /// Response headers.
@@ -52,7 +52,7 @@ pub struct AttemptRecord<'a> {
     /// Duration of the attempt.
     pub elapsed: Duration,
     /// The turn as far as it got.
-    pub outcome: &'a TurnOutcome,
+    pub outcome: TurnOutcome,
     /// Class and message of a transport-level failure the outcome does not carry.
     pub error: Option<(ErrorClass, String)>,
 }
@@ -238,7 +238,7 @@ impl SendRecording {
     /// trying while the process runs).
     pub fn finish(
         self,
-        attempts: &[AttemptRecord<'_>],
+        attempts: Vec<AttemptRecord>,
         timeout: Duration,
     ) -> StoreResult<StoredSend> {
         let keys: Vec<RequestKey> = self.attempts.iter().map(|(w, _)| w.key()).collect();
@@ -251,7 +251,7 @@ impl SendRecording {
                 wait_us,
                 total_us: Some(micros(attempt.elapsed)),
             });
-            let mut outcome = OutcomeRecord::from_turn(attempt.outcome);
+            let mut outcome = OutcomeRecord::from_turn_owned(attempt.outcome);
             if let Some((class, message)) = &attempt.error
                 && outcome.state != RecordedState::Failed
             {

@@ -207,6 +207,16 @@ fn micros(d: std::time::Duration) -> i64 {
 
 impl OutcomeRecord {
     /// The record of a turn outcome.
+    /// The record of a turn outcome, taking its text instead of copying it (an answer's text
+    /// can be as large as the response limit).
+    pub fn from_turn_owned(mut outcome: TurnOutcome) -> Self {
+        let text = std::mem::take(&mut outcome.text);
+        Self {
+            text,
+            ..Self::from_turn(&outcome)
+        }
+    }
+
     pub fn from_turn(outcome: &TurnOutcome) -> Self {
         let (state, response_id, error_class, error_message) = match &outcome.state {
             TurnState::Open => (RecordedState::Open, None, None, None),

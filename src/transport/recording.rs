@@ -25,11 +25,12 @@ pub const RECORDING_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Hands the writer every attempt's response and outcome and waits (up to
 /// [`RECORDING_FLUSH_TIMEOUT`]) until they are committed; returns where they were stored. Call it
-/// off the async workers: it waits.
-pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreResult<StoredSend> {
-    let attempts: Vec<AttemptRecord<'_>> = result
+/// off the async workers: it waits. It takes the result: each attempt's outcome (the whole
+/// answer's text) moves into the store's record instead of being copied.
+pub fn finish_recording(recording: SendRecording, result: SendResult) -> StoreResult<StoredSend> {
+    let attempts: Vec<AttemptRecord> = result
         .attempts
-        .iter()
+        .into_iter()
         .map(|attempt| AttemptRecord {
             status: attempt.status,
             headers: attempt.response_headers.clone(),
@@ -38,9 +39,9 @@ pub fn finish_recording(recording: SendRecording, result: &SendResult) -> StoreR
                 _ => None,
             },
             elapsed: attempt.elapsed,
-            outcome: &attempt.outcome,
             error: attempt.error.as_ref().map(|e| (e.class(), e.to_string())),
+            outcome: attempt.outcome,
         })
         .collect();
-    recording.finish(&attempts, RECORDING_FLUSH_TIMEOUT)
+    recording.finish(attempts, RECORDING_FLUSH_TIMEOUT)
 }

@@ -243,7 +243,7 @@ async fn resend_job(
         let (recording, result) = consumed?;
         report(&end, ReplayUpdate::Live(TimelineUpdate::finished(&result)));
         let recorded = match recording {
-            Some(recording) => finish_recording(recording, &result)
+            Some(recording) => finish_recording(recording, result)
                 .map(|stored| stored.session)
                 .map_err(|e| format!("{e:#}")),
             None => Err("the send was not recorded".to_string()),
