@@ -21,6 +21,11 @@ use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
 pub(crate) trait Sink: Send {
     /// Takes one progress event (never waits).
     fn event(&mut self, event: SendEvent<'_>);
+    /// Takes one entry the attempt does not keep ([`SendOptions::keep_entries`] off): a sink
+    /// that holds on to entries takes it without a copy.
+    fn entry(&mut self, entry: crate::core::stream::TimelineEntry) {
+        self.event(SendEvent::Entry(&entry));
+    }
     /// Resolves once the sink can take more; the send reads the next chunk only then.
     fn ready(&mut self) -> impl Future<Output = ()> + Send {
         std::future::ready(())
@@ -120,9 +125,11 @@ pub(super) async fn read_turn<S, K>(
             Ok(Incoming::Nothing) => Vec::new(),
         };
         for entry in entries {
-            sink.event(SendEvent::Entry(&entry));
             if bounds.keep_entries {
+                sink.event(SendEvent::Entry(&entry));
                 attempt.entries.push(entry);
+            } else {
+                sink.entry(entry);
             }
         }
         sink.ready().await;

@@ -242,15 +242,11 @@ struct Queue {
 
 impl Sink for Queue {
     fn event(&mut self, event: SendEvent<'_>) {
-        let event = LiveEvent::of(&event);
-        if !self.backlog.is_empty() {
-            return self.backlog.push_back(event);
-        }
-        match self.tx.try_send(event) {
-            Ok(()) => {}
-            Err(TrySendError::Full(event)) => self.backlog.push_back(event),
-            Err(TrySendError::Closed(_)) => self.gone(),
-        }
+        self.push(LiveEvent::of(&event));
+    }
+
+    fn entry(&mut self, entry: TimelineEntry) {
+        self.push(LiveEvent::Entry(Arc::new(entry)));
     }
 
     async fn ready(&mut self) {
@@ -263,6 +259,18 @@ impl Sink for Queue {
 }
 
 impl Queue {
+    /// Queues `event` behind what waits already (never waits itself).
+    fn push(&mut self, event: LiveEvent) {
+        if !self.backlog.is_empty() {
+            return self.backlog.push_back(event);
+        }
+        match self.tx.try_send(event) {
+            Ok(()) => {}
+            Err(TrySendError::Full(event)) => self.backlog.push_back(event),
+            Err(TrySendError::Closed(_)) => self.gone(),
+        }
+    }
+
     /// Flushes the backlog, then the result.
     async fn finish(mut self, result: SendResult) {
         self.ready().await;
