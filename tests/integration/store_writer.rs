@@ -351,8 +351,8 @@ fn producers_never_wait_on_a_locked_database_and_everything_is_stored_after() {
         "{problem}"
     );
     assert!(
-        slowest < Duration::from_millis(20),
-        "a producer waited {slowest:?}"
+        slowest < Duration::from_millis(100),
+        "a producer waited {slowest:?} (the lock is held 3 s)"
     );
     locker.join().expect("locker");
     assert!(
