@@ -43,7 +43,7 @@ use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
 use crate::store::send_recording::open_or_default;
 use crate::store::{SendRecording, Writer};
 use crate::transport::http::DEFAULT_DEADLINE;
-use crate::transport::recording::{finish_recording, record_live};
+use crate::transport::recording::{finish_recording, record_live_owned};
 use crate::transport::{
     CancelToken, LiveEvent, SendEvent, SendOptions, Sender, Wire, resolve_headers,
 };
@@ -351,9 +351,7 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
     );
     let mut result = None;
     while let Some(event) = live.next_blocking() {
-        if let Some(recording) = recording.as_mut() {
-            record_live(recording, &event);
-        }
+        // Printed first, then handed to the recording (which keeps the raw event, not a copy).
         match event.progress() {
             Some(progress) => report(&mut printer, progress),
             None => {
@@ -362,6 +360,9 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
                 }
                 break;
             }
+        }
+        if let Some(recording) = recording.as_mut() {
+            record_live_owned(recording, event);
         }
     }
     let result = result.context("the send ended without a result")?;

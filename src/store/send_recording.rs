@@ -24,7 +24,7 @@ use crate::core::stream::{ErrorClass, RawEvent, TurnOutcome};
 
 /// Bytes of a waiting recording's events the writer may hold uncommitted before the next one
 /// waits (see [`SendRecording::raw_event`]).
-pub const HELD_EVENT_BYTES: usize = 4 * 1024 * 1024;
+pub const HELD_EVENT_BYTES: usize = 1024 * 1024;
 
 /// Most raw events re-read for one stored turn (a turn has a few thousand at most).
 pub const MAX_TURN_EVENTS: u64 = 1_000_000;
@@ -223,11 +223,16 @@ impl SendRecording {
     /// also waits, briefly, while the writer holds more than [`HELD_EVENT_BYTES`] of events not
     /// yet committed: the send's memory stays near its response limit.
     pub fn raw_event(&mut self, raw: &RawEvent) {
+        self.raw_event_owned(raw.clone());
+    }
+
+    /// [`SendRecording::raw_event`] for an event the caller no longer needs (not copied).
+    pub fn raw_event_owned(&mut self, raw: RawEvent) {
         if let Some((writer, _)) = self.attempts.last_mut() {
             if self.row_wait > Duration::ZERO {
-                writer.event_within(raw.clone(), HELD_EVENT_BYTES, self.row_wait);
+                writer.event_within(raw, HELD_EVENT_BYTES, self.row_wait);
             } else {
-                writer.event(raw.clone());
+                writer.event(raw);
             }
         }
     }

@@ -20,6 +20,18 @@ pub fn record_live(recording: &mut SendRecording, event: &LiveEvent) {
     }
 }
 
+/// [`record_live`] for an event the caller is done with: an entry nobody else holds gives its
+/// raw event to the recording instead of a copy.
+pub fn record_live_owned(recording: &mut SendRecording, event: LiveEvent) {
+    match event {
+        LiveEvent::Entry(entry) => match std::sync::Arc::try_unwrap(entry) {
+            Ok(entry) => recording.raw_event_owned(entry.raw),
+            Err(shared) => recording.raw_event(&shared.raw),
+        },
+        other => record_live(recording, &other),
+    }
+}
+
 /// How long the end of a send waits for the database's writer to commit its recording.
 pub const RECORDING_FLUSH_TIMEOUT: Duration = Duration::from_secs(30);
 
