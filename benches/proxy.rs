@@ -45,6 +45,63 @@ fn delta(i: usize, size: usize) -> Bytes {
     )
 }
 
+/// Appends `data` as one HTTP/1.1 chunk.
+fn push_chunk(out: &mut Vec<u8>, data: &[u8]) {
+    out.extend_from_slice(format!("{:x}\r\n", data.len()).as_bytes());
+    out.extend_from_slice(data);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// An upstream on 127.0.0.1 that answers every request with `200 text/event-stream` and the
+/// already chunk-encoded `body`, written 1 MiB at a time; its base URL.
+#[allow(clippy::disallowed_methods)] // A stand-in server of the bench's own: threads of its own.
+fn chunked_upstream(body: Vec<u8>) -> String {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let body = std::sync::Arc::new(body);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let body = std::sync::Arc::clone(&body);
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut head = Vec::new();
+                let mut buf = [0u8; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => head.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).to_ascii_lowercase();
+                let length: usize = text
+                    .lines()
+                    .find_map(|l| l.strip_prefix("content-length:"))
+                    .and_then(|v| v.trim().parse().ok())
+                    .unwrap_or(0);
+                let at = head.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(0) + 4;
+                let mut got = head.len() - at;
+                while got < length {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => got += n,
+                    }
+                }
+                let reply = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
+                if stream.write_all(reply).is_err() {
+                    return;
+                }
+                for piece in body.chunks(1 << 20) {
+                    if stream.write_all(piece).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{addr}/v1")
+}
+
 fn completed() -> Bytes {
     sse_event(
         "response.completed",
@@ -246,28 +303,31 @@ fn main() {
             server.stopped().await;
         }
     });
-    // Per-event cost: 200,000 events of about 178 bytes, each its own HTTP chunk.
-    let mut steps: Vec<Step> = (0..SMALL_EVENTS)
-        .map(|i| Step::Send(delta(i, 10)))
-        .collect();
-    steps.push(Step::Send(completed()));
-    let upstream = Upstream::start(move |_| Reply::sse(steps.clone()));
+    // Per-event cost: 200,000 events of about 178 bytes, each its own HTTP chunk. A raw
+    // chunked upstream writes the chunks in large writes (the scripted upstream's per-chunk
+    // overhead would be what is measured otherwise).
+    let mut body = Vec::new();
+    for i in 0..SMALL_EVENTS {
+        push_chunk(&mut body, &delta(i, 10));
+    }
+    push_chunk(&mut body, &completed());
+    body.extend_from_slice(b"0\r\n\r\n");
+    let upstream = chunked_upstream(body);
     runtime.block_on(async {
         let db = dir.join("per_event.sqlite");
         let (proxy, _events) =
-            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), Some(db.clone())))
+            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, Some(db.clone())))
                 .await
                 .expect("proxy");
-        let (relay, _relay_events) =
-            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), None))
-                .await
-                .expect("relay");
+        let (relay, _relay_events) = start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, None))
+            .await
+            .expect("relay");
         let store = promptwire::store::Store::open(&db).expect("db");
         let (mut direct, mut proxied, mut relayed, mut total) =
             (Vec::new(), Vec::new(), Vec::new(), 0);
         for round in 1..=3 {
             let started = Instant::now();
-            let (_, bytes) = read(&format!("{}/responses", upstream.base_url())).await;
+            let (_, bytes) = read(&format!("{upstream}/responses")).await;
             direct.push(started.elapsed().as_secs_f64());
             total = bytes;
             let started = Instant::now();
