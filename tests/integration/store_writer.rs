@@ -407,6 +407,22 @@ fn what_the_budget_cannot_hold_is_recorded_as_lost_never_as_complete() {
         ))
     );
     assert_eq!(writer.status().lost_events, lost);
+    // The Sessions table flags the row, and says what was lost on hover.
+    let rows = store.request_rows(session, Page::ALL).expect("rows");
+    assert_eq!(
+        rows[0].recording_gap,
+        Some(format!(
+            "recording incomplete: {lost} events lost ({reason})"
+        ))
+    );
+    assert_eq!(
+        promptwire::ui::sessions::status_text(&rows[0]),
+        "! completed · recording incomplete"
+    );
+    assert_eq!(
+        store.list_sessions(Page::ALL).expect("list")[0].unfinished(),
+        Some("1 recorded incompletely".to_string())
+    );
 }
 
 #[test]

@@ -13,13 +13,22 @@ use crate::app::{AppState, CommandSender};
 use crate::store::summary::{OutcomeClass, RequestRow};
 use crate::ui::widgets::count;
 
-/// The status cell: HTTP status and outcome class, `!` when the stream did not complete.
+/// The status cell: HTTP status and outcome class, `!` when the stream did not complete, and
+/// "recording incomplete" when the recording lost events (the database was busy or full).
 pub fn status_text(row: &RequestRow) -> String {
-    let flag = if row.outcome.is_problem() { "! " } else { "" };
-    match (&row.outcome, row.status) {
+    let flag = if row.outcome.is_problem() || row.recording_gap.is_some() {
+        "! "
+    } else {
+        ""
+    };
+    let status = match (&row.outcome, row.status) {
         (OutcomeClass::Http(code), _) => format!("{flag}HTTP {code}"),
         (outcome, Some(status)) => format!("{flag}{status} · {}", outcome.label()),
         (outcome, None) => format!("{flag}{}", outcome.label()),
+    };
+    match row.recording_gap {
+        Some(_) => format!("{status} · recording incomplete"),
+        None => status,
     }
 }
 
@@ -182,8 +191,15 @@ fn cells(
         let mut status = RichText::new(status_text(row));
         if row.outcome.is_problem() {
             status = status.color(ui.visuals().error_fg_color);
+        } else if row.recording_gap.is_some() {
+            status = status.color(ui.visuals().warn_fg_color);
         }
-        ui.add(Label::new(status).selectable(false).truncate());
+        let label = ui.add(Label::new(status).selectable(false).truncate());
+        if let Some(gap) = &row.recording_gap {
+            label.on_hover_text(format!(
+                "{gap}. The client got every byte; the stored events are not all of them."
+            ));
+        }
     });
     let mut text = |text: String| {
         table_row.col(|ui| {
