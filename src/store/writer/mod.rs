@@ -289,21 +289,18 @@ fn event_bytes(event: &RawEvent) -> usize {
     event.data.len() + event.event.as_ref().map_or(0, String::len) + 48
 }
 
-struct Shared {
-    path: PathBuf,
-    tx: Mutex<Option<SyncSender<Op>>>,
+/// What the writer thread and its producers both count: budgets, queue length, status. The
+/// thread holds this and not [`Shared`], so the last producer's drop — which joins the thread —
+/// never happens on the thread itself.
+struct Counters {
     options: WriterOptions,
     event_bytes: AtomicUsize,
     row_bytes: AtomicUsize,
     queued_ops: AtomicUsize,
-    next_key: AtomicU64,
     status: Mutex<WriterStatus>,
-    thread: Mutex<Option<JoinHandle<()>>>,
-    /// The writer thread, to wake it when a batch is full or a flush waits.
-    waker: OnceLock<std::thread::Thread>,
 }
 
-impl Shared {
+impl Counters {
     fn budget(&self, events: bool) -> (&AtomicUsize, usize) {
         if events {
             (&self.event_bytes, self.options.event_budget_bytes)
@@ -312,11 +309,35 @@ impl Shared {
         }
     }
 
+    fn release(&self, op: &Op) {
+        let (size, events) = op.size();
+        self.budget(events).0.fetch_sub(size, Ordering::AcqRel);
+        if !matches!(op, Op::Flush(_) | Op::Job(_)) {
+            self.queued_ops.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    fn status(&self) -> std::sync::MutexGuard<'_, WriterStatus> {
+        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+struct Shared {
+    path: PathBuf,
+    tx: Mutex<Option<SyncSender<Op>>>,
+    counters: Arc<Counters>,
+    next_key: AtomicU64,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    /// The writer thread, to wake it when a batch is full or a flush waits.
+    waker: OnceLock<std::thread::Thread>,
+}
+
+impl Shared {
     /// Queues `op` unless the queue or its budget is full; never waits. Returns why it was
     /// dropped.
     fn enqueue(&self, op: Op) -> Result<(), &'static str> {
         let (size, events) = op.size();
-        let (used, budget) = self.budget(events);
+        let (used, budget) = self.counters.budget(events);
         let bounded = !matches!(op, Op::Outcome { .. });
         let before = used.fetch_add(size, Ordering::AcqRel);
         if before + size > budget && bounded {
@@ -329,6 +350,7 @@ impl Shared {
         }
         // Counted before it is sent: the writer may take and release it at once.
         let queued = self
+            .counters
             .queued_ops
             .fetch_add(1, Ordering::AcqRel)
             .wrapping_add(1);
@@ -346,14 +368,14 @@ impl Shared {
             Ok(()) => {
                 // A full batch, or every few MiB of events, wakes the writer before its delay
                 // is up: a fast stream is held in memory for a moment, not for 100 ms.
-                if queued.is_multiple_of(self.options.max_batch.max(1))
+                if queued.is_multiple_of(self.counters.options.max_batch.max(1))
                     || before / WAKE_BYTES != (before + size) / WAKE_BYTES
                 {
                     self.wake();
                 }
             }
             Err(_) => {
-                self.queued_ops.fetch_sub(1, Ordering::AcqRel);
+                self.counters.queued_ops.fetch_sub(1, Ordering::AcqRel);
                 used.fetch_sub(size, Ordering::AcqRel);
             }
         }
@@ -366,16 +388,8 @@ impl Shared {
         }
     }
 
-    fn release(&self, op: &Op) {
-        let (size, events) = op.size();
-        self.budget(events).0.fetch_sub(size, Ordering::AcqRel);
-        if !matches!(op, Op::Flush(_) | Op::Job(_)) {
-            self.queued_ops.fetch_sub(1, Ordering::AcqRel);
-        }
-    }
-
     fn status(&self) -> std::sync::MutexGuard<'_, WriterStatus> {
-        self.status.lock().unwrap_or_else(PoisonError::into_inner)
+        self.counters.status()
     }
 
     fn key(&self) -> u64 {
@@ -397,7 +411,12 @@ impl Drop for Shared {
             .unwrap_or_else(PoisonError::into_inner)
             .take()
         {
-            let _ = thread.join();
+            // The last clone can be let go on the writer thread itself (a producer's callback
+            // or a job holding a writer): that thread ends on its own once the queue is closed,
+            // and joining it from itself would be a deadlock (std panics on EDEADLK).
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
         }
     }
 }
@@ -450,24 +469,26 @@ impl Writer {
         }
         store.set_busy_timeout(options.busy_timeout)?;
         let (tx, rx) = sync_channel(options.queue_capacity.max(1));
-        let shared = Arc::new(Shared {
-            path: path.to_path_buf(),
-            tx: Mutex::new(Some(tx)),
+        let thread_counters = Arc::new(Counters {
             options,
             event_bytes: AtomicUsize::new(0),
             row_bytes: AtomicUsize::new(0),
             queued_ops: AtomicUsize::new(0),
-            next_key: AtomicU64::new(1),
             status: Mutex::new(WriterStatus::default()),
+        });
+        let shared = Arc::new(Shared {
+            path: path.to_path_buf(),
+            tx: Mutex::new(Some(tx)),
+            counters: Arc::clone(&thread_counters),
+            next_key: AtomicU64::new(1),
             thread: Mutex::new(None),
             waker: OnceLock::new(),
         });
-        let weak = Arc::downgrade(&shared);
         #[allow(clippy::disallowed_methods)]
         // The store thread: the one place a database is written.
         let thread = std::thread::Builder::new()
             .name("promptwire-store-writer".to_string())
-            .spawn(move || Thread::new(store, weak, options).run(&rx))
+            .spawn(move || Thread::new(store, thread_counters, options).run(&rx))
             .map_err(|e| StoreError::RecorderStopped(e.to_string()))?;
         let _ = shared.waker.set(thread.thread().clone());
         *shared.thread.lock().unwrap_or_else(PoisonError::into_inner) = Some(thread);
@@ -489,7 +510,7 @@ impl Writer {
     /// What the writer is doing now.
     pub fn status(&self) -> WriterStatus {
         let mut status = self.shared.status().clone();
-        status.pending = self.shared.queued_ops.load(Ordering::Acquire);
+        status.pending = self.shared.counters.queued_ops.load(Ordering::Acquire);
         status
     }
 
@@ -654,7 +675,13 @@ impl RequestWriter {
     /// for a caller that may wait (the CLI's `send`), never the proxy or an async worker.
     pub fn event_within(&mut self, event: RawEvent, held: usize, max_wait: Duration) {
         let deadline = Instant::now() + max_wait;
-        while self.writer.shared.event_bytes.load(Ordering::Acquire) > held
+        while self
+            .writer
+            .shared
+            .counters
+            .event_bytes
+            .load(Ordering::Acquire)
+            > held
             && Instant::now() < deadline
         {
             self.writer.shared.wake();

@@ -6,7 +6,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
-use std::sync::Weak;
+use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -19,7 +19,7 @@ use super::super::types::OutcomeRecord;
 use super::super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
-use super::{Notify, Op, Report, RequestKey, SessionKey, SessionRef, Shared, WriterOptions};
+use super::{Counters, Notify, Op, Report, RequestKey, SessionKey, SessionRef, WriterOptions};
 
 /// Bytes of operations after which a batch is committed without waiting for more.
 const MAX_BATCH_BYTES: usize = 1024 * 1024;
@@ -36,7 +36,7 @@ struct Known {
 pub(super) struct Thread {
     store: Option<Store>,
     path: PathBuf,
-    shared: Weak<Shared>,
+    counters: Arc<Counters>,
     options: WriterOptions,
     sessions: HashMap<SessionKey, i64>,
     requests: HashMap<RequestKey, Known>,
@@ -88,11 +88,11 @@ enum Applied {
 }
 
 impl Thread {
-    pub(super) fn new(store: Store, shared: Weak<Shared>, options: WriterOptions) -> Self {
+    pub(super) fn new(store: Store, counters: Arc<Counters>, options: WriterOptions) -> Self {
         Self {
             path: store.path().to_path_buf(),
             store: Some(store),
-            shared,
+            counters,
             options,
             sessions: HashMap::new(),
             requests: HashMap::new(),
@@ -104,12 +104,6 @@ impl Thread {
     /// [`MAX_BATCH_BYTES`]: one transaction never holds much of a fast stream in memory.
     fn batch_full(&self, bytes: usize) -> bool {
         self.pending.len() >= self.options.max_batch || bytes >= MAX_BATCH_BYTES
-    }
-
-    fn with_shared(&self, f: impl FnOnce(&Shared)) {
-        if let Some(shared) = self.shared.upgrade() {
-            f(&shared);
-        }
     }
 
     pub(super) fn run(mut self, rx: &Receiver<Op>) {
@@ -194,15 +188,14 @@ impl Thread {
         loop {
             match self.commit() {
                 Ok(()) => {
-                    self.with_shared(|s| {
-                        let mut status = s.status();
-                        status.problem = None;
-                        status.commits += 1;
-                    });
+                    let mut status = self.counters.status();
+                    status.problem = None;
+                    status.commits += 1;
+                    drop(status);
                     return true;
                 }
                 Err(Failure::Transient(problem)) => {
-                    self.with_shared(|s| s.status().problem = Some(problem.clone()));
+                    self.counters.status().problem = Some(problem.clone());
                     if !*open {
                         let since = *closed_at.get_or_insert_with(Instant::now);
                         if since.elapsed() >= self.options.shutdown_grace {
@@ -334,12 +327,10 @@ impl Thread {
                 }
             }
         }
-        let shared = self.shared.upgrade();
+        let counters = Arc::clone(&self.counters);
         let (mut committed_events, mut lost_events) = (0, 0);
         for (i, op) in std::mem::take(&mut self.pending).into_iter().enumerate() {
-            if let Some(shared) = &shared {
-                shared.release(&op);
-            }
+            counters.release(&op);
             let why = refused.get(i).cloned().flatten();
             match op {
                 Op::Session { key, notify, .. } => {
@@ -372,9 +363,7 @@ impl Thread {
                         );
                     }
                     _ => {
-                        if let Some(shared) = &shared {
-                            shared.status().lost_requests += 1;
-                        }
+                        counters.status().lost_requests += 1;
                         let reason = why.unwrap_or_else(|| "not stored".to_string());
                         if let Some(notify) = &notify {
                             notify(Report::RequestLost { key, reason });
@@ -426,20 +415,16 @@ impl Thread {
                 Op::Job(_) => {}
             }
         }
-        if let Some(shared) = &shared {
-            let mut status = shared.status();
-            status.committed_events += committed_events;
-            status.lost_events += lost_events;
-        }
+        let mut status = counters.status();
+        status.committed_events += committed_events;
+        status.lost_events += lost_events;
     }
 
     /// Reports everything still pending as lost (shutting down with the database unwritable).
     fn give_up(&mut self, reason: &str) {
-        let shared = self.shared.upgrade();
+        let counters = Arc::clone(&self.counters);
         for op in std::mem::take(&mut self.pending) {
-            if let Some(shared) = &shared {
-                shared.release(&op);
-            }
+            counters.release(&op);
             match op {
                 Op::Request {
                     key,
