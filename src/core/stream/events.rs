@@ -228,6 +228,11 @@ impl EventMapper {
             note: None,
         };
         let data = std::mem::take(&mut entry.raw.data);
+        if entry.raw.event.as_deref() == Some(super::json_response::JSON_RESPONSE_EVENT) {
+            super::json_response::map(&data, &mut entry);
+            entry.raw.data = data;
+            return entry;
+        }
         match serde_json::from_str::<Envelope>(&data) {
             Ok(envelope) => self.map_envelope(envelope, &mut entry),
             Err(err) => {
@@ -370,7 +375,7 @@ fn type_name(kind: &str) -> Cow<'static, str> {
     }
 }
 
-fn item_event(
+pub(super) fn item_event(
     item: Option<Value>,
     wrap: fn(Box<ResponseItem>) -> MappedEvent,
     note: &mut Option<String>,
@@ -385,7 +390,7 @@ fn item_event(
 }
 
 /// `openai-model` / `x-openai-model` in `response.headers`, else in the top-level `headers`.
-fn server_model(response: Option<&Value>, headers: Option<&Value>) -> Option<String> {
+pub(super) fn server_model(response: Option<&Value>, headers: Option<&Value>) -> Option<String> {
     response
         .and_then(|r| r.get("headers"))
         .and_then(model_from_headers)

@@ -1,6 +1,6 @@
 //! Streaming, the half of the wire that comes back (WIRE_SPEC §13–§14), over bytes and without
 //! I/O: SSE decoding ([`sse`]), event mapping ([`events`]), error classification ([`errors`],
-//! [`http_error`], one [`ErrorClass`]), token usage in every shape ([`usage`]) and turn
+//! [`http_error`], one [`ErrorClass`]), non-streaming JSON answers ([`json_response`]), token usage in every shape ([`usage`]) and turn
 //! accumulation ([`outcome`]).
 //!
 //! [`StreamReader`] ties them together the way a client reads a turn: push bytes as they arrive,
@@ -16,6 +16,7 @@ pub mod error_class;
 pub mod errors;
 pub mod events;
 pub mod http_error;
+pub mod json_response;
 pub mod limits;
 pub mod outcome;
 pub mod replay;
@@ -28,6 +29,7 @@ pub use error_class::ErrorClass;
 pub use errors::StreamError;
 pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};
 pub use http_error::HttpError;
+pub use json_response::{JSON_RESPONSE_EVENT, JSON_RESPONSE_LABEL};
 pub use limits::StreamLimits;
 pub use outcome::{TurnOutcome, TurnState};
 pub use replay::{Paced, Replay, Replayed, Timing};
@@ -137,6 +139,21 @@ impl StreamReader {
             return Err(raw);
         }
         Ok(self.read(raw))
+    }
+
+    /// Reads a whole non-streaming JSON answer ([`json_response`]) received at `at`, as one
+    /// stored event named [`JSON_RESPONSE_EVENT`]; `None` when the turn had already ended or
+    /// the body is past a size limit (which ends the turn, as `limit_exceeded`). A body that
+    /// is not UTF-8 is read with its bad bytes replaced (and then does not parse as JSON).
+    /// Call [`StreamReader::finish`] after it, as at the end of a stream.
+    pub fn push_json(&mut self, body: &[u8], at: Duration) -> Option<TimelineEntry> {
+        let raw = RawEvent {
+            seq: 0,
+            received_at: at,
+            event: Some(JSON_RESPONSE_EVENT.to_string()),
+            data: String::from_utf8_lossy(body).into_owned(),
+        };
+        self.push_event(raw).ok()
     }
 
     /// End of stream at `at`: maps the last buffered events, then, if no completion came, fails

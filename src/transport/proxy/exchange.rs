@@ -198,6 +198,7 @@ impl Sink {
             start,
             reader: StreamReader::with_limits(self.limits),
             sse: false,
+            json: false,
             status: None,
             response_headers: Vec::new(),
             wait: None,
@@ -253,6 +254,8 @@ pub(crate) struct Exchange {
     start: Instant,
     reader: StreamReader,
     sse: bool,
+    /// A 2xx JSON answer (a non-streaming response or a compaction), read whole at the end.
+    json: bool,
     status: Option<u16>,
     response_headers: Vec<(String, String)>,
     wait: Option<Duration>,
@@ -271,7 +274,12 @@ impl Exchange {
             && headers.iter().any(|(n, v)| {
                 n.eq_ignore_ascii_case("content-type") && v.contains("text/event-stream")
             });
-        if self.sse {
+        self.json = (200..300).contains(&status)
+            && !self.sse
+            && headers.iter().any(|(n, v)| {
+                n.eq_ignore_ascii_case("content-type") && v.contains("application/json")
+            });
+        if self.sse || self.json {
             let events = header_events(&headers);
             self.reader.apply_header_events(&events, at);
         }
@@ -282,6 +290,14 @@ impl Exchange {
     /// each handed over as one SSE event).
     pub(crate) fn stream_frames(&mut self) {
         self.sse = true;
+    }
+
+    /// The response's `Content-Length`, when it gave one.
+    pub(crate) fn expected_length(&self) -> Option<u64> {
+        self.response_headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+            .and_then(|(_, v)| v.trim().parse().ok())
     }
 
     /// True once the turn completed or failed.
@@ -296,6 +312,16 @@ impl Exchange {
 
     /// One chunk of the response body, that passed to the client `at` (since the request).
     pub(crate) fn chunk_at(&mut self, bytes: &[u8], at: Duration) {
+        if self.json {
+            // Held whole (within the response limit) and read at the end.
+            let limit = usize::try_from(self.sink.limits.max_response_bytes).unwrap_or(usize::MAX);
+            let room = limit.saturating_sub(self.body.len());
+            if bytes.len() > room && self.failure.is_none() {
+                self.reader.fail(self.sink.limits.response_too_large(), at);
+            }
+            self.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+            return;
+        }
         if !self.sse {
             let room = MAX_KEPT_BODY.saturating_sub(self.body.len());
             self.body.extend_from_slice(&bytes[..bytes.len().min(room)]);
@@ -332,7 +358,7 @@ impl Exchange {
         let message = message.into();
         // An interruption (the client went away) is not a stream failure: the outcome records
         // it under its own class unless the stream had already ended or failed by itself.
-        if self.sse && !class.is_interruption() {
+        if (self.sse || self.json) && !class.is_interruption() {
             self.reader
                 .fail(StreamError::stream(message.clone()), self.start.elapsed());
         }
@@ -343,7 +369,13 @@ impl Exchange {
 
     /// The outcome as recorded.
     fn outcome(&mut self, at: Duration) -> OutcomeRecord {
-        if self.sse {
+        if self.json && self.failure.is_none() {
+            let body = std::mem::take(&mut self.body);
+            if let Some(entry) = self.reader.push_json(&body, at) {
+                self.record_entry(entry);
+            }
+        }
+        if self.sse || self.json {
             if self.failure.is_none() {
                 for entry in self.reader.finish(at) {
                     self.record_entry(entry);
@@ -412,7 +444,7 @@ impl Exchange {
             });
             writer.outcome(outcome.clone());
         }
-        let turn = self.sse.then(|| Box::new(self.reader.outcome().clone()));
+        let turn = (self.sse || self.json).then(|| Box::new(self.reader.outcome().clone()));
         self.sink.emit(ProxyEvent::Outcome {
             exchange: self.exchange,
             status: self.status,

@@ -12,14 +12,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::StreamExt as _;
 use http_body_util::{BodyExt as _, Limited};
-use hyper::body::{Frame, Incoming};
+use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
 
 use super::exchange::{Exchange, Sink, body_dialect};
 use super::listen::{Body, full};
+use super::upstream::UpstreamClient;
 use super::wire::{
     decode_body, forwarded_headers, header_pairs, is_hop_by_hop, is_responses_path, session_key,
     upstream_url,
@@ -33,7 +33,7 @@ pub(crate) use crate::transport::http::error_chain;
 /// Forwards requests to one upstream and records them into one sink.
 pub(crate) struct Relay {
     pub(super) upstream: reqwest::Url,
-    pub(super) client: reqwest::Client,
+    pub(super) client: UpstreamClient,
     pub(super) sink: Arc<Sink>,
     pub(super) max_body_bytes: usize,
     pub(super) idle_timeout: Duration,
@@ -74,19 +74,7 @@ impl Relay {
         options: &ProxyOptions,
         sink: Arc<Sink>,
     ) -> Result<Self, String> {
-        // The proxy forwards exactly what it gets: no redirects followed, no decompression,
-        // no system proxy for a loopback upstream.
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(options.connect_timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            .tcp_nodelay(true);
-        if upstream
-            .host_str()
-            .is_some_and(|h| matches!(h, "localhost" | "127.0.0.1" | "[::1]" | "::1"))
-        {
-            builder = builder.no_proxy();
-        }
-        let client = builder.build().map_err(|e| error_chain(&e))?;
+        let client = UpstreamClient::for_upstream(&upstream, options.connect_timeout)?;
         Ok(Self {
             upstream,
             client,
@@ -119,22 +107,26 @@ impl Relay {
         };
         let exchange = record.then(|| self.begin(&parts.headers, &raw, &url, connection));
 
-        let method = match reqwest::Method::from_bytes(parts.method.as_str().as_bytes()) {
-            Ok(m) => m,
-            Err(_) => {
-                return error_response(StatusCode::BAD_REQUEST, "bad_method", "unknown method");
+        let parsed = match reqwest::Url::parse(&url) {
+            Ok(parsed) => parsed,
+            Err(e) => {
+                return error_response(
+                    StatusCode::BAD_REQUEST,
+                    "bad_path",
+                    &format!("the path does not make an upstream URL: {e}"),
+                );
             }
         };
-        let sent = self
-            .client
-            .request(method, &url)
-            .headers(forwarded_headers(&parts.headers))
-            .body(raw)
-            .send();
+        let sent = self.client.send(
+            parts.method.clone(),
+            &parsed,
+            forwarded_headers(&parts.headers),
+            raw,
+        );
         let response = match tokio::time::timeout(self.idle_timeout, sent).await {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => {
-                let message = format!("upstream unreachable: {}", error_chain(&e));
+                let message = format!("upstream unreachable: {e}");
                 if let Some(mut exchange) = exchange {
                     exchange.fail(ErrorClass::Stream, message.clone());
                     exchange.finish();
@@ -153,10 +145,10 @@ impl Relay {
                 return error_response(StatusCode::GATEWAY_TIMEOUT, "upstream_timeout", &message);
             }
         };
-        let status = response.status();
+        let status = response.status;
         let mut builder = Response::builder().status(status.as_u16());
-        let connection_tokens = super::wire::connection_tokens(response.headers());
-        for (name, value) in response.headers() {
+        let connection_tokens = super::wire::connection_tokens(&response.headers);
+        for (name, value) in &response.headers {
             if name != hyper::header::CONTENT_LENGTH && is_hop_by_hop(name, &connection_tokens) {
                 continue;
             }
@@ -164,9 +156,9 @@ impl Relay {
         }
         let mut exchange = exchange;
         if let Some(exchange) = exchange.as_mut() {
-            exchange.response(status.as_u16(), header_pairs(response.headers()));
+            exchange.response(status.as_u16(), header_pairs(&response.headers));
         }
-        let body = pump(response.bytes_stream(), exchange, self.idle_timeout);
+        let body = super::pump::relay_body(response.body, exchange, self.idle_timeout);
         builder.body(body).unwrap_or_else(|e| {
             error_response(
                 StatusCode::BAD_GATEWAY,
@@ -219,42 +211,6 @@ impl Relay {
             },
         )
     }
-}
-
-/// The client-facing body: each upstream chunk is decoded into the exchange's recording (which
-/// only queues for the store's writer, never waiting on it) and handed on at once. Decoding
-/// inline costs less than handing every chunk to another thread and waking it (a chunk per
-/// event is common); a single event is bounded by the recording limits.
-fn pump<S>(upstream: S, exchange: Option<Exchange>, idle: Duration) -> Body
-where
-    S: futures_util::Stream<Item = reqwest::Result<Bytes>> + Send + Unpin + 'static,
-{
-    let stream =
-        futures_util::stream::unfold(Some((upstream, exchange)), move |state| async move {
-            let (mut upstream, mut exchange) = state?;
-            let failure = match tokio::time::timeout(idle, upstream.next()).await {
-                Ok(Some(Ok(bytes))) => {
-                    if let Some(exchange) = exchange.as_mut() {
-                        exchange.chunk(&bytes);
-                    }
-                    return Some((Ok(Frame::data(bytes)), Some((upstream, exchange))));
-                }
-                Ok(None) => {
-                    if let Some(exchange) = exchange {
-                        exchange.finish();
-                    }
-                    return None;
-                }
-                Ok(Some(Err(e))) => error_chain(&e),
-                Err(_) => crate::core::stream::errors::IDLE_TIMEOUT.to_string(),
-            };
-            if let Some(mut exchange) = exchange {
-                exchange.fail(ErrorClass::Stream, failure.clone());
-                exchange.finish();
-            }
-            Some((Err(std::io::Error::other(failure)), None))
-        });
-    http_body_util::BodyExt::boxed_unsync(http_body_util::StreamBody::new(stream))
 }
 
 /// True for a WebSocket upgrade request (`Connection: upgrade` and `Upgrade: websocket`).

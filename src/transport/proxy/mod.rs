@@ -7,7 +7,8 @@
 //! - [`wire`]: hop-by-hop headers, upstream URLs, request-body decoding, session grouping.
 //! - [`exchange`]: the store side — sessions by key, one exchange per request, through the
 //!   database's one writer.
-//! - `forward`: the HTTP relay; `ws`: the WebSocket relay.
+//! - `forward`: the HTTP relay; `pump`: its response body (read-ahead, batched writes);
+//!   `upstream`: how it reaches the upstream; `ws`: the WebSocket relay.
 //!
 //! The app drives it through [`start_proxy`]: a [`ServerHandle`] (address, state, stop) and a
 //! bounded channel of [`ProxyEvent`]s that never makes the proxy wait (a full channel drops
@@ -16,6 +17,8 @@
 pub(crate) mod exchange;
 pub(crate) mod forward;
 pub mod listen;
+mod pump;
+mod upstream;
 pub mod wire;
 mod ws;
 

@@ -1,0 +1,224 @@
+//! The relay's client-facing response body. A reader task pulls the upstream body to its end —
+//! decoding each chunk into the exchange's recording as it arrives — and hands the chunks over a
+//! bounded read-ahead ([`READ_AHEAD_BYTES`]) to the body hyper writes to the client. The body
+//! takes every chunk that is already waiting in one frame (nothing is held back to wait for
+//! more), so a stream of one small HTTP chunk per event costs one socket write per batch, not
+//! one per event, while the upstream is still read only as fast as the client takes it.
+//!
+//! Because the reader, not the client's connection, sees the upstream end, an answer is
+//! recorded as the client got it: a body with a `Content-Length` that hyper stops polling once
+//! the length is written is complete, not cut. It is cancelled only when the client really
+//! went away before the end (and the message says so), or when the proxy stopped.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use futures_util::StreamExt as _;
+use hyper::body::Frame;
+use tokio::sync::{Semaphore, mpsc};
+
+use super::exchange::Exchange;
+use super::listen::Body;
+use crate::core::stream::ErrorClass;
+
+/// Bytes read from the upstream ahead of what the client has taken.
+pub(crate) const READ_AHEAD_BYTES: usize = 1024 * 1024;
+
+/// Largest frame the body hands to hyper at once (chunks waiting beyond it go in the next one).
+const MAX_FRAME_BYTES: usize = 256 * 1024;
+
+/// Chunks at least this large are handed over as they are, not joined with what waits.
+const JOIN_BELOW_BYTES: usize = 16 * 1024;
+
+/// Chunks in flight at most (each also counts against [`READ_AHEAD_BYTES`]).
+const MAX_CHUNKS_AHEAD: usize = 4096;
+
+/// What the reader hands over.
+type Chunk = Result<Bytes, String>;
+
+/// The client-facing body for `upstream`, recorded into `exchange` (when recorded), ending with
+/// an error when the upstream stream fails or is idle for `idle`.
+pub(crate) fn relay_body<S>(upstream: S, exchange: Option<Exchange>, idle: Duration) -> Body
+where
+    S: futures_util::Stream<Item = Result<Bytes, String>> + Send + Unpin + 'static,
+{
+    let (tx, rx) = mpsc::channel(MAX_CHUNKS_AHEAD);
+    let budget = Arc::new(Semaphore::new(READ_AHEAD_BYTES));
+    tokio::spawn(read_upstream(
+        upstream,
+        exchange,
+        idle,
+        tx,
+        Arc::clone(&budget),
+    ));
+    let taker = Taker {
+        rx,
+        budget,
+        held: None,
+    };
+    let stream = futures_util::stream::unfold(Some(taker), |taker| async move {
+        let mut taker = taker?;
+        match taker.next_frame().await? {
+            Ok(bytes) => Some((Ok(Frame::data(bytes)), Some(taker))),
+            Err(message) => Some((Err(std::io::Error::other(message)), None)),
+        }
+    });
+    http_body_util::BodyExt::boxed_unsync(http_body_util::StreamBody::new(stream))
+}
+
+/// The client side of the read-ahead.
+struct Taker {
+    rx: mpsc::Receiver<Chunk>,
+    budget: Arc<Semaphore>,
+    /// A failure that came after chunks already taken into a frame: handed over next.
+    held: Option<String>,
+}
+
+impl Taker {
+    /// The next frame: the first chunk waited for, then every chunk already waiting (up to
+    /// [`MAX_FRAME_BYTES`]) joined to it. `None` at the end of the body.
+    async fn next_frame(&mut self) -> Option<Chunk> {
+        if let Some(message) = self.held.take() {
+            return Some(Err(message));
+        }
+        let first = match self.rx.recv().await? {
+            Ok(bytes) => bytes,
+            Err(message) => return Some(Err(message)),
+        };
+        self.release(first.len());
+        if first.len() >= JOIN_BELOW_BYTES {
+            // Large already (the upstream side joins what arrived together): not copied again.
+            return Some(Ok(first));
+        }
+        let mut joined: Option<BytesMut> = None;
+        let mut size = first.len();
+        while size < MAX_FRAME_BYTES {
+            match self.rx.try_recv() {
+                Ok(Ok(bytes)) => {
+                    self.release(bytes.len());
+                    size += bytes.len();
+                    joined
+                        .get_or_insert_with(|| {
+                            let mut buf = BytesMut::with_capacity(MAX_FRAME_BYTES.max(size));
+                            buf.extend_from_slice(&first);
+                            buf
+                        })
+                        .extend_from_slice(&bytes);
+                }
+                Ok(Err(message)) => {
+                    self.held = Some(message);
+                    break;
+                }
+                Err(_) => break,
+            }
+        }
+        Some(Ok(joined.map_or(first, BytesMut::freeze)))
+    }
+
+    fn release(&self, len: usize) {
+        self.budget.add_permits(permits(len) as usize);
+    }
+}
+
+impl Drop for Taker {
+    fn drop(&mut self) {
+        // The client went away (or hyper wrote all of a Content-Length): the reader stops
+        // waiting for room.
+        self.budget.close();
+    }
+}
+
+/// Read-ahead permits for a chunk of `len` bytes (a chunk larger than the whole read-ahead
+/// takes all of it).
+fn permits(len: usize) -> u32 {
+    u32::try_from(len.min(READ_AHEAD_BYTES)).unwrap_or(u32::MAX)
+}
+
+/// How the upstream body ended for the reader.
+enum End {
+    /// It ended by itself.
+    Complete,
+    /// It failed (or was idle too long): the message.
+    Failed(String),
+    /// The client stopped taking it.
+    ClientGone,
+}
+
+/// Pulls `upstream` to its end into `exchange`, handing each chunk to the client side.
+async fn read_upstream<S>(
+    mut upstream: S,
+    mut exchange: Option<Exchange>,
+    idle: Duration,
+    tx: mpsc::Sender<Chunk>,
+    budget: Arc<Semaphore>,
+) where
+    S: futures_util::Stream<Item = Result<Bytes, String>> + Unpin,
+{
+    let mut relayed: u64 = 0;
+    let idle_timer = tokio::time::sleep(idle);
+    tokio::pin!(idle_timer);
+    let end = loop {
+        let next = tokio::select! {
+            biased;
+            next = upstream.next() => next,
+            () = tx.closed() => break End::ClientGone,
+            () = &mut idle_timer => break End::Failed(crate::core::stream::errors::IDLE_TIMEOUT.to_string()),
+        };
+        let bytes = match next {
+            Some(Ok(bytes)) => bytes,
+            None => break End::Complete,
+            Some(Err(e)) => break End::Failed(e),
+        };
+        if let Some(exchange) = exchange.as_mut() {
+            exchange.chunk(&bytes);
+        }
+        // Room in the read-ahead, or the client is gone.
+        match Arc::clone(&budget)
+            .acquire_many_owned(permits(bytes.len()))
+            .await
+        {
+            Ok(permit) => permit.forget(),
+            Err(_) => break End::ClientGone,
+        }
+        relayed += bytes.len() as u64;
+        if tx.send(Ok(bytes)).await.is_err() {
+            break End::ClientGone;
+        }
+        idle_timer
+            .as_mut()
+            .reset(tokio::time::Instant::now() + idle);
+    };
+    match end {
+        End::Complete => {
+            if let Some(exchange) = exchange {
+                exchange.finish();
+            }
+        }
+        End::Failed(message) => {
+            if let Some(mut exchange) = exchange {
+                exchange.fail(ErrorClass::Stream, message.clone());
+                exchange.finish();
+            }
+            let _ = tx.send(Err(message)).await;
+        }
+        End::ClientGone => {
+            let Some(mut exchange) = exchange else {
+                return;
+            };
+            // A Content-Length body that was written whole is complete: hyper stops polling
+            // the body once the length is reached. Otherwise the client really went away.
+            if exchange.expected_length().is_some_and(|len| relayed >= len) {
+                exchange.finish();
+                return;
+            }
+            exchange.fail(
+                ErrorClass::Cancelled,
+                format!(
+                    "the client closed the connection before the response ended ({relayed} bytes relayed)"
+                ),
+            );
+            exchange.finish();
+        }
+    }
+}
