@@ -29,6 +29,7 @@ mod prefix_captured;
 mod prefix_causes;
 mod prefix_cli;
 mod prefix_report;
+mod proxy_answer_shapes;
 mod proxy_cli;
 mod proxy_codex;
 mod proxy_http;

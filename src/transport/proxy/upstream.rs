@@ -154,20 +154,25 @@ async fn send_loopback(
     })?;
     *request.headers_mut() = headers;
     let mut conn = Box::pin(conn);
-    // The connection is polled here until the head arrives, then by the body's reader.
+    let send = sender.send_request(request);
+    tokio::pin!(send);
+    // The connection is polled here until the head arrives, then by the body's reader. It may
+    // finish first (an answer that fit one read, then the upstream closed): the response is
+    // still there to take.
+    let mut conn_done = false;
     let response = tokio::select! {
-        response = sender.send_request(request) => response.map_err(|e| error_chain(&e))?,
-        ended = &mut conn => {
-            return Err(match ended {
-                Ok(()) => "the upstream closed the connection before answering".to_string(),
-                Err(e) => error_chain(&e),
-            });
+        biased;
+        response = &mut send => response,
+        _ = &mut conn => {
+            conn_done = true;
+            (&mut send).await
         }
-    };
+    }
+    .map_err(|e| error_chain(&e))?;
     let (parts, incoming) = response.into_parts();
     let body = LoopbackBody {
         incoming,
-        conn: Some(conn),
+        conn: (!conn_done).then_some(conn),
         _sender: sender,
         held: None,
         ended: false,

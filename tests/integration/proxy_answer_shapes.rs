@@ -1,0 +1,302 @@
+//! Answers of every framing through the recording proxy, over real HTTP on 127.0.0.1 with an
+//! upstream the test starts: SSE chunked and with a `Content-Length`, a non-streaming JSON
+//! response object, a compaction answer, JSON 429 and 500 errors and an empty 204. The stored
+//! outcome of each is what the client got — what `stream` (or the JSON mapping) makes of the same
+//! bytes — and no session is flagged interrupted; a client that really leaves mid-stream is
+//! recorded as cancelled by the client.
+
+use crate::support;
+
+use std::time::Duration;
+
+use bytes::Bytes;
+use pretty_assertions::assert_eq;
+use promptwire::core::stream::http_error::classify_http_error;
+use promptwire::core::stream::{ErrorClass, JSON_RESPONSE_EVENT, StreamReader, read_all};
+use promptwire::store::{OutcomeRecord, Page, RecordedState, Store};
+use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, start_proxy};
+use serde_json::{Value, json};
+use support::scratch;
+use support::upstream::{Reply, Step, Upstream, sse_event, turn_events};
+
+fn with_length(mut reply: Reply) -> Reply {
+    let len: usize = reply
+        .steps
+        .iter()
+        .map(|s| match s {
+            Step::Send(b) => b.len(),
+            _ => 0,
+        })
+        .sum();
+    reply
+        .headers
+        .push(("content-length".to_string(), len.to_string()));
+    reply
+}
+
+fn sse_bytes(events: &[Bytes]) -> Vec<u8> {
+    events.iter().flat_map(|b| b.iter().copied()).collect()
+}
+
+/// A non-streaming response object, as `responses.create` answers without `stream: true`.
+fn json_response() -> Value {
+    json!({
+        "id": "resp_json_1",
+        "object": "response",
+        "created_at": 1_790_000_000,
+        "status": "completed",
+        "model": "gpt-5.5-2026-10-01",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": "Hello in one piece.", "annotations": []}]}
+        ],
+        "usage": {
+            "input_tokens": 9100,
+            "input_tokens_details": {"cached_tokens": 8192, "cache_write_tokens": 512},
+            "output_tokens": 21,
+            "output_tokens_details": {"reasoning_tokens": 8},
+            "total_tokens": 9121
+        }
+    })
+}
+
+fn compact_response() -> Value {
+    json!({"output": [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "kept"}]},
+        {"type": "compaction", "encrypted_content": "gAAAA-summary"}
+    ]})
+}
+
+/// The outcome a client reading `body` as JSON gets, as the store records it.
+fn json_outcome(body: &Value) -> OutcomeRecord {
+    let mut reader = StreamReader::new();
+    let entry = reader
+        .push_json(body.to_string().as_bytes(), Duration::ZERO)
+        .expect("read");
+    assert_eq!(entry.raw.event.as_deref(), Some(JSON_RESPONSE_EVENT));
+    reader.finish(Duration::ZERO);
+    OutcomeRecord::from_turn(reader.outcome())
+}
+
+/// What the comparison keeps of an outcome: everything but timings and event counts.
+fn essentials(
+    o: &OutcomeRecord,
+) -> (
+    RecordedState,
+    Option<String>,
+    Option<ErrorClass>,
+    Option<Value>,
+    String,
+) {
+    (
+        o.state,
+        o.response_id.clone(),
+        o.error_class.clone(),
+        o.usage.clone(),
+        o.text.clone(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_framing_is_recorded_as_the_client_got_it() {
+    let events = turn_events("resp_cl", "Sent with a Content-Length");
+    let sse = sse_bytes(&events);
+    let cases: Vec<(&str, Reply)> = vec![
+        (
+            "sse-chunked",
+            Reply::sse(events.iter().cloned().map(Step::Send).collect()),
+        ),
+        (
+            "sse-length",
+            with_length(Reply::sse(vec![Step::Send(Bytes::from(sse.clone()))])),
+        ),
+        (
+            "json",
+            with_length(Reply::json(200, &json_response().to_string())),
+        ),
+        (
+            "json-chunked",
+            Reply::json(200, &json_response().to_string()),
+        ),
+        (
+            "compact",
+            with_length(Reply::json(200, &compact_response().to_string())),
+        ),
+        (
+            "429",
+            with_length(Reply::status(
+                429,
+                &[("retry-after", "7")],
+                &json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}),
+            )),
+        ),
+        (
+            "500",
+            with_length(Reply::status(
+                500,
+                &[],
+                &json!({"error": {"message": "The server had an error", "type": "server_error"}}),
+            )),
+        ),
+    ];
+    let replies: Vec<Reply> = cases.iter().map(|(_, r)| r.clone()).collect();
+    let upstream = Upstream::in_order(replies);
+    let dir = scratch("shapes");
+    let db = dir.join("shapes.sqlite");
+    let (handle, mut rx) = start_proxy(ProxyOptions::new(
+        "127.0.0.1:0",
+        &upstream.base_url(),
+        Some(db.clone()),
+    ))
+    .await
+    .expect("proxy");
+
+    let client = reqwest::Client::new();
+    let mut received = Vec::new();
+    for (name, _) in &cases {
+        let path = if *name == "compact" {
+            "/v1/responses/compact"
+        } else {
+            "/v1/responses"
+        };
+        let response = client
+            .post(format!("{}{path}", handle.base_url()))
+            .header("content-type", "application/json")
+            .header("session_id", "thread-shapes")
+            .body(
+                json!({"model": "gpt-5.5", "input": name, "stream": name.starts_with("sse")})
+                    .to_string(),
+            )
+            .send()
+            .await
+            .expect("answer");
+        let status = response.status().as_u16();
+        received.push((status, response.bytes().await.expect("whole body")));
+    }
+    // Every outcome stored.
+    let mut recorded = 0;
+    while recorded < cases.len() {
+        match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+            Ok(Some(ProxyEvent::Recorded { .. })) => recorded += 1,
+            Ok(Some(_)) => {}
+            other => panic!("outcomes not all recorded ({recorded}): {other:?}"),
+        }
+    }
+    handle.stop();
+    handle.stopped().await;
+
+    let store = Store::open(&db).expect("db");
+    let sessions = store.list_sessions(Page::ALL).expect("sessions");
+    assert_eq!(sessions.len(), 1, "one session: {sessions:?}");
+    assert_eq!(
+        (sessions[0].interrupted, sessions[0].unfinished()),
+        (0, None),
+        "a clean run is not flagged"
+    );
+    let rows = store.requests(sessions[0].id, Page::ALL).expect("rows");
+    assert_eq!(rows.len(), cases.len());
+    for (((name, _), row), (status, body)) in cases.iter().zip(&rows).zip(&received) {
+        let stored = store.outcome(row.id).expect("read").expect("outcome");
+        let expected = match *name {
+            "sse-chunked" | "sse-length" => {
+                assert_eq!(body.to_vec(), sse, "{name}: every byte reached the client");
+                OutcomeRecord::from_turn(&read_all(body, Duration::ZERO).1)
+            }
+            "json" | "json-chunked" => json_outcome(&json_response()),
+            "compact" => json_outcome(&compact_response()),
+            _ => {
+                let text = String::from_utf8_lossy(body);
+                let headers = [("retry-after".to_string(), "7".to_string())];
+                let error = classify_http_error(*status, &headers, &text, "");
+                OutcomeRecord {
+                    state: RecordedState::Failed,
+                    error_class: Some(error.class()),
+                    ..OutcomeRecord::default()
+                }
+            }
+        };
+        assert_eq!(essentials(&stored), essentials(&expected), "{name}");
+        if *status >= 400 {
+            let message = stored.error_message.clone().unwrap_or_default();
+            assert!(!message.contains("cancelled"), "{name}: {message}");
+        }
+    }
+    // The JSON answer: its usage (cached and cache-write tokens) and one stored JSON event.
+    let json_row = &rows[2];
+    let stored = store.outcome(json_row.id).expect("read").expect("outcome");
+    assert_eq!(
+        (stored.response_id.as_deref(), stored.text.as_str()),
+        (Some("resp_json_1"), "Hello in one piece.")
+    );
+    assert_eq!(
+        stored.usage.as_ref().map(|u| (
+            u["input_tokens"].clone(),
+            u["cached_input_tokens"].clone(),
+            u["cache_write_input_tokens"].clone()
+        )),
+        Some((json!(9100), json!(8192), json!(512)))
+    );
+    let stored_events = store.events(json_row.id, Page::ALL).expect("events");
+    assert_eq!(stored_events.len(), 1);
+    assert_eq!(stored_events[0].event.as_deref(), Some(JSON_RESPONSE_EVENT));
+    assert_eq!(
+        serde_json::from_str::<Value>(&stored_events[0].data).expect("json"),
+        json_response()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_leaves_mid_stream_is_named_as_the_cause() {
+    let events = turn_events("resp_gone", "never finished");
+    let first = events[0].clone();
+    let upstream = Upstream::start(move |_| {
+        Reply::sse(vec![
+            Step::Send(first.clone()),
+            Step::Sleep(Duration::from_secs(3)),
+            Step::Send(sse_event(
+                "response.output_text.delta",
+                &json!({"type": "response.output_text.delta", "delta": "late"}),
+            )),
+        ])
+    });
+    let dir = scratch("leaves");
+    let db = dir.join("leaves.sqlite");
+    let (handle, mut rx) = start_proxy(ProxyOptions::new(
+        "127.0.0.1:0",
+        &upstream.base_url(),
+        Some(db.clone()),
+    ))
+    .await
+    .expect("proxy");
+    let mut response = reqwest::Client::new()
+        .post(format!("{}/v1/responses", handle.base_url()))
+        .header("content-type", "application/json")
+        .body(json!({"model": "gpt-5.5", "input": "x", "stream": true}).to_string())
+        .send()
+        .await
+        .expect("head");
+    let chunk = response.chunk().await.expect("first chunk");
+    assert!(chunk.is_some());
+    drop(response);
+    let outcome = loop {
+        match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+            Ok(Some(ProxyEvent::Recorded { outcome, .. })) => break outcome,
+            Ok(Some(_)) => {}
+            other => panic!("no outcome: {other:?}"),
+        }
+    };
+    assert_eq!(
+        (outcome.state, outcome.error_class.clone()),
+        (RecordedState::Failed, Some(ErrorClass::Cancelled))
+    );
+    assert_eq!(
+        outcome.error_message,
+        Some(format!(
+            "the client closed the connection before the response ended ({} bytes relayed)",
+            events[0].len()
+        ))
+    );
+    handle.stop();
+    handle.stopped().await;
+}
