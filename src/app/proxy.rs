@@ -67,6 +67,9 @@ pub struct ServerView {
     /// Requests whose recording lost events (the database was busy or full past the writer's
     /// budget), or that could not be recorded at all.
     pub incomplete: u64,
+    /// Requests relayed without being recorded, by `METHOD /path` (at most
+    /// [`PASSTHROUGH_KEPT`] kinds; the rest count under `other`), in the order first seen.
+    pub passthrough: Vec<(String, u64)>,
     /// The latest store problem while it lasts ("database is locked; retrying").
     pub store_problem: Option<String>,
     /// Why it could not start.
@@ -75,7 +78,26 @@ pub struct ServerView {
     pub notes: Vec<String>,
 }
 
+/// Kinds of passthrough requests the Record panel counts one by one.
+pub const PASSTHROUGH_KEPT: usize = 16;
+
 impl ServerView {
+    /// Counts one passthrough request to `METHOD path`.
+    fn passed_through(&mut self, method: &str, path: &str) {
+        let key = format!("{method} {path}");
+        if let Some((_, n)) = self.passthrough.iter_mut().find(|(k, _)| *k == key) {
+            *n += 1;
+            return;
+        }
+        if self.passthrough.len() < PASSTHROUGH_KEPT {
+            self.passthrough.push((key, 1));
+        } else if let Some((_, n)) = self.passthrough.iter_mut().find(|(k, _)| k == "other") {
+            *n += 1;
+        } else {
+            self.passthrough.push(("other".to_string(), 1));
+        }
+    }
+
     /// Starting or running.
     pub fn is_active(&self) -> bool {
         self.job.is_some()
@@ -352,6 +374,10 @@ fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
         }
         ProxyEvent::Note(text) => {
             server.note(text);
+            None
+        }
+        ProxyEvent::Passthrough { method, path } => {
+            server.passed_through(&method, &path);
             None
         }
         ProxyEvent::Event { .. } => None,

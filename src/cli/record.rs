@@ -134,6 +134,7 @@ pub(super) struct EventPrinter {
     json: bool,
     requests: u64,
     unrecorded: u64,
+    passthrough: u64,
     sessions: BTreeSet<i64>,
     /// Method, URL and dialect of exchanges not stored yet.
     started: HashMap<u64, (String, String, Option<String>)>,
@@ -147,6 +148,7 @@ impl EventPrinter {
             json,
             requests: 0,
             unrecorded: 0,
+            passthrough: 0,
             sessions: BTreeSet::new(),
             started: HashMap::new(),
             statuses: HashMap::new(),
@@ -270,6 +272,16 @@ impl EventPrinter {
                 }
             }
             ProxyEvent::Event { .. } => Ok(()),
+            ProxyEvent::Passthrough { method, path } => {
+                self.passthrough += 1;
+                if self.json {
+                    self.line(&json!({"passthrough": {"method": method, "path": path}}).to_string())
+                } else {
+                    self.line(&format!(
+                        "      passed through, not recorded: {method} {path}"
+                    ))
+                }
+            }
             ProxyEvent::StoreProblem(problem) => {
                 let text = match problem {
                     Some(problem) => format!("recording delayed: {problem}"),
@@ -295,7 +307,7 @@ impl EventPrinter {
         let sessions: Vec<i64> = self.sessions.iter().copied().collect();
         if self.json {
             self.line(
-                &json!({"stopped": true, "requests": self.requests, "not_recorded": self.unrecorded, "sessions": sessions})
+                &json!({"stopped": true, "requests": self.requests, "not_recorded": self.unrecorded, "passthrough": self.passthrough, "sessions": sessions})
                     .to_string(),
             )
         } else {

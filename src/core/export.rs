@@ -37,8 +37,10 @@ pub struct HarResponse {
     pub status: u16,
     /// Response headers.
     pub headers: Vec<(String, String)>,
-    /// The raw SSE text (or error body).
+    /// The raw SSE text, the JSON answer, or the error body.
     pub body: String,
+    /// Its media type (`text/event-stream`, `application/json`, …).
+    pub mime_type: String,
     /// Milliseconds from sending to the first response byte.
     pub wait_ms: f64,
     /// Milliseconds spent receiving the body.
@@ -111,7 +113,7 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
                         "httpVersion": "HTTP/1.1",
                         "cookies": [],
                         "headers": har_headers(&r.headers, redact)?,
-                        "content": {"size": r.body.len(), "mimeType": "text/event-stream", "text": text(&r.body)?},
+                        "content": {"size": r.body.len(), "mimeType": r.mime_type, "text": text(&r.body)?},
                         "redirectURL": "",
                         "headersSize": -1,
                         "bodySize": r.body.len(),

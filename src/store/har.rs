@@ -23,7 +23,7 @@ use super::write::{
 use crate::core::export::{HarEntry, HarResponse, har_log};
 use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
 use crate::core::stream::http_error::classify_http_error;
-use crate::core::stream::{RawEvent, Replay, SseDecoder, Timing};
+use crate::core::stream::{JSON_RESPONSE_EVENT, RawEvent, Replay, SseDecoder, Timing};
 
 /// Formats Unix microseconds as RFC 3339 (UTC, milliseconds).
 pub fn rfc3339(us: i64) -> String {
@@ -92,6 +92,15 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> StoreResult<()> {
     file.sync_all().map_err(|e| StoreError::io(e, path))
 }
 
+/// The media type a response's `content-type` header names (parameters aside).
+fn content_type(headers: &[(String, String)]) -> Option<&str> {
+    headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
+        .and_then(|(_, v)| v.split(';').next())
+        .map(str::trim)
+}
+
 impl Store {
     /// The HAR 1.2 log of a session. With `redact`, secrets in headers and bodies are replaced.
     pub fn export_har(&self, session_id: i64, redact: bool) -> StoreResult<Value> {
@@ -103,9 +112,17 @@ impl Store {
             let events = self.events(summary.id, Page::ALL)?;
             let outcome = self.outcome(summary.id)?;
             let response = summary.status.map(|status| {
-                let text = match &record.response_body {
-                    Some(text) if events.is_empty() => text.clone(),
-                    _ => sse_text(&events),
+                let (text, mime_type) = match (&record.response_body, events.as_slice()) {
+                    (_, [only]) if only.event.as_deref() == Some(JSON_RESPONSE_EVENT) => {
+                        (only.data.clone(), "application/json".to_string())
+                    }
+                    (Some(text), []) => (
+                        text.clone(),
+                        content_type(&record.response_headers)
+                            .unwrap_or("application/json")
+                            .to_string(),
+                    ),
+                    _ => (sse_text(&events), "text/event-stream".to_string()),
                 };
                 let wait = ms(summary.wait_us);
                 let total = ms(summary.total_us);
@@ -113,6 +130,7 @@ impl Store {
                     status,
                     headers: record.response_headers.clone(),
                     body: text,
+                    mime_type,
                     wait_ms: wait.max(0.0),
                     receive_ms: (total - wait).max(0.0),
                 }
@@ -474,10 +492,25 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
         };
         let at = Duration::from_micros(u64::try_from(wait_us.unwrap_or(0)).unwrap_or(0));
         let mut response_body = None;
+        let json_answer = response_value
+            .and_then(|r| r.pointer("/content/mimeType"))
+            .and_then(Value::as_str)
+            .or_else(|| content_type(&headers))
+            .is_some_and(|m| m.contains("application/json"));
         if (200..300).contains(&status) {
-            let mut decoder = SseDecoder::new();
-            events = decoder.push(text.as_bytes(), at);
-            events.extend(decoder.finish(at));
+            if json_answer {
+                // A non-streaming answer: one JSON event, as the proxy records it.
+                events = vec![RawEvent {
+                    seq: 0,
+                    received_at: at,
+                    event: Some(JSON_RESPONSE_EVENT.to_string()),
+                    data: text.clone(),
+                }];
+            } else {
+                let mut decoder = SseDecoder::new();
+                events = decoder.push(text.as_bytes(), at);
+                events.extend(decoder.finish(at));
+            }
             if times.len() == events.len() {
                 for (event, us) in events.iter_mut().zip(&times) {
                     event.received_at = Duration::from_micros(*us);

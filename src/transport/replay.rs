@@ -46,7 +46,13 @@ impl RecordedRequest {
             .map_or(last, |us| Duration::from_micros(us).max(last))
     }
 
-    /// True when the answer was an SSE stream (2xx with events, or events at all).
+    /// True for a non-streaming JSON answer (one stored [`crate::core::stream::JSON_RESPONSE_EVENT`]).
+    pub fn is_json_answer(&self) -> bool {
+        matches!(self.events.as_slice(), [only] if only.event.as_deref() == Some(crate::core::stream::JSON_RESPONSE_EVENT))
+    }
+
+    /// True when the answer is served from its events (a stream, or a JSON answer stored as
+    /// its one event), not from a stored body.
     pub fn is_stream(&self) -> bool {
         !self.events.is_empty() || self.response_body.is_none()
     }

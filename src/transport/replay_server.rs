@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::core::prefix::{PairReport, RequestMeta, Session};
+use crate::core::stream::JSON_RESPONSE_EVENT;
 use crate::core::stream::replay::{Replay, Replayed};
 use crate::store::{NewRequest, Source, Store};
 use crate::transport::CancelToken;
@@ -404,7 +405,12 @@ impl Replayer {
                 .iter()
                 .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
         {
-            headers.push(("content-type".to_string(), "text/event-stream".to_string()));
+            let kind = if recorded.is_json_answer() {
+                "application/json"
+            } else {
+                "text/event-stream"
+            };
+            headers.push(("content-type".to_string(), kind.to_string()));
         }
         let mut builder = Response::builder().status(status);
         for (name, value) in &headers {
@@ -429,7 +435,7 @@ impl Replayer {
     }
 }
 
-/// The recorded events as an SSE body through the one replay, each sent when it is due. Every
+/// The recorded events as an SSE body (a JSON answer as its JSON body) through the one replay, each sent when it is due. Every
 /// stored event is served as recorded, those after the completion too (the client's reader sets
 /// them aside, as it did when they were recorded); the body ends after the last one.
 fn paced(recorded: &RecordedRequest, timing: Timing, exchange: Exchange) -> Body {
@@ -457,7 +463,12 @@ fn paced(recorded: &RecordedRequest, timing: Timing, exchange: Exchange) -> Body
             if !wait.is_zero() {
                 tokio::time::sleep(wait).await;
             }
-            let bytes = Bytes::from(raw.to_sse());
+            // A JSON answer goes out as the body it was; events as SSE.
+            let bytes = if raw.event.as_deref() == Some(JSON_RESPONSE_EVENT) {
+                Bytes::from(raw.data)
+            } else {
+                Bytes::from(raw.to_sse())
+            };
             if let Some(exchange) = exchange.as_mut() {
                 exchange.chunk(&bytes);
             }

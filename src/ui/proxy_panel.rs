@@ -226,6 +226,20 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         )
         .on_hover_text("The client got every byte; the recording of these requests lost events or could not be stored. The request rows say what was lost and why.");
     }
+    if !server.passthrough.is_empty() {
+        let total: u64 = server.passthrough.iter().map(|(_, n)| n).sum();
+        let kinds: Vec<String> = server
+            .passthrough
+            .iter()
+            .map(|(kind, n)| format!("{kind} ×{n}"))
+            .collect();
+        ui.label(format!(
+            "{} passed through, not recorded: {}",
+            count(total, "request"),
+            kinds.join(" · ")
+        ))
+        .on_hover_text("Only POST …/responses and …/responses/compact are recorded; these other endpoints your client called were relayed unchanged.");
+    }
     if let Some(problem) = &server.store_problem {
         ui.colored_label(
             ui.visuals().warn_fg_color,

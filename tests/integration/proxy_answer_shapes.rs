@@ -15,6 +15,7 @@ use promptwire::core::stream::http_error::classify_http_error;
 use promptwire::core::stream::{ErrorClass, JSON_RESPONSE_EVENT, StreamReader, read_all};
 use promptwire::store::{OutcomeRecord, Page, RecordedState, Store};
 use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, start_proxy};
+use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
 use support::upstream::{Reply, Step, Upstream, sse_event, turn_events};
@@ -243,6 +244,98 @@ async fn every_framing_is_recorded_as_the_client_got_it() {
     assert_eq!(
         serde_json::from_str::<Value>(&stored_events[0].data).expect("json"),
         json_response()
+    );
+
+    // The HAR names each answer's media type and carries the body the client got.
+    let har = store.export_har(sessions[0].id, true).expect("har");
+    let contents: Vec<(String, String)> = har["log"]["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            (
+                e["response"]["content"]["mimeType"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_string(),
+                e["response"]["content"]["text"]
+                    .as_str()
+                    .unwrap_or("?")
+                    .to_string(),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, String)> = cases
+        .iter()
+        .zip(&received)
+        .map(|((name, _), (_, body))| {
+            let mime = if name.starts_with("sse") {
+                "text/event-stream"
+            } else {
+                "application/json"
+            };
+            (mime.to_string(), String::from_utf8_lossy(body).into_owned())
+        })
+        .collect();
+    assert_eq!(contents, expected);
+    // Imported back, the JSON answer is the same one event and outcome.
+    let har_path = dir.join("shapes.har");
+    let har_text = serde_json::to_string(&har).expect("har text");
+    let imported_db = dir.join("imported.sqlite");
+    let mut imported = Store::open(&imported_db).expect("db");
+    let (session, _) = imported
+        .import_har(&har_text, "shapes", &har_path)
+        .expect("import");
+    let rows_back = imported.requests(session, Page::ALL).expect("rows");
+    let json_back = imported
+        .outcome(rows_back[2].id)
+        .expect("read")
+        .expect("outcome");
+    assert_eq!(
+        essentials(&json_back),
+        essentials(&json_outcome(&json_response()))
+    );
+    drop(imported);
+    drop(store);
+
+    // The replay endpoint answers the JSON request with the recorded JSON body.
+    let options = ReplayOptions::new("127.0.0.1:0", db.clone(), sessions[0].id);
+    let (replay, _replay_events) = start_replay(options).await.expect("replay");
+    let mut served = Vec::new();
+    for (name, _) in &cases {
+        let path = if *name == "compact" {
+            "/v1/responses/compact"
+        } else {
+            "/v1/responses"
+        };
+        let response = client
+            .post(format!("{}{path}", replay.base_url()))
+            .header("content-type", "application/json")
+            .header("session_id", "thread-shapes")
+            .body(
+                json!({"model": "gpt-5.5", "input": name, "stream": name.starts_with("sse")})
+                    .to_string(),
+            )
+            .send()
+            .await
+            .expect("replayed");
+        let kind = response
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        served.push((kind, response.bytes().await.expect("body").to_vec()));
+    }
+    replay.stop();
+    replay.stopped().await;
+    assert_eq!(
+        (served[2].0.as_str(), served[2].1.as_slice()),
+        ("application/json", received[2].1.as_ref())
+    );
+    assert_eq!(
+        (served[1].0.as_str(), served[1].1.as_slice()),
+        ("text/event-stream", received[1].1.as_ref())
     );
 }
 

@@ -168,6 +168,29 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
         "the recorded session is in the store"
     );
     harness.get_by_label("1 request · 0 in flight · 0 errors");
+    // Another endpoint is relayed, not recorded, and the panel counts it by kind.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let models = runtime.block_on(async {
+        reqwest::Client::new()
+            .get(format!("{base_url}/models?limit=5"))
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+    });
+    // (The test's upstream serves one connection: the proxy answers 502 for it, still relayed.)
+    assert!(models.is_ok(), "the proxy answers: {models:?}");
+    wait_until(&mut harness, "passthrough counted", |s| {
+        !s.record.proxy.passthrough.is_empty()
+    });
+    harness.get_by_label("1 request passed through, not recorded: GET /v1/models ×1");
+    assert_eq!(
+        state(&harness).record.proxy.requests,
+        1,
+        "a passthrough is not a recorded request"
+    );
 
     // Stop: the panel says so and nothing listens any more.
     harness.get_by_label("Stop proxy").click();

@@ -96,6 +96,6 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
         ProxyEvent::Stored { .. }
         | ProxyEvent::Recorded { .. }
         | ProxyEvent::NotRecorded { .. } => {}
-        ProxyEvent::Note(_) | ProxyEvent::StoreProblem(_) => {}
+        ProxyEvent::Note(_) | ProxyEvent::StoreProblem(_) | ProxyEvent::Passthrough { .. } => {}
     }
 }

@@ -106,6 +106,12 @@ impl Relay {
             Err(response) => return response,
         };
         let exchange = record.then(|| self.begin(&parts.headers, &raw, &url, connection));
+        if !record {
+            self.sink.emit(ProxyEvent::Passthrough {
+                method: parts.method.to_string(),
+                path: parts.uri.path().to_string(),
+            });
+        }
 
         let parsed = match reqwest::Url::parse(&url) {
             Ok(parsed) => parsed,

@@ -57,6 +57,14 @@ pub enum ProxyEvent {
         /// `standard` / `lite`.
         dialect: Option<String>,
     },
+    /// A request that is relayed but not recorded (any endpoint but `POST …/responses` and
+    /// `…/responses/compact`: models, chat completions, retrieving a response).
+    Passthrough {
+        /// HTTP method.
+        method: String,
+        /// Path, without the query.
+        path: String,
+    },
     /// One event passed to the client, decoded and mapped (the app shows it as it is).
     Event {
         /// The exchange it belongs to.
