@@ -33,7 +33,7 @@ pub enum OutcomeClass {
     Incomplete,
     /// Events were recorded but no terminal one (still open when recording stopped).
     Open,
-    /// The server answered with a non-2xx status and no stream.
+    /// The server answered with a non-2xx status (other than a WebSocket's 101) and no stream.
     Http(u16),
     /// Nothing came back (or nothing was recorded).
     None,
@@ -47,7 +47,8 @@ impl OutcomeClass {
         state: Option<RecordedState>,
         error_class: Option<&ErrorClass>,
     ) -> Self {
-        if let Some(code) = status.filter(|s| !(200..300).contains(s)) {
+        // 101 Switching Protocols is a WebSocket exchange: its outcome is what its frames said.
+        if let Some(code) = status.filter(|s| !(200..300).contains(s) && *s != 101) {
             return Self::Http(code);
         }
         match (state, error_class) {

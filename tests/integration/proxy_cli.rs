@@ -75,7 +75,7 @@ fn record_prints_its_address_records_and_stops_on_sigterm() {
         serde_json::from_str(&lines.next().expect("line").expect("read")).expect("json");
     assert_eq!(
         last,
-        json!({"stopped": true, "requests": 1, "not_recorded": 0, "sessions": [session]})
+        json!({"stopped": true, "requests": 1, "not_recorded": 0, "passthrough": 0, "sessions": [session]})
     );
     assert_eq!(child.0.wait().expect("wait").code(), Some(0));
 

@@ -206,7 +206,7 @@ fn codex_cli_records_through_the_proxy_and_replays_offline() {
     assert_eq!(
         printed.last(),
         Some(
-            &json!({"stopped": true, "requests": seen.len(), "not_recorded": 0, "sessions": [recording]})
+            &json!({"stopped": true, "requests": seen.len(), "not_recorded": 0, "passthrough": 0, "sessions": [recording]})
         )
     );
     drop(store);

@@ -114,3 +114,37 @@ fn states_and_classes_round_trip_and_unknown_text_is_named_not_a_panic() {
         ]
     );
 }
+
+/// A WebSocket exchange is stored with status 101: its class is what its frames said, not
+/// "HTTP 101" (which the Record panel counted as an error for every WebSocket request).
+#[test]
+fn a_websocket_exchange_is_classed_by_its_frames_not_by_its_101() {
+    let cases = [
+        (Some(101), Some(RecordedState::Completed), None),
+        (
+            Some(101),
+            Some(RecordedState::Failed),
+            Some(ErrorClass::Stream),
+        ),
+        (
+            Some(429),
+            Some(RecordedState::Failed),
+            Some(ErrorClass::Retryable),
+        ),
+        (Some(200), Some(RecordedState::Completed), None),
+    ];
+    let classes: Vec<OutcomeClass> = cases
+        .iter()
+        .map(|(status, state, class)| OutcomeClass::of(*status, *state, class.as_ref()))
+        .collect();
+    assert_eq!(
+        classes,
+        vec![
+            OutcomeClass::Completed,
+            OutcomeClass::Incomplete,
+            OutcomeClass::Http(429),
+            OutcomeClass::Completed,
+        ]
+    );
+    assert_eq!(classes[0].is_problem(), false);
+}
