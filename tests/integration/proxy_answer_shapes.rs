@@ -99,6 +99,26 @@ fn essentials(
     )
 }
 
+/// POSTs the request of case `name` to `base` (`/v1/responses/compact` for the compaction).
+async fn post_case(client: &reqwest::Client, base: &str, name: &str) -> reqwest::Response {
+    let path = if name == "compact" {
+        "/v1/responses/compact"
+    } else {
+        "/v1/responses"
+    };
+    client
+        .post(format!("{base}{path}"))
+        .header("content-type", "application/json")
+        .header("session_id", "thread-shapes")
+        .body(
+            json!({"model": "gpt-5.5", "input": name, "stream": name.starts_with("sse")})
+                .to_string(),
+        )
+        .send()
+        .await
+        .expect("answer")
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_framing_is_recorded_as_the_client_got_it() {
     let events = turn_events("resp_cl", "Sent with a Content-Length");
@@ -156,22 +176,7 @@ async fn every_framing_is_recorded_as_the_client_got_it() {
     let client = reqwest::Client::new();
     let mut received = Vec::new();
     for (name, _) in &cases {
-        let path = if *name == "compact" {
-            "/v1/responses/compact"
-        } else {
-            "/v1/responses"
-        };
-        let response = client
-            .post(format!("{}{path}", handle.base_url()))
-            .header("content-type", "application/json")
-            .header("session_id", "thread-shapes")
-            .body(
-                json!({"model": "gpt-5.5", "input": name, "stream": name.starts_with("sse")})
-                    .to_string(),
-            )
-            .send()
-            .await
-            .expect("answer");
+        let response = post_case(&client, &handle.base_url(), name).await;
         let status = response.status().as_u16();
         received.push((status, response.bytes().await.expect("whole body")));
     }
@@ -303,22 +308,7 @@ async fn every_framing_is_recorded_as_the_client_got_it() {
     let (replay, _replay_events) = start_replay(options).await.expect("replay");
     let mut served = Vec::new();
     for (name, _) in &cases {
-        let path = if *name == "compact" {
-            "/v1/responses/compact"
-        } else {
-            "/v1/responses"
-        };
-        let response = client
-            .post(format!("{}{path}", replay.base_url()))
-            .header("content-type", "application/json")
-            .header("session_id", "thread-shapes")
-            .body(
-                json!({"model": "gpt-5.5", "input": name, "stream": name.starts_with("sse")})
-                    .to_string(),
-            )
-            .send()
-            .await
-            .expect("replayed");
+        let response = post_case(&client, &replay.base_url(), name).await;
         let kind = response
             .headers()
             .get("content-type")

@@ -34,6 +34,47 @@ const JOIN_BELOW_BYTES: usize = 16 * 1024;
 /// Chunks in flight at most (each also counts against [`READ_AHEAD_BYTES`]).
 const MAX_CHUNKS_AHEAD: usize = 4096;
 
+/// Pieces joined into one [`Bytes`]: the first is kept as it is, and copied only when a second
+/// one comes.
+pub(super) struct Joined {
+    first: Bytes,
+    more: Option<BytesMut>,
+    capacity: usize,
+}
+
+impl Joined {
+    /// Starts with `first`; a joined buffer is sized for `capacity` bytes.
+    pub(super) fn new(first: Bytes, capacity: usize) -> Self {
+        Self {
+            first,
+            more: None,
+            capacity,
+        }
+    }
+
+    /// Bytes joined so far.
+    pub(super) fn len(&self) -> usize {
+        self.more.as_ref().map_or(self.first.len(), BytesMut::len)
+    }
+
+    /// Appends `bytes`.
+    pub(super) fn push(&mut self, bytes: &[u8]) {
+        let size = self.len() + bytes.len();
+        self.more
+            .get_or_insert_with(|| {
+                let mut buf = BytesMut::with_capacity(self.capacity.max(size));
+                buf.extend_from_slice(&self.first);
+                buf
+            })
+            .extend_from_slice(bytes);
+    }
+
+    /// The joined bytes.
+    pub(super) fn into_bytes(self) -> Bytes {
+        self.more.map_or(self.first, BytesMut::freeze)
+    }
+}
+
 /// What the reader hands over.
 type Chunk = Result<Bytes, String>;
 
@@ -91,20 +132,12 @@ impl Taker {
             // Large already (the upstream side joins what arrived together): not copied again.
             return Some(Ok(first));
         }
-        let mut joined: Option<BytesMut> = None;
-        let mut size = first.len();
-        while size < MAX_FRAME_BYTES {
+        let mut joined = Joined::new(first, MAX_FRAME_BYTES);
+        while joined.len() < MAX_FRAME_BYTES {
             match self.rx.try_recv() {
                 Ok(Ok(bytes)) => {
                     self.release(bytes.len());
-                    size += bytes.len();
-                    joined
-                        .get_or_insert_with(|| {
-                            let mut buf = BytesMut::with_capacity(MAX_FRAME_BYTES.max(size));
-                            buf.extend_from_slice(&first);
-                            buf
-                        })
-                        .extend_from_slice(&bytes);
+                    joined.push(&bytes);
                 }
                 Ok(Err(message)) => {
                     self.held = Some(message);
@@ -113,7 +146,7 @@ impl Taker {
                 Err(_) => break,
             }
         }
-        Some(Ok(joined.map_or(first, BytesMut::freeze)))
+        Some(Ok(joined.into_bytes()))
     }
 
     fn release(&self, len: usize) {

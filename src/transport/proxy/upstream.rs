@@ -16,13 +16,14 @@ use std::future::Future as _;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::{Bytes, BytesMut};
+use bytes::Bytes;
 use futures_util::StreamExt as _;
 use futures_util::stream::BoxStream;
 use hyper::body::Body as _;
 use hyper::header::{HOST, HeaderMap, HeaderValue};
 use hyper_util::rt::TokioIo;
 
+use super::pump::Joined;
 use crate::transport::http::error_chain;
 
 /// A response head from the upstream, with its body still to come.
@@ -258,20 +259,10 @@ impl futures_util::Stream for LoopbackBody {
             }
             Poll::Pending => return Poll::Pending,
         };
-        let mut joined: Option<BytesMut> = None;
-        let mut size = first.len();
-        while size < MAX_PIECE_BYTES {
+        let mut joined = Joined::new(first, MAX_PIECE_BYTES);
+        while joined.len() < MAX_PIECE_BYTES {
             match this.poll_data(cx) {
-                Poll::Ready(Some(Ok(data))) => {
-                    size += data.len();
-                    joined
-                        .get_or_insert_with(|| {
-                            let mut buf = BytesMut::with_capacity(MAX_PIECE_BYTES.max(size));
-                            buf.extend_from_slice(&first);
-                            buf
-                        })
-                        .extend_from_slice(&data);
-                }
+                Poll::Ready(Some(Ok(data))) => joined.push(&data),
                 Poll::Ready(Some(Err(message))) => {
                     this.held = Some(message);
                     break;
@@ -283,6 +274,6 @@ impl futures_util::Stream for LoopbackBody {
                 Poll::Pending => break,
             }
         }
-        Poll::Ready(Some(Ok(joined.map_or(first, BytesMut::freeze))))
+        Poll::Ready(Some(Ok(joined.into_bytes())))
     }
 }
