@@ -14,7 +14,7 @@ use pretty_assertions::assert_eq;
 use promptwire::core::stream::http_error::classify_http_error;
 use promptwire::core::stream::{ErrorClass, JSON_RESPONSE_EVENT, StreamReader, read_all};
 use promptwire::store::{OutcomeRecord, Page, RecordedState, Store};
-use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, start_proxy};
+use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, ServerHandle, start_proxy};
 use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
@@ -99,6 +99,27 @@ fn essentials(
     )
 }
 
+/// A scratch folder named `name` and the database in it.
+fn scratch_db(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let dir = scratch(name);
+    let db = dir.join(format!("{name}.sqlite"));
+    (dir, db)
+}
+
+/// The recording proxy in front of `upstream`, recording into `db`.
+async fn recording_proxy(
+    upstream: &Upstream,
+    db: &std::path::Path,
+) -> (ServerHandle, tokio::sync::mpsc::Receiver<ProxyEvent>) {
+    start_proxy(ProxyOptions::new(
+        "127.0.0.1:0",
+        &upstream.base_url(),
+        Some(db.to_path_buf()),
+    ))
+    .await
+    .expect("proxy")
+}
+
 /// POSTs the request of case `name` to `base` (`/v1/responses/compact` for the compaction).
 async fn post_case(client: &reqwest::Client, base: &str, name: &str) -> reqwest::Response {
     let path = if name == "compact" {
@@ -163,15 +184,8 @@ async fn every_framing_is_recorded_as_the_client_got_it() {
     ];
     let replies: Vec<Reply> = cases.iter().map(|(_, r)| r.clone()).collect();
     let upstream = Upstream::in_order(replies);
-    let dir = scratch("shapes");
-    let db = dir.join("shapes.sqlite");
-    let (handle, mut rx) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (dir, db) = scratch_db("shapes");
+    let (handle, mut rx) = recording_proxy(&upstream, &db).await;
 
     let client = reqwest::Client::new();
     let mut received = Vec::new();
@@ -343,15 +357,8 @@ async fn a_client_that_leaves_mid_stream_is_named_as_the_cause() {
             )),
         ])
     });
-    let dir = scratch("leaves");
-    let db = dir.join("leaves.sqlite");
-    let (handle, mut rx) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (_dir, db) = scratch_db("leaves");
+    let (handle, mut rx) = recording_proxy(&upstream, &db).await;
     let mut response = reqwest::Client::new()
         .post(format!("{}/v1/responses", handle.base_url()))
         .header("content-type", "application/json")
