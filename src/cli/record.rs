@@ -253,8 +253,8 @@ impl EventPrinter {
                     };
                     let gap = gap.map(|g| format!("; {g}")).unwrap_or_default();
                     self.line(&format!(
-                        "#{exchange:<4} HTTP {} {how} ({stored_events} events stored{gap})",
-                        status.map_or("-".to_string(), |s| s.to_string()),
+                        "#{exchange:<4} {} {how} ({stored_events} events stored{gap})",
+                        crate::store::summary::status_label(status),
                     ))
                 }
             }

@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 mod rollouts;
 
 use crate::store::har::{rfc3339, write_private};
-use crate::store::summary::OutcomeClass;
+use crate::store::summary::{OutcomeClass, status_label};
 use crate::store::{OutcomeRecord, Page, SessionSummary, Store};
 
 /// Arguments of `sessions`.
@@ -233,11 +233,15 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     Some(other) => other.to_string(),
                 };
                 text.push_str(&format!(
-                    "  #{:<4} {:<16} {:<8} HTTP {:<4} {:<9} {:>5} events {:>9} B\n",
+                    "  #{:<4} {:<16} {:<8} {:<8} {:<9} {:>5} events {:>9} B\n",
                     get("position"),
                     get("model"),
                     get("dialect"),
-                    get("status"),
+                    status_label(
+                        row.get("status")
+                            .and_then(Value::as_u64)
+                            .and_then(|s| u16::try_from(s).ok())
+                    ),
                     get("outcome"),
                     get("events"),
                     get("body_bytes"),

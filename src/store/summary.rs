@@ -39,6 +39,16 @@ pub enum OutcomeClass {
     None,
 }
 
+/// How a stored status reads: `HTTP 200`, `WS` for a WebSocket exchange (stored as 101,
+/// Switching Protocols), `-` when no answer came.
+pub fn status_label(status: Option<u16>) -> String {
+    match status {
+        Some(101) => "WS".to_string(),
+        Some(code) => format!("HTTP {code}"),
+        None => "-".to_string(),
+    }
+}
+
 impl OutcomeClass {
     /// Classifies a stored request: its HTTP status and its outcome's state and error class
     /// (a request stopped on purpose, [`ErrorClass::is_interruption`], is interrupted).

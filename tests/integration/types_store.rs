@@ -147,4 +147,9 @@ fn a_websocket_exchange_is_classed_by_its_frames_not_by_its_101() {
         ]
     );
     assert_eq!(classes[0].is_problem(), false);
+    let labels: Vec<String> = [Some(101), Some(429), Some(200), None]
+        .into_iter()
+        .map(promptwire::store::summary::status_label)
+        .collect();
+    assert_eq!(labels, ["WS", "HTTP 429", "HTTP 200", "-"]);
 }

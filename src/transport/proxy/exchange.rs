@@ -166,6 +166,14 @@ impl Sink {
     pub(crate) fn begin(self: &Arc<Self>, key: &str, request: &NewRequest<'_>) -> Exchange {
         let start = Instant::now();
         let exchange = self.next_exchange.fetch_add(1, Ordering::Relaxed);
+        // Reported before the writer is asked: its `Stored` report comes from its own thread
+        // and must not overtake the request it is about.
+        self.emit(ProxyEvent::RequestStarted {
+            exchange,
+            method: request.method.clone(),
+            url: request.url.clone(),
+            dialect: request.dialect.clone(),
+        });
         let writer = self.writer.as_ref().and_then(|writer| {
             let model = serde_json::from_slice::<Value>(request.body)
                 .ok()
@@ -183,12 +191,6 @@ impl Sink {
                 OwnedRequest::from_new(request),
                 Some(notify),
             ))
-        });
-        self.emit(ProxyEvent::RequestStarted {
-            exchange,
-            method: request.method.clone(),
-            url: request.url.clone(),
-            dialect: request.dialect.clone(),
         });
         Exchange {
             sink: Arc::clone(self),

@@ -23,6 +23,7 @@ pub fn status_text(row: &RequestRow) -> String {
     };
     let status = match (&row.outcome, row.status) {
         (OutcomeClass::Http(code), _) => format!("{flag}HTTP {code}"),
+        (outcome, Some(101)) => format!("{flag}WS · {}", outcome.label()),
         (outcome, Some(status)) => format!("{flag}{status} · {}", outcome.label()),
         (outcome, None) => format!("{flag}{}", outcome.label()),
     };
