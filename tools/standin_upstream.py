@@ -34,7 +34,9 @@ Recorded, in the order requests arrive (NN counts from 00):
     DIR/req_NN.json          the request body, byte for byte
     DIR/req_NN.headers.json  {"method", "path", "headers": {...}} (authorization becomes
                              "Bearer <redacted>"; api-key, cookie and the like "<redacted>")
-    DIR/resp_NN.sse          the SSE stream sent back (or resp_NN.json for unary endpoints)
+    DIR/resp_NN.sse          the SSE stream sent back (resp_NN.json for a request without
+                             `stream: true`, which gets one JSON response object, and for
+                             unary endpoints)
     DIR/usage.jsonl          one line per answered request: {"request": NN, "response_id", "usage"}
 
 The script (JSON) says what to answer. A request whose last input item is a user message starts
@@ -276,6 +278,19 @@ def answer(state, n, body, raw):
     return stream.text(), rid, usage
 
 
+def json_response(text, rid, usage):
+    """The response object a non-streaming request gets: the stream's finished items."""
+    output = []
+    for chunk in text.split("\n\n"):
+        for line in chunk.split("\n"):
+            if line.startswith("data: "):
+                event = json.loads(line[len("data: "):])
+                if event.get("type") == "response.output_item.done":
+                    output.append(event["item"])
+    return {"id": rid, "object": "response", "status": "completed", "output": output,
+            "usage": usage}
+
+
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
@@ -336,9 +351,15 @@ class Handler(BaseHTTPRequestHandler):
                 content_type = "application/json"
             elif self.path.rstrip("/").endswith("/responses"):
                 text, rid, usage = answer(state, n, body, raw)
-                data = text.encode()
-                write(os.path.join(state.record_dir, "resp_%02d.sse" % n), data)
-                content_type = "text/event-stream"
+                if body.get("stream") is True:
+                    data = text.encode()
+                    write(os.path.join(state.record_dir, "resp_%02d.sse" % n), data)
+                    content_type = "text/event-stream"
+                else:
+                    # Without `stream: true` the API answers one JSON response object.
+                    data = json.dumps(json_response(text, rid, usage)).encode()
+                    write(os.path.join(state.record_dir, "resp_%02d.json" % n), data)
+                    content_type = "application/json"
             else:
                 self.reply(404, "application/json", b'{"error":{"message":"not served by the stand-in"}}')
                 return
