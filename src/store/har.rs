@@ -22,7 +22,7 @@ use super::write::{
 };
 use crate::core::export::{HarEntry, HarResponse, har_log};
 use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
-use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::http_error::{classify_http_error, header};
 use crate::core::stream::{JSON_RESPONSE_EVENT, RawEvent, Replay, SseDecoder, Timing};
 
 /// Formats Unix microseconds as RFC 3339 (UTC, milliseconds).
@@ -94,10 +94,8 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> StoreResult<()> {
 
 /// The media type a response's `content-type` header names (parameters aside).
 fn content_type(headers: &[(String, String)]) -> Option<&str> {
-    headers
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case("content-type"))
-        .and_then(|(_, v)| v.split(';').next())
+    header(headers, "content-type")
+        .and_then(|v| v.split(';').next())
         .map(str::trim)
 }
 

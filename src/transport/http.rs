@@ -70,10 +70,7 @@ impl HttpSender {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(options.connect_timeout)
             .redirect(redirect::policy());
-        if matches!(
-            parsed.host_str(),
-            Some("localhost" | "127.0.0.1" | "[::1]" | "::1")
-        ) {
+        if parsed.host_str().is_some_and(is_loopback_host) {
             builder = builder.no_proxy();
         }
         let client = builder
@@ -305,6 +302,15 @@ fn secs(d: Duration) -> String {
 }
 
 /// An error and its sources, `outer: inner: innermost`.
+/// True for a host that is this machine (`localhost`, `::1`, any 127.x.x.x): never reached
+/// through a system proxy.
+pub(crate) fn is_loopback_host(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 /// A response body chunk, or the error that cut the body short.
 impl From<reqwest::Result<Bytes>> for Incoming {
     fn from(read: reqwest::Result<Bytes>) -> Self {

@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 
 use crate::core::prefix::{PairReport, RequestMeta, Session};
 use crate::core::stream::JSON_RESPONSE_EVENT;
+use crate::core::stream::http_error::header;
 use crate::core::stream::replay::{Replay, Replayed};
 use crate::store::{NewRequest, Source, Store};
 use crate::transport::CancelToken;
@@ -400,11 +401,7 @@ impl Replayer {
             })
             .cloned()
             .collect();
-        if recorded.is_stream()
-            && !headers
-                .iter()
-                .any(|(n, _)| n.eq_ignore_ascii_case("content-type"))
-        {
+        if recorded.is_stream() && header(&headers, "content-type").is_none() {
             let kind = if recorded.is_json_answer() {
                 "application/json"
             } else {

@@ -17,7 +17,7 @@ use tokio::sync::mpsc;
 
 use super::ProxyEvent;
 use crate::core::stream::events::header_events;
-use crate::core::stream::http_error::classify_http_error;
+use crate::core::stream::http_error::{classify_http_error, header};
 use crate::core::stream::{ErrorClass, StreamError, StreamLimits, StreamReader, TimelineEntry};
 use crate::store::{
     NewRequest, NewSession, Notify, OutcomeRecord, OwnedRequest, RecordedState, Report,
@@ -272,15 +272,10 @@ impl Exchange {
         let at = self.start.elapsed();
         self.status = Some(status);
         self.wait = Some(at);
-        self.sse = (200..300).contains(&status)
-            && headers.iter().any(|(n, v)| {
-                n.eq_ignore_ascii_case("content-type") && v.contains("text/event-stream")
-            });
-        self.json = (200..300).contains(&status)
-            && !self.sse
-            && headers.iter().any(|(n, v)| {
-                n.eq_ignore_ascii_case("content-type") && v.contains("application/json")
-            });
+        let ok = (200..300).contains(&status);
+        let content_type = header(&headers, "content-type").unwrap_or("");
+        self.sse = ok && content_type.contains("text/event-stream");
+        self.json = ok && !self.sse && content_type.contains("application/json");
         if self.sse || self.json {
             let events = header_events(&headers);
             self.reader.apply_header_events(&events, at);
@@ -296,10 +291,7 @@ impl Exchange {
 
     /// The response's `Content-Length`, when it gave one.
     pub(crate) fn expected_length(&self) -> Option<u64> {
-        self.response_headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-            .and_then(|(_, v)| v.trim().parse().ok())
+        header(&self.response_headers, "content-length").and_then(|v| v.trim().parse().ok())
     }
 
     /// True once the turn completed or failed.

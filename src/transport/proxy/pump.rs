@@ -207,10 +207,7 @@ async fn read_upstream<S>(
             exchange.chunk(&bytes);
         }
         // Room in the read-ahead, or the client is gone.
-        match Arc::clone(&budget)
-            .acquire_many_owned(permits(bytes.len()))
-            .await
-        {
+        match budget.acquire_many(permits(bytes.len())).await {
             Ok(permit) => permit.forget(),
             Err(_) => break End::ClientGone,
         }

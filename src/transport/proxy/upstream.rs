@@ -24,7 +24,7 @@ use hyper::header::{HOST, HeaderMap, HeaderValue};
 use hyper_util::rt::TokioIo;
 
 use super::pump::Joined;
-use crate::transport::http::error_chain;
+use crate::transport::http::{error_chain, is_loopback_host};
 
 /// A response head from the upstream, with its body still to come.
 pub(crate) struct UpstreamResponse {
@@ -45,14 +45,6 @@ pub(crate) enum UpstreamClient {
         /// Longest wait for the connection.
         connect_timeout: Duration,
     },
-}
-
-/// True for a host that is this machine.
-pub(crate) fn is_loopback_host(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
-        || host
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 impl UpstreamClient {
