@@ -24,7 +24,7 @@ pub const JSON_RESPONSE_LABEL: &str = "response (JSON)";
 /// Maps the JSON answer `data` into `entry` (its events, its error, or why it does not parse).
 pub(super) fn map(data: &str, entry: &mut TimelineEntry) {
     entry.data_type = Some(Cow::Borrowed(JSON_RESPONSE_LABEL));
-    let value = match serde_json::from_str::<Value>(data) {
+    let mut value = match serde_json::from_str::<Value>(data) {
         Ok(value @ Value::Object(_)) => value,
         Ok(_) => {
             entry.unparsed = Some("the JSON answer is not an object".to_string());
@@ -38,17 +38,18 @@ pub(super) fn map(data: &str, entry: &mut TimelineEntry) {
     if let Some(model) = server_model(Some(&value), None) {
         entry.mapped.push(MappedEvent::ServerModel(model));
     }
-    if let Some(items) = value.get("output").and_then(Value::as_array) {
+    // The items are taken out, not copied: the rest of the object is all the terminal needs
+    // (`output` stays present, as null, for the compaction check below).
+    let output = value.get_mut("output").map(Value::take);
+    if let Some(Value::Array(items)) = output {
         for item in items {
-            for text in output_texts(item) {
+            for text in output_texts(&item) {
                 entry
                     .mapped
                     .push(MappedEvent::OutputTextDelta(text.to_string()));
             }
             let mut note = None;
-            if let Some(event) =
-                item_event(Some(item.clone()), MappedEvent::OutputItemDone, &mut note)
-            {
+            if let Some(event) = item_event(Some(item), MappedEvent::OutputItemDone, &mut note) {
                 entry.mapped.push(event);
             }
             if note.is_some() && entry.note.is_none() {
