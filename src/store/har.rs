@@ -23,7 +23,7 @@ use super::write::{
 use crate::core::export::{HarEntry, HarResponse, har_log};
 use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
 use crate::core::stream::http_error::{classify_http_error, header};
-use crate::core::stream::{JSON_RESPONSE_EVENT, RawEvent, Replay, SseDecoder, Timing};
+use crate::core::stream::{RawEvent, Replay, SseDecoder, Timing};
 
 /// Formats Unix microseconds as RFC 3339 (UTC, milliseconds).
 pub fn rfc3339(us: i64) -> String {
@@ -111,7 +111,7 @@ impl Store {
             let outcome = self.outcome(summary.id)?;
             let response = summary.status.map(|status| {
                 let (text, mime_type) = match (&record.response_body, events.as_slice()) {
-                    (_, [only]) if only.event.as_deref() == Some(JSON_RESPONSE_EVENT) => {
+                    (_, [only]) if only.is_json_response() => {
                         (only.data.clone(), "application/json".to_string())
                     }
                     (Some(text), []) => (
@@ -498,12 +498,7 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
         if (200..300).contains(&status) {
             if json_answer {
                 // A non-streaming answer: one JSON event, as the proxy records it.
-                events = vec![RawEvent {
-                    seq: 0,
-                    received_at: at,
-                    event: Some(JSON_RESPONSE_EVENT.to_string()),
-                    data: text.clone(),
-                }];
+                events = vec![RawEvent::json_response(text.clone(), at)];
             } else {
                 let mut decoder = SseDecoder::new();
                 events = decoder.push(text.as_bytes(), at);

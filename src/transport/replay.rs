@@ -48,7 +48,7 @@ impl RecordedRequest {
 
     /// True for a non-streaming JSON answer (one stored [`crate::core::stream::JSON_RESPONSE_EVENT`]).
     pub fn is_json_answer(&self) -> bool {
-        matches!(self.events.as_slice(), [only] if only.event.as_deref() == Some(crate::core::stream::JSON_RESPONSE_EVENT))
+        matches!(self.events.as_slice(), [only] if only.is_json_response())
     }
 
     /// True when the answer is served from its events (a stream, or a JSON answer stored as

@@ -20,7 +20,6 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 use crate::core::prefix::{PairReport, RequestMeta, Session};
-use crate::core::stream::JSON_RESPONSE_EVENT;
 use crate::core::stream::http_error::header;
 use crate::core::stream::replay::{Replay, Replayed};
 use crate::store::{NewRequest, Source, Store};
@@ -461,7 +460,7 @@ fn paced(recorded: &RecordedRequest, timing: Timing, exchange: Exchange) -> Body
                 tokio::time::sleep(wait).await;
             }
             // A JSON answer goes out as the body it was; events as SSE.
-            let bytes = if raw.event.as_deref() == Some(JSON_RESPONSE_EVENT) {
+            let bytes = if raw.is_json_response() {
                 Bytes::from(raw.data)
             } else {
                 Bytes::from(raw.to_sse())

@@ -228,7 +228,7 @@ impl EventMapper {
             note: None,
         };
         let data = std::mem::take(&mut entry.raw.data);
-        if entry.raw.event.as_deref() == Some(super::json_response::JSON_RESPONSE_EVENT) {
+        if entry.raw.is_json_response() {
             super::json_response::map(&data, &mut entry);
             entry.raw.data = data;
             return entry;

@@ -14,12 +14,31 @@ use serde_json::Value;
 
 use super::errors::{StreamError, classify_failed, incomplete_error};
 use super::events::{MappedEvent, TimelineEntry, item_event, parse_completed, server_model};
+use super::sse::RawEvent;
 
 /// The raw event name a JSON answer is stored under (no SSE stream uses it).
 pub const JSON_RESPONSE_EVENT: &str = "response.json";
 
 /// How a JSON answer is labelled in a timeline.
 pub const JSON_RESPONSE_LABEL: &str = "response (JSON)";
+
+impl RawEvent {
+    /// A whole non-streaming JSON answer `body`, received at `at`, as the one event it is stored
+    /// as.
+    pub fn json_response(body: String, at: std::time::Duration) -> Self {
+        Self {
+            seq: 0,
+            received_at: at,
+            event: Some(JSON_RESPONSE_EVENT.to_string()),
+            data: body,
+        }
+    }
+
+    /// True for the event of a non-streaming JSON answer.
+    pub fn is_json_response(&self) -> bool {
+        self.event.as_deref() == Some(JSON_RESPONSE_EVENT)
+    }
+}
 
 /// Maps the JSON answer `data` into `entry` (its events, its error, or why it does not parse).
 pub(super) fn map(data: &str, entry: &mut TimelineEntry) {

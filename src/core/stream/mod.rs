@@ -147,12 +147,7 @@ impl StreamReader {
     /// is not UTF-8 is read with its bad bytes replaced (and then does not parse as JSON).
     /// Call [`StreamReader::finish`] after it, as at the end of a stream.
     pub fn push_json(&mut self, body: &[u8], at: Duration) -> Option<TimelineEntry> {
-        let raw = RawEvent {
-            seq: 0,
-            received_at: at,
-            event: Some(JSON_RESPONSE_EVENT.to_string()),
-            data: String::from_utf8_lossy(body).into_owned(),
-        };
+        let raw = RawEvent::json_response(String::from_utf8_lossy(body).into_owned(), at);
         self.push_event(raw).ok()
     }
 
