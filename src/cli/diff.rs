@@ -241,7 +241,7 @@ fn load_bodies(session: &mut Session, args: &DiffArgs) -> anyhow::Result<()> {
         let meta = RequestMeta {
             reported_cached_tokens,
             sent_at_ms: args.sent_at_ms.get(i).copied(),
-            finished_at_ms: None,
+            ..RequestMeta::default()
         };
         // One body in memory at a time: the session keeps only its distinct elements.
         let text = read_text(arg, args.max_bytes)?;
@@ -287,12 +287,16 @@ fn pair_json(pair: &PairReport) -> Value {
         "reusable_bytes": pair.reusable_bytes,
         "reusable_tokens": pair.reusable_tokens,
         "reported_cached_tokens": pair.reported_cached_tokens,
+        "warmup": pair.warmup,
+        "undetermined": pair.undetermined,
     })
 }
 
 fn summary_json(summary: &SessionSummary) -> Value {
     json!({
         "requests": summary.requests,
+        "warmups": summary.warmups,
+        "undetermined": summary.undetermined,
         "breaks": summary.breaks,
         "input_tokens": summary.input_tokens,
         "reusable_tokens": summary.reusable_tokens,
@@ -322,6 +326,9 @@ fn concern_names(pair: &PairReport) -> Vec<&'static str> {
 /// explanation and fix.
 fn pair_lines(pair: &PairReport) -> String {
     let mut text = pair_line(pair);
+    if pair.warmup || pair.undetermined.is_some() {
+        return text;
+    }
     for (code, explanation, fix) in notes(pair) {
         text.push_str(&format!("\n    {code}: {explanation}"));
         if let Some(fix) = fix {
@@ -334,6 +341,22 @@ fn pair_lines(pair: &PairReport) -> String {
 /// The verdict line for a pair.
 fn pair_line(pair: &PairReport) -> String {
     let mut line = format!("{} -> {}: ", pair.from, pair.to);
+    if let Some(why) = &pair.undetermined {
+        line.push_str(&format!("not judged: {why}"));
+        return line;
+    }
+    if pair.warmup {
+        line.push_str("warm-up (generate: false), not a turn; ");
+        // A warm-up shorter than the turn before it (a resumed conversation's first frame)
+        // only reads part of that turn's prefix: no break to report.
+        if pair.causes == [crate::core::prefix::Cause::InputItemsRemoved] {
+            line.push_str(&format!(
+                "its prompt is the first {} of request {}'s {} tokens",
+                pair.reusable_tokens, pair.from, pair.from_tokens
+            ));
+            return line;
+        }
+    }
     match &pair.break_at {
         None => line.push_str("kept"),
         Some(b) => {
@@ -381,10 +404,25 @@ fn summary_line(report: &crate::core::prefix::SessionReport) -> String {
     let cached = s
         .reported_cached_tokens
         .map_or_else(|| "no".to_string(), |c| c.to_string());
+    let mut requests = match s.requests {
+        1 => "1 request".to_string(),
+        n => format!("{n} requests"),
+    };
+    let mut aside = Vec::new();
+    match s.warmups {
+        0 => {}
+        1 => aside.push("1 warm-up".to_string()),
+        n => aside.push(format!("{n} warm-ups")),
+    }
+    if s.undetermined > 0 {
+        aside.push(format!("{} not judged", s.undetermined));
+    }
+    if !aside.is_empty() {
+        requests.push_str(&format!(" ({})", aside.join(", ")));
+    }
     let mut line = format!(
-        "session: {} requests, {} breaks, {} input tokens, {} reusable, {cached} reported cached; \
+        "session: {requests}, {} breaks, {} input tokens, {} reusable, {cached} reported cached; \
          misses: {} tokens, ${:.4}",
-        s.requests,
         s.breaks,
         s.input_tokens,
         s.reusable_tokens,

@@ -23,6 +23,7 @@
 
 mod body;
 mod codec;
+mod continuations;
 mod error;
 mod event_chunks;
 pub mod har;

@@ -2,8 +2,10 @@
 //! content-addressed parts ([`Store::session_parts`]) pushed onto a [`Session`] — each distinct
 //! item parsed and interned once, each request pushed as its fields plus item ids (or its
 //! verbatim body when the parts would not rebuild it), with its recorded usage (the server's
-//! `cached_tokens`) and timing. The Sessions view and `promptwire diff --session` both read a
-//! stored session through it, so they analyse the same input.
+//! `cached_tokens`) and timing, its response id, and — for a response a later request continues
+//! with `previous_response_id` — its output items, so the analysis sees the whole prompt the
+//! server sees (Codex over WebSocket). The Sessions view and `promptwire diff --session` both
+//! read a stored session through it, so they analyse the same input.
 
 use std::collections::HashMap;
 
@@ -83,9 +85,15 @@ pub fn push_parts(
             }
         }
     }
+    let mut outputs = parts.outputs;
     for (position, request) in parts.requests.iter().enumerate() {
         let fail = |message: String| part_error(format!("request {position}"), message);
-        let meta = request_meta(request.usage.as_ref(), request.started_us, request.total_us);
+        let mut meta = request_meta(request.usage.as_ref(), request.started_us, request.total_us);
+        meta.response_id.clone_from(&request.response_id);
+        for json in outputs.remove(&request.id).unwrap_or_default() {
+            let item = parse(&json, format!("output of request {position}"))?;
+            meta.output.push(session.intern_item_owned(item));
+        }
         let pushed = match (&request.verbatim, request.fields_id) {
             (Some(bytes), _) => {
                 let body: Value = serde_json::from_slice(bytes)
@@ -128,5 +136,6 @@ fn request_meta(
         finished_at_ms: sent_at_ms
             .zip(total_us)
             .map(|(ms, total)| ms + total / 1000),
+        ..RequestMeta::default()
     }
 }

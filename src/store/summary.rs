@@ -155,6 +155,9 @@ pub struct SessionParts {
     pub fields: HashMap<i64, String>,
     /// The requests in order.
     pub requests: Vec<StoredParts>,
+    /// Output items (compact JSON, as the server sent them) of the responses a later request
+    /// continues (`previous_response_id`), by request id.
+    pub outputs: HashMap<i64, Vec<String>>,
 }
 
 /// One request of [`SessionParts`].
@@ -174,6 +177,8 @@ pub struct StoredParts {
     pub total_us: Option<i64>,
     /// The outcome's usage (JSON), when recorded.
     pub usage: Option<Value>,
+    /// The id of its response, when recorded.
+    pub response_id: Option<String>,
 }
 
 /// Input, cached and output tokens of a stored usage, in any shape ([`UsageCounts`]).
@@ -272,7 +277,7 @@ impl Store {
         let mut cut_bodies = Vec::new();
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
-                    o.usage, r.body_pieces
+                    o.usage, r.body_pieces, o.response_id
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position",
         )?;
@@ -300,6 +305,7 @@ impl Store {
                 started_us: row.get(3)?,
                 total_us: row.get(4)?,
                 usage: parse_usage(row.get(5)?),
+                response_id: row.get(7)?,
             });
         }
         for request in &parts.requests {
@@ -339,6 +345,7 @@ impl Store {
             request.fields_id = Some(id);
             by_list.insert(list, Ok(id));
         }
+        self.load_continued_outputs(&mut parts)?;
         Ok(parts)
     }
 }

@@ -32,6 +32,7 @@ mod prefix_report;
 mod proxy_answer_shapes;
 mod proxy_cli;
 mod proxy_codex;
+mod proxy_codex_ws;
 mod proxy_http;
 mod proxy_store_trouble;
 mod proxy_ws;

@@ -172,6 +172,8 @@ fn expected(
         to_tokens: cost(&elements(b)).1,
         idle_gap_secs: None,
         reported_cached_tokens: None,
+        warmup: false,
+        undetermined: None,
     }
 }
 
@@ -846,6 +848,7 @@ fn idle_gap_from_timestamps_and_retention() {
         reported_cached_tokens: None,
         sent_at_ms: Some(sent),
         finished_at_ms: finished,
+        ..RequestMeta::default()
     };
     let n = elements(&a).len();
     let run = |a: &Value, meta_a: RequestMeta, b: &Value, meta_b: RequestMeta| {

@@ -136,24 +136,24 @@ fn json_report_of_a_hand_made_session() {
                 {
                     "from": 0, "to": 1, "prefix_kept": true, "break": null,
                     "causes": [], "warnings": [],
-                    "reusable_bytes": 808, "reusable_tokens": 205, "reported_cached_tokens": 1152
+                    "reusable_bytes": 808, "reusable_tokens": 205, "reported_cached_tokens": 1152, "warmup": false, "undetermined": null
                 },
                 {
                     "from": 1, "to": 2, "prefix_kept": false,
                     "break": {"at": "input", "index": 2, "path": "/input/2/output"},
                     "causes": ["input_item_edited"], "warnings": ["prompt_cache_key_changed"],
-                    "reusable_bytes": 715, "reusable_tokens": 180, "reported_cached_tokens": 0
+                    "reusable_bytes": 715, "reusable_tokens": 180, "reported_cached_tokens": 0, "warmup": false, "undetermined": null
                 },
                 {
                     "from": 2, "to": 3, "prefix_kept": false,
                     "break": {"at": "model", "index": null, "path": "/model"},
                     "causes": ["model_changed", "reasoning_changed", "dialect_changed"],
                     "warnings": ["client_metadata_changed"],
-                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null
+                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null, "warmup": false, "undetermined": null
                 }
             ],
             "summary": {
-                "requests": 4, "breaks": 2, "input_tokens": 1146, "reusable_tokens": 385,
+                "requests": 4, "warmups": 0, "undetermined": 0, "breaks": 2, "input_tokens": 1146, "reusable_tokens": 385,
                 "reported_cached_tokens": 1152
             }
         }))
@@ -215,16 +215,16 @@ fn chosen_pairs_and_timestamps() {
                     "break": {"at": "model", "index": null, "path": "/model"},
                     "causes": ["model_changed", "reasoning_changed", "dialect_changed", "input_item_edited"],
                     "warnings": ["prompt_cache_key_changed", "client_metadata_changed"],
-                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null
+                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null, "warmup": false, "undetermined": null
                 },
                 {
                     "from": 1, "to": 1, "prefix_kept": true, "break": null,
                     "causes": [], "warnings": [],
-                    "reusable_bytes": 1011, "reusable_tokens": 258, "reported_cached_tokens": null
+                    "reusable_bytes": 1011, "reusable_tokens": 258, "reported_cached_tokens": null, "warmup": false, "undetermined": null
                 }
             ],
             "summary": {
-                "requests": 3, "breaks": 1, "input_tokens": 844, "reusable_tokens": 205,
+                "requests": 3, "warmups": 0, "undetermined": 0, "breaks": 1, "input_tokens": 844, "reusable_tokens": 205,
                 "reported_cached_tokens": null
             }
         }))
@@ -284,10 +284,10 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
             "pairs": [{
                 "from": 0, "to": 1, "prefix_kept": true, "break": null,
                 "causes": [], "warnings": [],
-                "reusable_bytes": 9515, "reusable_tokens": 2167, "reported_cached_tokens": null
+                "reusable_bytes": 9515, "reusable_tokens": 2167, "reported_cached_tokens": null, "warmup": false, "undetermined": null
             }],
             "summary": {
-                "requests": 2, "breaks": 0, "input_tokens": 4418, "reusable_tokens": 2167,
+                "requests": 2, "warmups": 0, "undetermined": 0, "breaks": 0, "input_tokens": 4418, "reusable_tokens": 2167,
                 "reported_cached_tokens": null
             }
         }))
@@ -312,7 +312,7 @@ fn real_tools_session_with_reported_cached_tokens() {
         json!({
             "from": from, "to": from + 1, "prefix_kept": true, "break": null,
             "causes": [], "warnings": warnings,
-            "reusable_bytes": bytes, "reusable_tokens": tokens, "reported_cached_tokens": cached
+            "reusable_bytes": bytes, "reusable_tokens": tokens, "reported_cached_tokens": cached, "warmup": false, "undetermined": null
         })
     };
     assert_eq!(
@@ -327,7 +327,7 @@ fn real_tools_session_with_reported_cached_tokens() {
                 kept(4, 9124, 2454, 7488, json!([])),
             ],
             "summary": {
-                "requests": 6, "breaks": 0, "input_tokens": 13041, "reusable_tokens": 10400,
+                "requests": 6, "warmups": 0, "undetermined": 0, "breaks": 0, "input_tokens": 13041, "reusable_tokens": 10400,
                 "reported_cached_tokens": 36032
             }
         }))
@@ -401,24 +401,24 @@ fn stored_session_with_recorded_usage_and_timing() {
                 {
                     "from": 0, "to": 1, "prefix_kept": true, "break": null,
                     "causes": [], "warnings": [],
-                    "reusable_bytes": 808, "reusable_tokens": 205, "reported_cached_tokens": 1152
+                    "reusable_bytes": 808, "reusable_tokens": 205, "reported_cached_tokens": 1152, "warmup": false, "undetermined": null
                 },
                 {
                     "from": 1, "to": 2, "prefix_kept": false,
                     "break": {"at": "input", "index": 2, "path": "/input/2/output"},
                     "causes": ["input_item_edited"], "warnings": ["prompt_cache_key_changed"],
-                    "reusable_bytes": 715, "reusable_tokens": 180, "reported_cached_tokens": null
+                    "reusable_bytes": 715, "reusable_tokens": 180, "reported_cached_tokens": null, "warmup": false, "undetermined": null
                 },
                 {
                     "from": 2, "to": 3, "prefix_kept": false,
                     "break": {"at": "model", "index": null, "path": "/model"},
                     "causes": ["model_changed", "reasoning_changed", "dialect_changed"],
                     "warnings": ["client_metadata_changed", "idle_gap"],
-                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null
+                    "reusable_bytes": 0, "reusable_tokens": 0, "reported_cached_tokens": null, "warmup": false, "undetermined": null
                 }
             ],
             "summary": {
-                "requests": 4, "breaks": 2, "input_tokens": 1146, "reusable_tokens": 385,
+                "requests": 4, "warmups": 0, "undetermined": 0, "breaks": 2, "input_tokens": 1146, "reusable_tokens": 385,
                 "reported_cached_tokens": 1152
             }
         }))

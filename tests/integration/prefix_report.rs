@@ -113,6 +113,8 @@ fn summary_and_cost_of_a_miss() {
         report.summary,
         SessionSummary {
             requests: 3,
+            warmups: 0,
+            undetermined: 0,
             breaks: 1,
             input_tokens: ta + tb + tc,
             reusable_tokens: before_instructions + tb,
@@ -171,11 +173,27 @@ fn growth_series_matches_independently_built_bodies() {
     // A compacted restart: sent in full.
     let d = body("gpt-5.5", "I", &[msg("user", "summary")]);
     let mut session = Session::default();
-    for x in [&a, &b, &c, &d] {
-        session.push_body(x, RequestMeta::default()).expect("body");
+    for (x, response) in [
+        (&a, "resp_a"),
+        (&b, "resp_b"),
+        (&c, "resp_c"),
+        (&d, "resp_d"),
+    ] {
+        let meta = RequestMeta {
+            response_id: Some(response.to_string()),
+            ..RequestMeta::default()
+        };
+        session.push_body(x, meta).expect("body");
     }
     let growth = session.report(&PriceTable::bundled()).growth;
     let all_items = [t2.clone(), new_items.clone()].concat();
+    // The whole prompt c stands for: b's items (its response had no output), then c's, sent
+    // without previous_response_id.
+    let mut whole_c = with_input(c.clone(), &all_items);
+    whole_c
+        .as_object_mut()
+        .expect("object")
+        .shift_remove("previous_response_id");
     assert_eq!(
         growth,
         vec![
@@ -194,7 +212,7 @@ fn growth_series_matches_independently_built_bodies() {
             GrowthPoint {
                 index: 2,
                 sent_bytes: compact_len(&c),
-                full_history_bytes: compact_len(&with_input(c.clone(), &all_items)),
+                full_history_bytes: compact_len(&whole_c),
                 continuation_bytes: compact_len(&c),
             },
             GrowthPoint {

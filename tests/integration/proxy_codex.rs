@@ -29,7 +29,7 @@ const DEFAULT_CODEX: &str = ".cache/promptwire/codex-0.171.0/node_modules/.bin/c
 const API_KEY: &str = "sk-proj-CODEXTESTKEY0123456789abcdef";
 
 /// The Codex CLI binary, or `None` (outside CI) when it is not installed.
-fn codex_bin() -> Option<PathBuf> {
+pub(crate) fn codex_bin() -> Option<PathBuf> {
     let path = std::env::var_os("PROMPTWIRE_CODEX_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -51,6 +51,11 @@ fn codex_bin() -> Option<PathBuf> {
 
 /// A Codex home whose provider `stand-in` points at `base_url`.
 fn codex_home(dir: &Path, base_url: &str) -> PathBuf {
+    codex_home_with(dir, base_url, "")
+}
+
+/// [`codex_home`] with `extra` lines in the provider's table (`supports_websockets = true`).
+pub(crate) fn codex_home_with(dir: &Path, base_url: &str, extra: &str) -> PathBuf {
     let home = dir.join("codex-home");
     std::fs::create_dir_all(&home).expect("codex home");
     std::fs::write(
@@ -65,6 +70,7 @@ name = "Stand-in"
 base_url = "{base_url}"
 wire_api = "responses"
 env_key = "STANDIN_API_KEY"
+{extra}
 "#
         ),
     )
@@ -73,7 +79,7 @@ env_key = "STANDIN_API_KEY"
 }
 
 /// Runs `codex exec ARGS` in `work` with `home`; returns its output.
-fn codex(bin: &Path, home: &Path, work: &Path, args: &[&str]) -> Output {
+pub(crate) fn codex(bin: &Path, home: &Path, work: &Path, args: &[&str]) -> Output {
     Command::new(bin)
         .arg("exec")
         .args(["--skip-git-repo-check", "--color", "never"])
@@ -89,7 +95,7 @@ fn codex(bin: &Path, home: &Path, work: &Path, args: &[&str]) -> Output {
 }
 
 /// Starts `promptwire ARGS --json` and reads its first line (`{"listening": ADDR, …}`).
-fn start_server(args: &[&str]) -> (Server, Lines<BufReader<ChildStdout>>, String) {
+pub(crate) fn start_server(args: &[&str]) -> (Server, Lines<BufReader<ChildStdout>>, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_promptwire"))
         .args(args)
         .arg("--json")
@@ -106,7 +112,7 @@ fn start_server(args: &[&str]) -> (Server, Lines<BufReader<ChildStdout>>, String
 }
 
 /// SIGTERM, then the remaining lines; the process must exit 0.
-fn stop_server(server: &mut Server, lines: Lines<BufReader<ChildStdout>>) -> Vec<Value> {
+pub(crate) fn stop_server(server: &mut Server, lines: Lines<BufReader<ChildStdout>>) -> Vec<Value> {
     server.terminate();
     let child = &mut server.0;
     let rest: Vec<Value> = lines
@@ -116,7 +122,7 @@ fn stop_server(server: &mut Server, lines: Lines<BufReader<ChildStdout>>) -> Vec
     rest
 }
 
-fn assert_ok(output: &Output, what: &str) {
+pub(crate) fn assert_ok(output: &Output, what: &str) {
     assert_eq!(
         output.status.code(),
         Some(0),

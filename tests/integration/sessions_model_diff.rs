@@ -93,7 +93,7 @@ fn diff_session_json_reports_that_the_server_missed_the_cache() {
                     }],
                     "reusable_bytes": first.reusable_bytes,
                     "reusable_tokens": first.reusable_tokens,
-                    "reported_cached_tokens": 0
+                    "reported_cached_tokens": 0, "warmup": false, "undetermined": null
                 },
                 {
                     // The server served the third request: no concern.
@@ -101,11 +101,11 @@ fn diff_session_json_reports_that_the_server_missed_the_cache() {
                     "causes": [], "warnings": [], "notes": [],
                     "reusable_bytes": second.reusable_bytes,
                     "reusable_tokens": second.reusable_tokens,
-                    "reported_cached_tokens": 2048
+                    "reported_cached_tokens": 2048, "warmup": false, "undetermined": null
                 }
             ],
             "summary": {
-                "requests": 3, "breaks": 0,
+                "requests": 3, "warmups": 0, "undetermined": 0, "breaks": 0,
                 "input_tokens": report.summary.input_tokens,
                 "reusable_tokens": report.summary.reusable_tokens,
                 "reported_cached_tokens": 2048

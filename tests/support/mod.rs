@@ -13,6 +13,7 @@ pub mod server;
 pub mod shared;
 pub mod ui;
 pub mod upstream;
+pub mod ws_standin;
 pub mod xorshift;
 
 use std::path::{Path, PathBuf};

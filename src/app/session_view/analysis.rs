@@ -21,6 +21,10 @@ pub enum PrefixBadge {
     Kept(Vec<Concern>),
     /// The prefix broke before it: the causes, by name, and the pair's concerns.
     Broken(String, Vec<Concern>),
+    /// A `generate: false` warm-up: not a turn, not judged as one.
+    Warmup,
+    /// It continues a response the recording does not have: its prompt is not known.
+    Undetermined,
 }
 
 impl PrefixBadge {
@@ -28,6 +32,10 @@ impl PrefixBadge {
     pub fn label(&self) -> String {
         let mut text = match self {
             Self::First => return "first".to_string(),
+            Self::Warmup => return "warm-up".to_string(),
+            Self::Undetermined => {
+                return "not judged: continues an unrecorded response".to_string();
+            }
             Self::Kept(_) => "kept".to_string(),
             Self::Broken(causes, _) => format!("broken: {causes}"),
         };
@@ -42,7 +50,7 @@ impl PrefixBadge {
     /// The concerns shown with the verdict.
     pub fn concerns(&self) -> &[Concern] {
         match self {
-            Self::First => &[],
+            Self::First | Self::Warmup | Self::Undetermined => &[],
             Self::Kept(c) | Self::Broken(_, c) => c,
         }
     }
@@ -174,7 +182,12 @@ pub fn analyze_parts(
             pair.to_tokens.saturating_sub(pair.reusable_tokens) as f64,
         ]);
         let concerns = Concern::of(pair);
-        if pair.prefix_kept {
+        if pair.warmup {
+            badges.push(PrefixBadge::Warmup);
+        } else if let Some(why) = &pair.undetermined {
+            notes.push((k, format!("request {}: not judged: {why}", pair.to)));
+            badges.push(PrefixBadge::Undetermined);
+        } else if pair.prefix_kept {
             if !concerns.is_empty() {
                 notes.push((k, warning_text(pair, &concerns)));
             }

@@ -185,10 +185,25 @@ pub struct PairReport {
     pub idle_gap_secs: Option<u64>,
     /// `usage.input_tokens_details.cached_tokens` the server reported for `to`.
     pub reported_cached_tokens: Option<u64>,
+    /// `to` is a warm-up (`generate: false`): shown, not a turn — not counted in the breaks or
+    /// the cost.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub warmup: bool,
+    /// Why the pair could not be judged (`to` continues a response the recording does not
+    /// have); not counted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undetermined: Option<String>,
+}
+
+impl PairReport {
+    /// Whether the pair counts as a turn in the totals and the cost (not a warm-up, judged).
+    pub fn counts(&self) -> bool {
+        !self.warmup && self.undetermined.is_none()
+    }
 }
 
 /// The timing-independent part of a pair verdict.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PrefixVerdict {
     /// Where it broke (`None` when kept).
     pub break_at: Option<Break>,

@@ -114,6 +114,8 @@ mod tests {
             to_tokens: reusable_tokens + 10,
             idle_gap_secs: None,
             reported_cached_tokens: reported,
+            warmup: false,
+            undetermined: None,
         }
     }
 

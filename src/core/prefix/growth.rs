@@ -3,11 +3,12 @@
 //!
 //! All figures are compact JSON bytes of the body, computed from element sizes (never by
 //! serializing a body again):
-//! - `sent_bytes`: the body as given;
-//! - `full_history_bytes`: the body with its `input` replaced by the whole history so far — the
-//!   same as `sent_bytes` unless the request itself continued with `previous_response_id`, in
-//!   which case the history is the previous request's full history plus this input;
-//! - `continuation_bytes`: the body with only the items added since the previous request, when
+//! - `sent_bytes`: the body as sent;
+//! - `full_history_bytes`: the body with its `input` replaced by the whole prompt — the same as
+//!   `sent_bytes` unless the request continued a response with `previous_response_id`
+//!   ([`super::conversation`]);
+//! - `continuation_bytes`: what a continuation sends: the body as sent for a request that
+//!   continued; otherwise the body with only the items added since the previous request, when
 //!   the previous prefix was kept (a continuation cannot follow a break: it is sent in full). The
 //!   `previous_response_id` field itself (about 50 bytes) is not added; items the previous
 //!   response produced are counted as new items.
@@ -15,6 +16,7 @@
 use serde::Serialize;
 
 use super::compare::PairReport;
+use super::conversation::Continuation;
 use super::pool::ElementPool;
 use super::session::SessionRequest;
 use super::shape::array_bytes;
@@ -39,32 +41,8 @@ pub fn growth(
     pairs: &[PairReport],
 ) -> Vec<GrowthPoint> {
     let mut points = Vec::with_capacity(requests.len());
-    // (item count, item bytes) of the full history so far.
-    let mut history = (0u64, 0u64);
     for (index, request) in requests.iter().enumerate() {
         let shape = &request.shape;
-        let body_items: Vec<u64> = shape
-            .header
-            .iter()
-            .filter(|p| p.pointer.starts_with("/input/"))
-            .map(|p| pool.bytes(p.id))
-            .chain(shape.input.iter().map(|id| pool.bytes(*id)))
-            .collect();
-        let own = (body_items.len() as u64, body_items.iter().sum::<u64>());
-        let continues = shape
-            .header
-            .iter()
-            .any(|p| &*p.pointer == "/previous_response_id");
-        history = if continues && index > 0 {
-            (history.0 + own.0, history.1 + own.1)
-        } else {
-            own
-        };
-        let full_history_bytes = if continues && index > 0 {
-            shape.head_bytes + 2 + history.1 + history.0.saturating_sub(1)
-        } else {
-            shape.body_bytes
-        };
         let is_step = |p: &&PairReport| p.to == index && p.from + 1 == index;
         let kept = index > 0
             && index
@@ -73,19 +51,21 @@ pub fn growth(
                 .filter(is_step)
                 .or_else(|| pairs.iter().find(is_step))
                 .is_some_and(|p| p.prefix_kept);
-        let continuation_bytes = if kept && !continues {
-            let previous = &requests[index - 1].shape;
-            let new_items = shape.input[previous.input.len()..]
-                .iter()
-                .map(|id| pool.bytes(*id));
-            shape.head_bytes + array_bytes(new_items)
-        } else {
-            shape.body_bytes
+        let continuation_bytes = match request.continuation {
+            Continuation::Whole if kept => {
+                let previous = &requests[index - 1].shape;
+                let new_items = shape.input[previous.input.len().min(shape.input.len())..]
+                    .iter()
+                    .map(|id| pool.bytes(*id));
+                shape.head_bytes + array_bytes(new_items)
+            }
+            Continuation::Whole => shape.body_bytes,
+            _ => request.sent_bytes,
         };
         points.push(GrowthPoint {
             index,
-            sent_bytes: shape.body_bytes,
-            full_history_bytes,
+            sent_bytes: request.sent_bytes,
+            full_history_bytes: shape.body_bytes,
             continuation_bytes,
         });
     }

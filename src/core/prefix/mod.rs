@@ -58,6 +58,7 @@
 pub mod canon;
 pub mod compare;
 pub mod concern;
+pub mod conversation;
 pub mod cost;
 mod explain;
 pub mod growth;
@@ -70,6 +71,7 @@ pub mod tokens;
 pub use canon::ChangeKind;
 pub use compare::{Break, BreakAt, Cause, PairReport, Warning};
 pub use concern::{Concern, missed_cacheable_tokens, server_missed};
+pub use conversation::Continuation;
 pub use cost::{CacheCost, ModelPrice, PriceTable};
 pub use growth::GrowthPoint;
 pub use pair_diff::{DiffRow, LineChange, PairDiff, RowKind};

@@ -2,19 +2,27 @@
 //! ids of items interned once, as a content-addressed store holds them), then pair verdicts, the
 //! session summary, the cost of the misses and the growth series.
 //!
-//! Memory grows with the session's distinct elements plus one id per item per request, never
-//! with copies of its bodies.
+//! A request that continues an earlier response (`previous_response_id`) is read as the whole
+//! prompt the server sees ([`super::conversation`]); a `generate: false` warm-up is kept and shown
+//! but is not a turn: the next turn is compared with the turn before it.
+//!
+//! Memory grows with the session's distinct elements plus two ids per item per request (its
+//! prompt order and its whole input), never with copies of its bodies.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use super::PrefixError;
 use super::compare::{PairReport, Warning, compare};
+use super::conversation::{Continuation, split_head};
 use super::cost::{CacheCost, PriceTable};
 use super::growth::{GrowthPoint, growth};
 use super::pair_diff::{PairDiff, pair_diff};
 use super::pool::{ElementId, ElementPool};
-use super::shape::RequestShape;
+use super::shape::{RequestShape, body_sizes};
 use super::tokens::Tokenizer;
 use crate::core::json::{JsonMap, kind_of};
 
@@ -23,7 +31,7 @@ use crate::core::json::{JsonMap, kind_of};
 pub const DEFAULT_IDLE_GAP_SECS: u64 = 5 * 60;
 
 /// What is known about a request besides its body.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RequestMeta {
     /// `usage.input_tokens_details.cached_tokens` of its response.
     pub reported_cached_tokens: Option<u64>,
@@ -31,6 +39,12 @@ pub struct RequestMeta {
     pub sent_at_ms: Option<i64>,
     /// When its response finished, Unix milliseconds (the cache idles from here).
     pub finished_at_ms: Option<i64>,
+    /// The id of its response, when recorded: what a later `previous_response_id` names.
+    pub response_id: Option<String>,
+    /// The output items of its response ([`Session::intern_item`]), when a later request may
+    /// continue it.
+    #[serde(skip)]
+    pub output: Vec<ElementId>,
 }
 
 /// One request of the session.
@@ -44,6 +58,14 @@ pub struct SessionRequest {
     pub tokens: u64,
     /// Bytes of its whole rendering.
     pub bytes: u64,
+    /// Compact JSON bytes of the body as sent (less than the whole prompt's for a continuation).
+    pub sent_bytes: u64,
+    /// How its whole prompt was found.
+    pub continuation: Continuation,
+    /// `generate: false`: a warm-up that fills the cache and makes no turn.
+    pub warmup: bool,
+    /// Its whole input, every item in order (what a continuation of its response starts with).
+    whole_input: Vec<ElementId>,
 }
 
 /// Requests of one session, in order, over a shared element pool.
@@ -52,6 +74,8 @@ pub struct Session {
     pool: ElementPool,
     requests: Vec<SessionRequest>,
     idle_gap_secs: Option<u64>,
+    /// Response id → the request it answered.
+    responses: HashMap<String, usize>,
 }
 
 /// Totals over a session (consecutive pairs).
@@ -59,7 +83,11 @@ pub struct Session {
 pub struct SessionSummary {
     /// Number of requests.
     pub requests: usize,
-    /// Consecutive pairs whose prefix broke.
+    /// Warm-ups among them (`generate: false`): not turns, their pairs not counted.
+    pub warmups: usize,
+    /// Requests that continue a response the recording does not have: not compared.
+    pub undetermined: usize,
+    /// Counted pairs whose prefix broke.
     pub breaks: usize,
     /// Tokens of all renderings.
     pub input_tokens: u64,
@@ -89,6 +117,7 @@ impl Session {
             pool: ElementPool::new(tokenizer),
             requests: Vec::new(),
             idle_gap_secs: None,
+            responses: HashMap::new(),
         }
     }
 
@@ -159,24 +188,72 @@ impl Session {
     }
 
     /// Adds a request given as its body's top-level fields (`input` is ignored if present) and
-    /// the ids of its input items; returns its index.
+    /// the ids of its input items; returns its index. A request naming a recorded response in
+    /// `previous_response_id` gets the whole prompt the server sees ([`super::conversation`]).
     pub fn push_parts(
         &mut self,
         head: &JsonMap,
         input: &[ElementId],
         meta: RequestMeta,
     ) -> Result<usize, PrefixError> {
-        let shape = RequestShape::new(head, input, &mut self.pool)?;
+        let wire = split_head(head);
+        let known = wire
+            .previous_response_id
+            .as_ref()
+            .and_then(|id| self.responses.get(id).map(|&at| (id, at)));
+        let (whole, continuation): (Cow<'_, [ElementId]>, _) =
+            match (known, &wire.previous_response_id) {
+                (Some((id, at)), _) => {
+                    let earlier = &self.requests[at];
+                    let mut whole = Vec::with_capacity(
+                        earlier.whole_input.len() + earlier.meta.output.len() + input.len(),
+                    );
+                    whole.extend_from_slice(&earlier.whole_input);
+                    whole.extend_from_slice(&earlier.meta.output);
+                    whole.extend_from_slice(input);
+                    let continuation = Continuation::Continues {
+                        request: at,
+                        previous_response_id: id.clone(),
+                        sent_items: input.len(),
+                    };
+                    (Cow::Owned(whole), continuation)
+                }
+                (None, Some(id)) => (
+                    Cow::Borrowed(input),
+                    Continuation::Unrecorded {
+                        previous_response_id: id.clone(),
+                    },
+                ),
+                (None, None) => (Cow::Borrowed(input), Continuation::Whole),
+            };
+        for (index, id) in meta.output.iter().enumerate() {
+            if !self.pool.contains(*id) {
+                return Err(PrefixError::UnknownElement { index, id: id.0 });
+            }
+        }
+        let shape = RequestShape::new(&wire.head, &whole, &mut self.pool)?;
         let (tokens, bytes) = shape.elements().fold((0, 0), |(t, b), id| {
             (t + self.pool.tokens(id), b + self.pool.bytes(id))
         });
+        let sent_bytes = match continuation {
+            Continuation::Whole if matches!(wire.head, Cow::Borrowed(_)) => shape.body_bytes,
+            _ => body_sizes(head, &shape.header, input, &self.pool).0,
+        };
+        let index = self.requests.len();
+        if let Some(id) = &meta.response_id {
+            self.responses.insert(id.clone(), index);
+        }
         self.requests.push(SessionRequest {
             shape,
             meta,
             tokens,
             bytes,
+            sent_bytes,
+            continuation,
+            warmup: wire.warmup,
+            whole_input: whole.into_owned(),
         });
-        Ok(self.requests.len() - 1)
+        Ok(index)
     }
 
     /// Number of requests.
@@ -209,17 +286,35 @@ impl Session {
     /// The verdict for any two requests (`from` earlier). `idle_gap` is only judged for
     /// consecutive requests: requests in between keep the cache warm.
     pub fn compare(&self, from: usize, to: usize) -> Result<PairReport, PrefixError> {
+        self.judge(from, to, to == from + 1)
+    }
+
+    /// [`Session::compare`]; `idle` says whether the gap before `to` is judged (from the
+    /// request just before it, whichever it is: any request keeps the cache warm).
+    fn judge(&self, from: usize, to: usize, idle: bool) -> Result<PairReport, PrefixError> {
         let a = self.request(from)?;
         let b = self.request(to)?;
-        let verdict = compare(&self.pool, &a.shape, &b.shape);
-        let idle_gap_secs = if to == from + 1 {
-            let idle_from = a.meta.finished_at_ms.or(a.meta.sent_at_ms);
-            match (idle_from, b.meta.sent_at_ms) {
-                (Some(start), Some(end)) => Some(u64::try_from((end - start) / 1000).unwrap_or(0)),
-                _ => None,
+        let idle_gap_secs = match (idle, to.checked_sub(1)) {
+            (true, Some(before)) => {
+                let before = self.request(before)?;
+                let idle_from = before.meta.finished_at_ms.or(before.meta.sent_at_ms);
+                match (idle_from, b.meta.sent_at_ms) {
+                    (Some(start), Some(end)) => {
+                        Some(u64::try_from((end - start) / 1000).unwrap_or(0))
+                    }
+                    _ => None,
+                }
             }
+            _ => None,
+        };
+        let undetermined = match &b.continuation {
+            Continuation::Unrecorded { .. } => b.continuation.describe(),
+            _ => None,
+        };
+        let verdict = if undetermined.is_some() {
+            Default::default()
         } else {
-            None
+            compare(&self.pool, &a.shape, &b.shape)
         };
         let mut warnings = verdict.warnings;
         let retention = a
@@ -233,7 +328,7 @@ impl Session {
         Ok(PairReport {
             from,
             to,
-            prefix_kept: verdict.break_at.is_none(),
+            prefix_kept: verdict.break_at.is_none() && undetermined.is_none(),
             break_at: verdict.break_at,
             causes: verdict.causes,
             warnings,
@@ -243,14 +338,29 @@ impl Session {
             to_tokens: b.tokens,
             idle_gap_secs,
             reported_cached_tokens: b.meta.reported_cached_tokens,
+            warmup: b.warmup,
+            undetermined,
         })
     }
 
-    /// Verdicts of all consecutive pairs.
+    /// One verdict per request after the first, in order: each request against the latest
+    /// earlier *turn* (a warm-up is skipped as the earlier side — the turn after it reads what
+    /// the turn before it left — unless no turn precedes it).
     pub fn consecutive_pairs(&self) -> Vec<PairReport> {
-        (1..self.requests.len())
-            .filter_map(|to| self.compare(to - 1, to).ok())
-            .collect()
+        let mut last_turn: Option<usize> = None;
+        let mut pairs = Vec::with_capacity(self.requests.len().saturating_sub(1));
+        for (to, request) in self.requests.iter().enumerate() {
+            if to > 0 {
+                let from = last_turn.unwrap_or(to - 1);
+                if let Ok(pair) = self.judge(from, to, true) {
+                    pairs.push(pair);
+                }
+            }
+            if !request.warmup {
+                last_turn = Some(to);
+            }
+        }
+        pairs
     }
 
     /// Totals over the session, given its consecutive pair verdicts.
@@ -260,11 +370,18 @@ impl Session {
             .iter()
             .filter_map(|r| r.meta.reported_cached_tokens)
             .collect();
+        let counted = || pairs.iter().filter(|p| p.counts());
         SessionSummary {
             requests: self.requests.len(),
-            breaks: pairs.iter().filter(|p| !p.prefix_kept).count(),
+            warmups: self.requests.iter().filter(|r| r.warmup).count(),
+            undetermined: self
+                .requests
+                .iter()
+                .filter(|r| matches!(r.continuation, Continuation::Unrecorded { .. }))
+                .count(),
+            breaks: counted().filter(|p| !p.prefix_kept).count(),
             input_tokens: self.requests.iter().map(|r| r.tokens).sum(),
-            reusable_tokens: pairs.iter().map(|p| p.reusable_tokens).sum(),
+            reusable_tokens: counted().map(|p| p.reusable_tokens).sum(),
             reported_cached_tokens: (!reported.is_empty()).then(|| reported.iter().sum()),
         }
     }
@@ -273,8 +390,9 @@ impl Session {
     pub fn report(&self, prices: &PriceTable) -> SessionReport {
         let pairs = self.consecutive_pairs();
         let summary = self.summary(&pairs);
+        let counted: Vec<PairReport> = pairs.iter().filter(|p| p.counts()).cloned().collect();
         let cost = CacheCost::of_pairs(
-            &pairs,
+            &counted,
             |to| self.requests.get(to).map_or("", |r| r.shape.model.as_str()),
             prices,
         );

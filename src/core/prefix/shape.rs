@@ -262,7 +262,7 @@ pub fn array_bytes(sizes: impl Iterator<Item = u64>) -> u64 {
 
 /// (whole body, body without its input items) in compact JSON bytes. Fields already interned
 /// as header parts take their size from the pool; only the small routing fields are serialized.
-fn body_sizes(
+pub(super) fn body_sizes(
     head: &JsonMap,
     header: &[HeaderPart],
     input: &[ElementId],

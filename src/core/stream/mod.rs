@@ -19,6 +19,7 @@ pub mod http_error;
 pub mod json_response;
 pub mod limits;
 pub mod outcome;
+pub mod output_items;
 pub mod replay;
 pub mod sse;
 pub mod usage;

@@ -117,7 +117,9 @@ fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSend
                     vec2(cell_width - 2.0, STRIP_HEIGHT - 8.0),
                 );
                 let fill = match badge {
-                    PrefixBadge::First => visuals.widgets.inactive.bg_fill,
+                    PrefixBadge::First | PrefixBadge::Warmup | PrefixBadge::Undetermined => {
+                        visuals.widgets.inactive.bg_fill
+                    }
                     // Kept with a warning is never drawn as kept.
                     PrefixBadge::Kept(concerns) if !concerns.is_empty() => visuals.warn_fg_color,
                     PrefixBadge::Kept(_) => widgets::added_background(ui),
