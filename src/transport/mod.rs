@@ -20,6 +20,7 @@ mod read_loop;
 pub mod recording;
 pub mod redirect;
 pub mod replay;
+pub mod replay_match;
 pub mod replay_server;
 pub mod send;
 pub mod ws;

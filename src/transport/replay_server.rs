@@ -1,14 +1,13 @@
 //! The replay endpoint: serves a recording to a real client, offline and deterministic. Each
-//! incoming `POST …/responses` is matched to a recorded request — by position in the session,
-//! confirmed by the cache-prefix analysis (the incoming prompt must keep at least
-//! [`ReplayOptions::min_similarity`] of the recorded prompt's tokens once the per-run `id`s of
-//! input items are set aside — a fresh client run mints new ones; when the request at the
-//! expected position does not, the best unused recorded request that does is taken) — and
-//! answered with the recorded events at their recorded pace through the one core replay
-//! ([`Replay`], paced by a [`Timing`]), or the recorded HTTP error. How each incoming request differs from the recorded one is reported (a
-//! [`ProxyEvent::Note`]) and stored: the incoming requests form a new session linked to the
-//! recording, each with its comparison under `extra.replay`. A request that matches nothing gets
-//! a `response.failed` event saying so, never a hang.
+//! incoming `POST …/responses` is matched to a recorded request by content
+//! ([`crate::transport::replay_match`]: by position, confirmed by the prefix analysis once what
+//! the client derives per run is set aside) and answered with the recorded events at their
+//! recorded pace through the one core replay ([`Replay`], paced by a [`Timing`]), or the
+//! recorded HTTP error. How each incoming request differs from the recorded one — "same as
+//! recorded", or the first differing content — is reported (a [`ProxyEvent::Note`]) and stored:
+//! the incoming requests form a new session linked to the recording, each with its comparison
+//! under `extra.replay`. A request that matches nothing gets a `response.failed` event saying
+//! so, never a hang.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -19,7 +18,6 @@ use hyper::{Request, Response, StatusCode};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::core::prefix::{PairReport, RequestMeta, Session};
 use crate::core::stream::http_error::header;
 use crate::core::stream::replay::{Replay, Replayed};
 use crate::store::{NewRequest, Source, Store};
@@ -32,6 +30,7 @@ use crate::transport::proxy::{
     DEFAULT_EVENT_CAPACITY, DEFAULT_MAX_BODY_BYTES, ProxyEvent, ServerError, ServerHandle,
 };
 use crate::transport::replay::{RecordedRequest, Recording, Timing};
+use crate::transport::replay_match::Matcher;
 
 /// Default smallest share of the recorded prompt an incoming request must keep to match.
 pub const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
@@ -73,42 +72,10 @@ impl ReplayOptions {
     }
 }
 
-/// A body with the `id` of every input item removed: what matching compares, since a fresh run
-/// of the same client mints new item ids (the reported comparison keeps them).
-fn without_item_ids(body: &Value) -> Value {
-    let mut body = body.clone();
-    if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
-        for item in items {
-            if let Some(item) = item.as_object_mut() {
-                item.shift_remove("id");
-            }
-        }
-    }
-    body
-}
-
-/// The prefix analyses of recorded and incoming requests: `exact` as sent (what is reported),
-/// `matching` without item ids (what decides the match). Recorded requests come first (index =
-/// position in the recording), then each incoming one as it arrives.
-struct Analyses {
-    exact: Session,
-    matching: Session,
-    used: Vec<bool>,
-    next: usize,
-}
-
-/// Which recorded request an incoming one was matched to, and how it differs.
-struct Matched {
-    recorded: usize,
-    similarity: f64,
-    report: PairReport,
-}
-
 struct Replayer {
     recording: Recording,
-    /// Prefix analysis: the recorded bodies first (index = position in the recording), then
-    /// each incoming body as it arrives.
-    prefix: Mutex<Analyses>,
+    /// The one matcher (its prefix analyses hold the recorded bodies, then the incoming ones).
+    prefix: Mutex<Matcher>,
     sink: Arc<Sink>,
     options: ReplayOptions,
     incoming: std::sync::atomic::AtomicU64,
@@ -127,21 +94,7 @@ pub async fn start_replay(
             options.session
         )));
     }
-    let mut exact = Session::default();
-    let mut matching = Session::default();
-    for request in &recording.requests {
-        let body = request.body.clone().unwrap_or(Value::Null);
-        let pushed = exact
-            .push_body(&body, RequestMeta::default())
-            .and_then(|_| matching.push_body(&without_item_ids(&body), RequestMeta::default()));
-        pushed.map_err(|e| {
-            ServerError::Replay(format!(
-                "session {}, request {}: {e}",
-                options.session, request.position
-            ))
-        })?;
-    }
-    let used = vec![false; recording.requests.len()];
+    let matcher = Matcher::new(&recording).map_err(ServerError::Replay)?;
     let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
     let sink = Arc::new(Sink::open(
         options.record.then_some(options.db.as_path()),
@@ -153,12 +106,7 @@ pub async fn start_replay(
     let (listener, addr, warning) = listen::bind(&options.listen).await?;
     let replayer = Arc::new(Replayer {
         recording,
-        prefix: Mutex::new(Analyses {
-            exact,
-            matching,
-            used,
-            next: 0,
-        }),
+        prefix: Mutex::new(matcher),
         sink: Arc::clone(&sink),
         options,
         incoming: std::sync::atomic::AtomicU64::new(0),
@@ -174,32 +122,6 @@ pub async fn start_replay(
         crate::transport::proxy::close_sink(sink).await;
     };
     Ok((ServerHandle::spawn(addr, warning, cancel, work), rx))
-}
-
-/// `kept (similarity 0.97)` or `BROKEN at input[3] /input/3/… (input_item_edited)`.
-fn describe(report: &PairReport) -> String {
-    match &report.break_at {
-        None => "prefix kept".to_string(),
-        Some(b) => {
-            let mut text = format!("prefix BROKEN at {}", b.at.as_str());
-            if let Some(index) = b.index {
-                text.push_str(&format!("[{index}]"));
-            }
-            if let Some(path) = &b.path {
-                text.push_str(&format!(" {path}"));
-            }
-            let causes: Vec<&str> = report.causes.iter().map(|c| c.as_str()).collect();
-            text.push_str(&format!(" ({})", causes.join(", ")));
-            text
-        }
-    }
-}
-
-fn similarity(report: &PairReport) -> f64 {
-    if report.from_tokens == 0 {
-        return if report.prefix_kept { 1.0 } else { 0.0 };
-    }
-    report.reusable_tokens as f64 / report.from_tokens as f64
 }
 
 impl Replayer {
@@ -250,9 +172,14 @@ impl Replayer {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let compact = parts.uri.path().trim_end_matches('/').ends_with("/compact");
         let this = Arc::clone(&self);
-        let matched = tokio::task::spawn_blocking(move || this.match_request(&value, compact))
-            .await
-            .unwrap_or_else(|e| Err(format!("matching failed: {e}")));
+        let matched = tokio::task::spawn_blocking(move || {
+            this.prefix
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .match_request(&value, compact, this.options.min_similarity)
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("matching failed: {e}")));
         let url = parts
             .uri
             .path_and_query()
@@ -265,17 +192,16 @@ impl Replayer {
                 let recorded = &self.recording.requests[m.recorded];
                 let note = format!(
                     "incoming #{number} -> recorded #{} (request {}): {}, similarity {:.2}",
-                    recorded.position,
-                    recorded.id,
-                    describe(&m.report),
-                    m.similarity
+                    recorded.position, recorded.id, m.verdict, m.similarity
                 );
                 let extra = json!({"replay": {
                     "recording": self.recording.session_id,
                     "recorded_request": recorded.id,
                     "recorded_position": recorded.position,
                     "similarity": m.similarity,
-                    "comparison": m.report,
+                    "verdict": m.verdict,
+                    "comparison": m.exact,
+                    "content": m.content,
                 }});
                 (extra, note)
             }
@@ -323,67 +249,6 @@ impl Replayer {
                 );
                 response
             }
-        }
-    }
-
-    /// The recorded request an incoming body stands for, or why there is none.
-    fn match_request(&self, body: &Value, compact: bool) -> Result<Matched, String> {
-        let mut guard = self.prefix.lock().unwrap_or_else(PoisonError::into_inner);
-        let Analyses {
-            exact,
-            matching,
-            used,
-            next,
-        } = &mut *guard;
-        let incoming = exact
-            .push_body(body, RequestMeta::default())
-            .and_then(|_| matching.push_body(&without_item_ids(body), RequestMeta::default()))
-            .map_err(|e| format!("the request cannot be compared: {e}"))?;
-        let kind_fits = |i: usize| self.recording.requests[i].url.ends_with("/compact") == compact;
-        let score = |i: usize| -> Option<(f64, PairReport)> {
-            let matched = matching.compare(i, incoming).ok()?;
-            Some((similarity(&matched), exact.compare(i, incoming).ok()?))
-        };
-        let min = self.options.min_similarity;
-        let mut best: Option<(usize, f64, PairReport)> = None;
-        if *next < used.len()
-            && !used[*next]
-            && kind_fits(*next)
-            && let Some((s, report)) = score(*next)
-            && s >= min
-        {
-            best = Some((*next, s, report));
-        }
-        if best.is_none() {
-            for i in (0..used.len()).filter(|&i| !used[i] && kind_fits(i)) {
-                if let Some((s, report)) = score(i)
-                    && best.as_ref().is_none_or(|(_, b, _)| s > *b)
-                {
-                    best = Some((i, s, report));
-                }
-            }
-        }
-        match best {
-            Some((i, s, report)) if s >= min => {
-                used[i] = true;
-                *next = i + 1;
-                Ok(Matched {
-                    recorded: i,
-                    similarity: s,
-                    report,
-                })
-            }
-            Some((i, s, _)) => Err(format!(
-                "request {incoming_pos} matches no recorded request of session {} (closest: recorded #{i}, similarity {s:.2} < {min:.2})",
-                self.recording.session_id,
-                incoming_pos = incoming - self.recording.requests.len(),
-            )),
-            None => Err(format!(
-                "request {} matches no recorded request of session {}: all {} were served",
-                incoming - self.recording.requests.len(),
-                self.recording.session_id,
-                self.recording.requests.len()
-            )),
         }
     }
 

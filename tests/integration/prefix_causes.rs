@@ -524,7 +524,8 @@ fn instructions_edited_in_the_first_input_message() {
             vec![]
         )
     );
-    // Only the id changed: that is where it broke.
+    // Only the id changed: that is where it broke, and the text did not change (a new thread's
+    // derived ids, not an edit of the instructions).
     let c = codex_standard(INSTRUCTIONS, "msg_other", &turn2());
     assert_eq!(
         pair(&a, &c),
@@ -533,7 +534,7 @@ fn instructions_edited_in_the_first_input_message() {
             (1, &c),
             6,
             brk(BreakAt::Instructions, None, "/input/0/id"),
-            vec![Cause::InstructionsChanged],
+            vec![Cause::DerivedIdsChanged],
             vec![]
         )
     );

@@ -180,11 +180,11 @@ async fn a_recording_is_served_back_matched_and_compared() {
                 &unmatched_0["promptwire replay: ".len()..]
             ),
             format!(
-                "incoming #1 -> recorded #0 (request {}): prefix kept, similarity 1.00",
+                "incoming #1 -> recorded #0 (request {}): same as recorded, similarity 1.00",
                 recorded_ids[0]
             ),
             format!(
-                "incoming #2 -> recorded #1 (request {}): prefix BROKEN at input[0] /input/0/content/0/text (input_item_edited), similarity 0.85",
+                "incoming #2 -> recorded #1 (request {}): differs from recorded at /input/0/content/0/text (input_item_edited), similarity 0.85",
                 recorded_ids[1]
             ),
             format!(

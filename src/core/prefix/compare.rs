@@ -68,11 +68,7 @@ const DERIVED_FIELDS: &[&str] = &["id"];
 /// changed with it; `None` when they serialize identically.
 fn locate(old: &Value, new: &Value) -> Option<(String, ChangeKind, Vec<String>)> {
     let diffs = differences(old, new, 64);
-    let is_derived = |path: &str| {
-        path.rsplit('/')
-            .next()
-            .is_some_and(|last| DERIVED_FIELDS.contains(&last))
-    };
+    let is_derived = is_derived_path;
     let primary = diffs
         .iter()
         .find(|d| !is_derived(&d.path))
@@ -83,6 +79,21 @@ fn locate(old: &Value, new: &Value) -> Option<(String, ChangeKind, Vec<String>)>
         .map(|d| d.path.clone())
         .collect();
     Some((primary.path.clone(), primary.kind, also_changed))
+}
+
+/// Whether two elements differ only in derived fields (or not at all).
+fn only_derived(pool: &ElementPool, x: ElementId, y: ElementId) -> bool {
+    x == y
+        || differences(pool.value(x), pool.value(y), 64)
+            .iter()
+            .all(|d| is_derived_path(&d.path))
+}
+
+/// Whether a pointer names a derived field ([`DERIVED_FIELDS`]).
+fn is_derived_path(path: &str) -> bool {
+    path.rsplit('/')
+        .next()
+        .is_some_and(|last| DERIVED_FIELDS.contains(&last))
 }
 
 /// Why a prefix broke (fixed vocabulary, serialized in snake_case).
@@ -112,6 +123,9 @@ pub enum Cause {
     /// One of the two is a compaction request (Codex's handoff-summary request before a model
     /// switch, remote compaction, or `/responses/compact`): a side request, not a turn.
     CompactionRequest,
+    /// Only ids derived from the thread, session or turn differ (Codex mints them per thread):
+    /// the same text, yet another prompt from that item on.
+    DerivedIdsChanged,
 }
 
 impl Cause {
@@ -129,6 +143,7 @@ impl Cause {
             Self::InputItemsRemoved => "input_items_removed",
             Self::InputRewritten => "input_rewritten",
             Self::CompactionRequest => "compaction_request",
+            Self::DerivedIdsChanged => "derived_ids_changed",
         }
     }
 }
@@ -356,7 +371,17 @@ fn causes(pool: &ElementPool, a: &RequestShape, b: &RequestShape) -> Vec<Cause> 
             });
         }
         if !parts_equal(a, b, BreakAt::Instructions) {
-            causes.push(Cause::InstructionsChanged);
+            let ids_only = a
+                .parts_at(BreakAt::Instructions)
+                .zip(b.parts_at(BreakAt::Instructions))
+                .all(|(x, y)| x.pointer == y.pointer && only_derived(pool, x.id, y.id))
+                && a.parts_at(BreakAt::Instructions).count()
+                    == b.parts_at(BreakAt::Instructions).count();
+            causes.push(if ids_only {
+                Cause::DerivedIdsChanged
+            } else {
+                Cause::InstructionsChanged
+            });
         }
     }
     let n = common_prefix(&a.input, &b.input);
@@ -437,7 +462,7 @@ fn input_causes(pool: &ElementPool, a: &[ElementId], b: &[ElementId]) -> Vec<Cau
         return vec![Cause::InputRewritten];
     }
     let ops = crate::core::seq_diff::diff_ops(a, b);
-    let (mut matched, mut removed, mut edited, mut replaced) = (0, 0, 0, 0);
+    let (mut matched, mut removed, mut edited, mut replaced, mut derived) = (0, 0, 0, 0, 0);
     let last = ops.len().saturating_sub(1);
     for (i, op) in ops.iter().enumerate() {
         // Items added after the last old item are the session growing, not a change.
@@ -457,6 +482,10 @@ fn input_causes(pool: &ElementPool, a: &[ElementId], b: &[ElementId]) -> Vec<Cau
                 new_len,
             } => {
                 for p in 0..old_len.min(new_len) {
+                    if only_derived(pool, a[old_index + p], b[new_index + p]) {
+                        derived += 1;
+                        continue;
+                    }
                     let x = pool.value(a[old_index + p]);
                     let y = pool.value(b[new_index + p]);
                     if same_identity(x, y) {
@@ -473,10 +502,13 @@ fn input_causes(pool: &ElementPool, a: &[ElementId], b: &[ElementId]) -> Vec<Cau
             }
         }
     }
-    if replaced > 0 && matched * 2 < a.len() {
+    if replaced > 0 && (matched + derived) * 2 < a.len() {
         return vec![Cause::InputRewritten];
     }
     let mut causes = Vec::new();
+    if derived > 0 {
+        causes.push(Cause::DerivedIdsChanged);
+    }
     if edited + replaced > 0 {
         causes.push(Cause::InputItemEdited);
     }

@@ -40,6 +40,9 @@ impl Cause {
             Self::CompactionRequest => {
                 "A compaction request (tools: [], a handoff-summary prompt) is a side request: it does not extend the conversation's prefix, and the history after it starts anew. One miss per compaction is expected."
             }
+            Self::DerivedIdsChanged => {
+                "Only ids derived from the thread, session or turn changed; the text is the same. A new thread mints new ids, so its prompt differs from that item on and cannot reuse the old thread's cache."
+            }
         }
     }
 
@@ -63,6 +66,9 @@ impl Cause {
             ),
             Self::InputItemsRemoved => Some(
                 "Drop old items only when compacting, once, rather than pruning a little every turn.",
+            ),
+            Self::DerivedIdsChanged => Some(
+                "Continue the same thread (codex resume) to reuse its cache; a new thread starts its own.",
             ),
             Self::ReasoningChanged
             | Self::TextChanged

@@ -256,6 +256,17 @@ impl Session {
         Ok(index)
     }
 
+    /// Records, after it was pushed, the response request `index` got: what a later
+    /// `previous_response_id` naming `response_id` continues (`output` interned with
+    /// [`Session::intern_item`]). For a replay, whose answers are known only once matched.
+    pub fn set_response(&mut self, index: usize, response_id: String, output: Vec<ElementId>) {
+        if let Some(request) = self.requests.get_mut(index) {
+            self.responses.insert(response_id.clone(), index);
+            request.meta.response_id = Some(response_id);
+            request.meta.output = output;
+        }
+    }
+
     /// Number of requests.
     pub fn len(&self) -> usize {
         self.requests.len()

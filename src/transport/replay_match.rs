@@ -1,0 +1,255 @@
+//! Matching incoming requests to a recording, by content: the replay endpoint's one matcher,
+//! over HTTP and WebSocket alike.
+//!
+//! Two prefix analyses hold the recorded requests first (index = position in the recording),
+//! then each incoming request as it arrives: `exact`, the bodies as sent, and `content`, the
+//! bodies without what a client derives per thread or per run — the `id` of every input item
+//! (Codex mints them from the thread, session and turn ids); `client_metadata` and
+//! `prompt_cache_key` never take part in a prompt comparison. Each analysis reads a request
+//! that continues a response (`previous_response_id`, Codex over WebSocket) as its whole
+//! prompt: the recorded requests with their recorded responses, an incoming one with the
+//! recorded response it was served.
+//!
+//! An incoming request is matched to the recorded request at the expected position when the
+//! content comparison keeps at least the minimum share of the recorded prompt's tokens, else to
+//! the best unused recorded request that does. The verdict names the first differing *content*
+//! with the prefix analysis's cause names, or says "same as recorded" — and, when only derived
+//! ids differ, that a new thread cannot reuse the old thread's cache.
+
+use serde_json::Value;
+
+use crate::core::prefix::{Cause, ElementId, PairReport, RequestMeta, Session};
+use crate::core::stream::output_items::output_items;
+use crate::transport::replay::Recording;
+
+/// A body with the `id` of every input item removed (a fresh run of the same client mints new
+/// ones).
+pub fn without_item_ids(body: &Value) -> Value {
+    let mut body = body.clone();
+    if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
+        for item in items {
+            if let Some(item) = item.as_object_mut() {
+                item.shift_remove("id");
+            }
+        }
+    }
+    body
+}
+
+/// Which recorded request an incoming one was matched to, and how it differs.
+#[derive(Debug, Clone)]
+pub struct Matched {
+    /// Index of the recorded request in the recording.
+    pub recorded: usize,
+    /// Share of the recorded prompt's tokens the incoming one keeps, by content.
+    pub similarity: f64,
+    /// The comparison of the bodies as sent.
+    pub exact: PairReport,
+    /// The comparison by content.
+    pub content: PairReport,
+    /// The verdict in words ([`verdict`]).
+    pub verdict: String,
+}
+
+/// A recorded response: its id and its output items in each analysis's pool.
+struct RecordedResponse {
+    id: String,
+    exact: Vec<ElementId>,
+    content: Vec<ElementId>,
+}
+
+/// The matcher's state.
+pub struct Matcher {
+    exact: Session,
+    content: Session,
+    responses: Vec<Option<RecordedResponse>>,
+    kinds: Vec<bool>,
+    used: Vec<bool>,
+    next: usize,
+    recorded: usize,
+    session: i64,
+}
+
+impl Matcher {
+    /// The matcher of `recording` (every request pushed; an error names the one that cannot
+    /// be read).
+    pub fn new(recording: &Recording) -> Result<Self, String> {
+        let mut exact = Session::default();
+        let mut content = Session::default();
+        let mut responses = Vec::with_capacity(recording.requests.len());
+        for request in &recording.requests {
+            let body = request.body.clone().unwrap_or(Value::Null);
+            let response = request
+                .outcome
+                .as_ref()
+                .and_then(|o| o.response_id.clone())
+                .map(|id| {
+                    let items = output_items(&request.events);
+                    RecordedResponse {
+                        id,
+                        exact: items.iter().map(|i| exact.intern_item(i)).collect(),
+                        content: items.iter().map(|i| content.intern_item(i)).collect(),
+                    }
+                });
+            let meta = |output: &[ElementId]| RequestMeta {
+                response_id: response.as_ref().map(|r| r.id.clone()),
+                output: output.to_vec(),
+                ..RequestMeta::default()
+            };
+            let none: &[ElementId] = &[];
+            let pushed = exact
+                .push_body(&body, meta(response.as_ref().map_or(none, |r| &r.exact)))
+                .and_then(|_| {
+                    content.push_body(
+                        &without_item_ids(&body),
+                        meta(response.as_ref().map_or(none, |r| &r.content)),
+                    )
+                });
+            pushed.map_err(|e| {
+                format!(
+                    "session {}, request {}: {e}",
+                    recording.session_id, request.position
+                )
+            })?;
+            responses.push(response);
+        }
+        Ok(Self {
+            exact,
+            content,
+            kinds: recording
+                .requests
+                .iter()
+                .map(|r| r.url.ends_with("/compact"))
+                .collect(),
+            used: vec![false; responses.len()],
+            recorded: responses.len(),
+            responses,
+            next: 0,
+            session: recording.session_id,
+        })
+    }
+
+    /// The recorded request an incoming `body` stands for (a `compact` request only matches
+    /// a recorded compaction), or why there is none.
+    pub fn match_request(
+        &mut self,
+        body: &Value,
+        compact: bool,
+        min_similarity: f64,
+    ) -> Result<Matched, String> {
+        let incoming = self
+            .exact
+            .push_body(body, RequestMeta::default())
+            .and_then(|_| {
+                self.content
+                    .push_body(&without_item_ids(body), RequestMeta::default())
+            })
+            .map_err(|e| format!("the request cannot be compared: {e}"))?;
+        let fits = |i: usize| !self.used[i] && self.kinds[i] == compact;
+        let score = |i: usize| -> Option<(f64, PairReport)> {
+            let report = self.content.compare(i, incoming).ok()?;
+            Some((similarity(&report), report))
+        };
+        let mut best: Option<(usize, f64, PairReport)> = None;
+        if self.next < self.recorded
+            && fits(self.next)
+            && let Some((s, report)) = score(self.next)
+            && s >= min_similarity
+        {
+            best = Some((self.next, s, report));
+        }
+        if best.is_none() {
+            for i in (0..self.recorded).filter(|&i| fits(i)) {
+                if let Some((s, report)) = score(i)
+                    && best.as_ref().is_none_or(|(_, b, _)| s > *b)
+                {
+                    best = Some((i, s, report));
+                }
+            }
+        }
+        let position = incoming - self.recorded;
+        match best {
+            Some((i, s, content)) if s >= min_similarity => {
+                self.used[i] = true;
+                self.next = i + 1;
+                let exact = self
+                    .exact
+                    .compare(i, incoming)
+                    .map_err(|e| format!("the request cannot be compared: {e}"))?;
+                if let Some(response) = &self.responses[i] {
+                    self.exact
+                        .set_response(incoming, response.id.clone(), response.exact.clone());
+                    self.content.set_response(
+                        incoming,
+                        response.id.clone(),
+                        response.content.clone(),
+                    );
+                }
+                let verdict = verdict(&exact, &content);
+                Ok(Matched {
+                    recorded: i,
+                    similarity: s,
+                    exact,
+                    content,
+                    verdict,
+                })
+            }
+            Some((i, s, _)) => Err(format!(
+                "request {position} matches no recorded request of session {} (closest: recorded #{i}, similarity {s:.2} < {min_similarity:.2})",
+                self.session
+            )),
+            None => Err(format!(
+                "request {position} matches no recorded request of session {}: all {} were served",
+                self.session, self.recorded
+            )),
+        }
+    }
+}
+
+/// Share of the earlier prompt's tokens the later one keeps.
+fn similarity(report: &PairReport) -> f64 {
+    if report.from_tokens == 0 {
+        return if report.prefix_kept { 1.0 } else { 0.0 };
+    }
+    report.reusable_tokens as f64 / report.from_tokens as f64
+}
+
+/// The verdict of a match in words: "same as recorded" (and what a change of derived ids alone
+/// means), how much longer the incoming prompt is, or where its content first differs and why.
+pub fn verdict(exact: &PairReport, content: &PairReport) -> String {
+    if let Some(why) = &content.undetermined {
+        return format!("not compared: {why}");
+    }
+    let Some(at) = &content.break_at else {
+        let mut text = if content.to_tokens > content.from_tokens {
+            format!(
+                "extends the recorded prompt by {} tokens",
+                content.to_tokens - content.from_tokens
+            )
+        } else {
+            "same as recorded".to_string()
+        };
+        if exact.break_at.is_some() {
+            text.push_str(&format!(
+                " (new thread id → new derived ids; the prefix differs from byte {}, so a new thread cannot reuse the old thread's cache)",
+                exact.reusable_bytes
+            ));
+        }
+        return text;
+    };
+    let mut text = "differs from recorded at ".to_string();
+    match &at.path {
+        Some(path) => text.push_str(path),
+        None => text.push_str(at.at.as_str()),
+    }
+    let causes: Vec<&str> = content
+        .causes
+        .iter()
+        .filter(|c| **c != Cause::DerivedIdsChanged)
+        .map(|c| c.as_str())
+        .collect();
+    if !causes.is_empty() {
+        text.push_str(&format!(" ({})", causes.join(", ")));
+    }
+    text
+}
