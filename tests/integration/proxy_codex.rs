@@ -111,6 +111,22 @@ pub(crate) fn start_server(args: &[&str]) -> (Server, Lines<BufReader<ChildStdou
     (Server(child), lines, addr)
 }
 
+/// Starts `promptwire record` on a free loopback port in front of `upstream`, into `db`.
+pub(crate) fn start_record(
+    upstream: &str,
+    db: &Path,
+) -> (Server, Lines<BufReader<ChildStdout>>, String) {
+    start_server(&[
+        "record",
+        "--listen",
+        "127.0.0.1:0",
+        "--upstream",
+        upstream,
+        "--db",
+        db.to_str().expect("path"),
+    ])
+}
+
 /// SIGTERM, then the remaining lines; the process must exit 0.
 pub(crate) fn stop_server(server: &mut Server, lines: Lines<BufReader<ChildStdout>>) -> Vec<Value> {
     server.terminate();
@@ -160,15 +176,7 @@ fn codex_cli_records_through_the_proxy_and_replays_offline() {
     std::fs::create_dir_all(&work).expect("work dir");
 
     // Record two turns.
-    let (mut record, lines, addr) = start_server(&[
-        "record",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
-        &upstream.base_url(),
-        "--db",
-        db.to_str().expect("path"),
-    ]);
+    let (mut record, lines, addr) = start_record(&upstream.base_url(), &db);
     let home = codex_home(&dir.join("record"), &format!("http://{addr}/v1"));
     assert_ok(&codex(&bin, &home, &work, &["Say hello."]), "codex exec");
     assert_ok(

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 use support::scratch;
 use support::ws_standin::WsStandIn;
 
-use super::proxy_codex::{assert_ok, codex, codex_bin, codex_home_with, start_server, stop_server};
+use super::proxy_codex::{assert_ok, codex, codex_bin, codex_home_with, start_record, stop_server};
 
 #[test]
 fn codex_over_websocket_is_analysed_as_one_conversation() {
@@ -30,15 +30,7 @@ fn codex_over_websocket_is_analysed_as_one_conversation() {
     let db = dir.join("rec.sqlite");
     let work = dir.join("work");
     std::fs::create_dir_all(&work).expect("work dir");
-    let (mut record, lines, addr) = start_server(&[
-        "record",
-        "--listen",
-        "127.0.0.1:0",
-        "--upstream",
-        &upstream.base_url(),
-        "--db",
-        db.to_str().expect("path"),
-    ]);
+    let (mut record, lines, addr) = start_record(&upstream.base_url(), &db);
     let home = codex_home_with(
         &dir.join("record"),
         &format!("http://{addr}/v1"),
