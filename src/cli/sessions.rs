@@ -25,6 +25,8 @@ use serde_json::{Value, json};
 
 mod rollouts;
 
+use crate::core::format::grouped;
+use crate::core::stream::usage::UsageCounts;
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::{OutcomeClass, status_label};
 use crate::store::{OutcomeRecord, Page, SessionSummary, Store};
@@ -122,6 +124,30 @@ fn session_json(s: &SessionSummary) -> Value {
     })
 }
 
+/// One request's usage in words: "usage: 1,234 input (1,024 cached, 512 written) · 56 output".
+fn usage_text(usage: &Value) -> String {
+    let n = |k: &str| {
+        usage[k].as_i64().map_or_else(
+            || "-".to_string(),
+            |v| match u64::try_from(v) {
+                Ok(v) => grouped(v),
+                Err(_) => v.to_string(),
+            },
+        )
+    };
+    let mut text = format!(
+        "usage: {} input ({} cached",
+        n("input_tokens"),
+        n("cached_tokens")
+    );
+    // The store keeps one usage shape, an unreported count as 0: say "written" when some were.
+    if usage["cache_write_tokens"].as_i64().is_some_and(|n| n > 0) {
+        text.push_str(&format!(", {} written", n("cache_write_tokens")));
+    }
+    text.push_str(&format!(") · {} output", n("output_tokens")));
+    text
+}
+
 fn print(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
@@ -185,6 +211,10 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     outcome.as_ref().and_then(|o| o.error_class.as_ref()),
                 );
                 let gap = outcome.as_ref().and_then(OutcomeRecord::recording_gap);
+                let usage = outcome
+                    .as_ref()
+                    .and_then(|o| o.usage.as_ref())
+                    .and_then(UsageCounts::from_value);
                 let mut row = json!({
                     "id": r.id,
                     "position": r.position,
@@ -199,6 +229,12 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     "events": store.event_count(r.id)?,
                     "started_at": r.started_us.map(rfc3339),
                     "total_us": r.total_us,
+                    "usage": usage.map(|u| json!({
+                        "input_tokens": u.input_tokens,
+                        "cached_tokens": u.cached_input_tokens,
+                        "cache_write_tokens": u.cache_write_input_tokens,
+                        "output_tokens": u.output_tokens,
+                    })),
                 });
                 // Only where the recording lost something: what was lost and why.
                 if let Some(gap) = gap {
@@ -246,6 +282,9 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     get("events"),
                     get("body_bytes"),
                 ));
+                if let Some(usage) = row.get("usage").filter(|u| !u.is_null()) {
+                    text.push_str(&format!("        {}\n", usage_text(usage)));
+                }
                 if let Some(Value::String(gap)) = row.get("recording") {
                     text.push_str(&format!("        ! {gap}\n"));
                 }

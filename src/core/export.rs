@@ -28,6 +28,20 @@ pub struct HarEntry {
     pub response: Option<HarResponse>,
     /// Extra promptwire fields (dialect, rules, provider, …), written under `_promptwire`.
     pub extra: Value,
+    /// For a request sent as a WebSocket frame: its messages, written as the HAR convention of
+    /// browsers writes a WebSocket (`_resourceType: "websocket"`, `_webSocketMessages`).
+    pub websocket: Option<Vec<WsMessage>>,
+}
+
+/// One WebSocket message of a [`HarEntry`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct WsMessage {
+    /// Sent by the client (`send`), else received (`receive`).
+    pub sent: bool,
+    /// When, in seconds since the Unix epoch.
+    pub time: f64,
+    /// The text frame.
+    pub data: String,
 }
 
 /// The response half of a [`HarEntry`].
@@ -61,6 +75,7 @@ impl HarEntry {
                 .collect(),
             request_body: String::from_utf8_lossy(&request.body_json).into_owned(),
             response: None,
+            websocket: None,
             extra: json!({
                 "dialect": request.dialect,
                 "rules": request.rules,
@@ -142,7 +157,7 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
             } else {
                 e.extra.clone()
             };
-            Ok(json!({
+            let mut entry = json!({
                 "startedDateTime": e.started_at,
                 "time": total,
                 "request": {
@@ -160,7 +175,23 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
                 "cache": {},
                 "timings": {"send": 0, "wait": wait, "receive": receive},
                 "_promptwire": extra,
-            }))
+            });
+            if let Some(messages) = &e.websocket {
+                let messages = messages
+                    .iter()
+                    .map(|m| {
+                        Ok(json!({
+                            "type": if m.sent { "send" } else { "receive" },
+                            "time": m.time,
+                            "opcode": 1,
+                            "data": text(&m.data)?,
+                        }))
+                    })
+                    .collect::<Result<Vec<Value>, RedactError>>()?;
+                entry["_resourceType"] = json!("websocket");
+                entry["_webSocketMessages"] = Value::Array(messages);
+            }
+            Ok(entry)
         })
         .collect::<Result<_, RedactError>>()?;
     Ok(json!({

@@ -20,7 +20,7 @@ use super::types::{
 use super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
-use crate::core::export::{HarEntry, HarResponse, har_log};
+use crate::core::export::{HarEntry, HarResponse, WsMessage, har_log};
 use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
 use crate::core::stream::http_error::{classify_http_error, header};
 use crate::core::stream::{RawEvent, Replay, SseDecoder, Timing};
@@ -109,6 +109,8 @@ impl Store {
             let body = self.body(summary.id)?;
             let events = self.events(summary.id, Page::ALL)?;
             let outcome = self.outcome(summary.id)?;
+            let websocket = summary.method == "WS";
+            let started_us = summary.started_us.unwrap_or(session.created_us);
             let response = summary.status.map(|status| {
                 let (text, mime_type) = match (&record.response_body, events.as_slice()) {
                     (_, [only]) if only.is_json_response() => {
@@ -120,6 +122,7 @@ impl Store {
                             .unwrap_or("application/json")
                             .to_string(),
                     ),
+                    _ if websocket => (String::new(), String::new()),
                     _ => (sse_text(&events), "text/event-stream".to_string()),
                 };
                 let wait = ms(summary.wait_us);
@@ -167,14 +170,37 @@ impl Store {
                 let value = serde_json::to_value(outcome).unwrap_or(Value::Null);
                 extra.insert("outcome".to_string(), value);
             }
+            // A frame and the frames that answered it, at their times.
+            let request_body = String::from_utf8_lossy(&body.bytes).into_owned();
+            let websocket = websocket.then(|| {
+                let at = |us: i64| us as f64 / 1e6;
+                let mut messages = vec![WsMessage {
+                    sent: true,
+                    time: at(started_us),
+                    data: request_body.clone(),
+                }];
+                messages.extend(events.iter().map(|e| WsMessage {
+                    sent: false,
+                    time: at(started_us.saturating_add(
+                        i64::try_from(e.received_at.as_micros()).unwrap_or(i64::MAX),
+                    )),
+                    data: e.data.clone(),
+                }));
+                messages
+            });
             entries.push(HarEntry {
-                started_at: rfc3339(summary.started_us.unwrap_or(session.created_us)),
-                method: summary.method.clone(),
+                started_at: rfc3339(started_us),
+                method: if websocket.is_some() {
+                    "GET".to_string()
+                } else {
+                    summary.method.clone()
+                },
                 url: summary.url.clone(),
                 request_headers: record.headers.clone(),
-                request_body: String::from_utf8_lossy(&body.bytes).into_owned(),
+                request_body,
                 response,
                 extra: Value::Object(extra),
+                websocket,
             });
         }
         har_log(&entries, redact).map_err(StoreError::redaction("HAR export"))
@@ -410,6 +436,52 @@ fn har_headers(value: Option<&Value>) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// A WebSocket entry's messages (`_webSocketMessages`, as browsers write them): the first text
+/// frame the client sent (the request), and every text frame received after it as an event
+/// (its time from the entry's start). `None` for an entry that is not a WebSocket.
+fn websocket_messages(
+    entry: &Value,
+    started_us: Option<i64>,
+) -> Option<(Option<String>, Vec<RawEvent>)> {
+    let messages = entry.get("_webSocketMessages")?.as_array()?;
+    let start_s = started_us.map_or(0.0, |us| us as f64 / 1e6);
+    let mut sent = None;
+    let mut events = Vec::new();
+    for message in messages {
+        let (Some(kind), Some(data)) = (
+            message.get("type").and_then(Value::as_str),
+            message.get("data").and_then(Value::as_str),
+        ) else {
+            continue;
+        };
+        if message
+            .get("opcode")
+            .and_then(Value::as_u64)
+            .is_some_and(|op| op != 1)
+        {
+            continue;
+        }
+        match kind {
+            "send" if sent.is_none() => sent = Some(data.to_string()),
+            "receive" => {
+                let time = message
+                    .get("time")
+                    .and_then(Value::as_f64)
+                    .unwrap_or(start_s);
+                let after = (time - start_s).clamp(0.0, MAX_TIMING_MS / 1000.0);
+                events.push(RawEvent {
+                    seq: events.len() as u64,
+                    received_at: Duration::from_secs_f64(after),
+                    event: None,
+                    data: data.to_string(),
+                });
+            }
+            _ => {}
+        }
+    }
+    Some((sent, events))
+}
+
 fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
     let request = entry.get("request").ok_or("no request")?;
     let url = request
@@ -417,20 +489,27 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
         .and_then(Value::as_str)
         .ok_or("request has no url")?
         .to_string();
-    let method = request
-        .get("method")
-        .and_then(Value::as_str)
-        .unwrap_or("POST")
-        .to_string();
-    let body = request
-        .pointer("/postData/text")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
     let started_us = entry
         .get("startedDateTime")
         .and_then(Value::as_str)
         .and_then(parse_rfc3339);
+    let ws = websocket_messages(entry, started_us);
+    let method = if ws.is_some() {
+        "WS".to_string()
+    } else {
+        request
+            .get("method")
+            .and_then(Value::as_str)
+            .unwrap_or("POST")
+            .to_string()
+    };
+    let body = request
+        .pointer("/postData/text")
+        .and_then(Value::as_str)
+        .filter(|text| !text.is_empty())
+        .map(str::to_string)
+        .or_else(|| ws.as_ref().and_then(|(sent, _)| sent.clone()))
+        .unwrap_or_default();
     let mut extra = match entry.get("_promptwire") {
         Some(Value::Object(map)) => map.clone(),
         _ => serde_json::Map::new(),
@@ -495,7 +574,15 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             .and_then(Value::as_str)
             .or_else(|| content_type(&headers))
             .is_some_and(|m| m.contains("application/json"));
-        if (200..300).contains(&status) {
+        if let Some((_, received)) = ws {
+            // A WebSocket: the frames that answered the request are its events.
+            events = received;
+            if outcome.is_none() {
+                let end = events.last().map_or(at, |e| e.received_at);
+                let replay = Replay::new(events.iter().cloned(), &[], end, Timing::Instant);
+                outcome = Some(OutcomeRecord::from_turn(&replay.into_outcome()));
+            }
+        } else if (200..300).contains(&status) {
             if json_answer {
                 // A non-streaming answer: one JSON event, as the proxy records it.
                 events = vec![RawEvent::json_response(text.clone(), at)];

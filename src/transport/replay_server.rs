@@ -7,7 +7,8 @@
 //! recorded", or the first differing content — is reported (a [`ProxyEvent::Note`]) and stored:
 //! the incoming requests form a new session linked to the recording, each with its comparison
 //! under `extra.replay`. A request that matches nothing gets a `response.failed` event saying
-//! so, never a hang.
+//! so, never a hang. A WebSocket upgrade on the same path is served the same way, frame by frame
+//! (`ws`): each `response.create` is matched and answered with the recorded events as text frames.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -30,7 +31,34 @@ use crate::transport::proxy::{
     DEFAULT_EVENT_CAPACITY, DEFAULT_MAX_BODY_BYTES, ProxyEvent, ServerError, ServerHandle,
 };
 use crate::transport::replay::{RecordedRequest, Recording, Timing};
-use crate::transport::replay_match::Matcher;
+use crate::transport::replay_match::{Matched, Matcher};
+
+mod ws;
+
+/// One incoming request as the endpoint read it (over HTTP or as a WebSocket frame).
+struct Arrival<'a> {
+    /// `POST`, or `WS` for a `response.create` frame.
+    method: &'static str,
+    /// Path and query it came to.
+    url: String,
+    /// Its headers (the upgrade's, for a frame).
+    headers: Vec<(String, String)>,
+    /// Its body as received (decoded).
+    body: &'a [u8],
+    /// A `…/responses/compact` request.
+    compact: bool,
+    /// It came over the WebSocket.
+    websocket: bool,
+}
+
+/// The `response.failed` event that answers a request matching nothing.
+fn unmatched_event(number: u64, why: &str) -> Value {
+    json!({"type": "response.failed", "response": {
+        "id": format!("resp_promptwire_unmatched_{number}"),
+        "status": "failed",
+        "error": {"code": "invalid_prompt", "message": format!("promptwire replay: {why}")},
+    }})
+}
 
 /// Default smallest share of the recorded prompt an incoming request must keep to match.
 pub const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
@@ -127,12 +155,7 @@ pub async fn start_replay(
 impl Replayer {
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         if crate::transport::proxy::forward::is_websocket_upgrade(&req) {
-            // Codex falls back to HTTP for good on 426.
-            return error_response(
-                StatusCode::UPGRADE_REQUIRED,
-                "websocket_unsupported",
-                "the replay endpoint serves recordings over HTTP",
-            );
+            return ws::accept(self, req);
         }
         if req.method() != hyper::Method::POST || !is_responses_path(req.uri().path()) {
             return error_response(
@@ -167,11 +190,57 @@ impl Replayer {
                 "the request body is not JSON",
             );
         };
+        let compact = parts.uri.path().trim_end_matches('/').ends_with("/compact");
+        let url = parts
+            .uri
+            .path_and_query()
+            .map_or("/", |p| p.as_str())
+            .to_string();
+        let arrival = Arrival {
+            method: "POST",
+            url,
+            headers: header_pairs(&parts.headers),
+            body: &decoded,
+            compact,
+            websocket: false,
+        };
+        let (matched, number, mut exchange) = self.admit(value, arrival).await;
+        match matched {
+            Ok(m) => self.serve_recorded(m.recorded, exchange),
+            Err(why) => {
+                let event = unmatched_event(number, &why);
+                let bytes = crate::core::stream::sse::encode_sse(
+                    Some("response.failed"),
+                    &event.to_string(),
+                );
+                let sse_headers =
+                    vec![("content-type".to_string(), "text/event-stream".to_string())];
+                exchange.response(200, sse_headers);
+                exchange.chunk(&bytes);
+                exchange.finish();
+                let mut response = Response::new(listen::full(bytes));
+                response.headers_mut().insert(
+                    hyper::header::CONTENT_TYPE,
+                    hyper::header::HeaderValue::from_static("text/event-stream"),
+                );
+                response
+            }
+        }
+    }
+
+    /// Matches one incoming request (`value` is its body), reports how it compares with the
+    /// recorded one and begins its stored exchange. Shared by HTTP and WebSocket.
+    async fn admit(
+        self: &Arc<Self>,
+        value: Value,
+        incoming: Arrival<'_>,
+    ) -> (Result<Matched, String>, u64, Exchange) {
         let number = self
             .incoming
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let compact = parts.uri.path().trim_end_matches('/').ends_with("/compact");
-        let this = Arc::clone(&self);
+        let dialect = body_dialect(Some(&value));
+        let this = Arc::clone(self);
+        let compact = incoming.compact;
         let matched = tokio::task::spawn_blocking(move || {
             this.prefix
                 .lock()
@@ -180,14 +249,7 @@ impl Replayer {
         })
         .await
         .unwrap_or_else(|e| Err(format!("matching failed: {e}")));
-        let url = parts
-            .uri
-            .path_and_query()
-            .map_or("/", |p| p.as_str())
-            .to_string();
-        let headers = header_pairs(&parts.headers);
-        let body_value: Option<Value> = serde_json::from_slice(&decoded).ok();
-        let (extra, note) = match &matched {
+        let (mut extra, note) = match &matched {
             Ok(m) => {
                 let recorded = &self.recording.requests[m.recorded];
                 let note = format!(
@@ -210,46 +272,25 @@ impl Replayer {
                 format!("incoming #{number}: {why}"),
             ),
         };
+        if incoming.websocket {
+            extra["transport"] = json!("websocket");
+        }
         self.sink.emit(ProxyEvent::Note(note));
-        let mut exchange = self.sink.begin(
+        let exchange = self.sink.begin(
             &format!("replay:{}", self.recording.session_id),
             &NewRequest {
-                dialect: body_dialect(body_value.as_ref()),
+                dialect,
                 rules: None,
                 provider: None,
-                method: "POST".to_string(),
-                url,
-                body: &decoded,
-                headers: &headers,
+                method: incoming.method.to_string(),
+                url: incoming.url,
+                body: incoming.body,
+                headers: &incoming.headers,
                 extra: Some(extra),
                 started_us: Some(now_us()),
             },
         );
-        match matched {
-            Ok(m) => self.serve_recorded(m.recorded, exchange),
-            Err(why) => {
-                let event = json!({"type": "response.failed", "response": {
-                    "id": format!("resp_promptwire_unmatched_{number}"),
-                    "status": "failed",
-                    "error": {"code": "invalid_prompt", "message": format!("promptwire replay: {why}")},
-                }});
-                let bytes = crate::core::stream::sse::encode_sse(
-                    Some("response.failed"),
-                    &event.to_string(),
-                );
-                let sse_headers =
-                    vec![("content-type".to_string(), "text/event-stream".to_string())];
-                exchange.response(200, sse_headers);
-                exchange.chunk(&bytes);
-                exchange.finish();
-                let mut response = Response::new(listen::full(bytes));
-                response.headers_mut().insert(
-                    hyper::header::CONTENT_TYPE,
-                    hyper::header::HeaderValue::from_static("text/event-stream"),
-                );
-                response
-            }
-        }
+        (matched, number, exchange)
     }
 
     /// The recorded answer: its status, headers and events at the recorded pace.

@@ -34,6 +34,7 @@ mod proxy_cli;
 mod proxy_codex;
 mod proxy_codex_ws;
 mod proxy_http;
+mod proxy_sdk;
 mod proxy_store_trouble;
 mod proxy_ws;
 mod redact_exits;

@@ -6,6 +6,11 @@
 //! sees — the warm-up shown and not counted, every turn keeping the prefix, nothing invented —
 //! where it used to report every pair broken at `/generate` and `/previous_response_id`.
 //!
+//! Then the same Codex home runs the same prompt against `replay --listen` over WebSocket: it
+//! exits 0 with every request a WebSocket frame (no fallback to HTTP), each matched to its
+//! recorded request — the warm-up and the turn "same as recorded" in a new thread, the
+//! continuation named at the command output that changed —, and the upstream sees nothing more.
+//!
 //! Codex is found as in `proxy_codex.rs` (and the test fails under `CI=true` without it).
 
 use crate::support;
@@ -18,7 +23,11 @@ use serde_json::{Value, json};
 use support::scratch;
 use support::ws_standin::WsStandIn;
 
-use super::proxy_codex::{assert_ok, codex, codex_bin, codex_home_with, start_record, stop_server};
+use promptwire::store::RecordedState;
+
+use super::proxy_codex::{
+    assert_ok, codex, codex_bin, codex_home_with, start_record, start_server, stop_server,
+};
 
 #[test]
 fn codex_over_websocket_is_analysed_as_one_conversation() {
@@ -153,5 +162,75 @@ fn codex_over_websocket_is_analysed_as_one_conversation() {
     assert!(
         verdict_lines[2].starts_with("session: 3 requests (1 warm-up), 0 breaks"),
         "{text}"
+    );
+
+    // The same home and prompt against the replay endpoint, over WebSocket, offline.
+    let (mut replay, lines, replay_addr) = start_server(&[
+        "replay",
+        "--session",
+        &session.to_string(),
+        "--listen",
+        "127.0.0.1:0",
+        "--timing",
+        "instant",
+        "--db",
+        db.to_str().expect("path"),
+    ]);
+    let home = codex_home_with(
+        &dir.join("record"),
+        &format!("http://{replay_addr}/v1"),
+        "supports_websockets = true",
+    );
+    assert_ok(
+        &codex(&bin, &home, &work, &["Run a command: echo promptwire."]),
+        "codex exec over WebSocket against the replay endpoint",
+    );
+    let printed = stop_server(&mut replay, lines);
+    assert_eq!(
+        upstream.received().len(),
+        seen.len(),
+        "the replay reached the upstream"
+    );
+    let notes: Vec<String> = printed
+        .iter()
+        .filter_map(|l| l["note"].as_str())
+        .map(|note| {
+            // "incoming #i -> recorded #j (request N): VERDICT, similarity S"
+            let (head, rest) = note.split_once(" (request ").expect("note shape");
+            let verdict = rest.split_once("): ").map_or(rest, |(_, v)| v);
+            let verdict = verdict
+                .rsplit_once(", similarity")
+                .map_or(verdict, |(v, _)| v);
+            format!("{head}: {verdict}")
+        })
+        .collect();
+    // The warm-up and the turn are the recorded ones in a new thread; the continuation's
+    // command output is new (Codex prints a chunk id and the wall time), and is named.
+    let new_thread = "same as recorded (new thread id → new derived ids; the prefix differs from \
+                      byte";
+    assert_eq!(notes.len(), seen.len(), "{printed:?}");
+    for (i, note) in notes[..2].iter().enumerate() {
+        let start = format!("incoming #{i} -> recorded #{i}: {new_thread}");
+        assert!(note.starts_with(&start), "{note:?} should start {start:?}");
+    }
+    assert_eq!(
+        notes[2],
+        "incoming #2 -> recorded #2: differs from recorded at /input/5/output (input_item_edited)"
+    );
+    let store = Store::open(&db).expect("db");
+    let replays = store.replays_of(session).expect("replays");
+    assert_eq!(replays.len(), 1);
+    let served: Vec<(String, RecordedState)> = store
+        .requests(replays[0], Page::ALL)
+        .expect("requests")
+        .iter()
+        .map(|r| {
+            let state = store.outcome(r.id).expect("read").expect("outcome").state;
+            (r.method.clone(), state)
+        })
+        .collect();
+    assert_eq!(
+        served,
+        vec![("WS".to_string(), RecordedState::Completed); seen.len()]
     );
 }

@@ -15,6 +15,8 @@ use futures_util::{SinkExt as _, StreamExt as _};
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, RecordedState, Store};
 use promptwire::transport::proxy::{ProxyOptions, start_proxy};
+use promptwire::transport::replay::Timing;
+use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
 use support::upstream::{Reply, Upstream, turn_events};
@@ -183,6 +185,133 @@ async fn websocket_frames_are_relayed_both_ways_and_recorded_as_requests() {
         )
     };
     assert_eq!(rows, vec![row(1, &sent[0]), row(2, &sent[1])]);
+
+    // The HAR writes each frame as browsers write a WebSocket, and reads back the same rows.
+    let har = store.export_har(sessions[0].id, true).expect("har");
+    let entry = &har["log"]["entries"][0];
+    assert_eq!(
+        (
+            &entry["request"]["method"],
+            &entry["response"]["status"],
+            &entry["_resourceType"]
+        ),
+        (&json!("GET"), &json!(101), &json!("websocket"))
+    );
+    let messages: Vec<(Value, Value)> = entry["_webSocketMessages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| (m["type"].clone(), m["data"].clone()))
+        .collect();
+    let mut expected = vec![(json!("send"), json!(sent[0]))];
+    expected.extend(
+        frames("resp_1", "turn 1 ok")
+            .into_iter()
+            .map(|f| (json!("receive"), json!(f))),
+    );
+    assert_eq!(messages, expected);
+    let copy = dir.join("copy.sqlite");
+    let mut imported = Store::open(&copy).expect("copy");
+    let (session, count) = imported
+        .import_har(&har.to_string(), "ws.har", &dir.join("ws.har"))
+        .expect("import");
+    assert_eq!(count, 2);
+    let mut back = Vec::new();
+    for request in imported.requests(session, Page::ALL).expect("requests") {
+        let outcome = imported
+            .outcome(request.id)
+            .expect("read")
+            .expect("outcome");
+        let events: Vec<String> = imported
+            .events(request.id, Page::ALL)
+            .expect("events")
+            .into_iter()
+            .map(|e| e.data)
+            .collect();
+        back.push((
+            request.method.clone(),
+            String::from_utf8(imported.body(request.id).expect("body").bytes).expect("utf8"),
+            events,
+            outcome.state,
+            outcome.text,
+        ));
+    }
+    let row = |turn: usize, body: &String| {
+        (
+            "WS".to_string(),
+            body.clone(),
+            frames(&format!("resp_{turn}"), &format!("turn {turn} ok")),
+            RecordedState::Completed,
+            format!("turn {turn} ok"),
+        )
+    };
+    assert_eq!(back, vec![row(1, &sent[0]), row(2, &sent[1])]);
+    drop(imported);
+
+    // The replay endpoint serves the recording over a WebSocket: each frame answered with the
+    // recorded frames, matched, and stored as a WebSocket request of the replay session.
+    let mut options = ReplayOptions::new("127.0.0.1:0", db.clone(), sessions[0].id);
+    options.timing = Timing::Instant;
+    drop(store);
+    let (replay, _notes) = start_replay(options).await.expect("replay");
+    let (mut ws, response) =
+        tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", replay.local_addr()))
+            .await
+            .expect("upgrade");
+    assert_eq!(response.status().as_u16(), 101);
+    for (turn, frame) in sent.iter().enumerate() {
+        ws.send(Message::text(frame.clone())).await.expect("send");
+        let expected = frames(
+            &format!("resp_{}", turn + 1),
+            &format!("turn {} ok", turn + 1),
+        );
+        let mut got = Vec::new();
+        while got.len() < expected.len() {
+            match ws.next().await.expect("frame").expect("ok") {
+                Message::Text(text) => got.push(text.to_string()),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert_eq!(got, expected);
+    }
+    ws.close(None).await.expect("close");
+    drop(ws);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    replay.stop();
+    replay.stopped().await;
+    let store = Store::open(&db).expect("db");
+    let replays = store.replays_of(sessions[0].id).expect("replays");
+    let served: Vec<(String, RecordedState, Value)> = store
+        .requests(replays[0], Page::ALL)
+        .expect("requests")
+        .iter()
+        .map(|r| {
+            let extra = store
+                .request(r.id)
+                .expect("request")
+                .extra
+                .unwrap_or(Value::Null);
+            (
+                r.method.clone(),
+                store.outcome(r.id).expect("read").expect("outcome").state,
+                json!([
+                    extra["transport"],
+                    extra["replay"]["recorded_position"],
+                    extra["replay"]["verdict"]
+                ]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        served,
+        (0..2)
+            .map(|i| (
+                "WS".to_string(),
+                RecordedState::Completed,
+                json!(["websocket", i, "same as recorded"])
+            ))
+            .collect::<Vec<_>>()
+    );
     drop(store);
     let mut file = std::fs::read(&db).expect("db");
     file.extend(std::fs::read(format!("{}-wal", db.display())).unwrap_or_default());

@@ -472,6 +472,7 @@ fn sessions_show_says_what_was_reconstructed() {
     assert_eq!(
         block(0),
         vec![
+            "        usage: 9,519 input (0 cached) · 40 output".to_string(),
             format!("        Codex rollout {path} line 14 (Codex 0.171.0), turn call, rebuilt under rules codex-0.171"),
             "        recorded verbatim: input 1-3 (rollout items), model (turn_context), usage (token_usage_record)".to_string(),
             "        reconstructed items: input[0] base-instructions message (session_meta, compiled id)".to_string(),
@@ -487,6 +488,7 @@ fn sessions_show_says_what_was_reconstructed() {
     assert_eq!(
         block(5),
         vec![
+            "        usage: 8,536 input (7,808 cached) · 48 output".to_string(),
             format!("        Codex rollout {path} line 60 (Codex 0.171.0), compaction call, rebuilt under rules codex-0.171"),
             "        recorded verbatim: input 1-19 (rollout items), model (turn_context), usage (token_usage_record)".to_string(),
             "        reconstructed items: input[0] base-instructions message (session_meta, compiled id), input[20] compaction prompt (Codex's fixed text)".to_string(),
@@ -497,7 +499,7 @@ fn sessions_show_says_what_was_reconstructed() {
     );
     // A Lite call records its whole prefix: nothing of its input is reconstructed.
     assert_eq!(
-        block(7)[1..3].to_vec(),
+        block(7)[2..4].to_vec(),
         vec![
             "        recorded verbatim: input 0-10 (rollout items), model (turn_context), usage (token_usage_record)".to_string(),
             "        reconstructed items: none".to_string(),

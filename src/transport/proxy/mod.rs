@@ -20,7 +20,7 @@ pub mod listen;
 mod pump;
 mod upstream;
 pub mod wire;
-mod ws;
+pub(crate) mod ws;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -56,16 +56,9 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
         Some((_, rest)) => format!("ws://{rest}"),
         None => http_url.clone(),
     };
-    let Some(key) = req
-        .headers()
-        .get("sec-websocket-key")
-        .map(|k| derive_accept_key(k.as_bytes()))
-    else {
-        return error_response(
-            StatusCode::BAD_REQUEST,
-            "bad_websocket_handshake",
-            "the upgrade request has no Sec-WebSocket-Key",
-        );
+    let mut response = match switching_protocols(&req) {
+        Ok(response) => response,
+        Err(why) => return bad_handshake(why),
     };
     let mut upstream_request = match ws_url.as_str().into_client_request() {
         Ok(request) => request,
@@ -84,9 +77,7 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
                 .append(name.clone(), value.clone());
         }
     }
-    let config = tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-        .max_message_size(Some(MAX_MESSAGE_BYTES))
-        .max_frame_size(Some(MAX_MESSAGE_BYTES));
+    let config = config();
     let connected = tokio::time::timeout(
         relay.idle_timeout,
         tokio_tungstenite::connect_async_with_config(upstream_request, Some(config), true),
@@ -114,19 +105,10 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
     };
     let handshake_headers = header_pairs(req.headers());
     let session = session_key(req.headers(), None, conn);
-    let mut response = Response::new(full(Vec::new()));
-    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
-    let headers = response.headers_mut();
-    headers.insert(
-        hyper::header::CONNECTION,
-        "upgrade".parse().expect("static"),
-    );
-    headers.insert(hyper::header::UPGRADE, "websocket".parse().expect("static"));
-    if let Ok(accept) = key.parse() {
-        headers.insert("sec-websocket-accept", accept);
-    }
     if let Some(protocol) = upstream_response.headers().get("sec-websocket-protocol") {
-        headers.insert("sec-websocket-protocol", protocol.clone());
+        response
+            .headers_mut()
+            .insert("sec-websocket-protocol", protocol.clone());
     }
     let recorded_url = redact_url(&ws_url);
     tokio::spawn(async move {
@@ -145,6 +127,45 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
         pump(client, upstream, context).await;
     });
     response
+}
+
+/// The limits of a WebSocket, either side: messages and frames up to [`MAX_MESSAGE_BYTES`].
+pub(crate) fn config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .max_message_size(Some(MAX_MESSAGE_BYTES))
+        .max_frame_size(Some(MAX_MESSAGE_BYTES))
+}
+
+/// The `101 Switching Protocols` answer to a client's upgrade request (its accept key derived
+/// from `Sec-WebSocket-Key`), or the `400` to send when it has no key ([`bad_handshake`]).
+pub(crate) fn switching_protocols<B>(req: &Request<B>) -> Result<Response<Body>, &'static str> {
+    let Some(key) = req
+        .headers()
+        .get("sec-websocket-key")
+        .map(|k| derive_accept_key(k.as_bytes()))
+    else {
+        return Err("the upgrade request has no Sec-WebSocket-Key");
+    };
+    let mut response = Response::new(full(Vec::new()));
+    *response.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    let headers = response.headers_mut();
+    headers.insert(
+        hyper::header::CONNECTION,
+        hyper::header::HeaderValue::from_static("upgrade"),
+    );
+    headers.insert(
+        hyper::header::UPGRADE,
+        hyper::header::HeaderValue::from_static("websocket"),
+    );
+    if let Ok(accept) = key.parse() {
+        headers.insert("sec-websocket-accept", accept);
+    }
+    Ok(response)
+}
+
+/// The `400` answering an upgrade that cannot be accepted, saying `why`.
+pub(crate) fn bad_handshake(why: &str) -> Response<Body> {
+    error_response(StatusCode::BAD_REQUEST, "bad_websocket_handshake", why)
 }
 
 /// The upstream's refusal of the upgrade, relayed: its status (426 makes Codex fall back to HTTP)
