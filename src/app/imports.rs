@@ -206,8 +206,13 @@ pub fn apply(state: &mut AppState, event: ImportEvent) {
         ImportEvent::Imported(result) => {
             let text = match &result {
                 Ok(report) => format!(
-                    "Imported {} Codex sessions ({} skipped, {} failed){}",
-                    report.rollouts.iter().filter(|r| !r.skipped).count(),
+                    "Imported {} Codex sessions, {} grown ({} skipped, {} failed){}",
+                    report
+                        .rollouts
+                        .iter()
+                        .filter(|r| !r.skipped && r.appended == 0)
+                        .count(),
+                    report.rollouts.iter().filter(|r| r.appended > 0).count(),
                     report.rollouts.iter().filter(|r| r.skipped).count(),
                     report.failed.len(),
                     if report.cancelled { ", cancelled" } else { "" }

@@ -5,7 +5,6 @@
 //!
 //! Invariant checked: a session's own HAR export imports again, with as many requests.
 
-use std::collections::HashSet;
 use std::path::Path;
 
 use crate::core::prefix::{PriceTable, Session};
@@ -41,7 +40,12 @@ fn try_rollout_import(data: &[u8]) -> Result<(), String> {
     let _ = crate::core::rollout::looks_like_rollout(data);
     let mut store = Store::open_in_memory().map_err(|e| e.to_string())?;
     let imports = store
-        .import_rollout_bytes(data, Path::new("fuzz.jsonl"), &limits, &HashSet::new())
+        .import_rollout_bytes(
+            data,
+            Path::new("fuzz.jsonl"),
+            &limits,
+            &std::collections::HashMap::new(),
+        )
         .map_err(|e| e.to_string())?;
     for import in imports {
         if let Some(id) = import.session_id {

@@ -18,8 +18,6 @@ fn thread_of_file(path: &Path) -> Option<&str> {
 /// Rollout files of one thread: a resumed thread may continue in a linked file (same thread id,
 /// later timestamp), imported together as one session.
 pub(super) struct ThreadFiles {
-    /// The thread id from the file names, when they carry one.
-    pub thread: Option<String>,
     /// Its files, in path (time) order.
     pub paths: Vec<PathBuf>,
 }
@@ -33,13 +31,10 @@ pub(super) fn group_by_thread(files: Vec<PathBuf>) -> Vec<ThreadFiles> {
         match thread.as_ref().and_then(|t| index.get(t)) {
             Some(&i) => groups[i].paths.push(path),
             None => {
-                if let Some(t) = &thread {
-                    index.insert(t.clone(), groups.len());
+                if let Some(t) = thread {
+                    index.insert(t, groups.len());
                 }
-                groups.push(ThreadFiles {
-                    thread,
-                    paths: vec![path],
-                });
+                groups.push(ThreadFiles { paths: vec![path] });
             }
         }
     }

@@ -305,7 +305,8 @@ fn cli_imports_a_rollout_or_a_folder() {
         value,
         json!({"rollouts": [{
             "path": file, "thread_id": "01a22d30-d7ba-7da0-aea2-5bd89727c902", "session": 1,
-            "requests": 7, "skipped": false, "unknown_lines": 0, "truncated_line": null
+            "requests": 7, "skipped": false, "appended": 0, "unknown_lines": 0,
+            "truncated_line": null
         }], "failed": []})
     );
     // The folder: the first thread is skipped, the others imported; progress on stderr.
@@ -326,7 +327,7 @@ fn cli_imports_a_rollout_or_a_folder() {
     assert_eq!(
         stdout,
         format!(
-            "skipped {file}: thread 01a22d30-d7ba-7da0-aea2-5bd89727c902 was imported before\n\
+            "skipped {file}: thread 01a22d30-d7ba-7da0-aea2-5bd89727c902 was imported before, nothing new\n\
              imported session 2 (5 requests) from {lite}\n\
              imported session 3 (8 requests) from {standard}\n\
              2 imported, 1 skipped, 0 failed\n"
@@ -505,4 +506,80 @@ fn sessions_show_says_what_was_reconstructed() {
             "        reconstructed items: none".to_string(),
         ]
     );
+}
+
+/// A rollout imported while Codex was still writing it, then again when the thread is done:
+/// the second import appends the turns the file gained (once: a third import adds nothing), and
+/// the session then equals a fresh import of the finished file, request by request.
+#[test]
+fn a_rollout_imported_half_written_gains_its_later_turns() {
+    let dir = scratch("grown");
+    let full = captures()[0].clone();
+    let text = std::fs::read_to_string(&full).expect("rollout");
+    let lines: Vec<&str> = text.lines().collect();
+    let name = full.file_name().expect("name");
+    let growing = dir.join(name);
+    // Half of it, the last line cut in the middle (as a reader sees a file being written).
+    let half = lines.len() / 2;
+    let mut partial = lines[..half].join("\n");
+    partial.push('\n');
+    partial.push_str(&lines[half][..lines[half].len() / 2]);
+    std::fs::write(&growing, &partial).expect("write");
+    let db = dir.join("db.sqlite");
+    let db_arg = db.display().to_string();
+    let path = growing.display().to_string();
+    let import = || {
+        let out = run(&["sessions", "import", &path, "--db", &db_arg, "--json"]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let value: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let r = &value["rollouts"][0];
+        (
+            r["session"].clone(),
+            r["requests"].clone(),
+            r["appended"].clone(),
+            r["skipped"].clone(),
+        )
+    };
+    let first = import();
+    let before = first.1.as_u64().expect("requests");
+    assert!(before > 0 && before < 7, "{first:?}");
+    std::fs::write(&growing, &text).expect("finish");
+    assert_eq!(
+        import(),
+        (json!(1), json!(0), json!(7 - before), json!(false))
+    );
+    assert_eq!(import(), (Value::Null, json!(0), json!(0), json!(true)));
+
+    // The grown session holds what a fresh import of the finished file holds.
+    let fresh = dir.join("fresh.sqlite");
+    let mut store = Store::open(&fresh).expect("fresh");
+    store
+        .import_rollout_file(&growing, DEFAULT_MAX_ROLLOUT_BYTES, &Limits::default())
+        .expect("import");
+    drop(store);
+    let rows = |db: &Path| -> Vec<(Value, Value, Option<Value>)> {
+        let store = Store::open(db).expect("db");
+        store
+            .requests(1, Page::ALL)
+            .expect("requests")
+            .iter()
+            .map(|r| {
+                let body: Value =
+                    serde_json::from_slice(&store.body(r.id).expect("body").bytes).expect("json");
+                let line =
+                    store.request(r.id).expect("request").extra.expect("extra")["rollout"]["line"]
+                        .clone();
+                let usage = store.outcome(r.id).expect("outcome").and_then(|o| o.usage);
+                (line, body, usage)
+            })
+            .collect()
+    };
+    let grown = rows(&db);
+    assert_eq!(grown.len(), 7);
+    assert_eq!(grown, rows(&fresh));
 }

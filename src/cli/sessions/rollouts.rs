@@ -1,5 +1,6 @@
 //! `sessions import ROLLOUT.jsonl|DIR`: Codex session logs into the store, one session per
-//! thread, threads imported before skipped; for a folder, progress on standard error.
+//! thread, a thread imported before given only the requests its file gained since (skipped when
+//! none); for a folder, progress on standard error.
 
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
@@ -72,13 +73,18 @@ fn report_out(report: &FolderImport, json_out: bool) -> anyhow::Result<()> {
     let mut lines = Vec::new();
     for import in &report.rollouts {
         lines.push(match import.session_id {
+            Some(id) if import.appended > 0 => format!(
+                "appended {} requests to session {id} from {} (the rollout grew since it was imported)",
+                import.appended,
+                import.path.display()
+            ),
             Some(id) => format!(
                 "imported session {id} ({} requests) from {}",
                 import.requests,
                 import.path.display()
             ),
             None => format!(
-                "skipped {}: thread {} was imported before",
+                "skipped {}: thread {} was imported before, nothing new",
                 import.path.display(),
                 import.thread_id
             ),
@@ -114,6 +120,7 @@ fn import_json(import: &RolloutImport) -> Value {
         "session": import.session_id,
         "requests": import.requests,
         "skipped": import.skipped,
+        "appended": import.appended,
         "unknown_lines": import.unknown_lines,
         "truncated_line": import.truncated_line,
     })
