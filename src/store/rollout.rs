@@ -28,6 +28,9 @@ use crate::core::rollout::{
     self, Limits, ReconstructedRequest, RequestKind, Rollout, RolloutSession,
 };
 
+/// The rollout lines a session holds: line → (request id, its outcome is stored).
+type StoredLines = HashMap<usize, (i64, bool)>;
+
 /// Default largest rollout file read, in bytes.
 pub const DEFAULT_MAX_ROLLOUT_BYTES: u64 = 1 << 30;
 
@@ -114,7 +117,7 @@ impl Store {
 
     /// The rollout lines of the requests stored in `session`, each with its request id and
     /// whether its outcome (the usage) is stored.
-    fn stored_rollout_lines(&self, session: i64) -> StoreResult<HashMap<usize, (i64, bool)>> {
+    fn stored_rollout_lines(&self, session: i64) -> StoreResult<StoredLines> {
         let mut out = HashMap::new();
         for summary in self.requests(session, super::Page::ALL)? {
             let record = self.request(summary.id)?;
@@ -259,7 +262,7 @@ impl Store {
         session: &RolloutSession,
         file: Option<&Rollout>,
         path: &Path,
-        existing: Option<(i64, &HashMap<usize, (i64, bool)>)>,
+        existing: Option<(i64, &StoredLines)>,
     ) -> StoreResult<(i64, usize)> {
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
