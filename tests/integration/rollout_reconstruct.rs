@@ -519,3 +519,43 @@ fn bad_input_names_the_line() {
     );
     assert!(!looks_like_rollout(br#"{"log": {"entries": []}}"#));
 }
+
+/// Codex 0.171 does not send `session_meta.base_instructions` word for word: from an unelided
+/// capture (its rollout and the request it sent), the rebuilt `input[0]` — text and derived id —
+/// equals the request's, where the recorded text would differ by one bullet.
+#[test]
+fn the_base_instructions_are_rebuilt_as_codex_sends_them() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/codex-0.171/unelided-base-instructions");
+    let rollout = std::fs::read_dir(&dir)
+        .expect("dir")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .expect("the rollout");
+    let sent: Value = serde_json::from_slice(&std::fs::read(dir.join("req_00.json")).expect("req"))
+        .expect("json");
+    let parsed = promptwire::core::rollout::parse(
+        &std::fs::read(&rollout).expect("rollout"),
+        &promptwire::core::rollout::Limits::default(),
+    )
+    .expect("parse");
+    let session = &parsed.sessions[0];
+    let request = &session.requests[0];
+    let rebuilt = &session.items[request.input[0] as usize];
+    assert_eq!(rebuilt, &sent["input"][0]);
+    assert_eq!(request.reconstructed_items, vec![0]);
+    // The recorded text is not what was sent.
+    let recorded = std::fs::read_to_string(&rollout).expect("rollout");
+    let meta: Value = serde_json::from_str(recorded.lines().next().expect("line")).expect("json");
+    let text = meta["payload"]["base_instructions"]["text"]
+        .as_str()
+        .or_else(|| meta["payload"]["base_instructions"].as_str())
+        .expect("text");
+    assert_ne!(
+        text,
+        sent["input"][0]["content"][0]["text"]
+            .as_str()
+            .expect("sent")
+    );
+}

@@ -387,7 +387,7 @@ impl Current {
         };
         let mut prompt = Prompt::new("unknown");
         prompt.thread_id = Some(session.thread_id.clone());
-        prompt.base_instructions = text.to_string();
+        prompt.base_instructions = sent_base_instructions(text, &env.rules);
         let model = catalog().lookup(&prompt.model);
         compile(
             &prompt,
@@ -597,4 +597,23 @@ fn str_field(map: &JsonMap, key: &str) -> Option<String> {
 /// [`UsageCounts`] reads; 0 when absent or unreadable).
 fn usage_of(value: &Value) -> TokenUsage {
     UsageCounts::from_value(value).unwrap_or_default().or_zero()
+}
+
+/// The bullet of the base instructions that Codex 0.171 leaves out of the request.
+const CHECKLIST_BULLET: &str = "- If you create a checklist or task list, you update item statuses \
+incrementally as each item is completed rather than marking every item done only at the end.\n";
+
+/// The base instructions as Codex sends them, from the text `session_meta.base_instructions`
+/// records. Codex 0.171 does not send that text word for word: its request leaves out the one
+/// bullet [`CHECKLIST_BULLET`] (its line, list marker included), everything else byte for byte.
+/// Found by capturing the real CLI 0.171 (`codex exec` and the TUI, against a stand-in
+/// upstream) with its rollout: the request's `input[0]` text is `session_meta`'s text without
+/// that line, in both; neither offered the `update_plan` tool, which the bullet is about, so the
+/// rule may be "left out when `update_plan` is not offered" — the rollout does not record the
+/// tools, so the item stays marked reconstructed. Rules before 0.171 keep the text as it is.
+pub fn sent_base_instructions(recorded: &str, rules: &CompileRules) -> String {
+    if rules.name == CompileRules::codex_0_169().name {
+        return recorded.to_string();
+    }
+    recorded.replacen(CHECKLIST_BULLET, "", 1)
 }
