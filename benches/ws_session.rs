@@ -43,8 +43,10 @@ fn frame(i: usize) -> Value {
     frame["previous_response_id"] = json!(format!("resp_{:04}", i - 1));
     let mut input = Vec::new();
     if i > 1 {
-        input.push(json!({"type": "function_call_output", "call_id": format!("call_{:04}", i - 1),
-            "output": format!("exit 0\n{}", "output line of the command\n".repeat(20))}));
+        input.push(
+            json!({"type": "function_call_output", "call_id": format!("call_{:04}", i - 1),
+            "output": format!("exit 0\n{}", "output line of the command\n".repeat(20))}),
+        );
     }
     if i % 10 == 1 {
         input.push(json!({"type": "message", "role": "user",
@@ -66,9 +68,11 @@ fn events(i: usize) -> Vec<RawEvent> {
         data.push(json!({"type": "response.output_item.done", "output_index": 0, "item": item}));
         output.push(item);
     }
-    data.push(json!({"type": "response.completed", "response": {"id": id, "status": "completed",
+    data.push(
+        json!({"type": "response.completed", "response": {"id": id, "status": "completed",
         "output": output, "usage": {"input_tokens": 4_000 + i * 300,
-        "input_tokens_details": {"cached_tokens": 3_840 + i * 256}, "output_tokens": 30}}}));
+        "input_tokens_details": {"cached_tokens": 3_840 + i * 256}, "output_tokens": 30}}}),
+    );
     data.iter()
         .enumerate()
         .map(|(seq, d)| RawEvent {
@@ -164,11 +168,20 @@ fn bench(c: &mut Criterion) {
     let prices = PriceTable::bundled();
     // What the view then shows: every turn after the warm-up kept, none undetermined.
     let store = Store::open(&path).expect("db");
-    let analysis = analyze_parts(session, store.session_parts(session).expect("parts"), &prices)
-        .expect("analysis");
+    let analysis = analyze_parts(
+        session,
+        store.session_parts(session).expect("parts"),
+        &prices,
+    )
+    .expect("analysis");
     let summary = &analysis.report.summary;
     assert_eq!(
-        (summary.requests, summary.warmups, summary.undetermined, summary.breaks),
+        (
+            summary.requests,
+            summary.warmups,
+            summary.undetermined,
+            summary.breaks
+        ),
         (REQUESTS, 1, 0, 0)
     );
     let mut group = c.benchmark_group("ws_session");

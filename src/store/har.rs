@@ -210,6 +210,16 @@ impl Store {
     /// order, each the exact body (secrets redacted when `redact`), never through a symbolic
     /// link. Returns the number written. A folder it creates is owner-only (0700); an existing one keeps its permissions.
     pub fn export_bodies(&self, session_id: i64, dir: &Path, redact: bool) -> StoreResult<usize> {
+        // The folder itself is never a symbolic link: the files would land where it points.
+        if std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(StoreError::io(
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    "the folder is a symbolic link; give the folder it points to, or another",
+                ),
+                dir,
+            ));
+        }
         if !dir.is_dir() {
             let mut builder = std::fs::DirBuilder::new();
             builder.recursive(true);

@@ -146,7 +146,13 @@ pub async fn start_replay(
             let replayer = Arc::clone(&replayer);
             async move { replayer.handle(req).await }
         };
-        listen::serve(listener, service, serve_cancel).await;
+        listen::serve(
+            listener,
+            service,
+            serve_cancel,
+            listen::ConnectionLimits::default(),
+        )
+        .await;
         crate::transport::proxy::close_sink(sink).await;
     };
     Ok((ServerHandle::spawn(addr, warning, cancel, work), rx))

@@ -33,6 +33,7 @@ mod proxy_answer_shapes;
 mod proxy_cli;
 mod proxy_codex;
 mod proxy_codex_ws;
+mod proxy_hardening;
 mod proxy_http;
 mod proxy_sdk;
 mod proxy_store_trouble;

@@ -90,6 +90,21 @@ impl Relay {
         req: Request<Incoming>,
         connection: u64,
     ) -> Response<Body> {
+        if req.method() == hyper::Method::CONNECT {
+            return error_response(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "connect_refused",
+                "promptwire record is a reverse proxy for one upstream API, not a forward proxy: \
+                 CONNECT is refused",
+            );
+        }
+        if super::wire::has_dot_segment(req.uri().path()) {
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "bad_path",
+                "the path has a `.` or `..` segment, which could leave the upstream's base path",
+            );
+        }
         if is_websocket_upgrade(&req) {
             return super::ws::relay(self, req, connection).await;
         }

@@ -2,6 +2,11 @@
 //! unless told otherwise, with a warning then), accept connections and serve each with hyper's
 //! HTTP/1.1 server (upgrades allowed, for WebSocket), until stopped. On stop, connections get a
 //! short grace period to finish their responses, then are dropped.
+//!
+//! Connections are bounded ([`ConnectionLimits`]): a client has a while to send a request's
+//! head (on a new connection and between keep-alive requests), after which the connection is
+//! closed, and past a number of open connections a new one is closed at once — so idle sockets
+//! cannot exhaust the file descriptors and hang every other client.
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -25,6 +30,25 @@ pub type Body = UnsyncBoxBody<Bytes, std::io::Error>;
 
 /// How long in-flight responses may run on after a stop.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// Bounds on the connections a server holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Time a client has to send a request's head (first, and after each response).
+    pub header_timeout: Duration,
+    /// Open connections at most; a connection past it is closed at once.
+    pub max_connections: usize,
+}
+
+impl Default for ConnectionLimits {
+    /// 10 s to send a head, 512 connections.
+    fn default() -> Self {
+        Self {
+            header_timeout: Duration::from_secs(10),
+            max_connections: 512,
+        }
+    }
+}
 
 /// A whole body from bytes.
 pub fn full(bytes: impl Into<Bytes>) -> Body {
@@ -69,14 +93,19 @@ pub async fn bind(listen: &str) -> Result<(TcpListener, SocketAddr, Option<Strin
 }
 
 /// Serves connections on `listener` with `service` (called with each request and the number of
-/// its connection) until `cancel` fires.
-pub async fn serve<S, F>(listener: TcpListener, service: S, cancel: CancelToken)
-where
+/// its connection) until `cancel` fires, within `limits`.
+pub async fn serve<S, F>(
+    listener: TcpListener,
+    service: S,
+    cancel: CancelToken,
+    limits: ConnectionLimits,
+) where
     S: Fn(Request<Incoming>, u64) -> F + Send + Sync + 'static,
     F: Future<Output = Response<Body>> + Send + 'static,
 {
     let service = Arc::new(service);
     let connections = Arc::new(AtomicU64::new(0));
+    let open = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
     let mut tasks = tokio::task::JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -89,16 +118,24 @@ where
             tokio::time::sleep(Duration::from_millis(20)).await;
             continue;
         };
+        // Past the cap the newest connection is closed: those already served go on.
+        let Ok(permit) = Arc::clone(&open).try_acquire_owned() else {
+            drop(stream);
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         let number = connections.fetch_add(1, Ordering::Relaxed) + 1;
         let service = Arc::clone(&service);
         let cancel = cancel.clone();
         tasks.spawn(async move {
+            let _permit = permit;
             let svc = hyper::service::service_fn(move |req| {
                 let response = service(req, number);
                 async move { Ok::<_, std::convert::Infallible>(response.await) }
             });
             let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
                 .serve_connection(TokioIo::new(stream), svc)
                 .with_upgrades();
             tokio::pin!(conn);

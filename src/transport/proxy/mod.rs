@@ -261,6 +261,8 @@ pub struct ProxyOptions {
     /// Bounds of the database's writer, when this proxy starts it (a writer already running
     /// for the database in this process keeps its own).
     pub writer: WriterOptions,
+    /// Bounds on the client connections it holds (head timeout, how many).
+    pub connections: listen::ConnectionLimits,
 }
 
 impl ProxyOptions {
@@ -277,6 +279,7 @@ impl ProxyOptions {
             idle_timeout: Duration::from_secs(300),
             limits: StreamLimits::default(),
             writer: WriterOptions::default(),
+            connections: listen::ConnectionLimits::default(),
         }
     }
 }
@@ -288,7 +291,7 @@ pub async fn start_proxy(
 ) -> Result<(ServerHandle, mpsc::Receiver<ProxyEvent>), ServerError> {
     let upstream =
         reqwest::Url::parse(&options.upstream).map_err(|e| ServerError::BadUpstream {
-            url: options.upstream.clone(),
+            url: crate::core::redact::redact_url(&options.upstream),
             reason: e.to_string(),
         })?;
     if !matches!(upstream.scheme(), "http" | "https") {
@@ -297,6 +300,23 @@ pub async fn start_proxy(
             reason: format!("unsupported scheme `{}`", upstream.scheme()),
         });
     }
+    if !upstream.username().is_empty() || upstream.password().is_some() {
+        return Err(ServerError::BadUpstream {
+            url: crate::core::redact::redact_url(&options.upstream),
+            reason: "it carries credentials (user:password@), which would not be forwarded; the \
+                     client's own Authorization header goes upstream untouched"
+                .to_string(),
+        });
+    }
+    if upstream.query().is_some() || upstream.fragment().is_some() {
+        return Err(ServerError::BadUpstream {
+            url: crate::core::redact::redact_url(&options.upstream),
+            reason: "it has a query or fragment, which would be dropped from every forwarded \
+                     URL; give the base URL only (e.g. https://api.openai.com/v1)"
+                .to_string(),
+        });
+    }
+    let connections = options.connections;
     let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
     let (db, name, limits, writer) = (
         options.db.clone(),
@@ -327,7 +347,7 @@ pub async fn start_proxy(
             async move { relay.handle(req, conn).await }
         };
         let watch = tokio::spawn(watch_writer(Arc::clone(&sink)));
-        listen::serve(listener, service, serve_cancel).await;
+        listen::serve(listener, service, serve_cancel, connections).await;
         watch.abort();
         close_sink(sink).await;
     };

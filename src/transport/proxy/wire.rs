@@ -86,6 +86,15 @@ pub fn upstream_url(upstream: &reqwest::Url, path_and_query: &str) -> String {
     }
 }
 
+/// True when `path` has a `.` or `..` segment, spelled out or percent-encoded (`%2e`), which a
+/// URL parser would resolve — out of the upstream's base path for `..`.
+pub fn has_dot_segment(path: &str) -> bool {
+    path.split('/').any(|segment| {
+        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+        decoded == "." || decoded == ".."
+    })
+}
+
 /// True for the paths that are recorded: `…/responses` and `…/responses/compact`.
 pub fn is_responses_path(path: &str) -> bool {
     let path = path.trim_end_matches('/');
