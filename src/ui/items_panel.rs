@@ -12,6 +12,7 @@ use super::widgets::{
 use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 use crate::core::items::{ContentItem, ResponseItem, ToolOutput};
 use crate::core::json::JsonMap;
+use crate::core::prompt::{has_breakpoint, set_breakpoint};
 
 /// Draws the item list and the selected item's editor.
 pub fn items_ui(
@@ -346,9 +347,26 @@ fn tool_output(ui: &mut Ui, output: &mut ToolOutput, i: usize) {
     }
 }
 
+/// The part's explicit prompt-cache breakpoint (`prompt_cache_breakpoint: {"mode":"explicit"}`).
+fn breakpoint_toggle(ui: &mut Ui, part: &mut ContentItem, k: usize) {
+    let mut on = has_breakpoint(part);
+    if ui
+        .checkbox(&mut on, format!("Cache breakpoint after part {k}"))
+        .on_hover_text(
+            "prompt_cache_breakpoint {\"mode\": \"explicit\"}: the server writes (and later reads) the cache up to the end of this block",
+        )
+        .changed()
+    {
+        set_breakpoint(part, on);
+    }
+}
+
 fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
     let mut remove = None;
     for (k, part) in parts.iter_mut().enumerate() {
+        ui.push_id(("part_breakpoint", i, k), |ui| {
+            breakpoint_toggle(ui, part, k)
+        });
         ui.push_id(("part", i, k), |ui| match part {
             ContentItem::InputText { text, .. } | ContentItem::OutputText { text, .. } => {
                 labelled_multiline(

@@ -66,6 +66,17 @@ pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         tx.send(AppCommand::SendBar(SendCommand::Stop));
     }
     target_picker(ui, state, &target, tx);
+    let mut ask = state.send.ask_why;
+    if ui
+        .checkbox(&mut ask, "Ask why")
+        .on_hover_text(
+            "Ask the server why: set prompt_cache_options.comparison_response_id to the previous \
+             send's response, so the answer carries prompt_cache_diagnostics (GPT-5.6 and later)",
+        )
+        .changed()
+    {
+        tx.send(AppCommand::SendBar(SendCommand::AskWhy(ask)));
+    }
 }
 
 /// The target in a few characters, for the top bar: `Lite · OpenAI · HTTP` / `… · WS`.
