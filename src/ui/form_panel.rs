@@ -1,6 +1,7 @@
-//! The Prompt form (centre): base instructions, reasoning/verbosity/output settings, tools and
-//! input items. Text buffers live in the form state so invalid JSON can be shown with its line and
-//! column while the last good prompt keeps compiling.
+//! The Prompt form (centre): base instructions, reasoning/verbosity/output settings, tools,
+//! input items and (collapsed, last) the prompt-cache options. Text buffers live in the form
+//! state so invalid JSON can be shown with its line and column while the last good prompt keeps
+//! compiling.
 
 use egui::Ui;
 
@@ -44,6 +45,11 @@ pub fn form_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comma
                 .show(ui, |ui| {
                     items_panel::items_ui(ui, state, &mut ui_state.items, tx)
                 });
+            // Last, collapsed: opening it moves nothing the other sections show.
+            egui::CollapsingHeader::new("Prompt cache")
+                .id_salt("prompt_cache_section")
+                .default_open(false)
+                .show(ui, |ui| prompt_cache_ui(ui, state, tx));
         });
 }
 
@@ -175,10 +181,6 @@ fn settings_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &Comma
         let key = (!key.trim().is_empty()).then_some(key);
         tx.edit(PromptEdit::CacheKey(key));
     }
-    egui::CollapsingHeader::new("Prompt cache")
-        .id_salt("prompt_cache_section")
-        .default_open(false)
-        .show(ui, |ui| prompt_cache_ui(ui, state, tx));
     if labelled_multiline(
         ui,
         "Output schema (JSON Schema object; empty for none)",

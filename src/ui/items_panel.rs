@@ -12,7 +12,7 @@ use super::widgets::{
 use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 use crate::core::items::{ContentItem, ResponseItem, ToolOutput};
 use crate::core::json::JsonMap;
-use crate::core::prompt::{has_breakpoint, set_breakpoint};
+use crate::core::prompt::{BREAKPOINT_KEY, breakpoint_value};
 
 /// Draws the item list and the selected item's editor.
 pub fn items_ui(
@@ -347,9 +347,10 @@ fn tool_output(ui: &mut Ui, output: &mut ToolOutput, i: usize) {
     }
 }
 
-/// The part's explicit prompt-cache breakpoint (`prompt_cache_breakpoint: {"mode":"explicit"}`).
-fn breakpoint_toggle(ui: &mut Ui, part: &mut ContentItem, k: usize) {
-    let mut on = has_breakpoint(part);
+/// The part's explicit prompt-cache breakpoint (`prompt_cache_breakpoint: {"mode":"explicit"}`,
+/// among the part's own fields `extra`).
+fn breakpoint_toggle(ui: &mut Ui, extra: &mut JsonMap, k: usize) {
+    let mut on = extra.get(BREAKPOINT_KEY) == Some(&breakpoint_value());
     if ui
         .checkbox(&mut on, format!("Cache breakpoint after part {k}"))
         .on_hover_text(
@@ -357,18 +358,19 @@ fn breakpoint_toggle(ui: &mut Ui, part: &mut ContentItem, k: usize) {
         )
         .changed()
     {
-        set_breakpoint(part, on);
+        if on {
+            extra.insert(BREAKPOINT_KEY.to_string(), breakpoint_value());
+        } else {
+            extra.shift_remove(BREAKPOINT_KEY);
+        }
     }
 }
 
 fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
     let mut remove = None;
     for (k, part) in parts.iter_mut().enumerate() {
-        ui.push_id(("part_breakpoint", i, k), |ui| {
-            breakpoint_toggle(ui, part, k)
-        });
         ui.push_id(("part", i, k), |ui| match part {
-            ContentItem::InputText { text, .. } | ContentItem::OutputText { text, .. } => {
+            ContentItem::InputText { text, extra } | ContentItem::OutputText { text, extra } => {
                 labelled_multiline(
                     ui,
                     &format!("Text part {k}"),
@@ -377,16 +379,22 @@ fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
                     false,
                     "input_text / output_text",
                 );
-                if ui
-                    .small_button("Remove part")
-                    .on_hover_text("Delete this part")
-                    .clicked()
-                {
-                    remove = Some(k);
-                }
+                // The breakpoint beside Remove: one row, as before it existed.
+                ui.horizontal(|ui| {
+                    if ui
+                        .small_button("Remove part")
+                        .on_hover_text("Delete this part")
+                        .clicked()
+                    {
+                        remove = Some(k);
+                    }
+                    breakpoint_toggle(ui, extra, k);
+                });
             }
             ContentItem::InputImage {
-                image_url, detail, ..
+                image_url,
+                detail,
+                extra,
             } => {
                 labelled_line(
                     ui,
@@ -415,6 +423,7 @@ fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
                     {
                         remove = Some(k);
                     }
+                    breakpoint_toggle(ui, extra, k);
                 });
             }
             other => {

@@ -13,6 +13,7 @@ mod support;
 
 mod cache_options;
 mod cache_standin;
+mod cache_usage_paths;
 mod cli_bad_values;
 mod cli_bounded_input;
 mod cli_compile;

@@ -10,7 +10,7 @@ use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
 use promptwire::core::prompt::{CacheMode, PromptCacheOptions};
 use serde_json::json;
-use ui_support::{app, body, replace_text, state, wait_for_compile};
+use ui_support::{app_with, body, replace_text, state, wait_for_compile};
 
 /// Selects all of the field labelled `label` and deletes it.
 fn clear_text(harness: &mut ui_support::App, label: &str) {
@@ -24,7 +24,8 @@ fn clear_text(harness: &mut ui_support::App, label: &str) {
 
 #[test]
 fn the_prompt_cache_section_and_the_breakpoint_box_reach_the_body() {
-    let mut harness = app();
+    // Tall enough for the form's last section (the Prompt cache) to be on screen.
+    let mut harness = app_with((1500.0, 2400.0), None);
     wait_for_compile(&mut harness);
     let before = body(&harness, 0);
     assert_eq!(before.get("prompt_cache_options"), None);
