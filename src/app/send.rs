@@ -75,8 +75,8 @@ pub struct SendState {
     /// The request Continue loaded into the form, and its prefix verdict.
     pub continued: Option<turn::Continued>,
     /// "Ask the server why": each Send sets `prompt_cache_options.comparison_response_id` to
-    /// the response of the previous send (the conversation's last response), so the answer
-    /// carries the server's `prompt_cache_diagnostics`. Off unless the user ticks it.
+    /// the response of the previous send of the same conversation (its last response), so the
+    /// answer carries the server's `prompt_cache_diagnostics`. Off unless the user ticks it.
     pub ask_why: bool,
 }
 
@@ -266,8 +266,13 @@ pub fn start(state: &mut AppState) {
     }
 }
 
-/// The response "ask the server why" compares with: the previous send's, when it completed.
+/// The response "ask the server why" compares with: the previous send's, when it completed and
+/// belongs to the conversation the next send records into (not after "new session", nor once
+/// another session was opened).
 fn previous_response(state: &AppState) -> Option<String> {
+    if state.send.session != state.sessions.open {
+        return None;
+    }
     state
         .send
         .timeline

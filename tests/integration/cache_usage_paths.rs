@@ -2,7 +2,8 @@
 //! files: a HAR import (its SSE read by the one replay) keeps
 //! `usage.input_tokens_details.cache_write_tokens` and the response's
 //! `prompt_cache_diagnostics` (read back from the stored events), and a Codex rollout's
-//! `token_count` keeps `cache_write_input_tokens`. (Sends and proxy recordings are covered by
+//! `token_count` keeps `cache_write_input_tokens`; `promptwire stream` prints the diagnosis (JSON
+//! and text). (Sends and proxy recordings are covered by
 //! `stream_vectors`, `proxy_answer_shapes`, `ui_ask_why` and `cache_standin`.)
 
 use crate::support::db;
@@ -38,8 +39,7 @@ fn har(sse: &str) -> String {
     .to_string()
 }
 
-#[test]
-fn a_har_import_keeps_cache_writes_and_the_servers_diagnosis() {
+fn diagnosed_stream() -> String {
     let completed = json!({"type": "response.completed", "response": {"id": "resp_h",
         "status": "completed",
         "prompt_cache_diagnostics": {"type": "cache_miss", "reason": "tools_changed",
@@ -47,7 +47,48 @@ fn a_har_import_keeps_cache_writes_and_the_servers_diagnosis() {
         "usage": {"input_tokens": 9000, "input_tokens_details": {"cached_tokens": 1024,
             "cache_write_tokens": 7976}, "output_tokens": 3,
             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 9003}}});
-    let sse = format!("event: response.completed\ndata: {completed}\n\n");
+    format!("event: response.completed\ndata: {completed}\n\n")
+}
+
+#[test]
+fn the_stream_cli_prints_the_servers_diagnosis_and_the_writes() {
+    let sse = diagnosed_stream();
+    let json = crate::support::cli::run(&["stream", "-", "--json"], Some(sse.as_bytes()));
+    assert_eq!(json.status.code(), Some(0), "{json:?}");
+    let last: Value = String::from_utf8(json.stdout)
+        .expect("utf-8")
+        .lines()
+        .last()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .expect("a line");
+    assert_eq!(
+        last,
+        json!({"outcome": "completed", "response_id": "resp_h", "usage": {
+            "input_tokens": 9000, "cached_input_tokens": 1024, "cache_write_input_tokens": 7976,
+            "output_tokens": 3, "reasoning_output_tokens": 0, "total_tokens": 9003},
+            "prompt_cache_diagnostics": {"type": "cache_miss", "reason": "tools_changed",
+                "cache_missed_tokens": 5629, "comparison_reusable_tokens": 1024},
+            "text": ""})
+    );
+    let text = crate::support::cli::run(&["stream", "-"], Some(sse.as_bytes()));
+    let lines: Vec<String> = String::from_utf8(text.stdout)
+        .expect("utf-8")
+        .lines()
+        .filter(|l| l.starts_with("usage ") || l.starts_with("cache "))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            "usage      input 9000 (cached 1024, cache write 7976), output 3 (reasoning 0), total 9003",
+            "cache      server: miss — tools_changed, 5,629 tokens affected, 1,024 reusable in the compared response",
+        ]
+    );
+}
+
+#[test]
+fn a_har_import_keeps_cache_writes_and_the_servers_diagnosis() {
+    let sse = diagnosed_stream();
     let path = db::scratch_db("har-cache");
     let mut store = Store::open(&path).expect("db");
     let (session, count) = store
