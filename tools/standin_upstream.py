@@ -81,7 +81,8 @@ leading elements.
   80 cached breakpoints whose prefix it matches exactly (no shorter unmarked prefix); at most 4
   of its own breakpoints (the latest) are written, those of 1,024 tokens or more that were not
   cached; `cache_write_tokens` is the tokens from the end of what was read to its furthest
-  written breakpoint. A read refreshes the breakpoint. Entries live `prompt_cache_options.ttl`
+  written breakpoint. A read refreshes the breakpoint. A request without any breakpoint of its
+  own (explicit mode, none marked) reads and writes nothing. Entries live `prompt_cache_options.ttl`
   (`30m`, `12h`, `90s`; default 30 minutes).
 
 With `prompt_cache_options.comparison_response_id` the response carries
@@ -348,6 +349,10 @@ class PromptCache:
 
     def breakpoints(self, prompt, entries, now):
         ttl = parse_ttl(prompt.options.get("ttl")) or DEFAULT_TTL
+        own = prompt.breakpoints()
+        if not own:
+            # Explicit mode without an explicit breakpoint: nothing is read or written.
+            return 0, 0
         considered = entries[-CONSIDERED:]
         read, hit = 0, None
         for entry in considered:
@@ -358,7 +363,7 @@ class PromptCache:
             hit[3] = now + ttl
         cached_keys = {(e[0], e[1]) for e in entries}
         written_to = 0
-        for k in prompt.breakpoints()[-MAX_WRITES:]:
+        for k in own[-MAX_WRITES:]:
             tokens = prompt.ends[k]
             key = (prompt.digests[k], k + 1)
             if tokens < FLOOR or key in cached_keys:

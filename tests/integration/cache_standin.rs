@@ -5,6 +5,10 @@
 //! --last`), and what the recording holds for each request — its response id, input, cached and
 //! cache-write tokens — is exactly what the stand-in reported (its `usage.jsonl`). The second
 //! turn reads the first one's cache under both models; only the breakpoint model reports writes.
+//! And the stand-in's breakpoint rules as vectors over loopback HTTP (WIRE_SPEC §19.1): an
+//! append reads the previous request's implicit breakpoint, a change after it falls back to it
+//! (not to a longer unmarked prefix), explicit mode without a breakpoint reads and writes
+//! nothing, an explicit breakpoint is written, and a comparison id brings a diagnosis.
 
 use crate::support;
 
@@ -126,4 +130,149 @@ fn codex_through_record_against_a_caching_standin_records_what_it_reported() {
             _ => assert_eq!(writes, vec![0; reported.len()]),
         }
     }
+}
+
+/// POSTs `body` to the stand-in at `base` (`http://127.0.0.1:PORT/v1`) and returns its
+/// `response.completed` response object.
+fn post(base: &str, body: &Value) -> Value {
+    use std::io::{Read as _, Write as _};
+    let addr = base
+        .strip_prefix("http://")
+        .and_then(|rest| rest.strip_suffix("/v1"))
+        .expect("base URL");
+    let data = serde_json::to_vec(body).expect("json");
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+    write!(
+        stream,
+        "POST /v1/responses HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+        data.len()
+    )
+    .expect("write head");
+    stream.write_all(&data).expect("write body");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).expect("read");
+    let line = answer
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|l| serde_json::from_str::<Value>(l).expect("event"))
+        .find(|e| e["type"] == "response.completed")
+        .expect("a completed event");
+    line["response"].clone()
+}
+
+fn user(text: &str, breakpoint: bool) -> Value {
+    let mut part = serde_json::json!({"type": "input_text", "text": text});
+    if breakpoint {
+        part["prompt_cache_breakpoint"] = serde_json::json!({"mode": "explicit"});
+    }
+    serde_json::json!({"type": "message", "role": "user", "content": [part]})
+}
+
+fn assistant(text: &str) -> Value {
+    serde_json::json!({"type": "message", "role": "assistant",
+        "content": [{"type": "output_text", "text": text}]})
+}
+
+/// (input, cached, written) of a response's usage.
+fn figures(response: &Value) -> (i64, i64, i64) {
+    let n = |p: &str| response.pointer(p).and_then(Value::as_i64).unwrap_or(-1);
+    (
+        n("/usage/input_tokens"),
+        n("/usage/input_tokens_details/cached_tokens"),
+        n("/usage/input_tokens_details/cache_write_tokens"),
+    )
+}
+
+#[test]
+fn the_standin_caches_at_breakpoints_only() {
+    let dir = scratch("breakpoint-vectors");
+    let (_standin, base, _) = start_standin(&dir, "breakpoints");
+    let policy = "policy ".repeat(1200);
+    let body = |input: Vec<Value>, options: Option<Value>| {
+        let mut body = serde_json::json!({"model": "gpt-5.6-sol", "instructions": policy,
+            "input": input, "stream": true, "prompt_cache_key": "thread-1"});
+        if let Some(options) = options {
+            body["prompt_cache_options"] = options;
+        }
+        body
+    };
+    // 1: nothing cached; the implicit breakpoint (the user message, the end) is written.
+    let first = post(&base, &body(vec![user("Q1", false)], None));
+    let (input1, cached, written) = figures(&first);
+    assert!(input1 > 1024, "{first}");
+    assert_eq!((cached, written), (0, input1));
+    // 2: appended: reads request 1's breakpoint, writes the rest up to its own.
+    let second = post(
+        &base,
+        &body(
+            vec![user("Q1", false), assistant("A1"), user("Q2", false)],
+            None,
+        ),
+    );
+    let (input2, cached, written) = figures(&second);
+    assert_eq!((cached, written), (input1, input2 - input1));
+    // 3: the last message changed: back to request 1's breakpoint (the assistant message it
+    // still shares is not read), and the server's diagnosis against request 2.
+    let third = post(
+        &base,
+        &body(
+            vec![user("Q1", false), assistant("A1"), user("Q3", false)],
+            Some(serde_json::json!({"comparison_response_id": second["id"]})),
+        ),
+    );
+    let (input3, cached, written) = figures(&third);
+    assert_eq!((cached, written), (input1, input3 - input1));
+    let diagnosis = &third["prompt_cache_diagnostics"];
+    assert_eq!(
+        (&diagnosis["type"], &diagnosis["reason"]),
+        (
+            &serde_json::json!("cache_miss"),
+            &serde_json::json!("input_changed")
+        )
+    );
+    assert_eq!(
+        diagnosis["cache_missed_tokens"].as_i64().expect("missed")
+            + diagnosis["comparison_reusable_tokens"]
+                .as_i64()
+                .expect("reusable"),
+        input3
+    );
+    // 4: explicit mode without a breakpoint: nothing read or written.
+    let fourth = post(
+        &base,
+        &body(
+            vec![user("Q1", false), assistant("A1"), user("Q2", false)],
+            Some(serde_json::json!({"mode": "explicit"})),
+        ),
+    );
+    let (_, cached, written) = figures(&fourth);
+    assert_eq!((cached, written), (0, 0));
+    // 5: explicit mode, a breakpoint on the first message (whose block now differs from
+    // request 1's): nothing read, the breakpoint written — up to it, not past it.
+    let explicit = |answer: &str| {
+        body(
+            vec![user("Q1", true), assistant(answer)],
+            Some(serde_json::json!({"mode": "explicit"})),
+        )
+    };
+    let fifth = post(&base, &explicit("A9"));
+    let (input5, cached, written) = figures(&fifth);
+    assert_eq!(cached, 0, "{fifth}");
+    assert!(written > 1024 && written < input5, "{fifth}");
+    // 5b: the same breakpoint, another answer after it: read, nothing new written.
+    let again = post(&base, &explicit("A8"));
+    let (_, cached, rewritten) = figures(&again);
+    assert_eq!((cached, rewritten), (written, 0));
+    // 6: a comparison id the stand-in never answered.
+    let sixth = post(
+        &base,
+        &body(
+            vec![user("Q1", false)],
+            Some(serde_json::json!({"comparison_response_id": "resp_unknown"})),
+        ),
+    );
+    assert_eq!(
+        sixth["prompt_cache_diagnostics"],
+        serde_json::json!({"type": "comparison_response_not_found"})
+    );
 }
