@@ -11,7 +11,7 @@ Python 3 standard library only. It never listens on anything but 127.0.0.1.
 Usage:
 
     python3 tools/standin_upstream.py --record DIR [--port PORT] [--script SCRIPT.json]
-                                      [--calls N] [--answer TEXT]
+                                      [--calls N] [--answer TEXT] [--cache breakpoints|prefix]
     python3 tools/standin_upstream.py PORT DIR [--calls N] [--answer TEXT]
     python3 tools/standin_upstream.py vendor SRC_DIR DEST_DIR --repo PATH --home PATH [--only req_00,...]
 
@@ -19,6 +19,9 @@ Usage:
     --calls N: when the script has no step for a request, answer the first N such requests with
     an `exec_command` call (`{"cmd": "ls"}`); after that (or with no --calls), with the assistant
     message --answer (default "Done.").
+    --cache: keep a prompt cache by one of the two models of WIRE_SPEC §19.1 and report
+    `usage.input_tokens_details.cached_tokens` (and, for `breakpoints`, `cache_write_tokens`)
+    from it instead of the default byte-prefix estimate; see "The cache" below.
     `vendor` copies a recording into tests/data/, elided like the shared fixtures (see vendor()).
     Point a client at it, e.g. a Codex CLI with a temporary CODEX_HOME whose config.toml has:
 
@@ -55,6 +58,40 @@ trailing `compaction_trigger` item is answered with a `compaction` item.
        ]}
     ]}
 
+The cache (--cache). A request is read in the prompt order of promptwire's prefix analysis
+(src/core/prefix/shape.rs): `model`, `reasoning`, `text`, the other rendered top-level fields
+(sorted by name), `tools` (Lite: the `additional_tools` item), `parallel_tool_calls`,
+`tool_choice`, `instructions` (or the developer message that carries them), then each input
+item. Each element's tokens are counted on its compact JSON, as promptwire counts them: with
+tiktoken's o200k_base when the `tiktoken` module is installed, else approximated as
+ceil(bytes / 4) per element. The counter used is printed on stdout at start
+(`TOKENS=o200k_base` or `TOKENS=bytes/4`, the line after `PORT=`) and recorded in usage.jsonl. The cache is kept per
+(model, prompt_cache_key) in memory; reused tokens are the sum of the tokens of the matching
+leading elements.
+
+- `prefix` (models before GPT-5.6): a request reads the longest run of leading elements it
+  shares with any earlier request of its route, counted from 1,024 tokens on in 128-token steps;
+  writes are free (no `cache_write_tokens`). Entries live 10 minutes (`prompt_cache_retention:
+  "24h"`: 24 hours) from their last use.
+- `breakpoints` (GPT-5.6 and later): the cache is written and read at breakpoints only — the
+  implicit one at the end of the latest user message or tool output item (none when
+  `prompt_cache_options.mode` is `"explicit"`), and one at the end of every input item that has
+  a content block with `prompt_cache_breakpoint: {"mode": "explicit"}` (the end of its item,
+  not of the block: tokens are counted per element). A request reads the longest of the latest
+  80 cached breakpoints whose prefix it matches exactly (no shorter unmarked prefix); at most 4
+  of its own breakpoints (the latest) are written, those of 1,024 tokens or more that were not
+  cached; `cache_write_tokens` is the tokens from the end of what was read to its furthest
+  written breakpoint. A read refreshes the breakpoint. A request without any breakpoint of its
+  own (explicit mode, none marked) reads and writes nothing. Entries live `prompt_cache_options.ttl`
+  (`30m`, `12h`, `90s`; default 30 minutes).
+
+With `prompt_cache_options.comparison_response_id` the response carries
+`prompt_cache_diagnostics`: `cache_hit` when the request starts with the whole compared
+request, else `cache_miss` with a reason (`model_changed`, `prompt_cache_key_changed`,
+`tools_changed`, `input_changed`) at the first differing element, `cache_missed_tokens` (this
+request's tokens from there on) and `comparison_reusable_tokens` (the tokens before it);
+`comparison_response_not_found` for an id it did not answer.
+
 Stop it with SIGINT or SIGTERM.
 """
 
@@ -66,6 +103,7 @@ import shutil
 import signal
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MAX_BODY_BYTES = 64 * 1024 * 1024
@@ -76,8 +114,9 @@ CHECKPOINT = "CONTEXT CHECKPOINT COMPACTION"
 class State:
     """Recording folder, script and counters, shared by the handler threads."""
 
-    def __init__(self, record_dir, script, calls=0, answer="Done."):
+    def __init__(self, record_dir, script, calls=0, answer="Done.", cache=None):
         self.record_dir = record_dir
+        self.cache = PromptCache(cache) if cache else None
         self.calls_left = calls
         self.answer = answer
         self.turns = script.get("turns", [])
@@ -127,20 +166,264 @@ def common_prefix(a, b):
     return i
 
 
-def usage_for(state, raw, output_tokens, reasoning_tokens):
-    """Input tokens ~ bytes / 4; cached: the prefix shared with the previous body, in
-    128-token steps from 1,024 tokens on, as the API counts it."""
-    input_tokens = max(1, len(raw) // 4)
-    shared = common_prefix(state.previous_body, raw) // 4
-    cached = (shared // 128) * 128 if shared >= 1024 else 0
-    cached = min(cached, input_tokens)
+# The prompt cache of --cache (see the module docs).
+
+try:
+    import tiktoken
+
+    _ENCODING = tiktoken.get_encoding("o200k_base")
+    TOKENS = "o200k_base"
+
+    def count_tokens(text):
+        return len(_ENCODING.encode(text, disallowed_special=()))
+except Exception:  # noqa: BLE001 - any failure to load the encoding falls back to the estimate
+    TOKENS = "bytes/4"
+
+    def count_tokens(text):
+        return (len(text.encode("utf-8")) + 3) // 4
+
+OUTSIDE_RENDERING = {
+    "client_metadata", "stream", "store", "include", "prompt_cache_key", "prompt_cache_retention",
+    "prompt_cache_options", "service_tier", "metadata", "user", "safety_identifier",
+    "stream_options", "background", "max_output_tokens", "temperature", "top_p", "top_logprobs",
+}
+KNOWN = {"model", "reasoning", "text", "tools", "parallel_tool_calls", "tool_choice",
+         "instructions", "input"}
+FLOOR = 1024
+STEP = 128
+MAX_WRITES = 4
+CONSIDERED = 80
+PREFIX_RETENTION = 10 * 60
+DEFAULT_TTL = 30 * 60
+
+
+def compact(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def is_kind(item, kind, role=None):
+    return isinstance(item, dict) and item.get("type") == kind and (
+        role is None or item.get("role") == role)
+
+
+def elements(body):
+    """[(kind, compact JSON, input index or None)] in the prefix analysis's prompt order."""
+    items = body.get("input") if isinstance(body.get("input"), list) else []
+    lite = bool(items) and is_kind(items[0], "additional_tools")
+    lite_instructions = lite and len(items) > 1 and is_kind(items[1], "message", "developer")
+    first_instructions = (not lite and "instructions" not in body and bool(items)
+                          and is_kind(items[0], "message", "developer"))
+    out = []
+
+    def field(key, kind):
+        if key in body:
+            out.append((kind, compact(body[key]), None))
+
+    field("model", "model")
+    field("reasoning", "reasoning")
+    field("text", "text")
+    for key in sorted(k for k in body if k not in KNOWN and k not in OUTSIDE_RENDERING):
+        field(key, "text")
+    field("tools", "tools")
+    if lite:
+        out.append(("tools", compact(items[0]), 0))
+    field("parallel_tool_calls", "tools")
+    field("tool_choice", "tools")
+    field("instructions", "instructions")
+    offset = 0
+    if lite:
+        offset = 2 if lite_instructions else 1
+        if lite_instructions:
+            out.append(("instructions", compact(items[1]), 1))
+    elif first_instructions:
+        offset = 1
+        out.append(("instructions", compact(items[0]), 0))
+    for i in range(offset, len(items)):
+        out.append(("input", compact(items[i]), i))
+    return out
+
+
+def parse_ttl(text):
+    """`30m` / `12h` / `90s` / `1d` in seconds; None when unreadable."""
+    if not isinstance(text, str) or len(text) < 2 or not text[:-1].isdigit():
+        return None
+    unit = {"s": 1, "m": 60, "h": 3600, "d": 86400}.get(text[-1])
+    return int(text[:-1]) * unit if unit else None
+
+
+def has_explicit_breakpoint(item):
+    parts = []
+    if isinstance(item, dict):
+        for key in ("content", "output"):
+            if isinstance(item.get(key), list):
+                parts.extend(item[key])
+    return any(isinstance(p, dict) and p.get("prompt_cache_breakpoint") == {"mode": "explicit"}
+               for p in parts)
+
+
+def is_user_or_tool(item):
+    return is_kind(item, "message", "user") or (isinstance(item, dict) and item.get("type") in (
+        "function_call_output", "custom_tool_call_output", "tool_search_output", "mcp_tool_call_output"))
+
+
+class Prompt:
+    """A request as the cache sees it: element digests, cumulative tokens, breakpoints."""
+
+    def __init__(self, body):
+        self.body = body
+        self.elements = elements(body)
+        self.digests = []
+        self.ends = []  # tokens up to and including element k
+        running = hashlib.sha256()
+        total = 0
+        for _, text, _ in self.elements:
+            running.update(hashlib.sha256(text.encode("utf-8")).digest())
+            self.digests.append(running.hexdigest())
+            total += count_tokens(text)
+            self.ends.append(total)
+        self.tokens = total
+        self.route = (body.get("model"), body.get("prompt_cache_key"))
+        options = body.get("prompt_cache_options")
+        self.options = options if isinstance(options, dict) else {}
+
+    def breakpoints(self):
+        """Element positions (0-based, inclusive) of this request's breakpoints, ascending."""
+        items = self.body.get("input") if isinstance(self.body.get("input"), list) else []
+        at_item = {index: k for k, (_, _, index) in enumerate(self.elements) if index is not None}
+        points = set()
+        if self.options.get("mode") != "explicit":
+            latest = next((i for i in range(len(items) - 1, -1, -1) if is_user_or_tool(items[i])), None)
+            if latest is not None and latest in at_item:
+                points.add(at_item[latest])
+        for i, item in enumerate(items):
+            if has_explicit_breakpoint(item) and i in at_item:
+                points.add(at_item[i])
+        return sorted(points)
+
+    def tokens_before(self, k):
+        return self.ends[k - 1] if k > 0 else 0
+
+
+class PromptCache:
+    """What the server would hold, by one of the two models of WIRE_SPEC §19.1."""
+
+    def __init__(self, model):
+        self.model = model
+        # route -> list of [digest, element count, tokens, expires_at], oldest first
+        self.entries = {}
+        self.answered = {}  # response id -> Prompt
+
+    def use(self, body, response_id, now=None):
+        """(cached_tokens, cache_write_tokens or None, diagnostics or None) for a request."""
+        now = time.time() if now is None else now
+        prompt = Prompt(body)
+        entries = [e for e in self.entries.get(prompt.route, []) if e[3] > now]
+        if self.model == "prefix":
+            cached, written = self.prefix(prompt, entries, now)
+        else:
+            cached, written = self.breakpoints(prompt, entries, now)
+        self.entries[prompt.route] = entries
+        diagnostics = self.diagnose(prompt)
+        if response_id:
+            self.answered[response_id] = prompt
+        return min(cached, prompt.tokens), written, diagnostics
+
+    def prefix(self, prompt, entries, now):
+        keep = PREFIX_RETENTION
+        if prompt.body.get("prompt_cache_retention") == "24h":
+            keep = 24 * 3600
+        best = 0
+        for entry in entries:
+            digests, _, _, _ = entry
+            shared = 0
+            for a, b in zip(digests, prompt.digests):
+                if a != b:
+                    break
+                shared += 1
+            if shared:
+                best = max(best, prompt.ends[shared - 1])
+                entry[3] = now + keep
+        cached = FLOOR + ((best - FLOOR) // STEP) * STEP if best >= FLOOR else 0
+        entries.append([prompt.digests, len(prompt.digests), prompt.tokens, now + keep])
+        return cached, None
+
+    def breakpoints(self, prompt, entries, now):
+        ttl = parse_ttl(prompt.options.get("ttl")) or DEFAULT_TTL
+        own = prompt.breakpoints()
+        if not own:
+            # Explicit mode without an explicit breakpoint: nothing is read or written.
+            return 0, 0
+        considered = entries[-CONSIDERED:]
+        read, hit = 0, None
+        for entry in considered:
+            digest, count, tokens, _ = entry
+            if count <= len(prompt.digests) and prompt.digests[count - 1] == digest and tokens > read:
+                read, hit = tokens, entry
+        if hit is not None:
+            hit[3] = now + ttl
+        cached_keys = {(e[0], e[1]) for e in entries}
+        written_to = 0
+        for k in own[-MAX_WRITES:]:
+            tokens = prompt.ends[k]
+            key = (prompt.digests[k], k + 1)
+            if tokens < FLOOR or key in cached_keys:
+                continue
+            entries.append([prompt.digests[k], k + 1, tokens, now + ttl])
+            cached_keys.add(key)
+            written_to = max(written_to, tokens)
+        return read, max(0, written_to - read)
+
+    def diagnose(self, prompt):
+        compared = prompt.options.get("comparison_response_id")
+        if not isinstance(compared, str):
+            return None
+        earlier = self.answered.get(compared)
+        if earlier is None:
+            return {"type": "comparison_response_not_found"}
+        if earlier.route[0] != prompt.route[0]:
+            return {"type": "cache_miss", "reason": "model_changed",
+                    "cache_missed_tokens": prompt.tokens, "comparison_reusable_tokens": 0}
+        if earlier.route[1] != prompt.route[1]:
+            return {"type": "cache_miss", "reason": "prompt_cache_key_changed",
+                    "cache_missed_tokens": prompt.tokens, "comparison_reusable_tokens": 0}
+        shared = 0
+        for a, b in zip(earlier.digests, prompt.digests):
+            if a != b:
+                break
+            shared += 1
+        if shared == len(earlier.digests):
+            return {"type": "cache_hit"}
+        kind = prompt.elements[shared][0] if shared < len(prompt.elements) else "input"
+        reason = {"tools": "tools_changed", "model": "model_changed"}.get(kind, "input_changed")
+        before = prompt.tokens_before(shared)
+        return {"type": "cache_miss", "reason": reason,
+                "cache_missed_tokens": prompt.tokens - before,
+                "comparison_reusable_tokens": before}
+
+
+def usage_for(state, raw, output_tokens, reasoning_tokens, body=None, rid=None):
+    """Without --cache: input tokens ~ bytes / 4; cached: the prefix shared with the previous
+    body, in 128-token steps from 1,024 tokens on. With --cache: the cache's figures (input
+    tokens counted as the cache counts them). Returns (usage, prompt_cache_diagnostics or None)."""
+    if state.cache is not None:
+        cached, written, diagnostics = state.cache.use(body if isinstance(body, dict) else {}, rid)
+        input_tokens = max(1, Prompt(body if isinstance(body, dict) else {}).tokens)
+        details = {"cached_tokens": cached}
+        if written is not None:
+            details["cache_write_tokens"] = written
+    else:
+        diagnostics = None
+        input_tokens = max(1, len(raw) // 4)
+        shared = common_prefix(state.previous_body, raw) // 4
+        cached = (shared // 128) * 128 if shared >= 1024 else 0
+        details = {"cached_tokens": min(cached, input_tokens)}
     return {
         "input_tokens": input_tokens,
-        "input_tokens_details": {"cached_tokens": cached},
+        "input_tokens_details": details,
         "output_tokens": output_tokens,
         "output_tokens_details": {"reasoning_tokens": reasoning_tokens},
         "total_tokens": input_tokens + output_tokens,
-    }
+    }, diagnostics
 
 
 class Stream:
@@ -261,11 +544,11 @@ def answer(state, n, body, raw):
     last = last_item(body)
     if last.get("type") == "compaction_trigger":
         stream.compaction(0)
-        usage = usage_for(state, raw, 64, 0)
+        usage, diagnostics = usage_for(state, raw, 64, 0, body, rid)
     elif is_compaction(body):
         stream.message(0, "Handoff summary: the user asked for small repository chores; "
                           "the listed files were inspected and the work is done.")
-        usage = usage_for(state, raw, 48, 0)
+        usage, diagnostics = usage_for(state, raw, 48, 0, body, rid)
     else:
         step = choose_step(state, body) or fallback_step(state)
         stream.reasoning(0, step.get("reasoning", "Planning next step"))
@@ -273,8 +556,12 @@ def answer(state, n, body, raw):
             stream.call(1, step["call"], step.get("arguments", {}))
         else:
             stream.message(1, step.get("message", "Done."))
-        usage = usage_for(state, raw, step.get("output_tokens", 40), step.get("reasoning_tokens", 16))
-    stream.event("response.completed", {"response": {"id": rid, "status": "completed", "usage": usage}})
+        usage, diagnostics = usage_for(state, raw, step.get("output_tokens", 40),
+                                       step.get("reasoning_tokens", 16), body, rid)
+    response = {"id": rid, "status": "completed", "usage": usage}
+    if diagnostics is not None:
+        response["prompt_cache_diagnostics"] = diagnostics
+    stream.event("response.completed", {"response": response})
     return stream.text(), rid, usage
 
 
@@ -342,7 +629,7 @@ class Handler(BaseHTTPRequestHandler):
             except ValueError:
                 body = {}
             if self.path.rstrip("/").endswith("/responses/compact"):
-                usage = usage_for(state, raw, 64, 0)
+                usage, _ = usage_for(state, raw, 64, 0, body)
                 opaque = hashlib.sha256(("compact %d" % n).encode()).hexdigest()
                 data = json.dumps({"output": [{"type": "compaction", "encrypted_content": "gAAAA" + opaque}],
                                    "usage": usage}).encode()
@@ -365,7 +652,10 @@ class Handler(BaseHTTPRequestHandler):
                 return
             state.previous_body = raw
             with open(os.path.join(state.record_dir, "usage.jsonl"), "a") as f:
-                f.write(json.dumps({"request": n, "response_id": rid, "usage": usage}) + "\n")
+                line = {"request": n, "response_id": rid, "usage": usage}
+                if state.cache is not None:
+                    line["tokens"] = TOKENS
+                f.write(json.dumps(line) + "\n")
         self.reply(200, content_type, data)
 
 
@@ -463,6 +753,8 @@ def main():
     parser.add_argument("--calls", type=int, default=0,
                         help="answer the first N unscripted requests with an `ls` call")
     parser.add_argument("--answer", default="Done.", help="the unscripted assistant message")
+    parser.add_argument("--cache", choices=("breakpoints", "prefix"),
+                        help="keep a prompt cache by this model (WIRE_SPEC 19.1) and report it")
     args = parser.parse_args()
     port = args.pos_port if args.pos_port is not None else args.port
     record = args.pos_record or args.record
@@ -473,10 +765,12 @@ def main():
     if args.script:
         with open(args.script) as f:
             script = json.load(f)
-    Handler.state = State(record, script, args.calls, args.answer)
+    Handler.state = State(record, script, args.calls, args.answer, args.cache)
     server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
     signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
     print("PORT=%d" % server.server_address[1], flush=True)
+    if args.cache:
+        print("TOKENS=%s" % TOKENS, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use super::jobs::JobId;
 use super::settings::{Column, ExportKind, ThemeChoice};
 use crate::core::items::ResponseItem;
-use crate::core::prompt::{CompileTarget, Setting};
+use crate::core::prompt::{CompileTarget, PromptCacheOptions, Setting};
 use crate::core::tools::ToolSpec;
 
 /// An edit of the prompt.
@@ -53,6 +53,10 @@ pub enum PromptEdit {
     ServiceTier(Option<String>),
     /// Prompt cache key.
     CacheKey(Option<String>),
+    /// `prompt_cache_options` (mode, ttl, comparison response id).
+    CacheOptions(PromptCacheOptions),
+    /// `prompt_cache_retention`.
+    CacheRetention(Option<String>),
     /// The compile target the prompt records (dialect, rules, provider, base URL, auth).
     Target(CompileTarget),
     /// Only the base URL of the target (typed, so consecutive edits make one undo step).
@@ -75,6 +79,8 @@ pub enum EditField {
     Schema,
     /// The prompt cache key.
     CacheKey,
+    /// The prompt cache options' typed fields (ttl, comparison response id).
+    CacheOptions,
     /// The target's base URL.
     BaseUrl,
 }
@@ -90,6 +96,7 @@ impl PromptEdit {
             Self::SetTool(i, _) => Some(EditField::Tool(*i)),
             Self::OutputSchema(_) => Some(EditField::Schema),
             Self::CacheKey(_) => Some(EditField::CacheKey),
+            Self::CacheOptions(_) => Some(EditField::CacheOptions),
             Self::BaseUrl(_) => Some(EditField::BaseUrl),
             _ => None,
         }

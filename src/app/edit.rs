@@ -92,6 +92,8 @@ pub fn apply(state: &mut AppState, edit: PromptEdit) {
         PromptEdit::Parallel(p) => prompt.parallel_tool_calls = p,
         PromptEdit::ServiceTier(t) => prompt.service_tier = t,
         PromptEdit::CacheKey(k) => prompt.prompt_cache_key = k,
+        PromptEdit::CacheOptions(o) => prompt.prompt_cache_options = o,
+        PromptEdit::CacheRetention(r) => prompt.prompt_cache_retention = r,
         PromptEdit::Target(target) => prompt.compile = target,
         PromptEdit::BaseUrl(url) => prompt.compile.base_url = url,
     }

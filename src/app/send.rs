@@ -27,6 +27,7 @@ use super::settings::ViewKind;
 use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
 use crate::core::compile::CompiledRequest;
+use crate::core::compile::ask_why::with_comparison_response;
 use crate::store::seed::open_seeded;
 use crate::store::send_recording::StoredSend;
 use crate::store::{SendRecording, Writer};
@@ -73,6 +74,10 @@ pub struct SendState {
     pub sent_prompt: Option<Arc<crate::core::prompt::Prompt>>,
     /// The request Continue loaded into the form, and its prefix verdict.
     pub continued: Option<turn::Continued>,
+    /// "Ask the server why": each Send sets `prompt_cache_options.comparison_response_id` to
+    /// the response of the previous send of the same conversation (its last response), so the
+    /// answer carries the server's `prompt_cache_diagnostics`. Off unless the user ticks it.
+    pub ask_why: bool,
 }
 
 /// What the Send bar and the timeline panel ask for.
@@ -86,6 +91,8 @@ pub enum SendCommand {
     Timeline(TimelineCommand),
     /// The next Send starts a new session (the open one is closed in the sidebar).
     NewSession,
+    /// Turn "ask the server why" on or off.
+    AskWhy(bool),
     /// Build the next request from the last response: (call id, output) per pending call, and
     /// an optional new user message.
     Continue {
@@ -144,6 +151,7 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
             state.set_status("The next Send starts a new session", false);
         }
         SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
+        SendCommand::AskWhy(on) => state.send.ask_why = on,
     }
 }
 
@@ -180,7 +188,23 @@ pub fn start(state: &mut AppState) {
             "Send: a headers column cannot be sent; pick a body or frame column".to_string(),
         );
     };
-    let compiled = Arc::clone(&view.compiled);
+    let mut compiled = Arc::clone(&view.compiled);
+    let mut asked = None;
+    if state.send.ask_why {
+        match previous_response(state) {
+            Some(id) => match with_comparison_response(&compiled, &id) {
+                Ok(patched) => {
+                    compiled = Arc::new(patched);
+                    asked = Some(id);
+                }
+                Err(e) => return fail(state, format!("Send: {e}")),
+            },
+            None => state.set_status(
+                "Ask the server why: no earlier response in this conversation yet — sent without a comparison",
+                false,
+            ),
+        }
+    }
     let lookup = Arc::clone(&state.key_lookup);
     let headers = match resolve_headers(&compiled, |env| lookup(env)) {
         Ok(headers) => headers,
@@ -223,9 +247,12 @@ pub fn start(state: &mut AppState) {
     {
         Ok(id) => {
             state.send.job = Some(id);
+            let asking = asked.map_or_else(String::new, |id| {
+                format!("; asking the server why against {id}")
+            });
             state.set_status(
                 format!(
-                    "Sending to {} ({})",
+                    "Sending to {} ({}){asking}",
                     state.send.sent.as_ref().map_or("", |c| c.url.as_str()),
                     match wire {
                         Wire::Http => "HTTP",
@@ -237,6 +264,22 @@ pub fn start(state: &mut AppState) {
         }
         Err(e) => fail(state, format!("Send: {e}")),
     }
+}
+
+/// The response "ask the server why" compares with: the previous send's, when it completed and
+/// belongs to the conversation the next send records into (not after "new session", nor once
+/// another session was opened).
+fn previous_response(state: &AppState) -> Option<String> {
+    if state.send.session != state.sessions.open {
+        return None;
+    }
+    state
+        .send
+        .timeline
+        .current_outcome()
+        .response_id()
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
 }
 
 /// Applies a report of the send job.

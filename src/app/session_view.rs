@@ -114,6 +114,10 @@ pub struct SessionBrowser {
     pub replay: ReplayState,
     /// The last error of a read, the analysis or a replay.
     pub error: Option<String>,
+    /// "Ask the server why" on Re-send: the re-sent body's
+    /// `prompt_cache_options.comparison_response_id` is the previous request's recorded
+    /// response id. Off unless the user ticks it.
+    pub ask_why: bool,
 }
 
 /// What the Sessions view asks for.
@@ -140,6 +144,8 @@ pub enum SessionCommand {
     Resend(usize),
     /// Stop a running replay or re-send (what arrived stays).
     StopReplay,
+    /// Turn "ask the server why" on Re-send on or off.
+    AskWhy(bool),
     /// Show the item-aligned diff of requests `from` and `to` of the open session.
     SelectPair(usize, usize),
     /// Put a request (or the form) in compare slot 0 (left) or 1 (right).
@@ -222,6 +228,7 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
         SessionCommand::Step(delta) => replay::step(&mut state.browser, delta),
         SessionCommand::Resend(index) => resend::start(state, index),
         SessionCommand::StopReplay => replay::stop(&mut state.browser, &state.workers),
+        SessionCommand::AskWhy(on) => browser.ask_why = on,
         SessionCommand::SelectPair(from, to) => jobs::pair_diff(state, from, to),
         SessionCommand::SetCompare(slot, side) => {
             if let Some(place) = browser.compare.slots.get_mut(slot) {

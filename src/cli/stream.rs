@@ -91,6 +91,9 @@ struct CompletedLine<'a> {
     outcome: &'static str,
     response_id: Option<&'a str>,
     usage: Option<&'a crate::core::stream::TokenUsage>,
+    /// The server's `prompt_cache_diagnostics`, when the response carried them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    prompt_cache_diagnostics: Option<&'a crate::core::stream::PromptCacheDiagnostics>,
     #[serde(skip_serializing_if = "Option::is_none")]
     timings: Option<Value>,
     text: &'a str,
@@ -206,6 +209,7 @@ impl<W: Write> Printer<W> {
                         outcome: "completed",
                         response_id: outcome.response_id(),
                         usage: outcome.usage.as_ref(),
+                        prompt_cache_diagnostics: outcome.cache_diagnostics.as_ref(),
                         timings: self.times.then(|| timings_json(outcome)),
                         text: &outcome.text,
                     });
@@ -320,6 +324,9 @@ fn readable_outcome(outcome: &TurnOutcome, failure: Option<&Failure>) -> Vec<Str
             u.reasoning_output_tokens,
             u.total_tokens
         ));
+    }
+    if let Some(diagnosis) = &outcome.cache_diagnostics {
+        lines.push(format!("cache      server: {}", diagnosis.describe()));
     }
     let t = &outcome.timings;
     let mut timing = vec![format!("{} events", outcome.events)];

@@ -23,7 +23,9 @@ use super::error::PromptError;
 use super::items::{PASSTHROUGH_KEY, ResponseItem};
 use super::json::{JsonMap, kind_of};
 use super::models::{ModelCatalog, ModelInfo};
-use super::prompt::{Dialect, PinnedIds, Prompt, PromptMode, ReasoningSettings, Setting};
+use super::prompt::{
+    Dialect, PinnedIds, Prompt, PromptCacheOptions, PromptMode, ReasoningSettings, Setting,
+};
 use super::provider::{Provider, ProviderKind};
 use super::rules::{CompileRules, InstructionsPlacement, StorePolicy};
 use super::tools::ToolSpec;
@@ -311,6 +313,16 @@ fn build_prompt(
         .map(String::from);
     prompt.prompt_cache_key = body
         .get("prompt_cache_key")
+        .and_then(Value::as_str)
+        .map(String::from);
+    if let Some(options) = body
+        .get("prompt_cache_options")
+        .and_then(PromptCacheOptions::from_wire)
+    {
+        prompt.prompt_cache_options = options;
+    }
+    prompt.prompt_cache_retention = body
+        .get("prompt_cache_retention")
         .and_then(Value::as_str)
         .map(String::from);
     if let Some(Value::Object(meta)) = body.get("client_metadata")

@@ -1,11 +1,15 @@
 //! `Prompt`: what the form edits and the JSON file format users save (documented in the README,
 //! examples in `assets/prompts/`), with parsing that names the JSON path of any problem.
 
+mod cache;
 mod client;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
+pub use cache::{
+    BREAKPOINT_KEY, CacheMode, PromptCacheOptions, breakpoint_value, has_breakpoint, set_breakpoint,
+};
 pub use client::ClientIdentity;
 
 use super::error::PromptError;
@@ -268,6 +272,13 @@ pub struct Prompt {
     /// `prompt_cache_key`; absent uses `thread_id` (Codex always sends one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_key: Option<String>,
+    /// `prompt_cache_options` (mode, ttl, comparison response id); sent right after
+    /// `prompt_cache_key`, omitted when no field is set. Kept under Lite.
+    #[serde(default, skip_serializing_if = "PromptCacheOptions::is_empty")]
+    pub prompt_cache_options: PromptCacheOptions,
+    /// `prompt_cache_retention` (`in_memory` or `24h`); sent after `prompt_cache_options`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_retention: Option<String>,
     /// `client_metadata` (string values; key order is kept but never significant).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_metadata: Option<JsonMap>,
@@ -325,6 +336,8 @@ impl Prompt {
             output_schema_strict: true,
             service_tier: None,
             prompt_cache_key: None,
+            prompt_cache_options: PromptCacheOptions::default(),
+            prompt_cache_retention: None,
             client_metadata: None,
             thread_id: None,
             previous_response_id: None,

@@ -35,6 +35,10 @@ pub enum BodyField {
     ServiceTier,
     /// `prompt_cache_key`
     PromptCacheKey,
+    /// `prompt_cache_options` (not sent by Codex; placed after `prompt_cache_key`)
+    PromptCacheOptions,
+    /// `prompt_cache_retention` (not sent by Codex; placed after `prompt_cache_options`)
+    PromptCacheRetention,
     /// `text`
     Text,
     /// `client_metadata`
@@ -58,13 +62,15 @@ impl BodyField {
             Self::Include => "include",
             Self::ServiceTier => "service_tier",
             Self::PromptCacheKey => "prompt_cache_key",
+            Self::PromptCacheOptions => "prompt_cache_options",
+            Self::PromptCacheRetention => "prompt_cache_retention",
             Self::Text => "text",
             Self::ClientMetadata => "client_metadata",
         }
     }
 
     /// Every field, in seed order.
-    pub const ALL: [BodyField; 15] = [
+    pub const ALL: [BodyField; 17] = [
         Self::Model,
         Self::Instructions,
         Self::Input,
@@ -78,6 +84,8 @@ impl BodyField {
         Self::Include,
         Self::ServiceTier,
         Self::PromptCacheKey,
+        Self::PromptCacheOptions,
+        Self::PromptCacheRetention,
         Self::Text,
         Self::ClientMetadata,
     ];
@@ -275,6 +283,8 @@ impl CompileRules {
                 BodyField::Include,
                 BodyField::ServiceTier,
                 BodyField::PromptCacheKey,
+                BodyField::PromptCacheOptions,
+                BodyField::PromptCacheRetention,
                 BodyField::Text,
                 BodyField::ClientMetadata,
             ],

@@ -1,6 +1,7 @@
-//! The Prompt form (centre): base instructions, reasoning/verbosity/output settings, tools and
-//! input items. Text buffers live in the form state so invalid JSON can be shown with its line and
-//! column while the last good prompt keeps compiling.
+//! The Prompt form (centre): base instructions, reasoning/verbosity/output settings, tools,
+//! input items and (collapsed, last) the prompt-cache options. Text buffers live in the form
+//! state so invalid JSON can be shown with its line and column while the last good prompt keeps
+//! compiling.
 
 use egui::Ui;
 
@@ -8,6 +9,7 @@ use super::UiState;
 use super::widgets::{error_line, labelled_line, labelled_multiline, parse_json, setting_picker};
 use super::{items_panel, tools_panel};
 use crate::app::{AppState, CommandSender, PromptEdit};
+use crate::core::prompt::CacheMode;
 
 /// Text buffers of the free-text settings (so invalid JSON can be shown without being applied).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -43,6 +45,11 @@ pub fn form_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comma
                 .show(ui, |ui| {
                     items_panel::items_ui(ui, state, &mut ui_state.items, tx)
                 });
+            // Last, collapsed: opening it moves nothing the other sections show.
+            egui::CollapsingHeader::new("Prompt cache")
+                .id_salt("prompt_cache_section")
+                .default_open(false)
+                .show(ui, |ui| prompt_cache_ui(ui, state, tx));
         });
 }
 
@@ -214,5 +221,84 @@ fn settings_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &Comma
         .changed()
     {
         tx.edit(PromptEdit::Strict(strict));
+    }
+}
+
+/// `prompt_cache_options` (mode, ttl, comparison response id) and `prompt_cache_retention`;
+/// each left off the request while unset. The per-block breakpoints are in the item editor.
+fn prompt_cache_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    let options = &state.prompt.prompt_cache_options;
+    egui::Grid::new("prompt_cache_grid")
+        .num_columns(2)
+        .show(ui, |ui| {
+            let label = ui.label("Cache mode");
+            let mode = options.mode;
+            egui::ComboBox::from_id_salt("cache_mode_picker")
+                .selected_text(mode.map_or("not set", CacheMode::id))
+                .show_ui(ui, |ui| {
+                    for v in [None, Some(CacheMode::Implicit), Some(CacheMode::Explicit)] {
+                        if ui
+                            .selectable_label(mode == v, v.map_or("not set", CacheMode::id))
+                            .clicked()
+                            && mode != v
+                        {
+                            let mut next = options.clone();
+                            next.mode = v;
+                            tx.edit(PromptEdit::CacheOptions(next));
+                        }
+                    }
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "prompt_cache_options.mode: explicit caches only at the content blocks marked as breakpoints",
+                );
+            ui.end_row();
+            let label = ui.label("Retention");
+            let retention = state.prompt.prompt_cache_retention.clone();
+            egui::ComboBox::from_id_salt("cache_retention_picker")
+                .selected_text(retention.as_deref().unwrap_or("not set"))
+                .show_ui(ui, |ui| {
+                    for v in [None, Some("in_memory"), Some("24h")] {
+                        let v = v.map(String::from);
+                        if ui
+                            .selectable_label(retention == v, v.as_deref().unwrap_or("not set"))
+                            .clicked()
+                            && retention != v
+                        {
+                            tx.edit(PromptEdit::CacheRetention(v.clone()));
+                        }
+                    }
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "prompt_cache_retention (prefix-cache models; deprecated for breakpoint models)",
+                );
+            ui.end_row();
+        });
+    let mut ttl = options.ttl.clone().unwrap_or_default();
+    if labelled_line(
+        ui,
+        "Cache TTL",
+        &mut ttl,
+        "30m (server default)",
+        "prompt_cache_options.ttl, e.g. 30m or 12h",
+    ) {
+        let mut next = options.clone();
+        next.ttl = (!ttl.trim().is_empty()).then_some(ttl);
+        tx.edit(PromptEdit::CacheOptions(next));
+    }
+    let mut comparison = options.comparison_response_id.clone().unwrap_or_default();
+    if labelled_line(
+        ui,
+        "Compare with response",
+        &mut comparison,
+        "resp_… (asks the server why it missed)",
+        "prompt_cache_options.comparison_response_id: the response then carries prompt_cache_diagnostics",
+    ) {
+        let mut next = options.clone();
+        next.comparison_response_id = (!comparison.trim().is_empty()).then_some(comparison);
+        tx.edit(PromptEdit::CacheOptions(next));
     }
 }

@@ -12,6 +12,7 @@ use super::widgets::{
 use crate::app::{AppCommand, AppState, CommandSender, PromptEdit};
 use crate::core::items::{ContentItem, ResponseItem, ToolOutput};
 use crate::core::json::JsonMap;
+use crate::core::prompt::{BREAKPOINT_KEY, breakpoint_value};
 
 /// Draws the item list and the selected item's editor.
 pub fn items_ui(
@@ -346,11 +347,30 @@ fn tool_output(ui: &mut Ui, output: &mut ToolOutput, i: usize) {
     }
 }
 
+/// The part's explicit prompt-cache breakpoint (`prompt_cache_breakpoint: {"mode":"explicit"}`,
+/// among the part's own fields `extra`).
+fn breakpoint_toggle(ui: &mut Ui, extra: &mut JsonMap, k: usize) {
+    let mut on = extra.get(BREAKPOINT_KEY) == Some(&breakpoint_value());
+    if ui
+        .checkbox(&mut on, format!("Cache breakpoint after part {k}"))
+        .on_hover_text(
+            "prompt_cache_breakpoint {\"mode\": \"explicit\"}: the server writes (and later reads) the cache up to the end of this block",
+        )
+        .changed()
+    {
+        if on {
+            extra.insert(BREAKPOINT_KEY.to_string(), breakpoint_value());
+        } else {
+            extra.shift_remove(BREAKPOINT_KEY);
+        }
+    }
+}
+
 fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
     let mut remove = None;
     for (k, part) in parts.iter_mut().enumerate() {
         ui.push_id(("part", i, k), |ui| match part {
-            ContentItem::InputText { text, .. } | ContentItem::OutputText { text, .. } => {
+            ContentItem::InputText { text, extra } | ContentItem::OutputText { text, extra } => {
                 labelled_multiline(
                     ui,
                     &format!("Text part {k}"),
@@ -359,16 +379,22 @@ fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
                     false,
                     "input_text / output_text",
                 );
-                if ui
-                    .small_button("Remove part")
-                    .on_hover_text("Delete this part")
-                    .clicked()
-                {
-                    remove = Some(k);
-                }
+                // The breakpoint beside Remove: one row, as before it existed.
+                ui.horizontal(|ui| {
+                    if ui
+                        .small_button("Remove part")
+                        .on_hover_text("Delete this part")
+                        .clicked()
+                    {
+                        remove = Some(k);
+                    }
+                    breakpoint_toggle(ui, extra, k);
+                });
             }
             ContentItem::InputImage {
-                image_url, detail, ..
+                image_url,
+                detail,
+                extra,
             } => {
                 labelled_line(
                     ui,
@@ -397,6 +423,7 @@ fn content_parts(ui: &mut Ui, parts: &mut Vec<ContentItem>, i: usize) {
                     {
                         remove = Some(k);
                     }
+                    breakpoint_toggle(ui, extra, k);
                 });
             }
             other => {

@@ -1,7 +1,8 @@
 //! Send in the workbench: the top bar's Send / Stop buttons and, beside them, the target picker
 //! (always there, so the first send can already pick its column; Send's tooltip names the column
 //! and URL), and the bottom panel that shows the send's timeline — a bar (where the last send
-//! went, what is running, where it was recorded, why a send could not start), the Continue strip
+//! went, what is running, where it was recorded, why a send could not start; the "Ask why" box
+//! for the next Send), the Continue strip
 //! (`send_continue.rs`), then the shared timeline panel ([`crate::ui::timeline`]). Keys: Ctrl+Enter sends, Esc stops (both in `ui/mod.rs`).
 
 use egui::Ui;
@@ -68,6 +69,23 @@ pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     target_picker(ui, state, &target, tx);
 }
 
+/// "Ask why" for the next Send (in the bar above the timeline: there is a previous response to
+/// compare with once something was sent; the top bar has no room at 1024 px).
+fn ask_why_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    let mut ask = state.send.ask_why;
+    if ui
+        .checkbox(&mut ask, "Ask why")
+        .on_hover_text(
+            "Ask the server why on the next Send: set prompt_cache_options.comparison_response_id \
+             to the last send's response, so the answer carries prompt_cache_diagnostics (GPT-5.6 \
+             and later)",
+        )
+        .changed()
+    {
+        tx.send(AppCommand::SendBar(SendCommand::AskWhy(ask)));
+    }
+}
+
 /// The target in a few characters, for the top bar: `Lite · OpenAI · HTTP` / `… · WS`.
 fn short_target(state: &AppState, i: usize) -> String {
     state.views.get(i).map_or_else(
@@ -124,9 +142,10 @@ fn target_picker(ui: &mut Ui, state: &AppState, full: &str, tx: &CommandSender) 
 
 /// The line above the timeline: what the last send did (where it went, what is running, where
 /// it was recorded), or why a send could not start.
-fn bar_ui(ui: &mut Ui, state: &AppState) {
+fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let send = &state.send;
     ui.horizontal_wrapped(|ui| {
+        ask_why_ui(ui, state, tx);
         ui.strong("Last send");
         if let Some(compiled) = &send.sent {
             ui.label(format!("to {}", redact_url(&compiled.url)));
@@ -150,7 +169,7 @@ pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &Comma
     let height = ui.available_height();
     if !state.send.shown {
         if state.send.error.is_some() {
-            egui::Panel::bottom("send_bar").show(ui, |ui| bar_ui(ui, state));
+            egui::Panel::bottom("send_bar").show(ui, |ui| bar_ui(ui, state, tx));
         }
         return;
     }
@@ -159,7 +178,7 @@ pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &Comma
         .default_size((height * 0.35).clamp(140.0, 380.0))
         .size_range(90.0..=(height * 0.75).max(100.0))
         .show(ui, |ui| {
-            bar_ui(ui, state);
+            bar_ui(ui, state, tx);
             super::send_continue::continue_ui(ui, state, &mut sui.next, tx);
             let commands = timeline_ui(ui, &state.send.timeline, &mut sui.timeline);
             for command in commands {

@@ -11,6 +11,9 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cache_options;
+mod cache_standin;
+mod cache_usage_paths;
 mod cli_bad_values;
 mod cli_bounded_input;
 mod cli_compile;
@@ -83,6 +86,8 @@ mod types_cli_values;
 mod types_store;
 mod types_undo;
 mod types_usage;
+mod ui_ask_why;
+mod ui_cache_form;
 mod ui_diff;
 mod ui_editing;
 mod ui_imports;

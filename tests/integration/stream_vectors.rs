@@ -57,6 +57,7 @@ fn completed(id: &str) -> MappedEvent {
         response_id: id.to_string(),
         token_usage: None,
         end_turn: None,
+        cache_diagnostics: None,
     }
 }
 
@@ -409,6 +410,7 @@ fn table_driven_event_kinds() {
         response_id: "c".to_string(),
         token_usage: Some(TokenUsage::default()),
         end_turn: None,
+        cache_diagnostics: None,
     };
     let cases = [
         (
@@ -644,7 +646,8 @@ fn reasoning_and_item_events() {
             Ok(MappedEvent::Completed {
                 response_id: "r".to_string(),
                 token_usage: None,
-                end_turn: Some(false)
+                end_turn: Some(false),
+                cache_diagnostics: None,
             }),
         ]
     );
@@ -676,6 +679,7 @@ fn parses_cache_write_token_usage() {
                 total_tokens: 110,
             }),
             end_turn: None,
+            cache_diagnostics: None,
         })]
     );
 }
@@ -699,6 +703,7 @@ fn usage_details_rules() {
                 ..TokenUsage::default()
             }),
             end_turn: None,
+            cache_diagnostics: None,
         })]
     );
     // Details present without `cached_tokens`: the completion does not parse.

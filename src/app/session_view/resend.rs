@@ -18,7 +18,9 @@ use crate::app::send::live::{self, UiChannel, UiStep};
 use crate::app::send::{KeyLookup, wire_of};
 use crate::app::state::AppState;
 use crate::app::timeline::TimelineUpdate;
+use crate::core::compile::ask_why::set_comparison_response;
 use crate::core::compile::{BodyValue, CompiledRequest};
+use crate::core::rules::{BodyField, CompileRules};
 use crate::core::stream::{StreamReader, TurnOutcome};
 use crate::store::seed::open_seeded;
 use crate::store::{OutcomeRecord, Page, SendRecording, Writer};
@@ -50,6 +52,15 @@ pub fn start(state: &mut AppState, index: usize) {
     let target = Arc::clone(&view.compiled);
     let lookup = Arc::clone(&state.key_lookup);
     let (request, position) = (row.id, row.position);
+    // The request before it, whose recorded response "ask the server why" compares with.
+    let compare_with = if browser.ask_why {
+        index
+            .checked_sub(1)
+            .and_then(|i| state.sessions.rows.get(i))
+            .map(|previous| previous.id)
+    } else {
+        None
+    };
     super::replay::stop_running(&mut state.browser, &state.workers);
     let browser = &mut state.browser;
     let generation = browser.replay.generation + 1;
@@ -70,7 +81,7 @@ pub fn start(state: &mut AppState, index: usize) {
         resend_job(
             ctx,
             path,
-            (session, request),
+            (session, request, compare_with),
             Target {
                 compiled: target,
                 wire,
@@ -124,17 +135,32 @@ fn decode_recorded(
 
 fn prepare(
     path: &std::path::Path,
-    session: i64,
-    request: i64,
+    (session, request, compare_with): (i64, i64, Option<i64>),
     target: &CompiledRequest,
 ) -> Result<Prepared, String> {
     let store = open_seeded(path).map_err(|e| e.to_string())?;
-    let body = store.body(request).map_err(|e| e.to_string())?;
-    let Some(serde_json::Value::Object(map)) = body.value else {
+    let mut body = store.body(request).map_err(|e| e.to_string())?;
+    let Some(serde_json::Value::Object(mut map)) = body.value else {
         return Err(format!(
             "request {request}: the stored body is not a JSON object"
         ));
     };
+    // Ask the server why: compare with the previous request's recorded response.
+    if let Some(previous) = compare_with {
+        let response = store
+            .outcome(previous)
+            .map_err(|e| e.to_string())?
+            .and_then(|o| o.response_id)
+            .ok_or_else(|| {
+                "Ask the server why: the request before this one has no recorded response id \
+                 (nothing was sent)"
+                    .to_string()
+            })?;
+        let order = CompileRules::preset(&target.rules)
+            .map_or_else(|| BodyField::ALL.to_vec(), |rules| rules.field_order);
+        set_comparison_response(&mut map, &order, &response);
+        body.bytes = serde_json::to_vec(&map).map_err(|e| e.to_string())?;
+    }
     let recorded = store.outcome(request).map_err(|e| e.to_string())?;
     let decoded = decode_recorded(&store, request, recorded.as_ref())?;
     // The target's URL and headers with the recorded body, sent as stored (uncompressed).
@@ -164,7 +190,7 @@ struct Target {
 async fn resend_job(
     ctx: JobContext,
     path: PathBuf,
-    (session, request): (i64, i64),
+    (session, request, compare_with): (i64, i64, Option<i64>),
     target: Target,
     (generation, cancel): (u64, CancelToken),
     options: SendOptions,
@@ -180,8 +206,10 @@ async fn resend_job(
         wire,
         lookup,
     } = target;
-    let prepared =
-        tokio::task::spawn_blocking(move || prepare(&path, session, request, &target)).await;
+    let prepared = tokio::task::spawn_blocking(move || {
+        prepare(&path, (session, request, compare_with), &target)
+    })
+    .await;
     let (compiled, recorded, decoded, recording) = match prepared {
         Ok(Ok(prepared)) => prepared,
         Ok(Err(e)) => {

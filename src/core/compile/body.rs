@@ -144,6 +144,10 @@ pub fn build_body(
                 .or(prompt.thread_id.as_ref())
                 .cloned()
                 .map(Value::String),
+            BodyField::PromptCacheOptions => prompt.prompt_cache_options.to_wire(),
+            BodyField::PromptCacheRetention => {
+                prompt.prompt_cache_retention.clone().map(Value::String)
+            }
             BodyField::Text => text.take(),
             BodyField::ClientMetadata => prompt.client_metadata.clone().map(Value::Object),
         };

@@ -3,6 +3,7 @@
 //! plus a note for every field the rules changed or left out, so a viewer can explain it. A
 //! Prompt in a compaction mode compiles to a compaction request ([`compaction`]).
 
+pub mod ask_why;
 mod body;
 mod body_value;
 mod cache;

@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::cache_diagnostics::PromptCacheDiagnostics;
 use super::errors::{StreamError, classify_failed, incomplete_error};
 use super::sse::RawEvent;
 pub use super::usage::TokenUsage;
@@ -88,6 +89,8 @@ pub enum MappedEvent {
         token_usage: Option<TokenUsage>,
         /// `response.end_turn`.
         end_turn: Option<bool>,
+        /// `response.prompt_cache_diagnostics` (asked for with a comparison response id).
+        cache_diagnostics: Option<PromptCacheDiagnostics>,
     },
     /// The model that served the request, when it changes (`openai-model` header).
     ServerModel(String),
@@ -188,6 +191,8 @@ struct ResponseCompleted {
     usage: Option<TokenUsage>,
     #[serde(default)]
     end_turn: Option<bool>,
+    #[serde(default)]
+    prompt_cache_diagnostics: Option<Value>,
 }
 
 /// Parses a `response.completed` event's `response` (§13). The error text is the client's.
@@ -197,6 +202,10 @@ pub fn parse_completed(response: Value) -> Result<MappedEvent, StreamError> {
             response_id: r.id,
             token_usage: r.usage,
             end_turn: r.end_turn,
+            cache_diagnostics: r
+                .prompt_cache_diagnostics
+                .as_ref()
+                .and_then(PromptCacheDiagnostics::from_value),
         }),
         Err(e) => Err(StreamError::stream(format!(
             "failed to parse ResponseCompleted: {e}"

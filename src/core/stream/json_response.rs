@@ -96,6 +96,7 @@ pub(super) fn map(data: &str, entry: &mut TimelineEntry) {
                 .cloned()
                 .and_then(|u| serde_json::from_value(u).ok()),
             end_turn: None,
+            cache_diagnostics: None,
         }),
         other => {
             entry.error = Some(StreamError::stream(match other {

@@ -1,6 +1,6 @@
 //! Streaming, the half of the wire that comes back (WIRE_SPEC §13–§14), over bytes and without
 //! I/O: SSE decoding ([`sse`]), event mapping ([`events`]), error classification ([`errors`],
-//! [`http_error`], one [`ErrorClass`]), non-streaming JSON answers ([`json_response`]), token usage in every shape ([`usage`]) and turn
+//! [`http_error`], one [`ErrorClass`]), non-streaming JSON answers ([`json_response`]), token usage in every shape ([`usage`]), the server's cache verdict ([`cache_diagnostics`]) and turn
 //! accumulation ([`outcome`]).
 //!
 //! [`StreamReader`] ties them together the way a client reads a turn: push bytes as they arrive,
@@ -12,6 +12,7 @@
 //! before. A stored event is read directly ([`StreamReader::push_event`]); [`replay`] is the one
 //! replay of a stored request's events, paced by a [`Timing`].
 
+pub mod cache_diagnostics;
 pub mod error_class;
 pub mod errors;
 pub mod events;
@@ -26,6 +27,7 @@ pub mod usage;
 
 use std::time::Duration;
 
+pub use cache_diagnostics::PromptCacheDiagnostics;
 pub use error_class::ErrorClass;
 pub use errors::StreamError;
 pub use events::{EventMapper, MappedEvent, TimelineEntry, TokenUsage};

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use super::cache_diagnostics::PromptCacheDiagnostics;
 use super::errors::StreamError;
 use super::events::{MappedEvent, ModelVerification, TimelineEntry, TokenUsage};
 use crate::core::items::ResponseItem;
@@ -94,6 +95,8 @@ pub struct TurnOutcome {
     pub tool_calls: Vec<ToolCall>,
     /// Token usage of the completed response.
     pub usage: Option<TokenUsage>,
+    /// The server's `prompt_cache_diagnostics`, when the request asked for them.
+    pub cache_diagnostics: Option<PromptCacheDiagnostics>,
     /// The last model the server reported.
     pub server_model: Option<String>,
     /// Verifications the server recommended.
@@ -219,8 +222,10 @@ impl TurnOutcome {
                 response_id,
                 token_usage,
                 end_turn,
+                cache_diagnostics,
             } => {
                 self.usage = *token_usage;
+                self.cache_diagnostics.clone_from(cache_diagnostics);
                 self.state = TurnState::Completed {
                     response_id: response_id.clone(),
                     end_turn: *end_turn,

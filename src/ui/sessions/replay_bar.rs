@@ -87,6 +87,17 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         {
             send(tx, SessionCommand::Resend(index));
         }
+        let mut ask = browser.ask_why;
+        if ui
+            .checkbox(&mut ask, "ask the server why")
+            .on_hover_text(
+                "Re-send with prompt_cache_options.comparison_response_id set to the previous \
+                 request's recorded response: the answer carries prompt_cache_diagnostics",
+            )
+            .changed()
+        {
+            send(tx, SessionCommand::AskWhy(ask));
+        }
         if replay.job.is_some() {
             ui.spinner();
             if replay.stopping {

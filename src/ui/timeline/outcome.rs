@@ -48,6 +48,9 @@ pub fn outcome_ui(ui: &mut Ui, model: &TimelineModel) {
         }
         more_ui(ui, outcome.output_items.len());
     }
+    if let Some(line) = server_cache_line(outcome) {
+        ui.label(line);
+    }
     if let Some(usage) = &outcome.usage {
         usage_ui(ui, usage);
     }
@@ -159,6 +162,20 @@ pub fn uncached_input(usage: &TokenUsage) -> i64 {
         .max(0)
 }
 
+/// `server cache: miss — input_changed, 2,048 tokens affected (read 0, wrote 4,096)`: the
+/// response's `prompt_cache_diagnostics` with what its usage says was read from and written to
+/// the cache. `None` when the response carries no diagnostics.
+pub fn server_cache_line(outcome: &TurnOutcome) -> Option<String> {
+    let diagnosis = outcome.cache_diagnostics.as_ref()?.describe();
+    Some(match &outcome.usage {
+        Some(usage) => format!(
+            "server cache: {diagnosis} (read {}, wrote {})",
+            usage.cached_input_tokens, usage.cache_write_input_tokens
+        ),
+        None => format!("server cache: {diagnosis}"),
+    })
+}
+
 fn usage_ui(ui: &mut Ui, usage: &TokenUsage) {
     ui.strong("Usage (tokens)");
     Grid::new("timeline_usage").striped(true).show(ui, |ui| {
@@ -216,6 +233,44 @@ mod tests {
             cached_input_tokens,
             ..TokenUsage::default()
         }
+    }
+
+    #[test]
+    fn the_server_cache_line_joins_the_diagnosis_and_the_usage() {
+        use crate::core::stream::PromptCacheDiagnostics;
+        let miss = PromptCacheDiagnostics::CacheMiss {
+            reason: Some("input_changed".to_string()),
+            cache_missed_tokens: Some(2048),
+            comparison_reusable_tokens: None,
+        };
+        let with_usage = TurnOutcome {
+            cache_diagnostics: Some(miss.clone()),
+            usage: Some(TokenUsage {
+                cached_input_tokens: 1024,
+                cache_write_input_tokens: 3000,
+                ..usage(5000, 1024)
+            }),
+            ..TurnOutcome::default()
+        };
+        let without_usage = TurnOutcome {
+            cache_diagnostics: Some(PromptCacheDiagnostics::CacheHit),
+            ..TurnOutcome::default()
+        };
+        assert_eq!(
+            [
+                server_cache_line(&with_usage),
+                server_cache_line(&without_usage),
+                server_cache_line(&TurnOutcome::default()),
+            ],
+            [
+                Some(
+                    "server cache: miss — input_changed, 2,048 tokens affected (read 1024, wrote 3000)"
+                        .to_string()
+                ),
+                Some("server cache: hit".to_string()),
+                None,
+            ]
+        );
     }
 
     #[test]
