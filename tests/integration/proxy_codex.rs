@@ -294,4 +294,64 @@ fn codex_cli_records_through_the_proxy_and_replays_offline() {
         .map(|r| store.outcome(r.id).expect("read").expect("outcome").state)
         .collect();
     assert_eq!(states, vec![RecordedState::Completed; seen.len()]);
+
+    // The recording's own home and folder against the replay endpoint: the same first prompt
+    // reads "same as recorded" (a new thread, so new derived ids); another prompt is named at the
+    // user message it changed.
+    let verdicts = |prompt: &str| -> Vec<String> {
+        let (mut replay, lines, addr) = start_server(&[
+            "replay",
+            "--session",
+            &recording.to_string(),
+            "--listen",
+            "127.0.0.1:0",
+            "--timing",
+            "instant",
+            "--db",
+            db.to_str().expect("path"),
+        ]);
+        let home = codex_home(&dir.join("record"), &format!("http://{addr}/v1"));
+        assert_ok(
+            &codex(&bin, &home, &work, &[prompt]),
+            "codex exec (replay again)",
+        );
+        stop_server(&mut replay, lines)
+            .iter()
+            .filter_map(|l| l["note"].as_str())
+            .map(|note| {
+                let verdict = note.split_once("): ").map_or(note, |(_, v)| v);
+                verdict
+                    .rsplit_once(", similarity")
+                    .map_or(verdict, |(v, _)| v)
+                    .to_string()
+            })
+            .collect()
+    };
+    let same = verdicts("Say hello.");
+    assert_eq!(same.len(), 1, "{same:?}");
+    assert!(
+        same[0].starts_with("same as recorded (new thread id → new derived ids;"),
+        "{same:?}"
+    );
+    let other = verdicts("Say goodbye.");
+    assert_eq!(other.len(), 1, "{other:?}");
+    let user_message = seen[0]
+        .body
+        .split(|_| false)
+        .next()
+        .and_then(|b| serde_json::from_slice::<Value>(b).ok())
+        .and_then(|b| {
+            b["input"].as_array().and_then(|items| {
+                items
+                    .iter()
+                    .rposition(|i| i["role"] == "user" && i["content"][0]["text"] == "Say hello.")
+            })
+        })
+        .expect("the recorded user message");
+    assert_eq!(
+        other[0],
+        format!(
+            "differs from recorded at /input/{user_message}/content/0/text (input_item_edited)"
+        )
+    );
 }
