@@ -56,7 +56,10 @@ pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &Com
     let calls = pending_calls(outcome);
     ui.horizontal_wrapped(|ui| {
         ui.strong("Next turn");
-        ui.weak(format!("{} tool call(s) to answer", calls.len()));
+        ui.weak(format!(
+            "{} to answer",
+            super::widgets::count(calls.len() as u64, "tool call")
+        ));
     });
     for call in &calls {
         let text = cui
