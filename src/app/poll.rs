@@ -291,8 +291,15 @@ fn keep_base_url(
     let Ok(resolved) = crate::core::target::resolve_target(current, &Default::default()) else {
         return;
     };
-    let preset = crate::core::provider::Provider::preset(imported.provider).base_url;
-    if resolved.provider.base_url != preset {
-        imported.base_url = Some(resolved.provider.base_url);
+    let preset = crate::core::provider::Provider::preset(imported.provider);
+    let kept = crate::core::provider::Provider {
+        base_url: resolved.provider.base_url.clone(),
+        ..preset.clone()
+    };
+    // An Azure URL changes what the body compiles to (store): kept only when the shapes agree.
+    if kept.base_url != preset.base_url
+        && kept.is_azure_responses_endpoint() == preset.is_azure_responses_endpoint()
+    {
+        imported.base_url = Some(kept.base_url);
     }
 }

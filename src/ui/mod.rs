@@ -83,6 +83,7 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     } else {
         &PaneId::SESSIONS
     };
+    ui_state.panes.rects.clear();
     // Dialog shortcuts win: while a dialog is open the global ones are off.
     if state.dialog.is_none() {
         shortcuts(ui.ctx(), state, ui_state, tx);

@@ -87,9 +87,9 @@ pub fn header(ui: &mut Ui, layout: &PaneLayout, id: PaneId, order: &[PaneId], tx
         } else {
             let collapsed = layout.is_collapsed(id);
             let (mark, verb) = if collapsed {
-                ("▶", "Show")
+                ("+", "Show")
             } else {
-                ("▼", "Collapse")
+                ("−", "Collapse")
             };
             let text = RichText::new(format!("{mark} {}", id.title())).strong();
             if ui
@@ -146,7 +146,7 @@ pub fn pane(
         }
         let response = collapsed.show(ui, |ui| {
             if spec.side.horizontal() {
-                let response = ui.button("▶").on_hover_text(format!(
+                let response = ui.button("+").on_hover_text(format!(
                     "Show {}{}",
                     id.title(),
                     key_hint(id, order)
