@@ -136,7 +136,9 @@ fn differences_bar(ui: &mut Ui, state: &AppState, columns: &mut ColumnsState) {
         return;
     };
     let differences = &view.aligned.differences;
-    ui.horizontal(|ui| {
+    // Wrapped: a row wider than the pane would widen the whole column area past the window
+    // (and its sideways scroll would think everything fits).
+    ui.horizontal_wrapped(|ui| {
         let n = differences.len();
         let label = match (n, columns.difference) {
             (0, _) => "No differences between the columns".to_string(),

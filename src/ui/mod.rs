@@ -152,16 +152,21 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     let timeline = PaneSpec {
         id: PaneId::SendTimeline,
         side: Side::Bottom,
-        default: (height * 0.3).clamp(120.0, 320.0),
+        default: (height * 0.35).clamp(160.0, 360.0),
         min: 90.0,
         max: (height * 0.75).max(100.0),
     };
-    {
+    // The send pane appears with the first send (until then a bar, when a send was refused).
+    if state.send.shown {
         let UiState {
             send, panes: rects, ..
         } = ui_state;
         panes::pane(ui, &layout, timeline, order, rects, tx, |ui| {
             send_bar::send_panel_ui(ui, state, send, tx);
+        });
+    } else if state.send.error.is_some() {
+        egui::Panel::bottom("send_bar").show(ui, |ui| {
+            send_bar::send_panel_ui(ui, state, &mut ui_state.send, tx);
         });
     }
     let sidebar = PaneSpec {

@@ -166,15 +166,26 @@ pub fn pane(
         return;
     }
     let max = spec.max.max(spec.min);
-    let default = layout.size(id).unwrap_or(spec.default).clamp(spec.min, max);
-    let response = panel(spec.side, id)
-        .resizable(true)
-        .default_size(default)
-        .size_range(spec.min..=max)
-        .show(ui, |ui| {
-            header(ui, layout, id, order, tx);
-            add(ui);
-        });
+    let target = layout.size(id).unwrap_or(spec.default).clamp(spec.min, max);
+    // Exactly its size (contents never push it open, and it does not shrink to them), except
+    // while the user drags an edge: then within its range, and the size let go at is kept.
+    let dragging = ui.ctx().dragged_id().is_some();
+    let mut shown = panel(spec.side, id).resizable(true);
+    shown = if dragging {
+        shown.default_size(target).size_range(spec.min..=max)
+    } else {
+        shown.exact_size(target)
+    };
+    let response = shown.show(ui, |ui| {
+        // The contents get exactly the pane's room, clipped there: what does not fit never
+        // pushes the pane past its size (egui would then misplace the panels after it).
+        let room = ui.available_rect_before_wrap();
+        let mut inside = ui.new_child(egui::UiBuilder::new().max_rect(room).layout(*ui.layout()));
+        inside.shrink_clip_rect(room);
+        header(&mut inside, layout, id, order, tx);
+        add(&mut inside);
+        ui.advance_cursor_after_rect(room);
+    });
     let rect = response.response.rect;
     panes.rects.insert(id, rect);
     let size = if spec.side.horizontal() {

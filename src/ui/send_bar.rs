@@ -149,11 +149,10 @@ fn bar_ui(ui: &mut Ui, state: &AppState) {
 }
 
 /// The send pane's contents: the bar and the Continue strip, then the timeline (before the first
-/// send, a line saying what will show here: the pane keeps its room, so nothing jumps).
+/// send only the bar, which says why a send was refused).
 pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &CommandSender) {
     bar_ui(ui, state);
     if !state.send.shown {
-        ui.weak("Nothing sent yet: Send (Ctrl+Enter) streams the target column's answer here.");
         return;
     }
     super::send_continue::continue_ui(ui, state, &mut sui.next, tx);

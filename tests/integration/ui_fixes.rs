@@ -361,10 +361,7 @@ fn counts_of_one_are_singular() {
 #[test]
 fn a_har_without_dialects_gets_them_from_the_bodies() {
     let har = long_har("foreign", 1, |entry| {
-        if let Some(extra) = entry
-            .get_mut("_promptwire")
-            .and_then(|v| v.as_object_mut())
-        {
+        if let Some(extra) = entry.get_mut("_promptwire").and_then(|v| v.as_object_mut()) {
             extra.remove("dialect");
         }
     });
