@@ -124,14 +124,7 @@ pub fn header(ui: &mut Ui, layout: &PaneLayout, id: PaneId, order: &[PaneId], tx
 }
 
 /// A side pane's Collapse and Maximise buttons, in the top-right corner of `room`.
-fn corner_controls(
-    ui: &mut Ui,
-    layout: &PaneLayout,
-    id: PaneId,
-    order: &[PaneId],
-    room: Rect,
-    tx: &CommandSender,
-) {
+fn corner_controls(ui: &mut Ui, id: PaneId, order: &[PaneId], room: Rect, tx: &CommandSender) {
     let height = ui.spacing().interact_size.y;
     let corner = Rect::from_min_max(
         egui::pos2(room.right() - 140.0, room.top()),
@@ -231,7 +224,7 @@ pub fn pane(
             // A side pane's controls sit in its top-right corner, over its contents: they
             // take none of its height.
             add(&mut inside);
-            corner_controls(&mut inside, layout, id, order, room, tx);
+            corner_controls(&mut inside, id, order, room, tx);
         } else {
             header(&mut inside, layout, id, order, tx);
             add(&mut inside);
