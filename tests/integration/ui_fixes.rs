@@ -389,3 +389,63 @@ fn a_har_without_dialects_gets_them_from_the_bodies() {
         .collect();
     assert_eq!(dialects, vec![Some("standard".to_string()); 3]);
 }
+
+#[test]
+fn compare_is_left_aligned_summarised_and_steps_through_its_differences() {
+    let mut harness = sessions_app("fixes-compare", (1500.0, 950.0), &[]);
+    open_session(&mut harness, "#4 cache-prefix-break · 3 req");
+    harness
+        .get_by_role_and_label(Role::Button, "Compare")
+        .click();
+    harness.run_steps(2);
+    harness.get_by_label("Compare: left").click();
+    harness.run_steps(2);
+    harness.key_press(Key::J);
+    harness.key_press(Key::J);
+    harness.run_steps(2);
+    harness.get_by_label("Compare: right").click();
+    wait_until(&mut harness, "compared", |s| {
+        s.browser.compare.result.is_some()
+    });
+    harness.run_steps(4);
+    let aligned = state(&harness)
+        .browser
+        .compare
+        .result
+        .clone()
+        .expect("result")
+        .aligned
+        .clone();
+    let n = aligned.differences.len();
+    assert!(n >= 2, "{n} differences");
+    harness.get_by_label(&promptwire::ui::sessions::compare_summary(&aligned));
+    // Left-aligned with its indentation: the left column's "{" and its first member start at
+    // the same x (centred lines of different widths would not).
+    let first = aligned.columns[0].text[1]
+        .as_deref()
+        .expect("a member")
+        .to_string();
+    let brace = harness
+        .query_all_by_label("{")
+        .map(|node| node.rect().left())
+        .fold(f32::INFINITY, f32::min);
+    let member = harness
+        .query_all_by_label(&first)
+        .map(|node| node.rect().left())
+        .fold(f32::INFINITY, f32::min);
+    assert!(
+        (brace - member).abs() < 1.0,
+        "{{ at {brace}, {first} at {member}"
+    );
+    // n and p step through the differences.
+    harness.get_by_label(&format!("{n} differing places"));
+    harness.key_press(Key::N);
+    harness.run_steps(3);
+    harness.get_by_label(&format!("Difference 1 of {n}"));
+    harness.key_press(Key::N);
+    harness.run_steps(3);
+    harness.get_by_label(&format!("Difference 2 of {n}"));
+    harness.get_by_label("Previous difference").click();
+    harness.run_steps(3);
+    harness.get_by_label(&format!("Difference 1 of {n}"));
+}

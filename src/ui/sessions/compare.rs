@@ -25,7 +25,7 @@ pub struct CompareUi {
 
 /// The one-line summary: how many places differ and how many rows are changed, only on the
 /// left, only on the right, and the top-level fields they are under.
-pub fn summary(aligned: &Aligned) -> String {
+pub fn compare_summary(aligned: &Aligned) -> String {
     let Some(right) = aligned.columns.get(1) else {
         return "Nothing to compare".to_string();
     };
@@ -108,7 +108,7 @@ pub fn compare_ui(ui: &mut Ui, state: &AppState, cui: &mut CompareUi, tx: &Comma
     if cui.difference.is_some_and(|(_, r)| r != rows) {
         cui.difference = None;
     }
-    ui.label(summary(aligned));
+    ui.label(compare_summary(aligned));
     navigation_ui(ui, aligned, cui);
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
     let mut area = egui::ScrollArea::both()

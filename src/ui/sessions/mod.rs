@@ -16,6 +16,7 @@ mod provenance;
 mod replay_bar;
 mod table;
 
+pub use compare::compare_summary;
 pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
 pub use table::status_text;
