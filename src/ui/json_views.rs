@@ -439,8 +439,9 @@ fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
         // up and down only, so a sideways wheel or Shift+wheel reaches the columns' own
         // sideways scroll and every column can be brought into view.
         ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+        let view = range.clone();
         for i in range {
-            let mut text = aligned_row_text(ui, rows, i);
+            let mut text = aligned_row_text(ui, rows, i, &view);
             if matches.binary_search(&i).is_ok() {
                 text = text.background_color(match_bg);
             }
@@ -453,18 +454,42 @@ fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
 /// Row `i` of an aligned column as the compiled columns and Compare draw it: the indented JSON
 /// line tinted by its structural mark, or a placeholder saying why it is empty (on the first row
 /// of its run).
-pub fn aligned_row_text(ui: &Ui, rows: &ColumnRows, i: usize) -> RichText {
+///
+/// `view` is the rows in view: a placeholder run that starts above it is labelled on its first
+/// row in view too, and one that runs past the view says how many rows it has left — a tall
+/// spacer (e.g. beside Lite's `additional_tools`) never leaves a column looking empty.
+pub fn aligned_row_text(
+    ui: &Ui,
+    rows: &ColumnRows,
+    i: usize,
+    view: &std::ops::Range<usize>,
+) -> RichText {
     let mark = rows.marks.get(i).copied().unwrap_or(Mark::Same);
     let text = match rows.text.get(i).and_then(|t| t.as_deref()) {
         Some(line) => RichText::new(clip(line)).monospace(),
         None => {
-            let first = i == 0
+            let run_start = i == 0
                 || rows.text.get(i - 1).is_some_and(Option::is_some)
                 || rows.marks.get(i - 1) != Some(&mark);
-            let label = match (first, mark) {
-                (false, _) => "",
-                (true, Mark::Removed) => "− not in this column",
-                (true, _) => "  (only in other columns)",
+            let label = if run_start || i == view.start {
+                let left = rows.text[i..]
+                    .iter()
+                    .zip(&rows.marks[i..])
+                    .take_while(|(t, m)| t.is_none() && **m == mark)
+                    .count();
+                let what = match mark {
+                    Mark::Removed => "− not in this column",
+                    _ => "  (only in other columns",
+                };
+                let past_view = i + left > view.end;
+                match (mark, past_view) {
+                    (Mark::Removed, false) => what.to_string(),
+                    (Mark::Removed, true) => format!("{what}: {left} rows, content below"),
+                    (_, false) => format!("{what})"),
+                    (_, true) => format!("{what}: {left} rows, content below)"),
+                }
+            } else {
+                String::new()
             };
             RichText::new(label)
                 .monospace()

@@ -449,3 +449,35 @@ fn compare_is_left_aligned_summarised_and_steps_through_its_differences() {
     harness.run_steps(3);
     harness.get_by_label(&format!("Difference 1 of {n}"));
 }
+
+#[test]
+fn a_spacer_taller_than_the_view_says_where_the_content_is() {
+    let mut harness = app_with(SMALL, None);
+    harness.run_steps(4);
+    // The longest run of placeholder rows of the first column (beside the other column's
+    // content, e.g. Lite's additional_tools).
+    let rows = state(&harness).views[0].rows().clone();
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, text) in rows.text.iter().enumerate() {
+        match (text, runs.last_mut()) {
+            (None, Some((start, len))) if *start + *len == i => *len += 1,
+            (None, _) => runs.push((i, 1)),
+            _ => {}
+        }
+    }
+    let (start, len) = runs
+        .into_iter()
+        .max_by_key(|(_, len)| *len)
+        .expect("a spacer");
+    assert!(
+        len > 40,
+        "a spacer taller than the view: {len} rows from {start}"
+    );
+    // On first view it says how tall it is and that the column's content follows.
+    let said = format!("{len} rows, content below");
+    assert_eq!(
+        harness.query_all_by_label_contains(&said).count(),
+        1,
+        "a label saying {said}"
+    );
+}

@@ -119,10 +119,11 @@ pub fn compare_ui(ui: &mut Ui, state: &AppState, cui: &mut CompareUi, tx: &Comma
     }
     area.show_rows(ui, row_height, rows, |ui, range| {
         let width = (ui.available_width() / 2.0 - 8.0).max(200.0);
+        let view = range.clone();
         for row in range {
             ui.horizontal(|ui| {
                 for column in &aligned.columns {
-                    let text = aligned_row_text(ui, column, row);
+                    let text = aligned_row_text(ui, column, row, &view);
                     let layout = egui::Layout::left_to_right(egui::Align::Center);
                     ui.allocate_ui_with_layout(egui::vec2(width, row_height), layout, |ui| {
                         ui.set_width(width);
