@@ -152,7 +152,7 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     let timeline = PaneSpec {
         id: PaneId::SendTimeline,
         side: Side::Bottom,
-        default: (height * 0.35).clamp(160.0, 360.0),
+        default: (height * 0.4).clamp(180.0, 400.0),
         min: 90.0,
         max: (height * 0.75).max(100.0),
     };

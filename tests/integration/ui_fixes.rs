@@ -481,3 +481,25 @@ fn a_spacer_taller_than_the_view_says_where_the_content_is() {
         "a label saying {said}"
     );
 }
+
+#[test]
+fn the_timeline_does_not_move_when_continue_appears() {
+    let server = Upstream::in_order(vec![Reply::answer(
+        pieces(
+            &sse_file("tool-calls-crlf.sse"),
+            4,
+            Duration::from_millis(300),
+        ),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("fixes-continue", SMALL, &server.base_url());
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "streaming", |s| {
+        s.send.job.is_some() && !s.send.timeline.rows().is_empty()
+    });
+    let streaming = harness.get_by_label("preview").rect();
+    recorded(&mut harness);
+    harness.get_by_label("Continue");
+    let done = harness.get_by_label("preview").rect();
+    assert_eq!(done.top(), streaming.top(), "the table header stays put");
+}
