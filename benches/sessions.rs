@@ -180,7 +180,9 @@ fn main() {
         .build_ui_state(
             |ui, b: &mut Bench| {
                 b.state.poll();
-                sessions_ui(ui, &b.state, &mut b.ui, &b.tx);
+                let layout = &b.state.settings.panes;
+                let mut panes = promptwire::ui::panes::PanesUi::default();
+                sessions_ui(ui, &b.state, layout, &mut b.ui, &mut panes, &b.tx);
                 b.state.handle_all(&b.rx);
             },
             bench,

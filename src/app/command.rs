@@ -116,6 +116,8 @@ pub enum AppCommand {
     SetColumns(Vec<Column>),
     /// Text or tree display of compiled JSON.
     SetTreeView(bool),
+    /// Collapse, maximise or resize a pane.
+    Pane(super::panes::PaneCommand),
     /// Theme.
     SetTheme(ThemeChoice),
     /// Sets the limits on what comes back (clamped to their allowed ranges).

@@ -143,6 +143,7 @@ impl AppState {
                 }
             }
             AppCommand::SetTreeView(on) => self.settings.tree_view = on,
+            AppCommand::Pane(command) => self.settings.panes.apply(command),
             AppCommand::SetTheme(theme) => self.settings.theme = theme,
             AppCommand::SetLimits(limits) => self.settings.limits = limits.clamped(),
             AppCommand::LoadExample(name) => {
@@ -184,6 +185,18 @@ impl AppState {
                 busy: false,
             }),
             AppCommand::ImportBody(text) => {
+                // Validate first: a body that cannot be imported never asks to discard the
+                // edits (its error stays in the import dialog).
+                if self.has_unsaved_work()
+                    && !self.replace_confirmed
+                    && let Err(e) = files::import_body_text(&text, &self.catalog)
+                {
+                    if let Some(Dialog::Import { error, busy }) = self.dialog.as_mut() {
+                        *error = Some(e.clone());
+                        *busy = false;
+                    }
+                    return self.set_status(format!("Cannot load: {e}"), true);
+                }
                 if !self.replace_guarded(AppCommand::ImportBody(text.clone())) {
                     return;
                 }

@@ -212,7 +212,11 @@ impl AppState {
                     PromptSource::File(_) => PromptSource::Pasted,
                     other => other,
                 };
-                self.replace_prompt(outcome.prompt, Some(source));
+                let mut prompt = outcome.prompt;
+                if matches!(source, PromptSource::Pasted) {
+                    keep_base_url(&mut prompt.compile, &self.prompt.compile);
+                }
+                self.replace_prompt(prompt, Some(source));
                 text
             }
         };
@@ -272,5 +276,30 @@ impl AppState {
             text.push_str(&format!("; skipped {}", skipped.join(", ")));
         }
         self.set_status(text, false);
+    }
+}
+
+/// A body names no URL: the imported prompt keeps the URL the workbench sends to (not the
+/// preset URL of the provider kind the body's shape matched, e.g. Ollama's port).
+fn keep_base_url(
+    imported: &mut crate::core::prompt::CompileTarget,
+    current: &crate::core::prompt::CompileTarget,
+) {
+    if imported.base_url.is_some() {
+        return;
+    }
+    let Ok(resolved) = crate::core::target::resolve_target(current, &Default::default()) else {
+        return;
+    };
+    let preset = crate::core::provider::Provider::preset(imported.provider);
+    let kept = crate::core::provider::Provider {
+        base_url: resolved.provider.base_url.clone(),
+        ..preset.clone()
+    };
+    // An Azure URL changes what the body compiles to (store): kept only when the shapes agree.
+    if kept.base_url != preset.base_url
+        && kept.is_azure_responses_endpoint() == preset.is_azure_responses_endpoint()
+    {
+        imported.base_url = Some(kept.base_url);
     }
 }

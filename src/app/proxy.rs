@@ -64,6 +64,8 @@ pub struct ServerView {
     pub errors: u64,
     /// The last session a request was recorded into.
     pub session: Option<i64>,
+    /// The replay endpoint: the session it serves (fixed when it starts).
+    pub serving: Option<i64>,
     /// Requests whose recording lost events (the database was busy or full past the writer's
     /// budget), or that could not be recorded at all.
     pub incomplete: u64,
@@ -209,6 +211,10 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
         state.record.server(kind).error = Some("no session database to record into".into());
         return;
     };
+    let serving = match &command {
+        RecordCommand::StartReplay { session, .. } => Some(*session),
+        _ => None,
+    };
     let spawned = match command {
         RecordCommand::StartProxy { listen, upstream } => {
             let mut options = ProxyOptions::new(listen.trim(), upstream.trim(), Some(db));
@@ -235,6 +241,7 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
         Ok(job) => {
             *server = ServerView {
                 job: Some(job),
+                serving,
                 ..ServerView::default()
             };
         }

@@ -68,6 +68,8 @@ pub struct SendState {
     pub sent: Option<Arc<CompiledRequest>>,
     /// Session and request id the last send was recorded as.
     pub recorded: Option<(i64, i64)>,
+    /// The turn (position in its session, as the request table numbers it) it was recorded as.
+    pub recorded_turn: Option<i64>,
     /// The session the running send records into.
     pub session: Option<i64>,
     /// The Prompt last sent (Continue builds the next one from it).
@@ -78,6 +80,8 @@ pub struct SendState {
     /// the response of the previous send of the same conversation (its last response), so the
     /// answer carries the server's `prompt_cache_diagnostics`. Off unless the user ticks it.
     pub ask_why: bool,
+    /// The user stopped the running send (its end says "Cancelled", not "Sent").
+    pub stopped: bool,
 }
 
 /// What the Send bar and the timeline panel ask for.
@@ -126,9 +130,9 @@ pub enum SendUpdate {
         /// The pair report, or why it could not be computed.
         result: Result<crate::core::prefix::PairReport, String>,
     },
-    /// The send ended: (session, request) recorded, or why the recording failed. None: not
-    /// recorded (no store).
-    Done(Option<Result<(i64, i64), String>>),
+    /// The send ended: (session, request) recorded, or why the recording failed (None: not
+    /// recorded, no store); and the recorded request's turn in its session, when read.
+    Done(Option<Result<(i64, i64), String>>, Option<i64>),
 }
 
 /// A report of send `generation`.
@@ -159,6 +163,7 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
 pub fn stop(state: &mut AppState) {
     if let Some(cancel) = &state.send.cancel {
         cancel.cancel();
+        state.send.stopped = true;
         state.set_status("Stopping the send (the partial response is kept)", false);
     }
 }
@@ -173,6 +178,17 @@ pub fn start(state: &mut AppState) {
         state.set_status(text.clone(), true);
         state.send.error = Some(text);
     };
+    // A raw JSON edit that does not parse is not what the form shows as sent: refuse.
+    if let Some((list, index)) = state.unapplied_edits.iter().next() {
+        return fail(
+            state,
+            format!(
+                "Send: the raw JSON of {list} {} does not parse (its error is under the \
+                 editor) — fix or undo it first; nothing was sent",
+                index + 1
+            ),
+        );
+    }
     if !state.views_are_current() {
         return fail(state, "Send: wait for the form to compile".to_string());
     }
@@ -225,6 +241,8 @@ pub fn start(state: &mut AppState) {
     send.shown = true;
     send.error = None;
     send.recorded = None;
+    send.recorded_turn = None;
+    send.stopped = false;
     send.sent = Some(Arc::clone(&compiled));
     send.sent_prompt = Some(Arc::clone(&state.prompt));
     send.session = state.sessions.open;
@@ -291,10 +309,8 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Started(session) => state.send.session = session,
         SendUpdate::Recording { session, request } => {
             state.send.session = Some(session);
-            state.set_status(
-                format!("Sending; recording as request {request} of session #{session}"),
-                false,
-            );
+            let _ = request;
+            state.set_status(format!("Sending; recording into session #{session}"), false);
             // The session and its new request show while the stream runs.
             state.apply_event(AppEvent::StoreChanged(StoreChange {
                 session: Some(session),
@@ -310,16 +326,24 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         }
         SendUpdate::Live(update) => state.send.timeline.apply(update),
         SendUpdate::Prefix { revision, result } => turn::apply_prefix(state, revision, result),
-        SendUpdate::Done(recorded) => {
+        SendUpdate::Done(recorded, turn) => {
             state.send.job = None;
             state.send.cancel = None;
+            // Stopped by the user: say so, not "Sent".
+            let verb = if state.send.stopped {
+                "Cancelled"
+            } else {
+                "Sent"
+            };
             match recorded {
                 Some(Ok((session, request))) => {
                     state.send.recorded = Some((session, request));
-                    state.set_status(
-                        format!("Sent; recorded as request {request} of session #{session}"),
-                        false,
+                    state.send.recorded_turn = turn;
+                    let what = turn.map_or_else(
+                        || format!("a request of session #{session}"),
+                        |turn| format!("turn {turn} of session #{session}"),
                     );
+                    state.set_status(format!("{verb}; recorded as {what}"), false);
                     // The conversation stays one session: it is the open one.
                     state.apply_event(AppEvent::StoreChanged(StoreChange {
                         session: Some(session),
@@ -330,7 +354,9 @@ pub fn apply(state: &mut AppState, report: SendReport) {
                     state.send.error = Some(format!("The send was not recorded: {e}"));
                     state.set_status(format!("The send was not recorded: {e}"), true);
                 }
-                None => state.set_status("Sent (no session database: not recorded)", false),
+                None => {
+                    state.set_status(format!("{verb} (no session database: not recorded)"), false)
+                }
             }
         }
     }
@@ -409,7 +435,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             match opened {
                 Ok(recording) => Some(recording),
                 Err(e) => {
-                    report(&ctx, SendUpdate::Done(Some(Err(e)))).await;
+                    report(&ctx, SendUpdate::Done(Some(Err(e)), None)).await;
                     return ctx;
                 }
             }
@@ -445,7 +471,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     let (recording, result) = match consumed {
         Ok(consumed) => consumed,
         Err(e) => {
-            report(&ctx, SendUpdate::Done(Some(Err(e)))).await;
+            report(&ctx, SendUpdate::Done(Some(Err(e)), None)).await;
             return ctx;
         }
     };
@@ -453,6 +479,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     // writer's; this waits for it), and the report of where it was recorded.
     let done = {
         let ctx = ctx.clone();
+        let db = job.db.clone();
         tokio::task::spawn_blocking(move || {
             let report = |update| report_now(&ctx, generation, update);
             report(SendUpdate::Live(TimelineUpdate::finished(&result)));
@@ -463,13 +490,21 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
                     .map(|request| (stored.session, request))
                     .ok_or_else(|| "no attempt was made".to_string())
             });
-            report(SendUpdate::Done(recorded));
+            // The turn as the request table numbers it (its position), not the database id.
+            let turn = match (&recorded, &db) {
+                (Some(Ok((_, request))), Some(path)) => crate::store::Store::open(path)
+                    .and_then(|store| store.request(*request))
+                    .ok()
+                    .map(|record| record.summary.position),
+                _ => None,
+            };
+            report(SendUpdate::Done(recorded, turn));
         })
     };
     if let Err(e) = done.await {
         report(
             &ctx,
-            SendUpdate::Done(Some(Err(format!("the recording failed: {e}")))),
+            SendUpdate::Done(Some(Err(format!("the recording failed: {e}"))), None),
         )
         .await;
     }

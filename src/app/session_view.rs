@@ -15,6 +15,7 @@ mod jobs;
 pub mod live;
 mod pair_view;
 mod replay;
+pub use replay::forget_other_session;
 mod resend;
 
 use std::sync::Arc;

@@ -43,6 +43,8 @@ pub struct SessionsModel {
     pub listed: bool,
     /// The open session: the one shown in both views, and the one Send adds to.
     pub open: Option<i64>,
+    /// Its name as last read (kept while a search hides it from the listed page).
+    pub open_name: Option<String>,
     /// Its request rows.
     pub rows: Vec<RequestRow>,
     /// Incremented per read of the open session (stale rows and analyses are dropped).
@@ -73,6 +75,8 @@ pub enum SessionsEvent {
         generation: u64,
         /// Its rows.
         result: Result<Vec<RequestRow>, String>,
+        /// Its name.
+        name: Option<String>,
     },
 }
 
@@ -153,8 +157,14 @@ pub fn page(state: &mut AppState, offset: u64) {
 pub fn open(state: &mut AppState, session: i64) {
     let model = &mut state.sessions;
     model.open = Some(session);
+    model.open_name = model
+        .sessions
+        .iter()
+        .find(|s| s.id == session)
+        .map(|s| s.name.clone());
     model.rows.clear();
     state.browser.clear_open();
+    super::session_view::forget_other_session(&mut state.browser, &state.workers, session);
     read_open(state, session);
 }
 
@@ -170,6 +180,7 @@ pub fn reload(state: &mut AppState, session: i64) {
 /// No session is open: the next Send starts a new one.
 pub fn close(state: &mut AppState) {
     state.sessions.open = None;
+    state.sessions.open_name = None;
     state.sessions.rows.clear();
     state.sessions.rows_generation += 1;
     state.browser.clear_open();
@@ -201,17 +212,18 @@ fn read_open(state: &mut AppState, session: i64) {
     model.loading += 1;
     state.browser.analyzing = true;
     let spawned = state.workers.spawn("open-session", move |ctx| {
-        let rows_event = |result| {
+        let rows_event = |result, name| {
             AppEvent::SessionsModel(SessionsEvent::Rows {
                 session,
                 generation,
                 result,
+                name,
             })
         };
         let store = match open_store(&path) {
             Ok(store) => store,
             Err(e) => {
-                ctx.report(rows_event(Err(e)));
+                ctx.report(rows_event(Err(e), None));
                 return;
             }
         };
@@ -219,7 +231,8 @@ fn read_open(state: &mut AppState, session: i64) {
             .request_rows(session, Page::ALL)
             .map_err(|e| e.to_string());
         let read = rows.is_ok();
-        if !ctx.report(rows_event(rows)) || !read {
+        let name = store.session(session).ok().map(|s| s.name);
+        if !ctx.report(rows_event(rows, name)) || !read {
             return;
         }
         ctx.report(AppEvent::Sessions(super::session_view::analyze_stored(
@@ -256,9 +269,13 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
             session,
             generation,
             result,
+            name,
         } => {
             if model.open != Some(session) || generation != model.rows_generation {
                 return;
+            }
+            if name.is_some() {
+                model.open_name = name;
             }
             match result {
                 Ok(rows) => {

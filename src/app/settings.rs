@@ -144,6 +144,8 @@ pub struct Settings {
     pub recent: Vec<PathBuf>,
     /// Limits on what comes back (sends and recordings).
     pub limits: super::limits::Limits,
+    /// Pane sizes, collapsed panes and the maximised one.
+    pub panes: super::panes::PaneLayout,
 }
 
 impl Default for Settings {
@@ -155,6 +157,7 @@ impl Default for Settings {
             theme: ThemeChoice::System,
             recent: Vec::new(),
             limits: super::limits::Limits::default(),
+            panes: super::panes::PaneLayout::default(),
         }
     }
 }

@@ -529,7 +529,13 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             .remove(key)
             .and_then(|v| v.as_str().map(str::to_string))
     };
-    let dialect = take_str(&mut extra, "dialect");
+    // A HAR from another tool has no dialect: it is read from the body's shape.
+    let dialect = take_str(&mut extra, "dialect").or_else(|| {
+        serde_json::from_str::<Value>(&body)
+            .ok()
+            .and_then(|value| crate::core::prefix::shape::Dialect::of_body(&value))
+            .map(|d| d.id().to_string())
+    });
     let rules = take_str(&mut extra, "rules");
     let provider = take_str(&mut extra, "provider");
     extra.remove("session");

@@ -194,9 +194,12 @@ fn item_editor(
     form.refill(i, original, |item| {
         serde_json::to_string_pretty(&item.to_file_value()).unwrap_or_default()
     });
+    // An edit that does not parse keeps its editor open: its error stays in view.
+    let invalid = form.raw_error.is_some();
     egui::CollapsingHeader::new("Raw JSON")
         .id_salt("item_raw")
         .default_open(matches!(original, ResponseItem::Other(_)))
+        .open(invalid.then_some(true))
         .show(ui, |ui| {
             if labelled_multiline(
                 ui,

@@ -14,7 +14,7 @@ use crate::app::settings::{Column, ColumnDialect, ExportKind, ViewKind, default_
 use crate::app::worker::ViewResult;
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::core::export::curl_command;
-use crate::core::json_diff::Mark;
+use crate::core::json_diff::{ColumnRows, Mark};
 use crate::core::provider::ProviderKind;
 use crate::core::redact::{IDENTIFYING_NOTE, redact_url};
 
@@ -66,13 +66,16 @@ pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comm
     let width = ((available.x - spacing * (n as f32 - 1.0)) / n as f32).max(COLUMN_MIN_WIDTH);
     let apply = columns.scroll_to.take();
     let mut offsets = Vec::with_capacity(n);
+    // The sideways bar is always there when the columns do not fit (not drawn over them).
     egui::ScrollArea::horizontal()
         .id_salt("columns_scroll")
         .auto_shrink([false, false])
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
         .show(ui, |ui| {
+            let height = ui.available_height();
             ui.horizontal_top(|ui| {
                 for k in 0..n {
-                    let size = egui::vec2(width, available.y);
+                    let size = egui::vec2(width, height);
                     let layout = egui::Layout::top_down(egui::Align::Min);
                     ui.allocate_ui_with_layout(size, layout, |ui| {
                         ui.set_width(width);
@@ -133,7 +136,9 @@ fn differences_bar(ui: &mut Ui, state: &AppState, columns: &mut ColumnsState) {
         return;
     };
     let differences = &view.aligned.differences;
-    ui.horizontal(|ui| {
+    // Wrapped: a row wider than the pane would widen the whole column area past the window
+    // (and its sideways scroll would think everything fits).
+    ui.horizontal_wrapped(|ui| {
         let n = differences.len();
         let label = match (n, columns.difference) {
             (0, _) => "No differences between the columns".to_string(),
@@ -417,7 +422,7 @@ fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
     let match_bg = match_background(ui);
     let no_matches = Vec::new();
     let matches = shown.search.matches.get(k).unwrap_or(&no_matches);
-    let mut area = egui::ScrollArea::both()
+    let mut area = egui::ScrollArea::vertical()
         .id_salt(("text", k))
         .auto_shrink([false, false]);
     if let Some(y) = shown.apply {
@@ -429,40 +434,74 @@ fn text_view(ui: &mut Ui, shown: &ColumnShown<'_>, view: &ViewResult) -> f32 {
         area = area.vertical_scroll_offset((line as f32 * row_pitch(ui) - 80.0).max(0.0));
     }
     let rows = view.rows();
-    let backgrounds = [
-        (Mark::Added, added_background(ui)),
-        (Mark::Removed, removed_background(ui)),
-        (Mark::Changed, diff_background(ui)),
-    ];
-    let weak = ui.visuals().weak_text_color();
     let output = area.show_rows(ui, row_height, view.line_count(), |ui, range| {
-        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Extend);
+        // Lines wider than the column are cut (the whole line on hover): the column scrolls
+        // up and down only, so a sideways wheel or Shift+wheel reaches the columns' own
+        // sideways scroll and every column can be brought into view.
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+        let view = range.clone();
         for i in range {
-            let mark = rows.marks.get(i).copied().unwrap_or(Mark::Same);
-            let mut text = match rows.text.get(i).and_then(|t| t.as_deref()) {
-                Some(line) => RichText::new(clip(line)).monospace(),
-                None => {
-                    // A placeholder: say why on the first row of its run.
-                    let first = i == 0
-                        || rows.text.get(i - 1).is_some_and(Option::is_some)
-                        || rows.marks.get(i - 1) != Some(&mark);
-                    let label = match (first, mark) {
-                        (false, _) => "",
-                        (true, Mark::Removed) => "− not in this column",
-                        (true, _) => "  (only in other columns)",
-                    };
-                    RichText::new(label).monospace().color(weak)
-                }
-            };
+            let mut text = aligned_row_text(ui, rows, i, &view);
             if matches.binary_search(&i).is_ok() {
                 text = text.background_color(match_bg);
-            } else if let Some((_, colour)) = backgrounds.iter().find(|(m, _)| *m == mark) {
-                text = text.background_color(*colour);
             }
             ui.label(text);
         }
     });
     output.state.clamped_offset().y
+}
+
+/// Row `i` of an aligned column as the compiled columns and Compare draw it: the indented JSON
+/// line tinted by its structural mark, or a placeholder saying why it is empty (on the first row
+/// of its run).
+///
+/// `view` is the rows in view: a placeholder run that starts above it is labelled on its first
+/// row in view too, and one that runs past the view says how many rows it has left — a tall
+/// spacer (e.g. beside Lite's `additional_tools`) never leaves a column looking empty.
+pub fn aligned_row_text(
+    ui: &Ui,
+    rows: &ColumnRows,
+    i: usize,
+    view: &std::ops::Range<usize>,
+) -> RichText {
+    let mark = rows.marks.get(i).copied().unwrap_or(Mark::Same);
+    let text = match rows.text.get(i).and_then(|t| t.as_deref()) {
+        Some(line) => RichText::new(clip(line)).monospace(),
+        None => {
+            let run_start = i == 0
+                || rows.text.get(i - 1).is_some_and(Option::is_some)
+                || rows.marks.get(i - 1) != Some(&mark);
+            let label = if run_start || i == view.start {
+                let left = rows.text[i..]
+                    .iter()
+                    .zip(&rows.marks[i..])
+                    .take_while(|(t, m)| t.is_none() && **m == mark)
+                    .count();
+                let what = match mark {
+                    Mark::Removed => "− not in this column",
+                    _ => "  (only in other columns",
+                };
+                let past_view = i + left > view.end;
+                match (mark, past_view) {
+                    (Mark::Removed, false) => what.to_string(),
+                    (Mark::Removed, true) => format!("{what}: {left} rows, content below"),
+                    (_, false) => format!("{what})"),
+                    (_, true) => format!("{what}: {left} rows, content below)"),
+                }
+            } else {
+                String::new()
+            };
+            RichText::new(label)
+                .monospace()
+                .color(ui.visuals().weak_text_color())
+        }
+    };
+    match mark {
+        Mark::Added => text.background_color(added_background(ui)),
+        Mark::Removed => text.background_color(removed_background(ui)),
+        Mark::Changed => text.background_color(diff_background(ui)),
+        Mark::Same => text,
+    }
 }
 
 /// The start of a long line (the rest is reachable in the tree view and in exports).

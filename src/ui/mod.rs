@@ -13,6 +13,7 @@ pub mod json_tree;
 pub mod json_views;
 pub mod limits_window;
 pub mod list_form;
+pub mod panes;
 pub mod provider_headers;
 pub mod proxy_panel;
 pub mod search;
@@ -68,13 +69,25 @@ pub struct UiState {
     pub send: send_bar::SendUi,
     /// The Limits window is open.
     pub limits_open: bool,
+    /// Where each pane was drawn last frame.
+    pub panes: panes::PanesUi,
 }
 
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
 pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
+    use crate::app::panes::PaneId;
+    use panes::{PaneSpec, Side};
+    let workbench = state.browser.view != crate::app::session_view::MainView::Sessions;
+    let order: &[PaneId] = if workbench {
+        &PaneId::WORKBENCH
+    } else {
+        &PaneId::SESSIONS
+    };
+    ui_state.panes.rects.clear();
     // Dialog shortcuts win: while a dialog is open the global ones are off.
     if state.dialog.is_none() {
         shortcuts(ui.ctx(), state, ui_state, tx);
+        panes::keys(ui.ctx(), order, tx);
         dropped_files(ui.ctx(), tx);
     }
     egui::Panel::top("view_tabs").show(ui, |ui| {
@@ -83,48 +96,140 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
             proxy_panel::record_toggle(ui, state, &mut ui_state.record);
         });
     });
+    let layout = &state.settings.panes;
+    // A maximised pane of another view, or the Record panel while it is closed, is not shown.
+    let maximised = layout
+        .maximised
+        .filter(|id| order.contains(id) && (*id != PaneId::Record || ui_state.record.open));
     // The top bar and the status bar span the window; the Record panel sits between them.
-    let workbench = state.browser.view != crate::app::session_view::MainView::Sessions;
-    if workbench {
+    if workbench && maximised.is_none() {
         egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
     }
     egui::Panel::bottom("status_bar").show(ui, |ui| status_bar::status_bar_ui(ui, state, tx));
-    if ui_state.record.open {
-        egui::Panel::right("record_panel")
-            .resizable(true)
-            .default_size(300.0)
-            .show(ui, |ui| {
-                proxy_panel::record_panel_ui(
-                    ui,
-                    state,
-                    &mut ui_state.record,
-                    &mut ui_state.limits_open,
-                    tx,
-                );
-            });
-    }
-    if !workbench {
-        sessions::sessions_ui(ui, state, &mut ui_state.sessions, tx);
+    if let Some(id) = maximised {
+        maximised_ui(ui, state, ui_state, id, order, tx);
         limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
         dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
         return;
     }
-    send_bar::send_panel_ui(ui, state, &mut ui_state.send, tx);
-    egui::Panel::left("sidebar")
-        .resizable(true)
-        .default_size(180.0)
-        .size_range(SIDEBAR_MIN_WIDTH..=420.0)
-        .show(ui, |ui| sidebar::sidebar_ui(ui, state, ui_state, tx));
-    let form_max = (ui.available_width() - SIDEBAR_MIN_WIDTH - 300.0).max(FORM_MIN_WIDTH);
-    let form_default = (ui.available_width() * 0.45).clamp(FORM_MIN_WIDTH, 520.0);
-    egui::Panel::left("prompt_form")
-        .resizable(true)
-        .default_size(form_default)
-        .size_range(FORM_MIN_WIDTH..=form_max)
-        .show(ui, |ui| form_panel::form_ui(ui, state, ui_state, tx));
-    egui::CentralPanel::default().show(ui, |ui| json_views::views_ui(ui, state, ui_state, tx));
+    // Here no pane of this view is maximised (one of the other view may be: it is not here).
+    let layout = crate::app::panes::PaneLayout {
+        maximised: None,
+        ..layout.clone()
+    };
+    let height = ui.available_height();
+    if ui_state.record.open {
+        let spec = PaneSpec {
+            id: PaneId::Record,
+            side: Side::Right,
+            default: 300.0,
+            min: 240.0,
+            max: (ui.available_width() * 0.6).max(260.0),
+        };
+        let UiState {
+            record,
+            limits_open,
+            panes: pane_rects,
+            ..
+        } = ui_state;
+        panes::pane(ui, &layout, spec, order, pane_rects, tx, |ui| {
+            proxy_panel::record_panel_ui(ui, state, record, limits_open, tx);
+        });
+    }
+    if !workbench {
+        sessions::sessions_ui(
+            ui,
+            state,
+            &layout,
+            &mut ui_state.sessions,
+            &mut ui_state.panes,
+            tx,
+        );
+        limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
+        dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
+        return;
+    }
+    let timeline = PaneSpec {
+        id: PaneId::SendTimeline,
+        side: Side::Bottom,
+        default: (height * 0.4).clamp(180.0, 400.0),
+        min: 90.0,
+        max: (height * 0.75).max(100.0),
+    };
+    // The send pane appears with the first send (until then a bar, when a send was refused).
+    if state.send.shown {
+        let UiState {
+            send, panes: rects, ..
+        } = ui_state;
+        panes::pane(ui, &layout, timeline, order, rects, tx, |ui| {
+            send_bar::send_panel_ui(ui, state, send, tx);
+        });
+    } else if state.send.error.is_some() {
+        egui::Panel::bottom("send_bar").show(ui, |ui| {
+            send_bar::send_panel_ui(ui, state, &mut ui_state.send, tx);
+        });
+    }
+    let sidebar = PaneSpec {
+        id: PaneId::Sidebar,
+        side: Side::Left,
+        default: 180.0,
+        min: SIDEBAR_MIN_WIDTH,
+        max: 420.0,
+    };
+    let mut rects = std::mem::take(&mut ui_state.panes);
+    panes::pane(ui, &layout, sidebar, order, &mut rects, tx, |ui| {
+        sidebar::sidebar_ui(ui, state, ui_state, tx);
+    });
+    let form = PaneSpec {
+        id: PaneId::Form,
+        side: Side::Left,
+        default: (ui.available_width() * 0.45).clamp(FORM_MIN_WIDTH, 520.0),
+        min: FORM_MIN_WIDTH,
+        max: (ui.available_width() - 300.0).max(FORM_MIN_WIDTH),
+    };
+    panes::pane(ui, &layout, form, order, &mut rects, tx, |ui| {
+        form_panel::form_ui(ui, state, ui_state, tx);
+    });
+    let columns = egui::CentralPanel::default().show(ui, |ui| {
+        panes::header(ui, &layout, PaneId::Columns, order, tx);
+        json_views::views_ui(ui, state, ui_state, tx);
+    });
+    rects.rects.insert(PaneId::Columns, columns.response.rect);
+    ui_state.panes = rects;
     limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
     dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
+}
+
+/// Draws the maximised pane `id` in the whole window (under the view tabs, above the status
+/// bar).
+fn maximised_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    ui_state: &mut UiState,
+    id: crate::app::panes::PaneId,
+    order: &[crate::app::panes::PaneId],
+    tx: &CommandSender,
+) {
+    use crate::app::panes::PaneId;
+    let layout = &state.settings.panes;
+    let mut rects = std::mem::take(&mut ui_state.panes);
+    panes::maximised(ui, layout, id, order, &mut rects, tx, |ui| match id {
+        PaneId::Sidebar => sidebar::sidebar_ui(ui, state, ui_state, tx),
+        PaneId::Form => form_panel::form_ui(ui, state, ui_state, tx),
+        PaneId::Columns => json_views::views_ui(ui, state, ui_state, tx),
+        PaneId::SendTimeline => send_bar::send_panel_ui(ui, state, &mut ui_state.send, tx),
+        PaneId::Record => proxy_panel::record_panel_ui(
+            ui,
+            state,
+            &mut ui_state.record,
+            &mut ui_state.limits_open,
+            tx,
+        ),
+        PaneId::SessionList | PaneId::RequestTable | PaneId::Analysis | PaneId::ReplayTimeline => {
+            sessions::maximised_ui(ui, state, id, &mut ui_state.sessions, tx);
+        }
+    });
+    ui_state.panes = rects;
 }
 
 fn shortcuts(ctx: &egui::Context, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {

@@ -133,9 +133,12 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
 fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
     let replay = &state.record.replay;
     let session = state.sessions.open;
-    match session {
-        Some(id) => ui.label(format!("Serves session #{id} (open in Sessions)")),
-        None => ui.weak("Open a session in the Sessions view to replay it"),
+    // A running endpoint names the session it serves (fixed at its start), not the one open
+    // in the Sessions view now.
+    match (replay.is_active(), replay.serving, session) {
+        (true, Some(id), _) => ui.label(format!("Serves session #{id}")),
+        (_, _, Some(id)) => ui.label(format!("Will serve session #{id} (open in Sessions)")),
+        _ => ui.weak("Open a session in the Sessions view to replay it"),
     };
     ui.add_enabled_ui(!replay.is_active(), |ui| {
         ui.horizontal(|ui| {
@@ -207,7 +210,11 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
             ui.spinner();
         }
         _ => {
+            // As many lines as a running server shows: starting it moves nothing below.
             ui.weak("Stopped");
+            ui.horizontal(|ui| {
+                ui.weak(format!("{point}: (start it first)"));
+            });
         }
     }
     ui.label(format!(

@@ -154,8 +154,11 @@ fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             ui.spinner();
             ui.label("streaming…");
         }
-        if let Some((session, request)) = send.recorded {
-            ui.label(format!("recorded: session #{session}, request {request}"));
+        if let Some((session, _)) = send.recorded {
+            let turn = send
+                .recorded_turn
+                .map_or_else(String::new, |turn| format!(", turn {turn}"));
+            ui.label(format!("recorded: session #{session}{turn}"));
         }
     });
     if let Some(error) = &send.error {
@@ -164,28 +167,19 @@ fn bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     }
 }
 
-/// The bottom panel of the workbench: the bar and, once something was sent, the timeline.
+/// The send pane's contents: the bar and the Continue strip, then the timeline (before the first
+/// send only the bar, which says why a send was refused).
 pub fn send_panel_ui(ui: &mut Ui, state: &AppState, sui: &mut SendUi, tx: &CommandSender) {
-    let height = ui.available_height();
+    bar_ui(ui, state, tx);
     if !state.send.shown {
-        if state.send.error.is_some() {
-            egui::Panel::bottom("send_bar").show(ui, |ui| bar_ui(ui, state, tx));
-        }
         return;
     }
-    egui::Panel::bottom("send_timeline")
-        .resizable(true)
-        .default_size((height * 0.35).clamp(140.0, 380.0))
-        .size_range(90.0..=(height * 0.75).max(100.0))
-        .show(ui, |ui| {
-            bar_ui(ui, state, tx);
-            super::send_continue::continue_ui(ui, state, &mut sui.next, tx);
-            let commands = timeline_ui(ui, &state.send.timeline, &mut sui.timeline);
-            for command in commands {
-                if let TimelineCommand::CopyText(text) = &command {
-                    ui.ctx().copy_text(text.clone());
-                }
-                tx.send(AppCommand::SendBar(SendCommand::Timeline(command)));
-            }
-        });
+    super::send_continue::continue_ui(ui, state, &mut sui.next, tx);
+    let commands = timeline_ui(ui, &state.send.timeline, &mut sui.timeline);
+    for command in commands {
+        if let TimelineCommand::CopyText(text) = &command {
+            ui.ctx().copy_text(text.clone());
+        }
+        tx.send(AppCommand::SendBar(SendCommand::Timeline(command)));
+    }
 }

@@ -24,8 +24,26 @@ pub struct ContinueUi {
     user: String,
 }
 
-/// Draws the strip (nothing until a response completed).
+/// Draws the strip in a room of fixed height, there from the first send on (scrolling when
+/// many calls need answers): the timeline under it never moves when Continue appears.
 pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &CommandSender) {
+    let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+    egui::ScrollArea::vertical()
+        .id_salt("continue_strip")
+        .auto_shrink([false, false])
+        .max_height(row * 3.0)
+        .show(ui, |ui| {
+            if !strip_ui(ui, state, cui, tx) {
+                ui.weak(
+                    "Next turn: once a response completes, its tool calls are answered here \
+                     and Continue loads the next request.",
+                );
+            }
+        });
+}
+
+/// The strip itself; false when there is nothing to continue (no completed response).
+fn strip_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &CommandSender) -> bool {
     let send = &state.send;
     if let Some(continued) = &send.continued
         && state.revision == continued.revision
@@ -42,10 +60,10 @@ pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &Com
         }
     }
     let Some(outcome) = send.timeline.outcome() else {
-        return;
+        return false;
     };
     if send.job.is_some() || !matches!(outcome.state, TurnState::Completed { .. }) {
-        return;
+        return false;
     }
     if cui.generation != send.generation {
         *cui = ContinueUi {
@@ -54,9 +72,33 @@ pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &Com
         };
     }
     let calls = pending_calls(outcome);
+    for call in &calls {
+        cui.outputs
+            .entry(call.call_id.clone())
+            .or_insert_with(|| PLACEHOLDER_OUTPUT.to_string());
+    }
+    // Continue is on the strip's first line: always in view in its small room.
     ui.horizontal_wrapped(|ui| {
         ui.strong("Next turn");
-        ui.weak(format!("{} tool call(s) to answer", calls.len()));
+        ui.weak(format!(
+            "{} to answer",
+            super::widgets::count(calls.len() as u64, "tool call")
+        ));
+        let button = ui.button("Continue").on_hover_text(
+            "Load the next request (previous input, the response's items, the outputs) into the \
+             form",
+        );
+        if button.clicked() {
+            let outputs = calls
+                .iter()
+                .map(|call| {
+                    let text = cui.outputs.get(&call.call_id).cloned().unwrap_or_default();
+                    (call.call_id.clone(), text)
+                })
+                .collect();
+            let user = Some(cui.user.clone()).filter(|u| !u.trim().is_empty());
+            tx.send(AppCommand::SendBar(SendCommand::Continue { outputs, user }));
+        }
     });
     for call in &calls {
         let text = cui
@@ -81,18 +123,5 @@ pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &Com
         "(optional)",
         "A user message appended after the tool outputs (a new turn)",
     );
-    let button = ui.button("Continue").on_hover_text(
-        "Load the next request (previous input, the response's items, the outputs) into the form",
-    );
-    if button.clicked() {
-        let outputs = calls
-            .iter()
-            .map(|call| {
-                let text = cui.outputs.get(&call.call_id).cloned().unwrap_or_default();
-                (call.call_id.clone(), text)
-            })
-            .collect();
-        let user = Some(cui.user.clone()).filter(|u| !u.trim().is_empty());
-        tx.send(AppCommand::SendBar(SendCommand::Continue { outputs, user }));
-    }
+    true
 }

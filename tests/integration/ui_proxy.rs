@@ -201,7 +201,7 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     assert_eq!(std::net::TcpStream::connect(addr).is_err(), true);
 
     // The replay endpoint serves the open (recorded) session to the same client, instantly.
-    harness.get_by_label(&format!("Serves session #{session} (open in Sessions)"));
+    harness.get_by_label(&format!("Will serve session #{session} (open in Sessions)"));
     replace_text(&mut harness, "Replay listen address", "127.0.0.1:0");
     harness.get_by_label("instant (no waits)").click();
     harness.get_by_label("Start replay endpoint").click();
@@ -209,6 +209,7 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
         s.record.replay.addr.is_some()
     });
     let replay_addr = state(&harness).record.replay.addr.expect("address");
+    harness.get_by_label(&format!("Serves session #{session}"));
     let (status, replayed) = post_through(&format!("http://{replay_addr}/v1/responses"));
     let (_, expected) = read_all(&answer, Duration::ZERO);
     let (_, served) = read_all(&replayed, Duration::ZERO);

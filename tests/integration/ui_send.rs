@@ -633,10 +633,17 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
     assert_eq!(s.prompt_path, None);
     assert!(s.is_dirty());
     assert_eq!(s.window_title(), "untitled prompt • unsaved — promptwire");
+    let plural = |n: usize, noun: &str| {
+        if n == 1 {
+            format!("1 {noun}")
+        } else {
+            format!("{n} {noun}s")
+        }
+    };
     harness.get_by_label(&format!(
-        "not saved to a file · unsaved changes · {} items · {} tools",
-        s.prompt.input.len(),
-        s.prompt.tools.len()
+        "not saved to a file · unsaved changes · {} · {}",
+        plural(s.prompt.input.len(), "item"),
+        plural(s.prompt.tools.len(), "tool")
     ));
     // The outputs carry Codex's ids (uuid v7), as the CLI's.
     let added: Vec<serde_json::Value> = s.prompt.input[sent.input.len()..]

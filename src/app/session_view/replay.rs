@@ -164,6 +164,26 @@ pub fn stop_running(browser: &mut SessionBrowser, workers: &crate::app::jobs::Wo
     }
 }
 
+/// Another session was opened: a replay or re-send of a request of a different session is
+/// stopped and its timeline emptied (the bottom pane never shows the previous session's
+/// stream). The recording proxy's live exchange stays.
+pub fn forget_other_session(
+    browser: &mut SessionBrowser,
+    workers: &crate::app::jobs::Workers,
+    session: i64,
+) {
+    let shown = browser.replay.request.map(|(s, _)| s);
+    if browser.replay.proxied.is_some() || shown.is_none_or(|s| s == session) {
+        return;
+    }
+    stop_running(browser, workers);
+    browser.replay = ReplayState {
+        generation: browser.replay.generation + 1,
+        ..ReplayState::default()
+    };
+    browser.timeline.clear();
+}
+
 /// Starts replaying request `index` of the open session.
 pub fn start(state: &mut AppState, index: usize, speed: ReplaySpeed) {
     let browser = &mut state.browser;

@@ -46,6 +46,36 @@ pub enum Dialect {
     Lite,
 }
 
+impl Dialect {
+    /// The shape of a request body: Lite when `input[0]` is `additional_tools`, standard for
+    /// any other Responses body (an object with `input` or `model`); None for anything else.
+    pub fn of_body(body: &serde_json::Value) -> Option<Self> {
+        let body = body.as_object()?;
+        if !body.contains_key("input") && !body.contains_key("model") {
+            return None;
+        }
+        let first_type = body
+            .get("input")
+            .and_then(serde_json::Value::as_array)
+            .and_then(|items| items.first())
+            .and_then(|item| item.get("type"))
+            .and_then(serde_json::Value::as_str);
+        Some(if first_type == Some("additional_tools") {
+            Self::Lite
+        } else {
+            Self::Standard
+        })
+    }
+
+    /// The name stored in a request's `dialect` column: `standard` / `lite`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::Standard => "standard",
+            Self::Lite => "lite",
+        }
+    }
+}
+
 /// One element of the part of the prompt that precedes the input items.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeaderPart {

@@ -9,11 +9,28 @@ use egui_plot::{Legend, Line, Plot, PlotPoints, PlotUi, Points};
 use crate::app::session_view::Analysis;
 use crate::ui::widgets::count;
 
-/// A chart over `requests` requests: x from the first to the last, half a step of margin.
-fn plot(id: &'static str, y: &'static str, height: f32, requests: usize) -> Plot<'static> {
+/// The highest y of `series`.
+fn max_y(series: &[&[[f64; 2]]]) -> f64 {
+    series
+        .iter()
+        .flat_map(|points| points.iter().map(|p| p[1]))
+        .fold(0.0, f64::max)
+}
+
+/// A chart over `requests` requests: x from the first to the last, half a step of margin, and
+/// headroom above the highest value `top` for the legend (at the top left), so it never
+/// covers the data.
+fn plot(
+    id: &'static str,
+    y: &'static str,
+    height: f32,
+    requests: usize,
+    top: f64,
+) -> Plot<'static> {
     Plot::new(id)
         .height(height)
-        .legend(Legend::default())
+        .legend(Legend::default().position(egui_plot::Corner::LeftTop))
+        .include_y(top * 1.6)
         .x_axis_label("request")
         .y_axis_label(y)
         .include_y(0.0)
@@ -54,7 +71,12 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
     ui.columns(2, |columns| {
         columns[0].strong("Input tokens per request");
         let requests = analysis.sent_bytes.len();
-        let tokens = plot("prefix_tokens_chart", "tokens", height, requests).show(
+        let top = max_y(&[
+            &analysis.cached_local,
+            &analysis.uncached_local,
+            &analysis.cached_server,
+        ]);
+        let tokens = plot("prefix_tokens_chart", "tokens", height, requests, top).show(
             &mut columns[0],
             |plot_ui| {
                 series(plot_ui, "cached (local estimate)", &analysis.cached_local);
@@ -86,7 +108,8 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
             ),
         );
         columns[1].strong("Payload growth");
-        let growth = plot("prefix_growth_chart", "bytes", height, requests).show(
+        let top = max_y(&[&analysis.sent_bytes, &analysis.full_history_bytes]);
+        let growth = plot("prefix_growth_chart", "bytes", height, requests, top).show(
             &mut columns[1],
             |plot_ui| {
                 series(plot_ui, "sent", &analysis.sent_bytes);

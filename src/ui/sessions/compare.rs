@@ -1,17 +1,81 @@
 //! Compare any two requests — of one session, of two sessions, or a request against the
 //! current form — with the structural diff the compiled columns use (`core::json_diff`): two
-//! columns on one row grid, differences tinted, only the rows in view drawn.
+//! left-aligned, indented columns on one row grid with the compiled columns' marks (tints and
+//! "− not in this column" placeholders), a one-line summary of what differs, and
+//! previous / next difference (buttons, and `p` / `n` while no text field has focus); only the
+//! rows in view are drawn.
 
-use egui::{Label, RichText, Ui};
+use egui::{Label, Ui};
 
 use super::send;
 use crate::app::session_view::{CompareSide, SessionCommand};
 use crate::app::{AppState, CommandSender};
-use crate::core::json_diff::Mark;
+use crate::core::json_diff::{Aligned, Mark};
+use crate::ui::json_views::aligned_row_text;
 use crate::ui::widgets;
 
+/// The compare view's own state: the difference last stepped to.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CompareUi {
+    /// Index into the differences, and the comparison (its row count) it belongs to.
+    difference: Option<(usize, usize)>,
+    /// A row to scroll to next frame.
+    scroll_to: Option<usize>,
+}
+
+/// The one-line summary: how many places differ and how many rows are changed, only on the
+/// left, only on the right, and the top-level fields they are under.
+pub fn compare_summary(aligned: &Aligned) -> String {
+    let Some(right) = aligned.columns.get(1) else {
+        return "Nothing to compare".to_string();
+    };
+    let count = |mark: Mark| right.marks.iter().filter(|m| **m == mark).count();
+    let (changed, added, removed) = (
+        count(Mark::Changed),
+        count(Mark::Added),
+        count(Mark::Removed),
+    );
+    let places = aligned.differences.len();
+    if places == 0 {
+        return "Identical".to_string();
+    }
+    let mut fields: Vec<String> = Vec::new();
+    for (row, mark) in right.marks.iter().enumerate() {
+        if *mark == Mark::Same {
+            continue;
+        }
+        let path = right
+            .paths
+            .get(row)
+            .and_then(|p| p.as_deref())
+            .or_else(|| aligned.columns[0].paths.get(row).and_then(|p| p.as_deref()))
+            .unwrap_or("");
+        let top = path
+            .split(['.', '['])
+            .next()
+            .filter(|t| !t.is_empty())
+            .unwrap_or("(root)")
+            .to_string();
+        if !fields.contains(&top) {
+            fields.push(top);
+        }
+    }
+    let plural = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    format!(
+        "{} differ: {changed} changed, {removed} only left, {added} only right · in {}",
+        plural(places, "place", "places"),
+        fields.join(", ")
+    )
+}
+
 /// Draws the compare view.
-pub fn compare_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+pub fn compare_ui(ui: &mut Ui, state: &AppState, cui: &mut CompareUi, tx: &CommandSender) {
     let compare = &state.browser.compare;
     ui.horizontal_wrapped(|ui| {
         for (slot, name) in ["Left", "Right"].into_iter().enumerate() {
@@ -40,41 +104,70 @@ pub fn compare_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         return;
     };
     let aligned = &result.aligned;
-    ui.label(format!(
-        "{} rows, {} differing runs",
-        aligned.row_count(),
-        aligned.differences.len()
-    ));
+    let rows = aligned.row_count();
+    if cui.difference.is_some_and(|(_, r)| r != rows) {
+        cui.difference = None;
+    }
+    ui.label(compare_summary(aligned));
+    navigation_ui(ui, aligned, cui);
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
-    egui::ScrollArea::both()
+    let mut area = egui::ScrollArea::both()
         .id_salt("compare_scroll")
-        .auto_shrink(false)
-        .show_rows(ui, row_height, aligned.row_count(), |ui, range| {
-            let width = (ui.available_width() / 2.0 - 8.0).max(200.0);
-            for row in range {
-                ui.horizontal(|ui| {
-                    for column in &aligned.columns {
-                        let text = column
-                            .text
-                            .get(row)
-                            .and_then(|t| t.as_deref())
-                            .unwrap_or("");
-                        let mut rich = RichText::new(text).monospace();
-                        match column.marks.get(row) {
-                            Some(Mark::Added) => {
-                                rich = rich.background_color(widgets::added_background(ui))
-                            }
-                            Some(Mark::Removed) => {
-                                rich = rich.background_color(widgets::removed_background(ui))
-                            }
-                            Some(Mark::Changed) => {
-                                rich = rich.background_color(widgets::diff_background(ui))
-                            }
-                            _ => {}
-                        }
-                        ui.add_sized([width, row_height], Label::new(rich).truncate());
-                    }
-                });
-            }
-        });
+        .auto_shrink(false);
+    if let Some(row) = cui.scroll_to.take() {
+        area = area.vertical_scroll_offset((row as f32 * row_height - 40.0).max(0.0));
+    }
+    area.show_rows(ui, row_height, rows, |ui, range| {
+        let width = (ui.available_width() / 2.0 - 8.0).max(200.0);
+        let view = range.clone();
+        for row in range {
+            ui.horizontal(|ui| {
+                for column in &aligned.columns {
+                    let text = aligned_row_text(ui, column, row, &view);
+                    let layout = egui::Layout::left_to_right(egui::Align::Center);
+                    ui.allocate_ui_with_layout(egui::vec2(width, row_height), layout, |ui| {
+                        ui.set_width(width);
+                        ui.add(Label::new(text).truncate());
+                    });
+                }
+            });
+        }
+    });
+}
+
+/// "Difference i of n" with previous / next (also `p` / `n`).
+fn navigation_ui(ui: &mut Ui, aligned: &Aligned, cui: &mut CompareUi) {
+    let n = aligned.differences.len();
+    let keys = !ui.ctx().text_edit_focused();
+    let (key_next, key_previous) = ui.input(|i| {
+        let plain = |key| keys && i.modifiers.is_none() && i.key_pressed(key);
+        (plain(egui::Key::N), plain(egui::Key::P))
+    });
+    ui.horizontal(|ui| {
+        let label = match cui.difference {
+            Some((i, _)) if n > 0 => format!("Difference {} of {n}", i + 1),
+            _ => format!("{n} differing places"),
+        };
+        ui.label(label);
+        let previous = ui
+            .add_enabled(n > 0, egui::Button::new("Previous difference"))
+            .on_hover_text("Scroll to the previous place where they differ (p)")
+            .clicked();
+        let next = ui
+            .add_enabled(n > 0, egui::Button::new("Next difference"))
+            .on_hover_text("Scroll to the next place where they differ (n)")
+            .clicked();
+        let (previous, next) = (previous || key_previous, next || key_next);
+        if n > 0 && (previous || next) {
+            let i = match (cui.difference.map(|(i, _)| i), next) {
+                (Some(i), true) => (i + 1) % n,
+                (Some(i), false) => (i + n - 1) % n,
+                (None, true) => 0,
+                (None, false) => n - 1,
+            };
+            cui.difference = Some((i, aligned.row_count()));
+            cui.scroll_to = aligned.differences.get(i).copied();
+            ui.ctx().request_repaint();
+        }
+    });
 }

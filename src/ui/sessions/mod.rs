@@ -16,15 +16,18 @@ mod provenance;
 mod replay_bar;
 mod table;
 
+pub use compare::compare_summary;
 pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
 pub use table::status_text;
 
 use egui::{Key, Ui};
 
+use crate::app::panes::{PaneId, PaneLayout};
 use crate::app::session_view::{MainView, ReplaySpeed, SessionCommand};
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::core::format::grouped;
+use crate::ui::panes::{self, PaneSpec, PanesUi, Side};
 use crate::ui::timeline::{TimelinePanelState, timeline_ui};
 
 /// Which tab is shown under the request table.
@@ -52,6 +55,8 @@ pub struct SessionsUi {
     pub scroll_to_selected: bool,
     /// The pair view last scrolled to its first difference (by pair).
     pub pair_scrolled: Option<(usize, usize)>,
+    /// The compare view's difference navigation.
+    pub compare: compare::CompareUi,
 }
 
 /// Sends a Sessions command.
@@ -86,55 +91,108 @@ pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     });
 }
 
-/// Draws the Sessions view (inside the window, under the view tabs and above the status bar).
-pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+/// Draws the Sessions view (inside the window, under the view tabs and above the status bar):
+/// its panes through `ui/panes.rs` (`layout` has no pane of this view maximised).
+pub fn sessions_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    layout: &PaneLayout,
+    sui: &mut SessionsUi,
+    rects: &mut PanesUi,
+    tx: &CommandSender,
+) {
     keyboard(ui.ctx(), state, sui, tx);
+    let order = &PaneId::SESSIONS;
     // First-show sizes follow the window (then the user's resizing is kept).
     let height = ui.available_height();
-    egui::Panel::left("session_list")
-        .resizable(true)
-        .default_size(230.0)
-        .size_range(160.0..=420.0)
-        .show(ui, |ui| list::list_ui(ui, state, sui, tx));
-    // The timeline appears with the first replay (or re-send); until then only its bar.
-    if state.browser.replay.request.is_some() || state.browser.replay.proxied.is_some() {
-        egui::Panel::bottom("replay_timeline")
-            .resizable(true)
-            .default_size((height * 0.3).clamp(120.0, 320.0))
-            .size_range(90.0..=(height * 0.75).max(100.0))
-            .show(ui, |ui| {
-                replay_bar::replay_bar_ui(ui, state, tx);
-                outcomes::outcomes_ui(ui, state);
-                let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
-                for command in commands {
-                    if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {
-                        ui.ctx().copy_text(text.clone());
-                    }
-                    send(tx, SessionCommand::Timeline(command));
-                }
-            });
-    } else {
-        egui::Panel::bottom("replay_bar").show(ui, |ui| replay_bar::replay_bar_ui(ui, state, tx));
-    }
-    egui::CentralPanel::default().show(ui, |ui| {
-        egui::Panel::top("request_table")
-            .resizable(true)
-            .default_size((height * 0.25).clamp(100.0, 280.0))
-            .size_range(80.0..=(height * 0.6).max(90.0))
-            .show(ui, |ui| table::table_ui(ui, state, sui, tx));
-        egui::CentralPanel::default().show(ui, |ui| {
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
-                ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
-            });
-            ui.separator();
-            provenance::provenance_ui(ui, state);
-            match sui.tab {
-                SessionsTab::Prefix => prefix::prefix_ui(ui, state, sui, tx),
-                SessionsTab::Compare => compare::compare_ui(ui, state, tx),
-            }
-        });
+    let list = PaneSpec {
+        id: PaneId::SessionList,
+        side: Side::Left,
+        default: 230.0,
+        min: 160.0,
+        max: 420.0,
+    };
+    panes::pane(ui, layout, list, order, rects, tx, |ui| {
+        list::list_ui(ui, state, sui, tx);
     });
+    // The replay timeline keeps its room before the first replay (nothing jumps when one
+    // starts).
+    let replay = PaneSpec {
+        id: PaneId::ReplayTimeline,
+        side: Side::Bottom,
+        default: (height * 0.3).clamp(120.0, 320.0),
+        min: 90.0,
+        max: (height * 0.75).max(100.0),
+    };
+    panes::pane(ui, layout, replay, order, rects, tx, |ui| {
+        replay_ui(ui, state, sui, tx);
+    });
+    let central = egui::CentralPanel::default().show(ui, |ui| {
+        let table = PaneSpec {
+            id: PaneId::RequestTable,
+            side: Side::Top,
+            default: (height * 0.25).clamp(100.0, 280.0),
+            min: 80.0,
+            max: (height * 0.6).max(90.0),
+        };
+        panes::pane(ui, layout, table, order, rects, tx, |ui| {
+            table::table_ui(ui, state, sui, tx);
+        });
+        let analysis = egui::CentralPanel::default().show(ui, |ui| {
+            panes::header(ui, layout, PaneId::Analysis, order, tx);
+            analysis_ui(ui, state, sui, tx);
+        });
+        analysis.response.rect
+    });
+    rects.rects.insert(PaneId::Analysis, central.inner);
+}
+
+/// Draws pane `id` of the Sessions view maximised (the caller drew its header).
+pub fn maximised_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    id: PaneId,
+    sui: &mut SessionsUi,
+    tx: &CommandSender,
+) {
+    keyboard(ui.ctx(), state, sui, tx);
+    match id {
+        PaneId::SessionList => list::list_ui(ui, state, sui, tx),
+        PaneId::RequestTable => table::table_ui(ui, state, sui, tx),
+        PaneId::ReplayTimeline => replay_ui(ui, state, sui, tx),
+        _ => analysis_ui(ui, state, sui, tx),
+    }
+}
+
+/// The replay pane: its bar, the outcomes and the timeline (before a replay, what shows here).
+fn replay_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    replay_bar::replay_bar_ui(ui, state, tx);
+    if state.browser.replay.request.is_none() && state.browser.replay.proxied.is_none() {
+        ui.weak("Replay or re-send the selected request: its events show here.");
+        return;
+    }
+    outcomes::outcomes_ui(ui, state);
+    let commands = timeline_ui(ui, &state.browser.timeline, &mut sui.timeline);
+    for command in commands {
+        if let crate::app::timeline::TimelineCommand::CopyText(text) = &command {
+            ui.ctx().copy_text(text.clone());
+        }
+        send(tx, SessionCommand::Timeline(command));
+    }
+}
+
+/// The tabs under the table: the cache-prefix view or Compare.
+fn analysis_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    ui.horizontal(|ui| {
+        ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
+        ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
+    });
+    ui.separator();
+    provenance::provenance_ui(ui, state);
+    match sui.tab {
+        SessionsTab::Prefix => prefix::prefix_ui(ui, state, sui, tx),
+        SessionsTab::Compare => compare::compare_ui(ui, state, &mut sui.compare, tx),
+    }
 }
 
 /// The next (`delta` 1) or previous (-1) session of the listed page, from the open one.

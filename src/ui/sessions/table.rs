@@ -49,12 +49,15 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         return;
     };
     ui.horizontal_wrapped(|ui| {
+        // The listed page's name, else the one read with the rows (a search may hide it).
         let name = state
             .sessions
             .sessions
             .iter()
             .find(|s| s.id == session)
-            .map_or(String::new(), |s| s.name.clone());
+            .map(|s| s.name.clone())
+            .or_else(|| state.sessions.open_name.clone())
+            .unwrap_or_default();
         ui.strong(format!("#{session} {name}"));
         ui.label(count(state.sessions.rows.len() as u64, "request"));
         if browser.analyzing {
@@ -108,16 +111,38 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
     }
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     let badges = browser.analysis.as_ref().map(|a| &a.badges);
-    // Every row of a short session; a fifth of the window for a long one.
-    let min_height = ((state.sessions.rows.len() as f32 + 0.5) * row_height)
-        .min(ui.ctx().content_rect().height() * 0.2);
+    // Wider than a narrow pane: the whole table scrolls sideways (every column reachable),
+    // and its rows scroll inside the room the pane has left under the header (so a row
+    // scrolled to is really in view, not under the pane's edge).
+    let scroll_bar = ui.spacing().scroll.bar_width + ui.spacing().item_spacing.y;
+    let body_height = (ui.available_height() - row_height - scroll_bar).max(row_height);
+    let scroll_to = sui.scroll_to_selected.then_some(browser.selected).flatten();
+    sui.scroll_to_selected = false;
+    egui::ScrollArea::horizontal()
+        .id_salt("session_requests_sideways")
+        .auto_shrink([false, true])
+        .show(ui, |ui| {
+            requests_table(ui, state, (row_height, body_height), scroll_to, badges, tx);
+        });
+}
+
+fn requests_table(
+    ui: &mut Ui,
+    state: &AppState,
+    (row_height, body_height): (f32, f32),
+    scroll_to: Option<usize>,
+    badges: Option<&Vec<PrefixBadge>>,
+    tx: &CommandSender,
+) {
+    let browser = &state.browser;
     let mut table = TableBuilder::new(ui)
         .id_salt("session_requests")
         .striped(true)
         .resizable(true)
         .sense(Sense::click())
         .auto_shrink(false)
-        .min_scrolled_height(min_height)
+        .min_scrolled_height(0.0)
+        .max_scroll_height(body_height)
         .column(Column::initial(34.0).at_least(24.0))
         .column(Column::initial(64.0).at_least(40.0))
         .column(Column::initial(96.0).at_least(40.0).clip(true))
@@ -126,12 +151,9 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
         .columns(Column::initial(62.0).at_least(40.0), 4)
         .columns(Column::initial(64.0).at_least(40.0), 2)
         .column(Column::initial(64.0).at_least(40.0))
-        .column(Column::remainder().at_least(80.0).clip(true));
-    if sui.scroll_to_selected
-        && let Some(selected) = browser.selected
-    {
+        .column(Column::initial(110.0).at_least(80.0).clip(true));
+    if let Some(selected) = scroll_to {
         table = table.scroll_to_row(selected, None);
-        sui.scroll_to_selected = false;
     }
     table
         .header(row_height, |mut header| {

@@ -67,11 +67,18 @@ fn state_text(model: &TimelineModel, outcome: &TurnOutcome) -> String {
     }
 }
 
+/// A failure in words: its class and message, or "cancelled by you" for a send the user
+/// stopped (not "cancelled: cancelled").
+pub fn failure_text(failure: &FailureInfo) -> String {
+    let message = redacted(&failure.message);
+    if failure.class == crate::core::stream::ErrorClass::Cancelled && message == "cancelled" {
+        return "cancelled by you".to_string();
+    }
+    format!("{}: {message}", failure.class)
+}
+
 fn failure_ui(ui: &mut Ui, failure: &FailureInfo) {
-    ui.colored_label(
-        ui.visuals().error_fg_color,
-        format!("{}: {}", failure.class, redacted(&failure.message)),
-    );
+    ui.colored_label(ui.visuals().error_fg_color, failure_text(failure));
     let decision = match (failure.retried_after, failure.retryable) {
         (Some(delay), _) => format!("retried after {}", secs(delay)),
         (None, true) => "retryable; not retried (retries used up or delay too long)".to_string(),
@@ -89,7 +96,7 @@ fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
             .map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"));
         let mut line = format!("#{} {status} · {} events", attempt.number, attempt.events);
         if let Some(f) = &attempt.failure {
-            line.push_str(&format!(" · {}: {}", f.class, redacted(&f.message)));
+            line.push_str(&format!(" · {}", failure_text(f)));
             if let Some(delay) = f.retried_after {
                 line.push_str(&format!(" · retried after {}", secs(delay)));
             }

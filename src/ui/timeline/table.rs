@@ -19,7 +19,12 @@ pub fn table_ui(
     let row_height = ui.text_style_height(&egui::TextStyle::Monospace) + 2.0;
     let several_attempts = model.attempts().len() > 1;
     let selected = model.selected();
-    let mut table = TableBuilder::new(ui);
+    // Its rows scroll inside the room the pane leaves (the table's default 200 px minimum
+    // would push a small pane open).
+    let body_height = (ui.available_height() - row_height - 8.0).max(row_height);
+    let mut table = TableBuilder::new(ui)
+        .min_scrolled_height(0.0)
+        .max_scroll_height(body_height);
     if let Some(row) = scroll_to {
         table = table.scroll_to_row(row, None);
     }

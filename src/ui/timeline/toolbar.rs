@@ -13,7 +13,9 @@ pub fn toolbar_ui(
     state: &mut TimelinePanelState,
     commands: &mut Vec<TimelineCommand>,
 ) {
-    ui.horizontal(|ui| {
+    // Wrapped: a narrow pane keeps the row inside it (a wider row would widen the pane's
+    // contents, and the ruler under it would run past the pane's edge).
+    ui.horizontal_wrapped(|ui| {
         let follow = model.follows_tail();
         if ui
             .selectable_label(follow, if follow { "Following" } else { "Paused" })
@@ -79,7 +81,9 @@ fn gaps_ui(ui: &mut Ui, model: &TimelineModel) {
         parts.push(format!("longest gap {} after #{seq}", secs(gap)));
     }
     ui.label(parts.join(" · "));
-    let width = ui.available_width().max(40.0);
+    // Never wider than what is visible of the pane (not through a panel beside it).
+    let visible = ui.clip_rect().right() - ui.cursor().left();
+    let width = ui.available_width().min(visible).max(40.0);
     let (rect, _) = ui.allocate_exact_size(vec2(width, 8.0), Sense::hover());
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
