@@ -11,6 +11,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cache_cli;
 mod cache_sim;
 mod cli_bad_values;
 mod cli_bounded_input;
