@@ -379,3 +379,173 @@ fn cache_sim_what_if_breakpoint_keeps_the_stable_prefix() {
     let got = what_if.usd_saved.expect("priced");
     assert!((got - saved).abs() < 1e-12, "{got} vs {saved}");
 }
+
+fn what_if_reads(s: &Session, edit: &str) -> (Vec<u64>, i64) {
+    let w = cache::what_if(
+        s,
+        &CacheModels::default(),
+        &promptwire::core::prefix::PriceTable::bundled(),
+        &[edit.parse().expect("edit")],
+    )
+    .expect("what-if");
+    (
+        w.requests
+            .iter()
+            .map(|r| r.prediction.predicted.read_tokens)
+            .collect(),
+        w.read_tokens_gained,
+    )
+}
+
+fn hazard_codes(s: &Session) -> Vec<(&'static str, usize)> {
+    cache::report(
+        s,
+        &CacheModels::default(),
+        &promptwire::core::prefix::PriceTable::bundled(),
+    )
+    .hazards
+    .iter()
+    .map(|h| (h.code, h.request))
+    .collect()
+}
+
+#[test]
+fn cache_sim_what_if_undo_tools_and_move_instructions() {
+    let turns = conversation();
+    let tool = |keys: [&str; 2]| {
+        let mut params = serde_json::Map::new();
+        for k in keys {
+            params.insert(k.to_string(), json!({"type": "string"}));
+        }
+        json!([{"type": "function", "name": "shell", "parameters": {"type": "object", "properties": params}}])
+    };
+    let mut b0 = body("gpt-6-sol", "thread", &turns[0]);
+    let mut b1 = body("gpt-6-sol", "thread", &turns[1]);
+    b0["tools"] = tool(["cmd", "cwd"]);
+    // The same tool with its schema's keys in another order: another prompt.
+    b1["tools"] = tool(["cwd", "cmd"]);
+    let s = session(&[b0.clone(), b1.clone()], &[]);
+    let t0 = total(&s, 0);
+    assert_eq!(run(&s).0[1].0, 0);
+    assert_eq!(hazard_codes(&s), vec![("tools_changed", 1)]);
+    assert_eq!(what_if_reads(&s, "undo-tools:1"), (vec![0, t0], t0 as i64));
+
+    // Changed instructions: moved into an appended developer message, request 1 reads request
+    // 0's breakpoint again.
+    let mut b1 = b1;
+    b1["tools"] = b0["tools"].clone();
+    b1["instructions"] = json!(text("instructions, changed", 1200));
+    let s = session(&[b0, b1], &[]);
+    assert_eq!(run(&s).0[1].0, 0);
+    assert_eq!(
+        what_if_reads(&s, "move-instructions:1"),
+        (vec![0, t0], t0 as i64)
+    );
+}
+
+#[test]
+fn cache_sim_what_if_close_gap_and_ttl_and_the_idle_hazard() {
+    let turns = conversation();
+    let bodies: Vec<Value> = turns[..2]
+        .iter()
+        .map(|t| body("gpt-6-sol", "thread", t))
+        .collect();
+    let minute = 60_000;
+    let late = session(
+        &bodies,
+        &[(0, 1000), (1000 + 31 * minute, 2000 + 31 * minute)],
+    );
+    let t0 = total(&late, 0);
+    assert_eq!(hazard_codes(&late), vec![("idle_gap", 1)]);
+    assert_eq!(
+        what_if_reads(&late, "close-gap:1"),
+        (vec![0, t0], t0 as i64)
+    );
+    assert_eq!(what_if_reads(&late, "ttl:12h"), (vec![0, t0], t0 as i64));
+    assert_eq!(what_if_reads(&late, "ttl:30m"), (vec![0, 0], 0));
+}
+
+#[test]
+fn cache_sim_hazards_key_rate_and_stuck_cache() {
+    let turns = conversation();
+    let s = session(
+        &[
+            body("gpt-5.5", "thread", &turns[0]),
+            body("gpt-5.5", "other", &turns[1]),
+        ],
+        &[],
+    );
+    assert_eq!(hazard_codes(&s), vec![("cache_key_changed", 1)]);
+
+    // 17 requests 3 s apart on one route: the 16th is past 15 within a minute.
+    let same: Vec<Value> = (0..17)
+        .map(|_| body("gpt-5.5", "thread", &turns[0]))
+        .collect();
+    let times: Vec<(i64, i64)> = (0..17).map(|i| (i * 3000, i * 3000 + 1000)).collect();
+    assert_eq!(
+        hazard_codes(&session(&same, &times)),
+        vec![("overflow_rate", 15)]
+    );
+
+    // The server reports the same cached count while the prompt grows: stuck.
+    let mut s = Session::default();
+    let mut items = vec![msg("user", &text("q0", 200))];
+    for i in 0..4 {
+        let meta = RequestMeta {
+            reported_cached_tokens: Some(1280),
+            ..RequestMeta::default()
+        };
+        s.push_body(&body("gpt-5.5", "thread", &items), meta)
+            .expect("body");
+        items.push(msg("assistant", &text(&format!("a{i}"), 300)));
+        items.push(msg("user", &text(&format!("q{}", i + 1), 200)));
+    }
+    let report = cache::report(
+        &s,
+        &CacheModels::default(),
+        &promptwire::core::prefix::PriceTable::bundled(),
+    );
+    let stuck: Vec<(&str, usize, String)> = report
+        .hazards
+        .iter()
+        .map(|h| (h.code, h.request, h.message.clone()))
+        .collect();
+    assert_eq!(
+        stuck,
+        vec![(
+            "cache_stuck",
+            0,
+            format!(
+                "requests 0 to 3 read about 1,280 tokens each while the prompt grows from {} to \
+                 {}: only the instructions and tools are reused",
+                grouped(total(&s, 0)),
+                grouped(total(&s, 3))
+            )
+        )]
+    );
+    // …and the server reading far less than the rules predict is a finding.
+    let findings: Vec<Option<String>> = report.requests.iter().map(|r| r.finding.clone()).collect();
+    let predicted: Vec<u64> = (0..3).map(|i| steps(total(&s, i))).collect();
+    assert_eq!(
+        findings,
+        vec![
+            Some(
+                "server read 1,280, more than the 0 the rules predict: the server renders and \
+                 counts the prompt its own way, or this model does not cache as the `prefix` \
+                 model"
+                    .to_string()
+            ),
+            None,
+            Some(format!(
+                "server read 1,280 where the rules predict {}: evicted, overflowed past ~15 \
+                 requests/min, or routed elsewhere",
+                grouped(predicted[1])
+            )),
+            Some(format!(
+                "server read 1,280 where the rules predict {}: evicted, overflowed past ~15 \
+                 requests/min, or routed elsewhere",
+                grouped(predicted[2])
+            )),
+        ]
+    );
+}

@@ -162,7 +162,11 @@ pub fn find(session: &Session, predictions: &[Prediction]) -> Vec<Hazard> {
     }
     for p in predictions {
         let lost = p.ideal_read_tokens.saturating_sub(p.predicted.read_tokens);
-        if p.cache_model == CacheKind::Breakpoints && p.explicit_breakpoints == 0 && lost >= 1024 {
+        if p.cache_model == CacheKind::Breakpoints
+            && p.explicit_breakpoints == 0
+            && p.break_at.is_some()
+            && lost >= 1024
+        {
             let k = p
                 .shared_item
                 .map_or_else(|| "K".to_string(), |k| k.to_string());
