@@ -13,6 +13,7 @@ mod support;
 
 mod cache_cli;
 mod cache_sim;
+mod cache_ui;
 mod cli_bad_values;
 mod cli_bounded_input;
 mod cli_compile;

@@ -64,6 +64,30 @@ pub fn summary_text(analysis: &Analysis) -> String {
     text
 }
 
+/// The cache-cost line: what the session's input paid, would have paid with every reusable
+/// token read, and lost — under each request's own cache model — or "price unknown".
+pub fn cost_text(analysis: &Analysis) -> String {
+    let totals = &analysis.cache.totals;
+    let mut text = match &totals.cost_usd {
+        Some(d) => format!(
+            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
+            d.paid, d.ideal, d.lost
+        ),
+        None => format!("price unknown ({})", totals.unpriced_models.join(", ")),
+    };
+    text.push_str(&format!(
+        " · predicted: read {}, wrote {}, uncached {} tokens",
+        grouped(totals.read_tokens),
+        grouped(totals.write_tokens),
+        grouped(totals.uncached_tokens)
+    ));
+    if !analysis.cache.hazards.is_empty() {
+        let codes: Vec<&str> = analysis.cache.hazards.iter().map(|h| h.code).collect();
+        text.push_str(&format!(" · hazards: {}", codes.join(", ")));
+    }
+    text
+}
+
 /// Draws the prefix view.
 pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let browser = &state.browser;
@@ -80,6 +104,7 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     };
     let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
         ui.label(summary_text(analysis));
+        ui.label(cost_text(analysis));
         strip_ui(ui, state, analysis, tx);
         breaks_ui(ui, state, analysis, tx);
         charts::charts_ui(ui, analysis);
