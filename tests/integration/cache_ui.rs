@@ -123,4 +123,31 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
         });
         harness.get_by_label(&line);
     }
+    // The selected break says what it costs under the model's own rules.
+    harness
+        .get_by_label("#1 priced · 2 req · gpt-6-sol")
+        .click();
+    wait_until(&mut harness, "break selected", |s: &AppState| {
+        s.browser.pair == Some((0, 1))
+            && s.browser
+                .analysis
+                .as_ref()
+                .is_some_and(|a| a.prefix.requests()[0].shape.model == "gpt-6-sol")
+    });
+    let mut session = Session::default();
+    for b in bodies("gpt-6-sol") {
+        session.push_body(&b, RequestMeta::default()).expect("body");
+    }
+    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
+    let second = &report.requests[1];
+    let d = second.cost_usd.expect("priced");
+    assert!(d.lost > 0.0);
+    harness.get_by_label(&format!(
+        "request 1 under the breakpoints cache: {} · lost ${:.4} (paid ${:.4}, ideal ${:.4})",
+        second.prediction.reason, d.lost, d.paid, d.ideal
+    ));
+    harness.get_by_label(&format!(
+        "! stable_prefix_behind_break: {} Fix: {}",
+        report.hazards[0].message, report.hazards[0].fix
+    ));
 }

@@ -88,6 +88,25 @@ pub fn cost_text(analysis: &Analysis) -> String {
     text
 }
 
+/// What request `index` reads and costs under its model's cache rules: the simulator's reason
+/// and the dollars lost to the break before it (or "price unknown").
+pub fn request_cost_text(analysis: &Analysis, index: usize) -> Option<String> {
+    let request = analysis.cache.requests.get(index)?;
+    let p = &request.prediction;
+    let money = match &request.cost_usd {
+        Some(d) => format!(
+            "lost ${:.4} (paid ${:.4}, ideal ${:.4})",
+            d.lost, d.paid, d.ideal
+        ),
+        None => "price unknown".to_string(),
+    };
+    Some(format!(
+        "request {index} under the {} cache: {} · {money}",
+        p.cache_model.as_str(),
+        p.reason
+    ))
+}
+
 /// Draws the prefix view.
 pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let browser = &state.browser;
@@ -236,6 +255,24 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
             .find(|p| p.from == from && p.to == to)
     });
     if let Some(pair) = chosen {
+        if let Some(text) = request_cost_text(analysis, pair.to) {
+            ui.label(egui::RichText::new(text).small());
+        }
+        for hazard in analysis
+            .cache
+            .hazards
+            .iter()
+            .filter(|h| h.request == pair.to)
+        {
+            ui.label(
+                egui::RichText::new(format!(
+                    "! {}: {} Fix: {}",
+                    hazard.code, hazard.message, hazard.fix
+                ))
+                .small()
+                .color(ui.visuals().warn_fg_color),
+            );
+        }
         for cause in &pair.causes {
             let mut text = format!("{}: {}", cause.as_str(), cause.explanation());
             if let Some(fix) = cause.fix() {
