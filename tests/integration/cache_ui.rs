@@ -106,12 +106,18 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
     });
     let priced = expected("gpt-6-sol");
     assert!(priced.starts_with("paid $0.0"), "{priced}");
-    for (label, model, line) in [
-        ("#1 priced · 2 req · gpt-6-sol", "gpt-6-sol", priced),
+    for (label, model, line, chart) in [
+        (
+            "#1 priced · 2 req · gpt-6-sol",
+            "gpt-6-sol",
+            priced,
+            "Input cost per request: paid 2 points, lost 2 points",
+        ),
         (
             "#2 unpriced · 2 req · gpt-6-luna",
             "gpt-6-luna",
             expected("gpt-6-luna"),
+            "Input cost per request: price unknown",
         ),
     ] {
         harness.get_by_label(label).click();
@@ -122,6 +128,7 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
                 .is_some_and(|a| a.prefix.requests()[0].shape.model == model)
         });
         harness.get_by_label(&line);
+        harness.get_by_label(chart);
     }
     // The selected break says what it costs under the model's own rules.
     harness
