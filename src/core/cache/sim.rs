@@ -18,6 +18,7 @@
 //! state as it was.
 
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
 
 use serde::Serialize;
 
@@ -169,7 +170,7 @@ struct HeldMark {
 
 #[derive(Debug, Clone)]
 struct HeldPrompt {
-    offsets: Offsets,
+    offsets: Rc<Offsets>,
     last_used: Option<i64>,
     ttl_ms: i64,
     request: usize,
@@ -224,7 +225,7 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan) -> Vec<Prediction> {
     let session = prepared.session;
     let requests = session.requests();
     let mut routes: HashMap<u64, Route> = HashMap::new();
-    let mut previous: Option<(usize, Offsets)> = None;
+    let mut previous: Option<(usize, Rc<Offsets>)> = None;
     let mut last_finish: Option<i64> = None;
     let mut pieces = Vec::new();
     let mut out = Vec::with_capacity(requests.len());
@@ -278,8 +279,10 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan) -> Vec<Prediction> {
             last_finish = finished;
         }
         prepared.pieces(i, plan, &mut pieces);
-        let mut offsets = Offsets::default();
-        offsets.fill(&pieces);
+        let mut filled = Offsets::default();
+        filled.fill(&pieces);
+        // Shared by the route's held prompt and the next request's comparison: filled once.
+        let offsets = Rc::new(filled);
         let total = offsets.total();
         let route_key = route_hash(
             request.shape.prompt_cache_key.as_deref(),
@@ -304,7 +307,7 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan) -> Vec<Prediction> {
                 layout::pointer(session, i, piece.origin)
             })
         };
-        let previous_offsets = previous.as_ref().map(|(_, o)| o);
+        let previous_offsets = previous.as_ref().map(|(_, o)| o.as_ref());
         let mut prediction = match model {
             CacheModel::Prefix {
                 floor_tokens,
@@ -359,7 +362,7 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan) -> Vec<Prediction> {
                     .prompts
                     .retain(|p| offsets.common(&p.offsets) < p.offsets.len());
                 route.prompts.push(HeldPrompt {
-                    offsets: offsets.clone(),
+                    offsets: Rc::clone(&offsets),
                     last_used: finished,
                     ttl_ms,
                     request: i,
