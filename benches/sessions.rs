@@ -160,6 +160,11 @@ fn median(times: &mut [f64]) -> f64 {
 }
 
 fn main() {
+    // `cargo bench --bench sessions -- cache`: only the cache simulator.
+    if std::env::args().skip(1).any(|a| a == "cache") {
+        cache_simulator();
+        return;
+    }
     let path = db_path();
     let state = AppState::new(
         Settings::default(),
@@ -265,4 +270,67 @@ fn main() {
         pct(1.0),
         times.len()
     );
+}
+
+/// The cache simulator (issue 21) over the generated 1,000-request session (last body ~2 MB),
+/// already pushed onto a prefix `Session` as opening does: the whole simulation with prices and
+/// hazards (what opening adds; target ≤ 100 ms) and one what-if re-simulation (an explicit
+/// breakpoint after an early item; target ≤ 200 ms), under the session's own cache model
+/// (gpt-5.5: prefix) and with every request on the breakpoint model. Prints medians of 7 runs.
+fn cache_simulator() {
+    use promptwire::core::cache;
+    use promptwire::core::models::cache::CacheModels;
+    use promptwire::core::prefix::{PriceTable, RequestMeta, Session};
+
+    let synthetic = prefix_session::generate();
+    let mut session = Session::default();
+    let ids: Vec<_> = synthetic
+        .items
+        .iter()
+        .map(|item| session.intern_item(item))
+        .collect();
+    for (i, (head, items)) in synthetic.requests.iter().enumerate() {
+        let input: Vec<_> = items.iter().map(|id| ids[*id as usize]).collect();
+        let sent = 1_700_000_000_000 + i as i64 * 20_000;
+        let meta = RequestMeta {
+            sent_at_ms: Some(sent),
+            finished_at_ms: Some(sent + 4_000),
+            ..RequestMeta::default()
+        };
+        session
+            .push_parts(&synthetic.heads[*head], &input, meta)
+            .expect("request");
+    }
+    let prices = PriceTable::bundled();
+    let all_breakpoints =
+        CacheModels::from_json(r#"{"models":[{"prefix":"","cache_model":"breakpoints"},{"prefix":"g","cache_model":"breakpoints"}]}"#)
+            .expect("models");
+    let edit: Vec<cache::Edit> = vec!["breakpoint-after:3".parse().expect("edit")];
+    for (name, models) in [
+        ("own model", CacheModels::default()),
+        ("breakpoints", all_breakpoints),
+    ] {
+        let mut report_ms = Vec::new();
+        let mut what_if_ms = Vec::new();
+        let mut read = 0;
+        for _ in 0..7 {
+            let t0 = Instant::now();
+            let report = cache::report(&session, &models, &prices);
+            report_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+            read = report.totals.read_tokens;
+            std::hint::black_box(&report);
+            let prepared = cache::Prepared::new(&session, &models);
+            let t0 = Instant::now();
+            let what_if = cache::what_if_prepared(&prepared, &prices, &edit).expect("what-if");
+            what_if_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+            std::hint::black_box(&what_if);
+        }
+        println!(
+            "cache_simulator_1000_requests_2MB ({name}): report median {:.1} ms (max {:.1}); what-if re-simulation median {:.1} ms (max {:.1}); {read} tokens read",
+            median(&mut report_ms),
+            report_ms.last().copied().unwrap_or(0.0),
+            median(&mut what_if_ms),
+            what_if_ms.last().copied().unwrap_or(0.0),
+        );
+    }
 }

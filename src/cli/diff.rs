@@ -6,6 +6,12 @@
 //! through the store's one adapter (`store::prefix_input`), the Sessions view's input. `--requests N,M` compares two requests of a stored session
 //! structurally instead: the verdict, then every element aligned (same / added / removed /
 //! changed, with the changed lines of its pretty JSON).
+//!
+//! Beside the prefix verdicts, the cache as each request's model keeps it (`core::cache`): per
+//! request the predicted read / written / uncached tokens, the server's figures and the input
+//! dollars paid / ideal / lost (`requests` in `--json`, `summary.cost_usd`, `hazards`), and with
+//! `--what-if KIND:ARGS` the session re-simulated under an edit (`what_if`, README "The cache
+//! model").
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -16,6 +22,9 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
+use crate::core::cache::{self, CacheRequest, CacheTotals, Edit, Hazard};
+use crate::core::format::grouped;
+use crate::core::models::cache::CacheModels;
 use crate::core::prefix::{
     ChangeKind, Concern, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session,
     SessionSummary,
@@ -72,9 +81,17 @@ pub struct DiffArgs {
     /// Price table to use instead of the bundled one (`assets/prices.json`).
     #[arg(long, value_name = "FILE")]
     prices: Option<String>,
+    /// Re-simulate the cache under an edit (repeatable): `breakpoint-after:K`, `ttl:12h`,
+    /// `undo-tools:K`, `move-instructions:K`, `close-gap:K` (README, "The cache model").
+    #[arg(long = "what-if", value_name = "KIND:ARGS", value_parser = parse_edit)]
+    what_if: Vec<Edit>,
     /// Largest accepted file, in bytes.
     #[arg(long, default_value_t = super::DEFAULT_MAX_BYTES)]
     max_bytes: u64,
+}
+
+fn parse_edit(text: &str) -> Result<Edit, String> {
+    text.parse::<Edit>().map_err(|e| e.message)
 }
 
 fn parse_pair(text: &str) -> Result<(usize, usize), String> {
@@ -122,6 +139,16 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         return pair_diff_out(&session, &args.requests, args.json);
     }
     let report = session.report(&prices);
+    let cache_models = CacheModels::default();
+    let cached = cache::report(&session, &cache_models, &prices);
+    let what_if = match args.what_if.as_slice() {
+        [] => None,
+        edits => Some(cache::what_if(&session, &cache_models, &prices, edits)?),
+    };
+    let (requests, totals) = match &what_if {
+        Some(w) => (&w.requests, &w.after),
+        None => (&cached.requests, &cached.totals),
+    };
     let pairs: Vec<PairReport> = if args.pairs.is_empty() {
         report.pairs.clone()
     } else {
@@ -133,10 +160,32 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
 
     let mut out = std::io::stdout().lock();
     if args.json {
-        let value = json!({
-            "pairs": pairs.iter().map(pair_json).collect::<Vec<_>>(),
-            "summary": summary_json(&report.summary),
+        let mut summary = summary_json(&report.summary);
+        summary["cost_usd"] = cost_json(totals);
+        summary["cache_tokens"] = json!({
+            "read_tokens": totals.read_tokens,
+            "write_tokens": totals.write_tokens,
+            "uncached_tokens": totals.uncached_tokens,
         });
+        let mut value = json!({
+            "pairs": pairs.iter().map(pair_json).collect::<Vec<_>>(),
+            "summary": summary,
+            "requests": requests.iter().map(request_json).collect::<Vec<_>>(),
+            "hazards": cached.hazards,
+        });
+        if let Some(w) = &what_if {
+            value["what_if"] = json!({
+                "edits": w.edits,
+                "read_tokens_gained": w.read_tokens_gained,
+                "usd_saved": w.usd_saved,
+                "before": {
+                    "read_tokens": w.before.read_tokens,
+                    "write_tokens": w.before.write_tokens,
+                    "uncached_tokens": w.before.uncached_tokens,
+                    "cost_usd": cost_json(&w.before),
+                },
+            });
+        }
         serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
     } else {
@@ -144,8 +193,84 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
             writeln!(out, "{}", pair_lines(pair))?;
         }
         writeln!(out, "{}", summary_line(&report))?;
+        writeln!(out, "{}", cache_line(totals, what_if.as_ref()))?;
+        for hazard in &cached.hazards {
+            writeln!(out, "{}", hazard_line(hazard))?;
+        }
     }
     Ok(())
+}
+
+/// `{"paid", "ideal", "lost"}`, each null when a price is unknown.
+fn cost_json(totals: &CacheTotals) -> Value {
+    let field = |f: fn(&cache::Dollars) -> f64| totals.cost_usd.as_ref().map(f);
+    json!({
+        "paid": field(|d| d.paid),
+        "ideal": field(|d| d.ideal),
+        "lost": field(|d| d.lost),
+    })
+}
+
+/// One request of `requests` in `--json` (the documented contract, plus the reason in words and
+/// a disagreement with the server).
+fn request_json(request: &CacheRequest) -> Value {
+    let p = &request.prediction;
+    json!({
+        "index": p.index,
+        "model": p.model,
+        "cache_model": p.cache_model.as_str(),
+        "predicted": {
+            "read_tokens": p.predicted.read_tokens,
+            "write_tokens": p.predicted.write_tokens,
+            "uncached_tokens": p.predicted.uncached_tokens,
+        },
+        "reported": request.reported.map(|r| json!({
+            "cached_tokens": r.cached_tokens,
+            "cache_write_tokens": r.cache_write_tokens,
+        })),
+        "cost_usd": request.cost_usd.map(|c| json!({"paid": c.paid, "ideal": c.ideal, "lost": c.lost})),
+        "reason": p.reason,
+        "finding": request.finding,
+    })
+}
+
+/// The human cache line: predicted tokens and dollars (or "price unknown"), and a what-if's
+/// saving.
+fn cache_line(totals: &CacheTotals, what_if: Option<&cache::WhatIf>) -> String {
+    let mut line = format!(
+        "cache: read {}, wrote {}, uncached {} tokens; ",
+        grouped(totals.read_tokens),
+        grouped(totals.write_tokens),
+        grouped(totals.uncached_tokens)
+    );
+    match &totals.cost_usd {
+        Some(d) => line.push_str(&format!(
+            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
+            d.paid, d.ideal, d.lost
+        )),
+        None => line.push_str(&format!(
+            "price unknown ({})",
+            totals.unpriced_models.join(", ")
+        )),
+    }
+    if let Some(w) = what_if {
+        line.push_str(&format!(
+            "; what-if {}: {} more tokens read",
+            w.edits.join(" + "),
+            w.read_tokens_gained
+        ));
+        if let Some(saved) = w.usd_saved {
+            line.push_str(&format!(", ${saved:.4} saved"));
+        }
+    }
+    line
+}
+
+fn hazard_line(hazard: &Hazard) -> String {
+    format!(
+        "hazard {} at request {}: {} Fix: {}",
+        hazard.code, hazard.request, hazard.message, hazard.fix
+    )
 }
 
 /// `--requests N,M`: the verdict and the aligned diff of two stored requests.
@@ -230,16 +355,18 @@ fn load_bodies(session: &mut Session, args: &DiffArgs) -> anyhow::Result<()> {
         );
     }
     for (i, arg) in args.bodies.iter().enumerate() {
-        let reported_cached_tokens = match args.usage.get(i) {
+        let reported = match args.usage.get(i) {
             Some(path) => {
                 let text = read_text(path, args.max_bytes)?;
-                reported_cached_tokens(&text)
+                reported_usage(&text)
                     .map_err(|e| anyhow::anyhow!("{}: {e:#}", display_name(path)))?
             }
-            None => None,
+            None => Reported::default(),
         };
         let meta = RequestMeta {
-            reported_cached_tokens,
+            reported_cached_tokens: reported.cached,
+            reported_cache_write_tokens: reported.write,
+            reported_input_tokens: reported.input,
             sent_at_ms: args.sent_at_ms.get(i).copied(),
             ..RequestMeta::default()
         };
@@ -438,20 +565,36 @@ fn summary_line(report: &crate::core::prefix::SessionReport) -> String {
     line
 }
 
-/// `usage.input_tokens_details.cached_tokens` of a response: the usage of a recorded SSE stream
-/// as the stream reader maps it (0 when the usage has no details), or the `usage` of a JSON
-/// response (`None` when it has no details). An error when there is no usage at all.
-fn reported_cached_tokens(text: &str) -> anyhow::Result<Option<u64>> {
+/// What a response's usage reports.
+#[derive(Debug, Default)]
+struct Reported {
+    cached: Option<u64>,
+    write: Option<u64>,
+    input: Option<u64>,
+}
+
+/// `usage.input_tokens_details.cached_tokens` (and `cache_write_tokens`, `input_tokens`) of a
+/// response: the usage of a recorded SSE stream as the stream reader maps it (0 when the usage
+/// has no details), or the `usage` of a JSON response (`None` when it has no details). An error
+/// when there is no usage at all.
+fn reported_usage(text: &str) -> anyhow::Result<Reported> {
+    let count = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
     if text.trim_start().starts_with('{') {
         let value: Value = serde_json::from_str(text).context("not a JSON response")?;
         let usage = value
             .get("usage")
             .or_else(|| value.get("response").and_then(|r| r.get("usage")))
             .context("the response has no `usage`")?;
-        return Ok(usage
-            .get("input_tokens_details")
-            .and_then(|d| d.get("cached_tokens"))
-            .and_then(Value::as_u64));
+        let details = usage.get("input_tokens_details");
+        return Ok(Reported {
+            cached: details
+                .and_then(|d| d.get("cached_tokens"))
+                .and_then(Value::as_u64),
+            write: details
+                .and_then(|d| d.get("cache_write_tokens"))
+                .and_then(Value::as_u64),
+            input: usage.get("input_tokens").and_then(Value::as_u64),
+        });
     }
     let mut reader = StreamReader::new();
     reader.push(text.as_bytes(), Duration::ZERO);
@@ -461,5 +604,9 @@ fn reported_cached_tokens(text: &str) -> anyhow::Result<Option<u64>> {
         .usage
         .as_ref()
         .context("the stream has no `response.completed` event with usage")?;
-    Ok(u64::try_from(usage.cached_input_tokens).ok())
+    Ok(Reported {
+        cached: count(Some(usage.cached_input_tokens)),
+        write: count(Some(usage.cache_write_input_tokens)).filter(|&w| w > 0),
+        input: count(Some(usage.input_tokens)),
+    })
 }

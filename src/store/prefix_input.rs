@@ -15,6 +15,7 @@ use super::summary::{SessionParts, usage_tokens};
 use super::{Store, StoreError};
 use crate::core::json::JsonMap;
 use crate::core::prefix::{RequestMeta, Session};
+use crate::core::stream::UsageCounts;
 
 /// Why a stored session could not become the analysis's input.
 #[derive(Debug, thiserror::Error)]
@@ -122,16 +123,20 @@ pub fn push_parts(
     Ok(())
 }
 
-/// A stored request's analysis metadata: the server's `cached_tokens` from its recorded usage
-/// (either wire shape), when it was sent, and when its response finished.
+/// A stored request's analysis metadata: the server's `cached_tokens`, `cache_write_tokens` and
+/// `input_tokens` from its recorded usage (any wire shape), when it was sent, and when its response finished.
 fn request_meta(
     usage: Option<&Value>,
     started_us: Option<i64>,
     total_us: Option<i64>,
 ) -> RequestMeta {
     let sent_at_ms = started_us.map(|us| us / 1000);
+    let counts = usage.and_then(UsageCounts::from_value);
+    let count = |n: Option<i64>| n.and_then(|n| u64::try_from(n).ok());
     RequestMeta {
         reported_cached_tokens: usage.and_then(|usage| usage_tokens(usage).1),
+        reported_cache_write_tokens: counts.and_then(|c| count(c.cache_write_input_tokens)),
+        reported_input_tokens: counts.and_then(|c| count(c.input_tokens)),
         sent_at_ms,
         finished_at_ms: sent_at_ms
             .zip(total_us)

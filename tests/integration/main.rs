@@ -11,8 +11,11 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod cache_cli;
 mod cache_options;
+mod cache_sim;
 mod cache_standin;
+mod cache_ui;
 mod cache_usage_paths;
 mod cli_bad_values;
 mod cli_bounded_input;

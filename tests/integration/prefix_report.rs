@@ -122,13 +122,13 @@ fn summary_and_cost_of_a_miss() {
         }
     );
     // The instructions edit keeps the settings only: everything cacheable of `a` is missed,
-    // priced at gpt-5.5's input minus cached-input rate (1.25 − 0.125 $/M in the bundled table).
+    // priced at gpt-5.5's input minus cached-input rate (5 − 0.5 $/M in the bundled table).
     let missed = cacheable_tokens(ta) - cacheable_tokens(before_instructions);
     assert_eq!(
         report.cost,
         CacheCost {
             missed_tokens: missed,
-            miss_cost_usd: missed as f64 * (1.25 - 0.125) / 1_000_000.0,
+            miss_cost_usd: missed as f64 * (5.0 - 0.5) / 1_000_000.0,
             unpriced_models: vec![],
         }
     );

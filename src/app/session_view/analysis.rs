@@ -6,6 +6,8 @@
 
 use std::sync::Arc;
 
+use crate::core::cache::CacheReport;
+use crate::core::models::cache::CacheModels;
 use crate::core::prefix::{
     Concern, PairReport, PriceTable, Session, SessionReport, missed_cacheable_tokens,
 };
@@ -77,6 +79,13 @@ pub struct Analysis {
     /// Per break or warned pair, in pair order: (pair index in `report.pairs`, the row's text)
     /// — the "Breaks and warnings" list.
     pub notes: Vec<(usize, String)>,
+    /// The cache as each request's model keeps it (`core::cache`): per request read / written /
+    /// uncached tokens and dollars, the session's paid / ideal / lost, the hazards.
+    pub cache: CacheReport,
+    /// Per priced request `[index, dollars]`: what its input paid, under its cache model.
+    pub cost_paid: Vec<[f64; 2]>,
+    /// Per priced request `[index, dollars]`: what the break before it lost.
+    pub cost_lost: Vec<[f64; 2]>,
     /// Per request `[index, tokens]`: locally estimated reusable (cached) input.
     pub cached_local: Vec<[f64; 2]>,
     /// Per request `[index, tokens]`: locally estimated uncached input.
@@ -168,6 +177,15 @@ pub fn analyze_parts(
         })
         .collect();
     let report = prefix.report(prices);
+    let cache = crate::core::cache::report(&prefix, &CacheModels::default(), prices);
+    let priced = || {
+        cache
+            .requests
+            .iter()
+            .filter_map(|r| r.cost_usd.map(|d| (r.prediction.index as f64, d)))
+    };
+    let cost_paid = priced().map(|(x, d)| [x, d.paid]).collect();
+    let cost_lost = priced().map(|(x, d)| [x, d.lost]).collect();
     let n = prefix.len();
     let mut badges = vec![PrefixBadge::First];
     let mut cached_local = vec![[0.0, 0.0]];
@@ -219,6 +237,9 @@ pub fn analyze_parts(
         session,
         prefix: Arc::new(prefix),
         report,
+        cache,
+        cost_paid,
+        cost_lost,
         badges,
         breaks,
         notes,

@@ -1,6 +1,12 @@
 //! What cache misses cost: the price table (`assets/prices.json`, editable) and the tokens a
 //! broken prefix kept out of the cache.
 //!
+//! The table is dated data (WIRE_SPEC §19.1): per model slug prefix the input, cached-input,
+//! cache-write and output prices, each row with its `source` and the date it was `checked`. A
+//! row nobody checked prices nothing ("price unknown"). [`PriceTable::rates`] applies the
+//! long-context rule (more than 272K input tokens: 2× input and cache rates, 1.5× output) and
+//! the service tier (`flex` ½, `priority` 2×).
+//!
 //! Caching applies from 1,024 prompt tokens and counts hits in 128-token steps past that
 //! (WIRE_SPEC §19), so a pair's *missed* tokens are `cacheable(from_tokens) −
 //! cacheable(reusable_tokens)`, priced at the difference between input and cached input.
@@ -13,23 +19,35 @@ use super::compare::PairReport;
 /// The bundled price table.
 pub const BUNDLED_PRICES_JSON: &str = include_str!("../../../assets/prices.json");
 
-/// Prices of one model family, in US dollars per million tokens.
+/// Prices of one model family, in US dollars per million tokens, with where they come from and
+/// when someone checked them. A row without a `checked` date (or without the figures a cache
+/// model needs) prices nothing: its models show "price unknown", never a copied number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ModelPrice {
     /// Model slug prefix this row applies to (longest matching prefix wins).
     pub prefix: String,
     /// Uncached input tokens.
-    pub input: f64,
-    /// Cached input tokens.
-    pub cached_input: f64,
+    #[serde(default)]
+    pub input: Option<f64>,
+    /// Cached input tokens (cache reads).
+    #[serde(default)]
+    pub cached_input: Option<f64>,
+    /// Tokens written to the cache (breakpoint models; prefix models write for free).
+    #[serde(default)]
+    pub cache_write: Option<f64>,
     /// Output tokens.
-    pub output: f64,
-    /// Where the figures come from (`openai-list-2025`, `placeholder`, or your own note).
+    #[serde(default)]
+    pub output: Option<f64>,
+    /// Where the figures come from (the page's address, or your own note).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub source: String,
+    /// The date (`YYYY-MM-DD`) someone checked the figures against the source.
+    #[serde(default)]
+    pub checked: Option<String>,
 }
 
-/// A price table file: `{"about": "...", "models": [{"prefix", "input", "cached_input", "output"}]}`.
+/// A price table file: `{"about": "...", "models": [{"prefix", "input", "cached_input",
+/// "cache_write", "output", "source", "checked"}]}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PriceTable {
     /// Where the figures come from.
@@ -37,6 +55,41 @@ pub struct PriceTable {
     pub about: String,
     /// One row per model slug prefix.
     pub models: Vec<ModelPrice>,
+}
+
+/// Prompts with more input tokens than this are billed at the long-context rates.
+pub const LONG_CONTEXT_TOKENS: u64 = 272_000;
+
+/// The rates one request is billed at, US dollars per million tokens, multipliers applied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rates {
+    /// Uncached input.
+    pub input: f64,
+    /// Cache reads.
+    pub cached_input: f64,
+    /// Cache writes (the input rate on prefix models: writes cost nothing extra).
+    pub cache_write: f64,
+    /// Output.
+    pub output: f64,
+}
+
+impl Rates {
+    /// Dollars of `read`, `written` and `uncached` input tokens.
+    pub fn input_cost(&self, read: u64, written: u64, uncached: u64) -> f64 {
+        (read as f64 * self.cached_input
+            + written as f64 * self.cache_write
+            + uncached as f64 * self.input)
+            / 1_000_000.0
+    }
+}
+
+/// The service-tier multiplier: `flex` (and `batch`) ½, `priority` 2×, anything else 1×.
+pub fn tier_multiplier(service_tier: Option<&str>) -> f64 {
+    match service_tier {
+        Some("flex" | "batch") => 0.5,
+        Some("priority") => 2.0,
+        _ => 1.0,
+    }
 }
 
 impl PriceTable {
@@ -55,8 +108,8 @@ impl PriceTable {
         let table: Self =
             crate::core::json::from_value_with_path(value).map_err(PrefixError::Prices)?;
         for (i, row) in table.models.iter().enumerate() {
-            let prices = [row.input, row.cached_input, row.output];
-            if prices.iter().any(|p| !p.is_finite() || *p < 0.0) {
+            let prices = [row.input, row.cached_input, row.cache_write, row.output];
+            if prices.iter().flatten().any(|p| !p.is_finite() || *p < 0.0) {
                 return Err(PrefixError::Prices(format!(
                     "models[{i}]: prices must be non-negative numbers"
                 )));
@@ -72,16 +125,65 @@ impl PriceTable {
             .filter(|row| model.starts_with(&row.prefix))
             .max_by_key(|row| row.prefix.len())
     }
+
+    /// (input, cached input) of `model` when its row was checked and has both figures.
+    pub fn priced(&self, model: &str) -> Option<(f64, f64)> {
+        let row = self.lookup(model).filter(|r| r.is_checked())?;
+        Some((row.input?, row.cached_input?))
+    }
+
+    /// The rates a request of `model` with `input_tokens` input tokens at `service_tier` is
+    /// billed at, under cache model `kind`; `None` ("price unknown") when the row is missing,
+    /// unchecked, or lacks a figure the model needs (a breakpoint model needs `cache_write`).
+    pub fn rates(
+        &self,
+        model: &str,
+        kind: crate::core::models::cache::CacheKind,
+        input_tokens: u64,
+        service_tier: Option<&str>,
+    ) -> Option<Rates> {
+        use crate::core::models::cache::CacheKind;
+        let row = self.lookup(model).filter(|r| r.is_checked())?;
+        let (input, cached_input, output) = (row.input?, row.cached_input?, row.output?);
+        let cache_write = match kind {
+            CacheKind::Prefix => input,
+            CacheKind::Breakpoints => row.cache_write?,
+        };
+        let long = input_tokens > LONG_CONTEXT_TOKENS;
+        let (in_x, out_x) = if long { (2.0, 1.5) } else { (1.0, 1.0) };
+        let tier = tier_multiplier(service_tier);
+        Some(Rates {
+            input: input * in_x * tier,
+            cached_input: cached_input * in_x * tier,
+            cache_write: cache_write * in_x * tier,
+            output: output * out_x * tier,
+        })
+    }
+}
+
+impl ModelPrice {
+    /// Whether someone checked the row (a `checked` date is set).
+    pub fn is_checked(&self) -> bool {
+        self.checked
+            .as_deref()
+            .is_some_and(|d| !d.trim().is_empty())
+    }
+}
+
+/// Tokens cacheable out of a reusable prefix of `tokens`: nothing below `floor`, then `floor`
+/// plus whole `step`s.
+pub fn cacheable_steps(tokens: u64, floor: u64, step: u64) -> u64 {
+    if tokens < floor {
+        0
+    } else {
+        floor + (tokens - floor) / step.max(1) * step.max(1)
+    }
 }
 
 /// Tokens the server can serve from cache out of a reusable prefix of `tokens`: nothing below
 /// 1,024, then 1,024 plus whole 128-token steps.
 pub fn cacheable_tokens(tokens: u64) -> u64 {
-    if tokens < 1024 {
-        0
-    } else {
-        1024 + (tokens - 1024) / 128 * 128
-    }
+    cacheable_steps(tokens, 1024, 128)
 }
 
 /// The cost of a session's cache misses.
@@ -112,10 +214,9 @@ impl CacheCost {
                 .saturating_sub(cacheable_tokens(pair.reusable_tokens));
             cost.missed_tokens += missed;
             let model = model_of(pair.to);
-            match prices.lookup(model) {
-                Some(row) => {
-                    cost.miss_cost_usd +=
-                        missed as f64 * (row.input - row.cached_input).max(0.0) / 1_000_000.0;
+            match prices.priced(model) {
+                Some((input, cached)) => {
+                    cost.miss_cost_usd += missed as f64 * (input - cached).max(0.0) / 1_000_000.0;
                 }
                 None => {
                     if !cost.unpriced_models.iter().any(|m| m == model) {
@@ -156,6 +257,9 @@ mod tests {
     fn bad_tables_are_rejected() {
         assert!(PriceTable::from_json("{").is_err());
         let negative = r#"{"models":[{"prefix":"x","input":-1,"cached_input":0,"output":0}]}"#;
+        let unchecked = r#"{"models":[{"prefix":"x","input":1,"cached_input":0.1,"output":2}]}"#;
+        let unchecked = PriceTable::from_json(unchecked).expect("parses");
+        assert_eq!(unchecked.priced("x-1"), None);
         assert_eq!(
             PriceTable::from_json(negative),
             Err(PrefixError::Prices(

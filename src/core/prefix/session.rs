@@ -35,6 +35,11 @@ pub const DEFAULT_IDLE_GAP_SECS: u64 = 5 * 60;
 pub struct RequestMeta {
     /// `usage.input_tokens_details.cached_tokens` of its response.
     pub reported_cached_tokens: Option<u64>,
+    /// `usage.input_tokens_details.cache_write_tokens` of its response (rollouts:
+    /// `cache_write_input_tokens`), when reported.
+    pub reported_cache_write_tokens: Option<u64>,
+    /// `usage.input_tokens` of its response (cached and written tokens are part of it).
+    pub reported_input_tokens: Option<u64>,
     /// When it was sent, Unix milliseconds.
     pub sent_at_ms: Option<i64>,
     /// When its response finished, Unix milliseconds (the cache idles from here).

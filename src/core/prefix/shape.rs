@@ -111,6 +111,10 @@ pub struct RequestShape {
     /// Cache retention the request asked for (`prompt_cache_retention`, or
     /// `prompt_cache_options.ttl`), in seconds.
     pub cache_ttl_secs: Option<u64>,
+    /// `prompt_cache_options.mode: "explicit"`: no implicit breakpoint (breakpoint models).
+    pub cache_mode_explicit: bool,
+    /// `service_tier`, when sent (`flex`, `priority`, …): what the request is billed at.
+    pub service_tier: Option<String>,
     /// Compact JSON bytes of the whole body.
     pub body_bytes: u64,
     /// Compact JSON bytes of the body without the items of its `input` array (so that the body
@@ -227,6 +231,15 @@ impl RequestShape {
             client_metadata: head.get("client_metadata").map(digest_unordered),
             is_compaction,
             cache_ttl_secs: cache_ttl_secs(head),
+            cache_mode_explicit: head
+                .get("prompt_cache_options")
+                .and_then(|o| o.get("mode"))
+                .and_then(Value::as_str)
+                == Some("explicit"),
+            service_tier: head
+                .get("service_tier")
+                .and_then(Value::as_str)
+                .map(String::from),
             body_bytes,
             head_bytes,
         })

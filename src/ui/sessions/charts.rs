@@ -1,7 +1,8 @@
 //! The prefix view's charts (egui_plot), from series the analysis computed once: input tokens
 //! per request — locally estimated cached and uncached, with the server's reported
 //! `cached_tokens` as points beside the estimate — and payload growth (bytes sent vs. bytes of
-//! the whole history).
+//! the whole history), and the input dollars per request under each request's cache model
+//! (paid, and lost to the break before it).
 
 use egui::Ui;
 use egui_plot::{Legend, Line, Plot, PlotPoints, PlotUi, Points};
@@ -64,11 +65,11 @@ fn label_plot(response: &egui::Response, label: String) {
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Figure, true, &label));
 }
 
-/// Draws the two charts side by side.
+/// Draws the three charts side by side.
 pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
     // A third of what is left, between a readable minimum and a comfortable maximum.
     let height = (ui.available_height() * 0.4).clamp(80.0, 170.0);
-    ui.columns(2, |columns| {
+    ui.columns(3, |columns| {
         columns[0].strong("Input tokens per request");
         let requests = analysis.sent_bytes.len();
         let top = max_y(&[
@@ -126,5 +127,23 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                 ],
             ),
         );
+        columns[2].strong("Input cost per request (USD)");
+        let top = max_y(&[&analysis.cost_paid, &analysis.cost_lost]);
+        let cost = plot("prefix_cost_chart", "US dollars", height, requests, top).show(
+            &mut columns[2],
+            |plot_ui| {
+                series(plot_ui, "paid", &analysis.cost_paid);
+                series(plot_ui, "lost", &analysis.cost_lost);
+            },
+        );
+        let label = if analysis.cost_paid.is_empty() {
+            "Input cost per request: price unknown".to_string()
+        } else {
+            chart_label(
+                "Input cost per request",
+                &[("paid", &analysis.cost_paid), ("lost", &analysis.cost_lost)],
+            )
+        };
+        label_plot(&cost.response, label);
     });
 }

@@ -64,6 +64,49 @@ pub fn summary_text(analysis: &Analysis) -> String {
     text
 }
 
+/// The cache-cost line: what the session's input paid, would have paid with every reusable
+/// token read, and lost — under each request's own cache model — or "price unknown".
+pub fn cost_text(analysis: &Analysis) -> String {
+    let totals = &analysis.cache.totals;
+    let mut text = match &totals.cost_usd {
+        Some(d) => format!(
+            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
+            d.paid, d.ideal, d.lost
+        ),
+        None => format!("price unknown ({})", totals.unpriced_models.join(", ")),
+    };
+    text.push_str(&format!(
+        " · predicted: read {}, wrote {}, uncached {} tokens",
+        grouped(totals.read_tokens),
+        grouped(totals.write_tokens),
+        grouped(totals.uncached_tokens)
+    ));
+    if !analysis.cache.hazards.is_empty() {
+        let codes: Vec<&str> = analysis.cache.hazards.iter().map(|h| h.code).collect();
+        text.push_str(&format!(" · hazards: {}", codes.join(", ")));
+    }
+    text
+}
+
+/// What request `index` reads and costs under its model's cache rules: the simulator's reason
+/// and the dollars lost to the break before it (or "price unknown").
+pub fn request_cost_text(analysis: &Analysis, index: usize) -> Option<String> {
+    let request = analysis.cache.requests.get(index)?;
+    let p = &request.prediction;
+    let money = match &request.cost_usd {
+        Some(d) => format!(
+            "lost ${:.4} (paid ${:.4}, ideal ${:.4})",
+            d.lost, d.paid, d.ideal
+        ),
+        None => "price unknown".to_string(),
+    };
+    Some(format!(
+        "request {index} under the {} cache: {} · {money}",
+        p.cache_model.as_str(),
+        p.reason
+    ))
+}
+
 /// Draws the prefix view.
 pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let browser = &state.browser;
@@ -80,6 +123,7 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     };
     let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
         ui.label(summary_text(analysis));
+        ui.label(cost_text(analysis));
         strip_ui(ui, state, analysis, tx);
         breaks_ui(ui, state, analysis, tx);
         charts::charts_ui(ui, analysis);
@@ -211,6 +255,24 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
             .find(|p| p.from == from && p.to == to)
     });
     if let Some(pair) = chosen {
+        if let Some(text) = request_cost_text(analysis, pair.to) {
+            ui.label(egui::RichText::new(text).small());
+        }
+        for hazard in analysis
+            .cache
+            .hazards
+            .iter()
+            .filter(|h| h.request == pair.to)
+        {
+            ui.label(
+                egui::RichText::new(format!(
+                    "! {}: {} Fix: {}",
+                    hazard.code, hazard.message, hazard.fix
+                ))
+                .small()
+                .color(ui.visuals().warn_fg_color),
+            );
+        }
         for cause in &pair.causes {
             let mut text = format!("{}: {}", cause.as_str(), cause.explanation());
             if let Some(fix) = cause.fix() {

@@ -1,0 +1,160 @@
+//! The Sessions prefix view shows the cache's dollars (issue 21): paid / ideal / lost under each
+//! request's own cache model for a priced model, "price unknown" for a model whose price row
+//! nobody checked — on the whole app (egui_kittest) over a real database.
+
+use crate::support::ui as ui_support;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable as _;
+use promptwire::app::AppState;
+use promptwire::app::session_view::MainView;
+use promptwire::core::cache;
+use promptwire::core::format::grouped;
+use promptwire::core::models::cache::CacheModels;
+use promptwire::core::prefix::{PriceTable, RequestMeta, Session};
+use promptwire::store::{NewRequest, NewSession, Source, Store};
+use serde_json::{Value, json};
+use ui_support::{app_with, scratch_dir, wait_until};
+
+fn msg(role: &str, text: &str) -> Value {
+    json!({"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]})
+}
+
+fn bodies(model: &str) -> Vec<Value> {
+    let stable = msg(
+        "developer",
+        &format!("stable: {}", "lorem ipsum ".repeat(1500)),
+    );
+    ["one", "two"]
+        .iter()
+        .map(|q| {
+            json!({"model": model, "instructions": "Be brief.", "prompt_cache_key": "t",
+                "input": [stable, msg("user", &format!("question {q}"))]})
+        })
+        .collect()
+}
+
+fn store_session(store: &mut Store, name: &str, model: &str) {
+    let id = store
+        .create_session(&NewSession {
+            name: name.to_string(),
+            source: Source::Import,
+            provider: None,
+            model: Some(model.to_string()),
+            created_us: 1_000,
+        })
+        .expect("session");
+    for b in bodies(model) {
+        let bytes = serde_json::to_vec(&b).expect("body");
+        store
+            .add_request(
+                id,
+                &NewRequest {
+                    dialect: Some("standard".to_string()),
+                    rules: None,
+                    provider: Some("openai".to_string()),
+                    method: "POST".to_string(),
+                    url: "https://api.openai.com/v1/responses".to_string(),
+                    body: &bytes,
+                    headers: &[],
+                    extra: None,
+                    started_us: None,
+                },
+            )
+            .expect("request");
+    }
+}
+
+/// The cost line the view should show, from core's report of the same bodies.
+fn expected(model: &str) -> String {
+    let mut session = Session::default();
+    for b in bodies(model) {
+        session.push_body(&b, RequestMeta::default()).expect("body");
+    }
+    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
+    let t = &report.totals;
+    let money = match &t.cost_usd {
+        Some(d) => format!(
+            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
+            d.paid, d.ideal, d.lost
+        ),
+        None => format!("price unknown ({model})"),
+    };
+    format!(
+        "{money} · predicted: read {}, wrote {}, uncached {} tokens · hazards: \
+         stable_prefix_behind_break",
+        grouped(t.read_tokens),
+        grouped(t.write_tokens),
+        grouped(t.uncached_tokens)
+    )
+}
+
+#[test]
+fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
+    let db = scratch_dir("cache-ui").join("promptwire.sqlite");
+    {
+        let mut store = Store::open(&db).expect("db");
+        store_session(&mut store, "priced", "gpt-6-sol");
+        store_session(&mut store, "unpriced", "gpt-6-luna");
+    }
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 2
+    });
+    let priced = expected("gpt-6-sol");
+    assert!(priced.starts_with("paid $0.0"), "{priced}");
+    for (label, model, line, chart) in [
+        (
+            "#1 priced · 2 req · gpt-6-sol",
+            "gpt-6-sol",
+            priced,
+            "Input cost per request: paid 2 points, lost 2 points",
+        ),
+        (
+            "#2 unpriced · 2 req · gpt-6-luna",
+            "gpt-6-luna",
+            expected("gpt-6-luna"),
+            "Input cost per request: price unknown",
+        ),
+    ] {
+        harness.get_by_label(label).click();
+        wait_until(&mut harness, "session analysed", |s: &AppState| {
+            s.browser
+                .analysis
+                .as_ref()
+                .is_some_and(|a| a.prefix.requests()[0].shape.model == model)
+        });
+        harness.get_by_label(&line);
+        harness.get_by_label(chart);
+    }
+    // The selected break says what it costs under the model's own rules.
+    harness
+        .get_by_label("#1 priced · 2 req · gpt-6-sol")
+        .click();
+    wait_until(&mut harness, "break selected", |s: &AppState| {
+        s.browser.pair == Some((0, 1))
+            && s.browser
+                .analysis
+                .as_ref()
+                .is_some_and(|a| a.prefix.requests()[0].shape.model == "gpt-6-sol")
+    });
+    let mut session = Session::default();
+    for b in bodies("gpt-6-sol") {
+        session.push_body(&b, RequestMeta::default()).expect("body");
+    }
+    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
+    let second = &report.requests[1];
+    let d = second.cost_usd.expect("priced");
+    assert!(d.lost > 0.0);
+    harness.get_by_label(&format!(
+        "request 1 under the breakpoints cache: {} · lost ${:.4} (paid ${:.4}, ideal ${:.4})",
+        second.prediction.reason, d.lost, d.paid, d.ideal
+    ));
+    harness.get_by_label(&format!(
+        "! stable_prefix_behind_break: {} Fix: {}",
+        report.hazards[0].message, report.hazards[0].fix
+    ));
+}
