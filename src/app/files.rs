@@ -77,6 +77,15 @@ pub enum ExportSource {
     Prompt(Arc<Prompt>),
     /// A compiled column (its body, WebSocket frame or headers).
     View(Box<ViewResult>),
+    /// A stored request of the open session.
+    Stored {
+        /// The database.
+        db: std::path::PathBuf,
+        /// The session.
+        session: i64,
+        /// The request.
+        request: i64,
+    },
 }
 
 impl ExportSource {
@@ -84,6 +93,17 @@ impl ExportSource {
     pub fn of(state: &AppState, kind: ExportKind, column: usize) -> Result<Self, String> {
         if kind == ExportKind::Prompt {
             return Ok(Self::Prompt(Arc::clone(&state.prompt)));
+        }
+        if matches!(kind, ExportKind::StoredBody | ExportKind::StoredHar) {
+            let model = &state.sessions;
+            return match (&model.db_path, model.open, model.rows.get(column)) {
+                (Some(db), Some(session), Some(row)) => Ok(Self::Stored {
+                    db: db.clone(),
+                    session,
+                    request: row.id,
+                }),
+                _ => Err("No stored request selected".to_string()),
+            };
         }
         match state.views.get(column) {
             Some(view) => Ok(Self::View(Box::new(view.clone()))),
@@ -97,6 +117,17 @@ impl ExportSource {
     pub fn bytes(&self, kind: ExportKind) -> Result<Vec<u8>, String> {
         match (self, kind) {
             (Self::Prompt(prompt), _) => Ok(prompt.to_json_pretty().into_bytes()),
+            (
+                Self::Stored {
+                    db,
+                    session,
+                    request,
+                },
+                kind,
+            ) => stored_bytes(db, *session, *request, kind),
+            (Self::View(_), ExportKind::StoredBody | ExportKind::StoredHar) => {
+                Err("not a stored request".to_string())
+            }
             (Self::View(view), ExportKind::Json | ExportKind::Prompt) => {
                 Ok(view.export_text().into_owned().into_bytes())
             }
@@ -109,6 +140,38 @@ impl ExportSource {
             }
         }
     }
+}
+
+/// A stored request's exact body, or a HAR 1.2 log of it alone (secrets redacted).
+fn stored_bytes(
+    db: &Path,
+    session: i64,
+    request: i64,
+    kind: ExportKind,
+) -> Result<Vec<u8>, String> {
+    let store = crate::store::seed::open_seeded(db).map_err(|e| e.to_string())?;
+    if kind != ExportKind::StoredHar {
+        return store
+            .body(request)
+            .map(|b| b.bytes)
+            .map_err(|e| e.to_string());
+    }
+    let index = store
+        .requests(session, crate::store::Page::ALL)
+        .map_err(|e| e.to_string())?
+        .iter()
+        .position(|r| r.id == request)
+        .ok_or_else(|| format!("request {request} is not in session #{session}"))?;
+    let mut log = store.export_har(session, true).map_err(|e| e.to_string())?;
+    if let Some(entries) = log
+        .pointer_mut("/log/entries")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        let kept = entries.get(index).cloned();
+        entries.clear();
+        entries.extend(kept);
+    }
+    serde_json::to_vec_pretty(&log).map_err(|e| e.to_string())
 }
 
 /// The exact bytes an export of column `column` writes ([`ExportSource::bytes`]), computed

@@ -40,6 +40,7 @@ pub mod poll;
 pub mod proxy;
 pub mod send;
 pub mod sender;
+pub mod session_admin;
 pub mod session_view;
 pub mod sessions;
 pub mod settings;

@@ -8,12 +8,15 @@
 
 mod charts;
 mod compare;
+mod filters;
+pub mod inspector;
 mod list;
 mod outcomes;
 mod pair;
 mod prefix;
 mod provenance;
 mod replay_bar;
+mod session_edit;
 mod table;
 
 pub use outcomes::OutcomeSide;
@@ -52,6 +55,10 @@ pub struct SessionsUi {
     pub scroll_to_selected: bool,
     /// The pair view last scrolled to its first difference (by pair).
     pub pair_scrolled: Option<(usize, usize)>,
+    /// The request inspector's widget state.
+    pub inspector: inspector::InspectorUi,
+    /// The filter bars' buffers.
+    pub filters: filters::FiltersUi,
 }
 
 /// Sends a Sessions command.
@@ -116,6 +123,7 @@ pub fn sessions_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Com
     } else {
         egui::Panel::bottom("replay_bar").show(ui, |ui| replay_bar::replay_bar_ui(ui, state, tx));
     }
+    inspector::inspector_panel(ui, state, sui, tx);
     egui::CentralPanel::default().show(ui, |ui| {
         egui::Panel::top("request_table")
             .resizable(true)
