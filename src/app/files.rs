@@ -55,8 +55,100 @@ pub fn read_prompt_file(path: &Path, catalog: &ModelCatalog) -> Result<OpenedFil
     }
 }
 
-/// Imports a captured body given as JSON text.
+/// What a file opened with Open… or dropped on the window holds (by its content, not its name).
+#[derive(Debug)]
+pub enum Opened {
+    /// A Prompt file, a captured body or a curl command: into the form.
+    Prompt(OpenedFile),
+    /// A HAR log (its text): imported as a session.
+    Har(String),
+    /// A promptwire session database: the app switches to it.
+    Database,
+    /// A Codex rollout file: imported.
+    Rollout,
+    /// A folder (of Codex rollouts): imported.
+    Folder,
+}
+
+/// The first bytes of a SQLite database file.
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// True when the first line of `text` is a Codex rollout line (`{"timestamp", "type", "payload"}`).
+fn is_rollout(text: &str) -> bool {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    serde_json::from_str::<serde_json::Value>(first).is_ok_and(|line| {
+        line.get("payload").is_some()
+            && line
+                .get("type")
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|t| {
+                    matches!(
+                        t,
+                        "session_meta"
+                            | "response_item"
+                            | "turn_context"
+                            | "event_msg"
+                            | "compacted"
+                    )
+                })
+    })
+}
+
+/// Reads `path` and says what it holds: a folder, a SQLite database, a HAR log, a Codex
+/// rollout, a curl command, else a Prompt file or captured body ([`read_prompt_file`]).
+pub fn read_any(path: &Path, catalog: &ModelCatalog) -> Result<Opened, String> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Ok(Opened::Folder);
+    }
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .map_err(|e| format!("{shown}: {e}"))?;
+    if head.get(..read) == Some(SQLITE_MAGIC) {
+        return Ok(Opened::Database);
+    }
+    let text = read_limited(path).map_err(|e| format!("{shown}: {e}"))?;
+    if crate::core::import::curl::looks_like_curl(&text) {
+        return import_curl_text(&text, catalog)
+            .map(|o| Opened::Prompt(OpenedFile::Body(Box::new(o))))
+            .map_err(|e| format!("{shown}: {e}"));
+    }
+    if is_rollout(&text) {
+        return Ok(Opened::Rollout);
+    }
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('{')
+        && let Ok(value) = serde_json::from_str::<serde_json::Value>(trimmed)
+        && value.pointer("/log/entries").is_some()
+    {
+        return Ok(Opened::Har(text));
+    }
+    read_prompt_file(path, catalog).map(Opened::Prompt)
+}
+
+/// Imports a curl command (its body, and its headers as a capture) into a Prompt.
+pub fn import_curl_text(text: &str, catalog: &ModelCatalog) -> Result<ImportOutcome, String> {
+    let request = crate::core::import::curl::parse_curl(text).map_err(|e| e.to_string())?;
+    let body = request
+        .body
+        .as_deref()
+        .ok_or_else(|| "the curl command sends no body".to_string())?;
+    let value: serde_json::Value = serde_json::from_str(body).map_err(|e| {
+        format!(
+            "the curl command's body: {}",
+            PromptError::from_serde("", &e)
+        )
+    })?;
+    crate::core::import::import_request(&value, Some(&request.captured_headers()), catalog)
+        .map_err(|e| e.to_string())
+}
+
+/// Imports a captured body given as JSON text (or a curl command that sends one).
 pub fn import_body_text(text: &str, catalog: &ModelCatalog) -> Result<ImportOutcome, String> {
+    if crate::core::import::curl::looks_like_curl(text) {
+        return import_curl_text(text, catalog);
+    }
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| PromptError::from_serde("", &e).to_string())?;
     import_body(&value, catalog).map_err(|e| e.to_string())

@@ -36,6 +36,7 @@ pub mod handle;
 pub mod imports;
 pub mod jobs;
 pub mod limits;
+pub mod open;
 pub mod poll;
 pub mod proxy;
 pub mod send;

@@ -129,6 +129,7 @@ pub fn switch_db(state: &mut AppState, path: PathBuf) {
     sessions::close(state);
     let model = &mut state.sessions;
     model.db_path = Some(path.clone());
+    model.db_shown = true;
     model.sessions.clear();
     model.page_offset = 0;
     model.db_bytes = None;

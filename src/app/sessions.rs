@@ -55,6 +55,10 @@ pub struct SessionsModel {
     pub loading: usize,
     /// Which sessions the list shows (source, dates, model).
     pub filter: crate::store::SessionFilter,
+    /// A file being imported (HAR or rollout) by Open… or a drop.
+    pub importing: Option<PathBuf>,
+    /// The database is shown in the window title (opened with `--db` or switched to).
+    pub db_shown: bool,
     /// A deleted session that can still be undone (hidden from the list, its rows kept).
     pub pending_delete: Option<super::session_admin::PendingDelete>,
 }

@@ -84,6 +84,8 @@ mod types_usage;
 mod ui_diff;
 mod ui_editing;
 mod ui_imports;
+mod ui_inspector;
+mod ui_open;
 mod ui_proxy;
 mod ui_redaction;
 mod ui_send;

@@ -110,8 +110,14 @@ pub fn entry_ui(
     }
 }
 
-/// The Undo bar of the last delete.
+/// The Undo bar of the last delete, and a file import under way.
 pub fn pending_ui(ui: &mut Ui, state: &AppState, _sui: &mut SessionsUi, tx: &CommandSender) {
+    if let Some(path) = &state.sessions.importing {
+        ui.horizontal_wrapped(|ui| {
+            ui.spinner();
+            ui.label(format!("Importing {}…", path.display()));
+        });
+    }
     let Some(pending) = &state.sessions.pending_delete else {
         return;
     };
