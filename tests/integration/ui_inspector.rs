@@ -141,7 +141,9 @@ fn inspector_app(db: PathBuf, session: i64) -> App {
         s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
     });
     harness
-        .get_by_label(&format!("#{session} inspect-me · 3 req · gpt-5.5"))
+        .get_by_label(&format!(
+            "#{session} inspect-me · 3 req · gpt-5.5 · ! 1 interrupted"
+        ))
         .click();
     wait_until(&mut harness, "first request inspected", |s| {
         s.sessions.rows.len() == 3
@@ -277,7 +279,7 @@ fn an_errors_only_filter_shows_only_failed_requests() {
 fn a_deleted_session_comes_back_with_undo() {
     let (db, session) = database("inspector-delete");
     let mut harness = inspector_app(db.clone(), session);
-    let label = format!("#{session} inspect-me · 3 req · gpt-5.5");
+    let label = format!("#{session} inspect-me · 3 req · gpt-5.5 · ! 1 interrupted");
     harness.get_by_label(&label).click_secondary();
     harness.run_steps(3);
     harness.get_by_label("Delete…").click();

@@ -46,15 +46,22 @@ fn a_dropped_har_becomes_a_session() {
     let dir = scratch_dir("open-har");
     let db = dir.join("promptwire.sqlite");
     let har = dir.join("dropped capture.har");
-    std::fs::write(
-        &har,
+    // A sample recording without the session fields promptwire writes: named by its file.
+    let mut log: Value = serde_json::from_str(
         promptwire::store::seed::SAMPLES
             .iter()
             .find(|(name, _)| *name == "failing-stream.har")
             .map(|(_, text)| *text)
             .expect("sample"),
     )
-    .expect("har file");
+    .expect("sample is JSON");
+    if let Some(extra) = log
+        .pointer_mut("/log/entries/0/_promptwire")
+        .and_then(Value::as_object_mut)
+    {
+        extra.remove("session");
+    }
+    std::fs::write(&har, serde_json::to_vec(&log).expect("json")).expect("har file");
     let mut harness = app_with((1024.0, 700.0), Some(db));
     drop_file(&mut harness, har);
     wait_until(&mut harness, "imported and open", |s| {
