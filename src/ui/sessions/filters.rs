@@ -47,7 +47,7 @@ pub fn session_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx
             .iter()
             .find(|(s, _)| s.as_deref() == filter.source.as_deref())
             .map_or("any source", |(_, l)| l);
-        egui::ComboBox::from_id_salt("session_source_filter")
+        egui::ComboBox::from_label("source")
             .selected_text(shown)
             .width(90.0)
             .show_ui(ui, |ui| {
