@@ -305,3 +305,45 @@ fn a_deleted_session_comes_back_with_undo() {
     let store = promptwire::store::Store::open_read_only(&db).expect("store");
     assert_eq!(store.session(session).map(|s| s.requests).ok(), Some(3));
 }
+
+#[test]
+fn export_body_and_har_of_the_selected_request_write_its_exact_bytes() {
+    let (db, session) = database("inspector-export");
+    let dir = db.parent().expect("scratch").to_path_buf();
+    let mut harness = inspector_app(db, session);
+    let body_file = dir.join("exported-body.json");
+    harness.key_press(egui::Key::E);
+    harness.run_steps(3);
+    ui_support::replace_text(&mut harness, "Path", &body_file.display().to_string());
+    harness.get_by_label("Write file").click();
+    let want = body_file.clone();
+    wait_until(&mut harness, "body written", move |s| {
+        s.dialog.is_none() && want.exists()
+    });
+    assert_eq!(
+        std::fs::read_to_string(&body_file).ok().as_deref(),
+        Some(BODY)
+    );
+    let har_file = dir.join("exported.har");
+    harness.key_press(egui::Key::H);
+    harness.run_steps(3);
+    ui_support::replace_text(&mut harness, "Path", &har_file.display().to_string());
+    harness.get_by_label("Write file").click();
+    let want = har_file.clone();
+    wait_until(&mut harness, "HAR written", move |s| {
+        s.dialog.is_none() && want.exists()
+    });
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&har_file).expect("har")).expect("json");
+    let bodies: Vec<&str> = log
+        .pointer("/log/entries")
+        .and_then(serde_json::Value::as_array)
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|e| e.pointer("/request/postData/text")?.as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(bodies, vec![BODY]);
+}

@@ -69,6 +69,9 @@ pub struct InspectState {
     pub generation: u64,
     /// The request being shown or read.
     pub request: Option<i64>,
+    /// The table row's event count when the read started (a row that gains events is read
+    /// again).
+    pub row_events: Option<u64>,
     /// A read is under way.
     pub loading: bool,
     /// The request read.
@@ -153,8 +156,10 @@ pub fn ensure(state: &mut AppState) {
         return;
     };
     let request = row.id;
+    let events = row.events;
     let inspect = &mut state.browser.inspect;
-    if inspect.request == Some(request) {
+    // The same request is read again once it gained events (it was still streaming).
+    if inspect.request == Some(request) && inspect.row_events == Some(events) {
         return;
     }
     let Some(path) = state.sessions.db_path.clone() else {
@@ -162,6 +167,7 @@ pub fn ensure(state: &mut AppState) {
     };
     inspect.generation += 1;
     inspect.request = Some(request);
+    inspect.row_events = Some(events);
     inspect.loading = true;
     inspect.tokens = None;
     inspect.error = None;
@@ -199,6 +205,7 @@ pub fn ensure(state: &mut AppState) {
 pub fn clear(inspect: &mut InspectState) {
     inspect.generation += 1;
     inspect.request = None;
+    inspect.row_events = None;
     inspect.loading = false;
     inspect.result = None;
     inspect.tokens = None;
