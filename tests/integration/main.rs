@@ -59,6 +59,7 @@ mod store_growth;
 mod store_har_timings;
 mod store_import_kill;
 mod store_interrupted;
+mod store_listing;
 mod store_migrate_v4;
 mod store_pieces;
 mod store_prefix_server;

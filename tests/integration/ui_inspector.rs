@@ -273,6 +273,18 @@ fn an_errors_only_filter_shows_only_failed_requests() {
     assert!(harness.query_by_label("200 · completed").is_none());
     assert!(harness.query_by_label("! 200 · interrupted").is_none());
     harness.get_by_label("1 of 3 shown");
+    // All again, sorted by start time, newest first (the header clicked twice).
+    harness.get_by_role_and_label(Role::Button, "all").click();
+    wait_until(&mut harness, "unfiltered", |s| s.browser.visible.len() == 3);
+    harness.get_by_role_and_label(Role::Button, "time").click();
+    harness.run_steps(3);
+    harness
+        .get_by_role_and_label(Role::Button, "time ^")
+        .click();
+    wait_until(&mut harness, "sorted", |s| {
+        s.browser.visible == vec![2, 1, 0]
+    });
+    harness.get_by_label("time v");
 }
 
 #[test]

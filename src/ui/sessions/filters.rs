@@ -175,8 +175,8 @@ pub fn sort_header(ui: &mut Ui, state: &AppState, column: usize, title: &str, tx
     };
     let current = &state.browser.filter;
     let arrow = match current.sort {
-        Some((c, false)) if c == sort => " ⏶",
-        Some((c, true)) if c == sort => " ⏷",
+        Some((c, false)) if c == sort => " ^",
+        Some((c, true)) if c == sort => " v",
         _ => "",
     };
     let clicked = ui
