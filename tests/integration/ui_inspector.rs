@@ -221,11 +221,8 @@ fn the_inspector_shows_headers_with_the_key_redacted_and_the_events() {
     }
 }
 
-#[test]
-fn copy_as_curl_puts_the_exact_body_on_the_clipboard() {
-    let (db, session) = database("inspector-curl");
-    let mut harness = inspector_app(db, session);
-    harness.key_press(egui::Key::C);
+/// Steps frames until the app puts text on the clipboard (read from egui's output).
+fn copied_text(harness: &mut App) -> Option<String> {
     let mut copied = None;
     for _ in 0..2000 {
         harness.step();
@@ -243,6 +240,15 @@ fn copy_as_curl_puts_the_exact_body_on_the_clipboard() {
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+    copied
+}
+
+#[test]
+fn copy_as_curl_puts_the_exact_body_on_the_clipboard() {
+    let (db, session) = database("inspector-curl");
+    let mut harness = inspector_app(db, session);
+    harness.key_press(egui::Key::C);
+    let copied = copied_text(&mut harness);
     let expected = format!(
         "curl -sS -N -X POST 'https://api.openai.com/v1/responses' \\\n  -H \"Authorization: Bearer $OPENAI_API_KEY\" \\\n  -H 'content-type: application/json' \\\n  -H 'x-forwarded-for: Bearer <redacted>' \\\n  --data-binary @- <<'PROMPTWIRE_BODY'\n{BODY}\nPROMPTWIRE_BODY\n"
     );
@@ -251,6 +257,14 @@ fn copy_as_curl_puts_the_exact_body_on_the_clipboard() {
         promptwire::core::export::curl_heredoc_body(&expected),
         Some(BODY)
     );
+    // The row's right-click menu: Copy body copies the exact bytes.
+    let time = chrono::DateTime::from_timestamp_micros(1_900_000_000_000_000)
+        .map(|t| t.format("%H:%M:%S").to_string())
+        .expect("time");
+    harness.get_by_label(&time).click_secondary();
+    harness.run_steps(3);
+    harness.get_by_label("Copy body (b)").click();
+    assert_eq!(copied_text(&mut harness).as_deref(), Some(BODY));
 }
 
 #[test]
