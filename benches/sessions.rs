@@ -325,6 +325,37 @@ fn inspector() {
         harness.step();
         open_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
+    let store = Store::open_read_only(db_path()).expect("store");
+    let id = harness.state().state.sessions.rows[last].id;
+    let mut read_ms = Vec::new();
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let read =
+            promptwire::app::session_view::inspect::read_inspected(&store, big, id).expect("read");
+        std::hint::black_box(read);
+        read_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "inspector_read_2MB_request (worker part alone): median {:.1} ms",
+        median(&mut read_ms)
+    );
+    let rows = harness.state().state.sessions.rows.clone();
+    let mut apply_ms = Vec::new();
+    for _ in 0..100 {
+        let t0 = Instant::now();
+        let shown = RowFilter {
+            status: StatusClass::Failed,
+            text: "gpt".to_string(),
+            ..RowFilter::default()
+        }
+        .apply(&rows);
+        std::hint::black_box(shown);
+        apply_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "inspector_filter_apply_1000_rows (filter alone): median {:.3} ms",
+        median(&mut apply_ms)
+    );
     println!(
         "inspector_open_2MB_request: median {:.1} ms (max {:.1} ms) for a {} byte body, select to drawn",
         median(&mut open_ms),

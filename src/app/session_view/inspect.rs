@@ -52,6 +52,10 @@ pub struct Inspected {
     pub event_count: u64,
 }
 
+/// Bytes of one line the text view lays out (a longer line — a long string value — is cut
+/// there, with how much was left out; Raw bytes shows all of it).
+pub const MAX_LINE_BYTES: usize = 2_000;
+
 impl Inspected {
     /// Line `i` of the text view.
     pub fn line(&self, i: usize) -> &str {
@@ -59,6 +63,20 @@ impl Inspected {
             .get(i)
             .and_then(|r| self.text.get(r.clone()))
             .unwrap_or("")
+    }
+
+    /// Line `i` as the text view shows it: cut after [`MAX_LINE_BYTES`] (at a character
+    /// boundary), and the number of bytes left out.
+    pub fn shown_line(&self, i: usize) -> (&str, usize) {
+        let line = self.line(i);
+        if line.len() <= MAX_LINE_BYTES {
+            return (line, 0);
+        }
+        let mut end = MAX_LINE_BYTES;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        (&line[..end], line.len() - end)
     }
 }
 

@@ -88,11 +88,15 @@ fn text_ui(ui: &mut Ui, found: &Inspected) {
         .auto_shrink(false)
         .show_rows(ui, row_height, found.lines.len(), |ui, range| {
             for i in range {
-                ui.add(
-                    Label::new(RichText::new(found.line(i)).monospace())
-                        .extend()
-                        .selectable(true),
-                );
+                let (line, cut) = found.shown_line(i);
+                if cut == 0 {
+                    ui.add(Label::new(RichText::new(line).monospace()).extend());
+                } else {
+                    ui.horizontal(|ui| {
+                        ui.add(Label::new(RichText::new(line).monospace()).extend());
+                        ui.weak(format!("… {} more bytes", grouped(cut as u64)));
+                    });
+                }
             }
         });
 }
