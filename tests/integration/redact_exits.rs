@@ -186,7 +186,21 @@ fn send(prompt: &Path, base: &str, db: &Path, json: bool) -> Output {
 
 /// One request through `record`, with a key in the query, credential headers and body fields.
 fn record(db: &Path, upstream: &Upstream, outputs: &mut Outputs) {
-    let target = format!("http://bob:UPSTREAMPASS42@{}/v1", upstream.addr);
+    // An upstream with credentials is refused — with an error that does not print them.
+    let refused = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .args(["record", "--listen", "127.0.0.1:0", "--upstream"])
+        .arg(format!("http://bob:UPSTREAMPASS42@{}/v1", upstream.addr))
+        .args(["--db", db.to_str().expect("path"), "--json"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("run record");
+    assert_ne!(
+        refused.status.code(),
+        Some(0),
+        "an upstream with credentials is refused"
+    );
+    outputs.add_run("record (refused upstream)", &refused);
+    let target = format!("http://{}/v1", upstream.addr);
     let mut child = Server(
         Command::new(env!("CARGO_BIN_EXE_promptwire"))
             .args(["record", "--listen", "127.0.0.1:0", "--upstream", &target])

@@ -78,7 +78,16 @@ fn diff_session_json_reports_that_the_server_missed_the_cache() {
         "The prompt starts with the previous one, yet the server reported 0 cached tokens where about {cacheable} were cacheable: the cache was lost (another server, evicted, or a cache key or retention the analysis cannot see)."
     );
 
-    let got: Value = serde_json::from_str(&diff(&db, session, true)).expect("JSON");
+    let mut got: Value = serde_json::from_str(&diff(&db, session, true)).expect("JSON");
+    // The cache simulation's part of the report is checked whole in cache_cli.rs.
+    if let Some(map) = got.as_object_mut() {
+        map.shift_remove("requests");
+        map.shift_remove("hazards");
+    }
+    if let Some(summary) = got.get_mut("summary").and_then(Value::as_object_mut) {
+        summary.shift_remove("cost_usd");
+        summary.shift_remove("cache_tokens");
+    }
     assert_eq!(
         got,
         json!({
