@@ -179,6 +179,8 @@ pub fn sort_header(ui: &mut Ui, state: &AppState, column: usize, title: &str, tx
         Some((c, true)) if c == sort => " v",
         _ => "",
     };
+    // No padding: the header row keeps the rows' height (a taller cell pushes the body down).
+    ui.spacing_mut().button_padding = egui::Vec2::ZERO;
     let clicked = ui
         .add(egui::Button::new(RichText::new(format!("{title}{arrow}")).strong()).frame(false))
         .on_hover_text("Sort by this column")

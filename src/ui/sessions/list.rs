@@ -72,13 +72,18 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
                     text.push_str(&format!(" · ! {} interrupted", session.interrupted));
                 }
                 let open = state.sessions.open == Some(session.id);
+                // The name cut to the pane's width (the whole of it on hover), its date under it.
                 let entry = ui
-                    .horizontal(|ui| {
-                        let entry = ui.selectable_label(open, text);
-                        ui.weak(super::session_edit::date_text(session.created_us));
-                        entry
-                    })
-                    .inner;
+                    .add(
+                        egui::Button::selectable(open, text.as_str())
+                            .wrap_mode(egui::TextWrapMode::Truncate),
+                    )
+                    .on_hover_text(&text);
+                ui.label(
+                    RichText::new(super::session_edit::date_text(session.created_us))
+                        .small()
+                        .weak(),
+                );
                 if entry.clicked() && !open {
                     send(tx, SessionCommand::Open(session.id));
                 }

@@ -116,7 +116,9 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
     // and its rows scroll inside the room the pane has left under the header (so a row
     // scrolled to is really in view, not under the pane's edge).
     let scroll_bar = ui.spacing().scroll.bar_width + ui.spacing().item_spacing.y;
-    let body_height = (ui.available_height() - row_height - scroll_bar).max(row_height);
+    // The header's sort buttons are as tall as an interactive widget, maybe taller than a row.
+    let header_height = row_height.max(ui.spacing().interact_size.y);
+    let body_height = (ui.available_height() - header_height - scroll_bar).max(row_height);
     let scroll_to = sui.scroll_to_selected.then_some(browser.selected).flatten();
     sui.scroll_to_selected = false;
     egui::ScrollArea::horizontal()
@@ -136,6 +138,7 @@ fn requests_table(
     tx: &CommandSender,
 ) {
     let browser = &state.browser;
+    let ui_interact_height = ui.spacing().interact_size.y;
     let mut table = TableBuilder::new(ui)
         .id_salt("session_requests")
         .striped(true)
@@ -159,7 +162,7 @@ fn requests_table(
         table = table.scroll_to_row(row.unwrap_or(selected), None);
     }
     table
-        .header(row_height, |mut header| {
+        .header(row_height.max(ui_interact_height), |mut header| {
             for (column, title) in [
                 "#",
                 "time",
