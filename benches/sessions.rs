@@ -160,10 +160,14 @@ fn median(times: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    // `cargo bench --bench sessions -- cache`: only the cache simulator.
+    // `cargo bench --bench sessions -- cache`: only the cache simulator;
+    // `-- inspector`: only the inspector and the table filter.
     if std::env::args().skip(1).any(|a| a == "cache") {
         cache_simulator();
         return;
+    }
+    if std::env::args().skip(1).any(|a| a == "inspector") {
+        return inspector();
     }
     let path = db_path();
     let state = AppState::new(
@@ -333,4 +337,142 @@ fn cache_simulator() {
             what_if_ms.last().copied().unwrap_or(0.0),
         );
     }
+}
+
+/// The request inspector on the 1,000-request session (`cargo bench --bench sessions --
+/// inspector`): (1) from selecting a ~2 MB request to the first frame that shows it in the
+/// inspector (read, pretty-printed and split into lines on a worker), target ≤ 100 ms, median
+/// of 7; (2) frames while the request table's filter changes (errors only, a model, a text, all),
+/// the egui pass plus tessellation, target p95 ≤ 16 ms.
+fn inspector() {
+    use promptwire::app::session_view::filter::{RowFilter, StatusClass};
+    let state = AppState::new(
+        Settings::default(),
+        AppOptions {
+            db: Some(db_path()),
+            ctx: None,
+        },
+    );
+    let (tx, rx) = command_channel(None);
+    let bench = Bench {
+        state,
+        ui: SessionsUi::default(),
+        tx,
+        rx,
+    };
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .build_ui_state(
+            |ui, b: &mut Bench| {
+                b.state.poll();
+                let layout = &b.state.settings.panes;
+                let mut panes = promptwire::ui::panes::PanesUi::default();
+                sessions_ui(ui, &b.state, layout, &mut b.ui, &mut panes, &b.tx);
+                b.state.handle_all(&b.rx);
+            },
+            bench,
+        );
+    send(&mut harness, SessionCommand::ShowView(MainView::Sessions));
+    step_until(&mut harness, "list", |s| s.sessions.sessions.len() == 2);
+    let big = harness.state().state.sessions.sessions[0].id;
+    send(&mut harness, SessionCommand::Open(big));
+    step_until(&mut harness, "open", |s| {
+        s.sessions.rows.len() == prefix_session::REQUESTS && s.browser.analysis.is_some()
+    });
+    let last = prefix_session::REQUESTS - 1;
+    let bytes = harness.state().state.sessions.rows[last].body_bytes;
+    let mut open_ms = Vec::new();
+    for round in 0..7 {
+        // Alternate between the two largest requests: each select reads a new one.
+        let index = last - (round % 2);
+        let t0 = Instant::now();
+        send(&mut harness, SessionCommand::Select(index));
+        step_until(&mut harness, "inspected", |s| {
+            let want = s.sessions.rows[index].id;
+            s.browser
+                .inspect
+                .result
+                .as_ref()
+                .is_some_and(|i| i.request == want)
+        });
+        harness.step();
+        open_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    let store = Store::open_read_only(db_path()).expect("store");
+    let id = harness.state().state.sessions.rows[last].id;
+    let mut read_ms = Vec::new();
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        let read =
+            promptwire::app::session_view::inspect::read_inspected(&store, big, id).expect("read");
+        std::hint::black_box(read);
+        read_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "inspector_read_2MB_request (worker part alone): median {:.1} ms",
+        median(&mut read_ms)
+    );
+    let rows = harness.state().state.sessions.rows.clone();
+    let mut apply_ms = Vec::new();
+    for _ in 0..100 {
+        let t0 = Instant::now();
+        let shown = RowFilter {
+            status: StatusClass::Failed,
+            text: "gpt".to_string(),
+            ..RowFilter::default()
+        }
+        .apply(&rows);
+        std::hint::black_box(shown);
+        apply_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+    }
+    println!(
+        "inspector_filter_apply_1000_rows (filter alone): median {:.3} ms",
+        median(&mut apply_ms)
+    );
+    println!(
+        "inspector_open_2MB_request: median {:.1} ms (max {:.1} ms) for a {} byte body, select to drawn",
+        median(&mut open_ms),
+        open_ms.last().copied().unwrap_or(0.0),
+        bytes
+    );
+    let filters = [
+        RowFilter {
+            status: StatusClass::Failed,
+            ..RowFilter::default()
+        },
+        RowFilter {
+            model: "gpt".to_string(),
+            ..RowFilter::default()
+        },
+        RowFilter {
+            text: "completed".to_string(),
+            ..RowFilter::default()
+        },
+        RowFilter::default(),
+    ];
+    let ctx = harness.ctx.clone();
+    let mut times = Vec::new();
+    for frame in 0..200 {
+        send(
+            &mut harness,
+            SessionCommand::Filter(filters[frame % filters.len()].clone()),
+        );
+        let t0 = Instant::now();
+        harness.step();
+        let shapes = harness.output().shapes.clone();
+        let ppp = harness.output().pixels_per_point;
+        let primitives = ctx.tessellate(shapes, ppp);
+        let elapsed = t0.elapsed();
+        std::hint::black_box(primitives);
+        times.push(elapsed.as_secs_f64() * 1000.0);
+    }
+    times.sort_by(f64::total_cmp);
+    let pct = |p: f64| times[((times.len() as f64 - 1.0) * p).round() as usize];
+    println!(
+        "inspector_filter_1000_requests_frames: p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms over {} frames",
+        pct(0.50),
+        pct(0.95),
+        pct(1.0),
+        times.len()
+    );
 }

@@ -1,4 +1,5 @@
-//! The `promptwire` binary: with no arguments it opens the desktop workbench; with a subcommand
+//! The `promptwire` binary: with no arguments (or only `--db PATH`, the session database to open)
+//! it opens the desktop workbench; with a subcommand
 //! it is the command-line twin ([`promptwire::cli`]).
 
 // Compiling, rendering and recording megabytes of JSON is allocation-heavy; mimalloc serves
@@ -7,8 +8,10 @@
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    if std::env::args_os().len() > 1 {
-        return promptwire::cli::run(std::env::args_os());
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let db = promptwire::ui::window::db_argument(&args);
+    if args.len() > 1 && db.is_none() {
+        return promptwire::cli::run(args);
     }
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
@@ -21,7 +24,12 @@ fn main() -> std::process::ExitCode {
     let result = eframe::run_native(
         "promptwire",
         options,
-        Box::new(|cc| Ok(Box::new(promptwire::ui::PromptwireApp::new(cc)))),
+        Box::new(move |cc| {
+            Ok(Box::new(match db {
+                Some(db) => promptwire::ui::PromptwireApp::on_db(cc, db),
+                None => promptwire::ui::PromptwireApp::new(cc),
+            }))
+        }),
     );
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

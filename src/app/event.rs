@@ -69,6 +69,20 @@ pub enum AppEvent {
         /// The prompt, or why it could not be loaded.
         result: Result<OpenedFile, String>,
     },
+    /// A file opened with Open… or dropped on the window was read (`files::read_any`).
+    Opened {
+        /// The file.
+        path: PathBuf,
+        /// What it holds, or why it could not be read.
+        result: Result<super::files::Opened, String>,
+    },
+    /// A HAR file was imported as a session (`open.rs`).
+    HarImported {
+        /// The file.
+        path: PathBuf,
+        /// The new session and its request count, or why not.
+        result: Result<(i64, usize), String>,
+    },
     /// A file was written.
     FileWritten {
         /// Where.

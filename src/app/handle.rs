@@ -161,16 +161,18 @@ impl AppState {
                 }
             }
             AppCommand::Open(path) => {
-                if !self.replace_guarded(AppCommand::Open(path.clone())) {
+                // A session database, HAR or rollout does not replace the prompt: no question.
+                let imported = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                    ["har", "sqlite", "sqlite3", "db", "jsonl"]
+                        .contains(&e.to_ascii_lowercase().as_str())
+                });
+                if !imported && !self.replace_guarded(AppCommand::Open(path.clone())) {
                     return;
                 }
                 let catalog = Arc::clone(&self.catalog);
                 self.spawn("open", move |job| {
-                    let result = files::read_prompt_file(&path, &catalog);
-                    job.report(super::AppEvent::PromptLoaded {
-                        source: PromptSource::File(path),
-                        result,
-                    });
+                    let result = files::read_any(&path, &catalog);
+                    job.report(super::AppEvent::Opened { path, result });
                 });
             }
             AppCommand::Save => match self.prompt_path.clone() {

@@ -91,6 +91,10 @@ impl AppState {
                 }
             }
             AppEvent::PromptLoaded { source, result } => self.prompt_loaded(source, result),
+            AppEvent::Opened { path, result } => super::open::opened(self, path, result),
+            AppEvent::HarImported { path, result } => {
+                super::open::har_imported(self, &path, result);
+            }
             AppEvent::FileWritten {
                 path,
                 kind,
@@ -160,7 +164,11 @@ impl AppState {
         }
     }
 
-    fn prompt_loaded(&mut self, source: PromptSource, result: Result<OpenedFile, String>) {
+    pub(crate) fn prompt_loaded(
+        &mut self,
+        source: PromptSource,
+        result: Result<OpenedFile, String>,
+    ) {
         if matches!(source, PromptSource::Stored { .. }) {
             self.sessions.loading = self.sessions.loading.saturating_sub(1);
         }

@@ -11,6 +11,8 @@
 //! `crate::ui::sessions`.
 
 mod analysis;
+pub mod filter;
+pub mod inspect;
 mod jobs;
 pub mod live;
 mod pair_view;
@@ -119,6 +121,12 @@ pub struct SessionBrowser {
     /// `prompt_cache_options.comparison_response_id` is the previous request's recorded
     /// response id. Off unless the user ticks it.
     pub ask_why: bool,
+    /// The request inspector (the selected request, read on a worker).
+    pub inspect: inspect::InspectState,
+    /// The request table's filter and sort.
+    pub filter: filter::RowFilter,
+    /// The rows the table shows, in its order (indices into the open session's rows).
+    pub visible: Vec<usize>,
 }
 
 /// What the Sessions view asks for.
@@ -155,6 +163,22 @@ pub enum SessionCommand {
     ClearCompare,
     /// A command of the timeline panel.
     Timeline(TimelineCommand),
+    /// Copy request `index` as a curl command or its exact body.
+    Copy(usize, inspect::CopyKind),
+    /// Export request `index`'s body or HAR (asks where, through the file dialog).
+    Export(usize, crate::app::settings::ExportKind),
+    /// Filter and sort the request table.
+    Filter(filter::RowFilter),
+    /// Filter the session list (source, dates, model).
+    FilterSessions(crate::store::SessionFilter),
+    /// Rename a session.
+    Rename(i64, String),
+    /// Delete a session (undoable until the app closes or the next delete).
+    Delete(i64),
+    /// Bring the deleted session back.
+    UndoDelete,
+    /// Switch to another session database.
+    SwitchDb(std::path::PathBuf),
 }
 
 /// What the Sessions view's jobs report.
@@ -185,6 +209,27 @@ pub enum SessionEvent {
         /// The result.
         result: Result<Arc<Compared>, String>,
     },
+    /// The inspector read its request.
+    Inspected {
+        /// The read's generation.
+        generation: u64,
+        /// What it read.
+        result: Result<Arc<inspect::Inspected>, String>,
+    },
+    /// The inspected body's tokens were counted.
+    InspectTokens {
+        /// The read's generation.
+        generation: u64,
+        /// o200k tokens.
+        tokens: u64,
+    },
+    /// A row copy was read.
+    CopyReady {
+        /// What was copied.
+        kind: inspect::CopyKind,
+        /// The text, or why not.
+        result: Result<String, String>,
+    },
     /// The replay job reports.
     Replay {
         /// The replay's generation.
@@ -210,8 +255,26 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
         SessionCommand::Select(index) => {
             if index < state.sessions.rows.len() {
                 browser.selected = Some(index);
+                inspect::ensure(state);
             }
         }
+        SessionCommand::Copy(index, kind) => inspect::copy(state, index, kind),
+        SessionCommand::Export(index, kind) => {
+            state.handle(super::AppCommand::ShowFileDialog(Some(kind), index));
+        }
+        SessionCommand::Filter(filter) => {
+            browser.filter = filter;
+            filter::refresh(state);
+        }
+        SessionCommand::FilterSessions(filter) => {
+            state.sessions.filter = filter;
+            state.sessions.page_offset = 0;
+            super::sessions::list(state);
+        }
+        SessionCommand::Rename(session, name) => super::session_admin::rename(state, session, name),
+        SessionCommand::Delete(session) => super::session_admin::delete(state, session),
+        SessionCommand::UndoDelete => super::session_admin::undo_delete(state),
+        SessionCommand::SwitchDb(path) => super::session_admin::switch_db(state, path),
         SessionCommand::OpenInForm(index) => {
             let model = &state.sessions;
             let (Some(session), Some(row)) = (model.open, model.rows.get(index)) else {
@@ -296,6 +359,17 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
                 Err(e) => browser.compare.error = Some(e),
             }
         }
+        SessionEvent::Inspected { generation, result } => {
+            inspect::inspected(&mut browser.inspect, generation, result);
+        }
+        SessionEvent::InspectTokens { generation, tokens }
+            if generation == browser.inspect.generation =>
+        {
+            browser.inspect.tokens = Some(tokens);
+        }
+        SessionEvent::CopyReady { kind, result } => {
+            inspect::copied(&mut browser.inspect, kind, result);
+        }
         SessionEvent::Replay { generation, update } => {
             // The new request is in the session: read its rows and prefix again — also for a
             // re-send that a newer replay stopped (its generation is stale, its row is real).
@@ -325,6 +399,8 @@ impl SessionBrowser {
         self.analyzing = false;
         self.pair = None;
         self.pair_diff = None;
+        self.visible.clear();
+        inspect::clear(&mut self.inspect);
     }
 }
 

@@ -55,6 +55,14 @@ pub struct SessionsModel {
     pub error: Option<String>,
     /// Reads under way.
     pub loading: usize,
+    /// Which sessions the list shows (source, dates, model).
+    pub filter: crate::store::SessionFilter,
+    /// A file being imported (HAR or rollout) by Open… or a drop.
+    pub importing: Option<PathBuf>,
+    /// The database is shown in the window title (opened with `--db` or switched to).
+    pub db_shown: bool,
+    /// A deleted session that can still be undone (hidden from the list, its rows kept).
+    pub pending_delete: Option<super::session_admin::PendingDelete>,
 }
 
 /// What the model's reads report.
@@ -77,6 +85,11 @@ pub enum SessionsEvent {
         result: Result<Vec<RequestRow>, String>,
         /// Its name.
         name: Option<String>,
+    },
+    /// A rename or delete was written (what it did, or why not).
+    Edited {
+        /// What was done.
+        result: Result<String, String>,
     },
 }
 
@@ -118,6 +131,8 @@ pub fn list(state: &mut AppState) {
     model.list_generation += 1;
     let generation = model.list_generation;
     let search = model.search.trim().to_string();
+    let mut filter = model.filter.clone();
+    filter.exclude = model.pending_delete.as_ref().map(|p| p.session);
     // One row more than shown says whether another page follows.
     let page = Page {
         offset: model.page_offset,
@@ -125,11 +140,7 @@ pub fn list(state: &mut AppState) {
     };
     start(state, "list-sessions", move |path| {
         let result = open_store(path).and_then(|store| {
-            let found = if search.is_empty() {
-                store.list_sessions(page)
-            } else {
-                store.search_sessions(&search, page)
-            };
+            let found = store.list_sessions_filtered(&filter, &search, page);
             let mut sessions = found.map_err(|e| e.to_string())?;
             let more = sessions.len() as u64 > SESSIONS_PAGE;
             sessions.truncate(SESSIONS_PAGE as usize);
@@ -281,6 +292,8 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
                 Ok(rows) => {
                     super::session_view::rows_read(&mut state.browser, rows.len());
                     state.sessions.rows = rows;
+                    super::session_view::filter::refresh(state);
+                    super::session_view::inspect::ensure(state);
                 }
                 Err(e) => {
                     // No rows: the analysis that would follow them never starts.
@@ -289,6 +302,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
                 }
             }
         }
+        SessionsEvent::Edited { result } => super::session_admin::edited(state, result),
     }
 }
 

@@ -171,6 +171,10 @@ pub enum ExportKind {
     Har,
     /// The Prompt file itself.
     Prompt,
+    /// A stored request's exact body (the column is the row of the open session).
+    StoredBody,
+    /// A stored request as HAR 1.2 (the column is the row of the open session).
+    StoredHar,
 }
 
 impl ExportKind {
@@ -180,6 +184,8 @@ impl ExportKind {
             Self::Json => "body.json",
             Self::Har => "request.har",
             Self::Prompt => "prompt.json",
+            Self::StoredBody => "request-body.json",
+            Self::StoredHar => "request.har",
         }
     }
 }

@@ -216,6 +216,16 @@ impl AppState {
         } else {
             ""
         };
-        format!("{name}{dirty} — promptwire")
+        let db = match (&self.sessions.db_path, self.sessions.db_shown) {
+            (Some(path), true) => format!(
+                " — {}",
+                path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into()
+                )
+            ),
+            _ => String::new(),
+        };
+        format!("{name}{dirty}{db} — promptwire")
     }
 }

@@ -243,3 +243,53 @@ pub fn curl_command(request: &CompiledRequest) -> Result<String, RedactError> {
     ));
     Ok(out)
 }
+
+/// A `curl` command that sends a recorded request again: `method`, the stored (already
+/// redacted) `url` and `headers`, and the body's exact bytes in a quoted here-document. The key
+/// is `$OPENAI_API_KEY`, read by the shell at run time: any stored authorization or key header
+/// is replaced by `Authorization: Bearer $OPENAI_API_KEY`, and transport headers (`host`,
+/// `content-length`, …) are left to curl. A body that is not UTF-8 is shown lossily (the
+/// here-document is text).
+pub fn curl_for_recorded(
+    method: &str,
+    url: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> String {
+    let method = if method.is_empty() { "POST" } else { method };
+    let mut out = format!("curl -sS -N -X {method} {}", shell_quote(url));
+    out.push_str(" \\\n  -H \"Authorization: Bearer $OPENAI_API_KEY\"");
+    for (name, value) in headers {
+        let lower = name.to_ascii_lowercase();
+        if lower == "authorization"
+            || crate::core::redact::is_secret_header(&lower)
+            || crate::core::import::TRANSPORT_HEADERS.contains(&lower.as_str())
+            || lower == "content-encoding"
+        {
+            continue;
+        }
+        out.push_str(" \\\n  -H ");
+        out.push_str(&shell_quote(&format!("{name}: {value}")));
+    }
+    let body = String::from_utf8_lossy(body);
+    let mut delimiter = "PROMPTWIRE_BODY".to_string();
+    while body.contains(&delimiter) {
+        delimiter.push('_');
+    }
+    out.push_str(&format!(
+        " \\\n  --data-binary @- <<'{delimiter}'\n{body}\n{delimiter}\n"
+    ));
+    out
+}
+
+/// The body a [`curl_for_recorded`] (or [`curl_command`]) command sends: the text between its
+/// here-document lines, or None when `command` has none.
+pub fn curl_heredoc_body(command: &str) -> Option<&str> {
+    let start = command.find("<<'")? + 3;
+    let end = start + command[start..].find('\'')?;
+    let delimiter = &command[start..end];
+    let body_start = end + command[end..].find('\n')? + 1;
+    let closing = format!("\n{delimiter}\n");
+    let body_end = body_start + command[body_start..].rfind(&closing)?;
+    command.get(body_start..body_end)
+}

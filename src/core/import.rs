@@ -6,6 +6,7 @@
 //! the one whose compile reproduces the body with the fewest top-level overrides wins. Whatever
 //! no preset reproduces is kept in `body_overrides` / `body_omit`, so nothing is lost.
 
+pub mod curl;
 mod detect;
 mod duplicates;
 mod headers;

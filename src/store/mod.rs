@@ -28,6 +28,7 @@ mod error;
 mod event_chunks;
 pub mod har;
 mod links;
+mod listing;
 mod migrate_v4;
 mod pieces;
 pub mod prefix_input;
@@ -51,6 +52,7 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use body::{ContentHash, content_hash};
 pub use error::{StoreError, StoreResult};
+pub use listing::{MAX_SEARCHED, SessionFilter};
 pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, RolloutImport};
 pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};

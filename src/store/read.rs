@@ -29,14 +29,14 @@ fn limit(page: Page) -> (i64, i64) {
 /// A session row with its counts, in one pass over its requests: `[requests, interrupted
 /// (error classes `summary::INTERRUPTION_CLASSES`), without an outcome, recorded incompletely]`
 /// as a JSON array.
-const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, s.created_us, \
+pub(super) const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, s.created_us, \
     (SELECT json_array(count(*), \
         count(*) FILTER (WHERE o.state = 'failed' AND o.error_class IN ('cancelled', 'interrupted')), \
         count(*) - count(o.request_id), \
         count(*) FILTER (WHERE o.lost_events > 0 OR o.lost_reason IS NOT NULL)) \
      FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.session_id = s.id)";
 
-fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
+pub(super) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
     let counts: String = row.get(6)?;
     let [requests, interrupted, unanswered, incomplete] = serde_json::from_str::<[i64; 4]>(&counts)
         .map_err(|e| {
@@ -133,7 +133,7 @@ fn json_escaped(text: &str) -> Option<String> {
 }
 
 /// Escapes `%`, `_` and `\` for a LIKE pattern with `ESCAPE '\'`.
-fn like_pattern(text: &str) -> String {
+pub(super) fn like_pattern(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('%');
     for c in text.chars() {

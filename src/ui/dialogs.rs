@@ -134,10 +134,12 @@ fn file_ui(
     tx: &CommandSender,
 ) {
     ui.heading(match kind {
-        None => "Open a Prompt file or a captured body",
+        None => "Open a Prompt, body, HAR, rollout, cURL command or database",
         Some(ExportKind::Prompt) => "Save the Prompt file",
         Some(ExportKind::Json) => "Export the compiled bytes",
         Some(ExportKind::Har) => "Export the request as HAR",
+        Some(ExportKind::StoredBody) => "Export the stored request's body",
+        Some(ExportKind::StoredHar) => "Export the stored request as HAR",
     });
     let label = ui.label("Path");
     let field = ui

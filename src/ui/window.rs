@@ -50,6 +50,14 @@ impl PromptwireApp {
         }
     }
 
+    /// Creates the app on the session database `db` given with `promptwire --db PATH` (shown
+    /// in the window title and the Sessions footer).
+    pub fn on_db(cc: &eframe::CreationContext<'_>, db: PathBuf) -> Self {
+        let mut app = Self::with_db(cc, Some(db));
+        app.state.sessions.db_shown = true;
+        app
+    }
+
     /// Reads API keys through `lookup` instead of the process environment (tests inject one).
     pub fn with_key_lookup(mut self, lookup: crate::app::send::KeyLookup) -> Self {
         self.state.key_lookup = lookup;
@@ -69,6 +77,20 @@ impl PromptwireApp {
     /// The command sender (for tests: what a panel would send).
     pub fn sender(&self) -> &CommandSender {
         &self.tx
+    }
+}
+
+/// The database `promptwire --db PATH` (or `--db=PATH`) names, when those are the only
+/// arguments (anything else is the command line's).
+pub fn db_argument(args: &[std::ffi::OsString]) -> Option<PathBuf> {
+    match args {
+        [_, flag, path] if flag == "--db" => Some(PathBuf::from(path)),
+        [_, flag] => flag
+            .to_str()
+            .and_then(|f| f.strip_prefix("--db="))
+            .filter(|p| !p.is_empty())
+            .map(PathBuf::from),
+        _ => None,
     }
 }
 
@@ -111,5 +133,13 @@ impl eframe::App for PromptwireApp {
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, SETTINGS_KEY, &self.state.settings);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        // A deleted session is undoable until the app closes: now it is deleted for real.
+        crate::app::session_admin::commit_pending_delete(
+            &mut self.state,
+            std::time::Duration::from_secs(10),
+        );
     }
 }

@@ -39,6 +39,8 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
             }
         });
     }
+    super::filters::session_filter_ui(ui, state, sui, tx);
+    super::session_edit::pending_ui(ui, state, sui, tx);
     ui.separator();
     if state.sessions.db_path.is_none() {
         ui.label("No session database.");
@@ -52,7 +54,7 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
     egui::ScrollArea::vertical()
         .id_salt("session_list_scroll")
         .auto_shrink(false)
-        .max_height(ui.available_height() - 30.0)
+        .max_height(ui.available_height() - 52.0)
         .show(ui, |ui| {
             if state.sessions.sessions.is_empty() {
                 ui.weak("No sessions.");
@@ -61,18 +63,31 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
                 let mut text = format!(
                     "#{} {} · {} req · {}",
                     session.id,
-                    session.name,
+                    super::session_edit::shown_name(session),
                     session.requests,
-                    session.model.as_deref().unwrap_or("?")
+                    session.model.as_deref().unwrap_or("?"),
                 );
                 // Only recorded interruptions: a request without an answer yet may be live.
                 if session.interrupted > 0 {
                     text.push_str(&format!(" · ! {} interrupted", session.interrupted));
                 }
                 let open = state.sessions.open == Some(session.id);
-                if ui.selectable_label(open, text).clicked() && !open {
+                // The name cut to the pane's width (the whole of it on hover), its date under it.
+                let entry = ui
+                    .add(
+                        egui::Button::selectable(open, text.as_str())
+                            .wrap_mode(egui::TextWrapMode::Truncate),
+                    )
+                    .on_hover_text(&text);
+                ui.label(
+                    RichText::new(super::session_edit::date_text(session.created_us))
+                        .small()
+                        .weak(),
+                );
+                if entry.clicked() && !open {
                     send(tx, SessionCommand::Open(session.id));
                 }
+                super::session_edit::entry_ui(ui, &entry, session, sui, tx);
             }
         });
     ui.horizontal(|ui| {
@@ -106,4 +121,12 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
                 .on_hover_text(path.unwrap_or_default());
         }
     });
+    if let Some(path) = &state.sessions.db_path {
+        let name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        ui.weak(format!("Database: {name}"))
+            .on_hover_text(path.display().to_string());
+    }
 }

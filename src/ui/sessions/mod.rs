@@ -8,12 +8,15 @@
 
 mod charts;
 mod compare;
+mod filters;
+pub mod inspector;
 mod list;
 mod outcomes;
 mod pair;
 mod prefix;
 mod provenance;
 mod replay_bar;
+mod session_edit;
 mod table;
 
 pub use compare::compare_summary;
@@ -57,6 +60,10 @@ pub struct SessionsUi {
     pub pair_scrolled: Option<(usize, usize)>,
     /// The compare view's difference navigation.
     pub compare: compare::CompareUi,
+    /// The request inspector's widget state.
+    pub inspector: inspector::InspectorUi,
+    /// The filter bars' buffers.
+    pub filters: filters::FiltersUi,
 }
 
 /// Sends a Sessions command.
@@ -127,11 +134,13 @@ pub fn sessions_ui(
     panes::pane(ui, layout, replay, order, rects, tx, |ui| {
         replay_ui(ui, state, sui, tx);
     });
+    inspector::inspector_panel(ui, state, sui, tx);
     let central = egui::CentralPanel::default().show(ui, |ui| {
         let table = PaneSpec {
             id: PaneId::RequestTable,
             side: Side::Top,
-            default: (height * 0.25).clamp(100.0, 280.0),
+            // Room for the header, the filter bar and a few rows at 1024×700.
+            default: (height * 0.4).clamp(150.0, 340.0),
             min: 80.0,
             max: (height * 0.6).max(90.0),
         };

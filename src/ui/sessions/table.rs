@@ -105,6 +105,7 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
 /// Draws the header and the table.
 pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     header_ui(ui, state, tx);
+    super::filters::row_filter_ui(ui, state, sui, tx);
     let browser = &state.browser;
     if state.sessions.rows.is_empty() {
         return;
@@ -115,7 +116,9 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
     // and its rows scroll inside the room the pane has left under the header (so a row
     // scrolled to is really in view, not under the pane's edge).
     let scroll_bar = ui.spacing().scroll.bar_width + ui.spacing().item_spacing.y;
-    let body_height = (ui.available_height() - row_height - scroll_bar).max(row_height);
+    // The header's sort buttons are as tall as an interactive widget, maybe taller than a row.
+    let header_height = row_height.max(ui.spacing().interact_size.y);
+    let body_height = (ui.available_height() - header_height - scroll_bar).max(row_height);
     let scroll_to = sui.scroll_to_selected.then_some(browser.selected).flatten();
     sui.scroll_to_selected = false;
     egui::ScrollArea::horizontal()
@@ -135,6 +138,7 @@ fn requests_table(
     tx: &CommandSender,
 ) {
     let browser = &state.browser;
+    let ui_interact_height = ui.spacing().interact_size.y;
     let mut table = TableBuilder::new(ui)
         .id_salt("session_requests")
         .striped(true)
@@ -153,11 +157,13 @@ fn requests_table(
         .column(Column::initial(64.0).at_least(40.0))
         .column(Column::initial(110.0).at_least(80.0).clip(true));
     if let Some(selected) = scroll_to {
-        table = table.scroll_to_row(selected, None);
+        // The table shows the filtered rows in their order: scroll to where the row is.
+        let row = browser.visible.iter().position(|&i| i == selected);
+        table = table.scroll_to_row(row.unwrap_or(selected), None);
     }
     table
-        .header(row_height, |mut header| {
-            for title in [
+        .header(row_height.max(ui_interact_height), |mut header| {
+            for (column, title) in [
                 "#",
                 "time",
                 "model",
@@ -171,15 +177,19 @@ fn requests_table(
                 "1st event",
                 "bytes",
                 "prefix",
-            ] {
-                header.col(|ui| {
-                    ui.strong(title);
-                });
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                header.col(|ui| super::filters::sort_header(ui, state, column, title, tx));
             }
         })
         .body(|body| {
-            body.rows(row_height, state.sessions.rows.len(), |mut table_row| {
-                let index = table_row.index();
+            let shown = &browser.visible;
+            body.rows(row_height, shown.len(), |mut table_row| {
+                let Some(&index) = shown.get(table_row.index()) else {
+                    return;
+                };
                 let Some(row) = state.sessions.rows.get(index) else {
                     return;
                 };
@@ -187,6 +197,7 @@ fn requests_table(
                 let badge = badges.and_then(|b| b.get(index));
                 cells(&mut table_row, row, badge);
                 let response = table_row.response();
+                response.context_menu(|ui| super::inspector::row_menu(ui, state, index, tx));
                 if response.double_clicked() {
                     send(tx, SessionCommand::OpenInForm(index));
                 } else if response.clicked() {

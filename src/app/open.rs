@@ -1,0 +1,124 @@
+//! Open anything: what Open… or a file dropped on the window does once its content is known
+//! ([`files::read_any`](super::files::read_any) on a worker): a Prompt file, captured body or
+//! curl command goes into the form; a HAR log is imported as a session (on the database's writer
+//! thread, the status saying so while it runs) and opened in the Sessions view; a Codex rollout
+//! file or folder is imported; another promptwire database becomes the app's session database.
+
+use std::path::{Path, PathBuf};
+
+use super::event::{AppEvent, PromptSource};
+use super::files::Opened;
+use super::imports::ImportCommand;
+use super::session_view::{MainView, SessionCommand};
+use super::sessions::StoreChange;
+use super::state::{AppState, Dialog};
+use crate::core::rollout::Limits;
+use crate::store::seed::open_seeded;
+use crate::store::{DEFAULT_MAX_ROLLOUT_BYTES, Writer};
+
+/// The session name of an imported file: its stem.
+fn stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
+        || "import".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    )
+}
+
+/// Closes the Open… dialog (what it opened is not a prompt).
+fn close_file_dialog(state: &mut AppState) {
+    if matches!(state.dialog, Some(Dialog::File { kind: None, .. })) {
+        state.dialog = None;
+    }
+}
+
+/// Imports on the database's writer thread, waited for on a worker.
+fn import_on_writer(db: &Path, path: &Path, har: Option<String>) -> Result<(i64, usize), String> {
+    drop(open_seeded(db).map_err(|e| e.to_string())?);
+    let writer = Writer::open(db).map_err(|e| e.to_string())?;
+    let path = path.to_path_buf();
+    let done = writer.run(move |store| match har {
+        Some(text) => store
+            .import_har(&text, &stem(&path), &path)
+            .map_err(|e| e.to_string()),
+        None => {
+            let imports = store
+                .import_rollout_file(&path, DEFAULT_MAX_ROLLOUT_BYTES, &Limits::default())
+                .map_err(|e| e.to_string())?;
+            let first = imports
+                .iter()
+                .find_map(|i| i.session_id)
+                .ok_or_else(|| "nothing new: its thread was imported before".to_string())?;
+            Ok((first, imports.iter().map(|i| i.requests).sum()))
+        }
+    });
+    done.recv()
+        .map_err(|_| "the database's writer stopped before the import ran".to_string())?
+}
+
+/// Starts the import of a HAR log (`har`: its text) or a rollout file (`None`).
+fn import(state: &mut AppState, path: PathBuf, har: Option<String>) {
+    let Some(db) = state.sessions.db_path.clone() else {
+        return state.set_status("No session database to import into", true);
+    };
+    close_file_dialog(state);
+    state.set_status(format!("Importing {}…", path.display()), false);
+    state.sessions.importing = Some(path.clone());
+    let spawned = state.workers.spawn("import-file", move |ctx| {
+        let result = import_on_writer(&db, &path, har);
+        ctx.report(AppEvent::HarImported { path, result });
+    });
+    if let Err(e) = spawned {
+        state.sessions.importing = None;
+        state.set_status(e, true);
+    }
+}
+
+/// Applies what a file turned out to hold.
+pub fn opened(state: &mut AppState, path: PathBuf, result: Result<Opened, String>) {
+    match result {
+        Err(e) => state.prompt_loaded(PromptSource::File(path), Err(e)),
+        Ok(Opened::Prompt(file)) => state.prompt_loaded(PromptSource::File(path), Ok(file)),
+        Ok(Opened::Har(text)) => import(state, path, Some(text)),
+        Ok(Opened::Rollout) => import(state, path, None),
+        Ok(Opened::Folder) => {
+            close_file_dialog(state);
+            state.handle(super::AppCommand::Import(ImportCommand::CodexSessions(
+                path,
+            )));
+        }
+        Ok(Opened::Database) => {
+            close_file_dialog(state);
+            state.handle(super::AppCommand::Sessions(SessionCommand::SwitchDb(path)));
+            state.handle(super::AppCommand::Sessions(SessionCommand::ShowView(
+                MainView::Sessions,
+            )));
+        }
+    }
+}
+
+/// Applies a finished import: the new session opens in the Sessions view.
+pub fn har_imported(state: &mut AppState, path: &Path, result: Result<(i64, usize), String>) {
+    state.sessions.importing = None;
+    match result {
+        Ok((session, requests)) => {
+            state.set_status(
+                format!(
+                    "Imported {} as session #{session} ({requests} requests)",
+                    path.display()
+                ),
+                false,
+            );
+            state.handle(super::AppCommand::Sessions(SessionCommand::ShowView(
+                MainView::Sessions,
+            )));
+            super::sessions::store_changed(
+                state,
+                StoreChange {
+                    session: Some(session),
+                    open: true,
+                },
+            );
+        }
+        Err(e) => state.set_status(format!("{}: {e}", path.display()), true),
+    }
+}

@@ -1,0 +1,307 @@
+//! The request inspector's state and jobs: the selected request of the open session is read on
+//! a worker — its stored headers, exact body (pretty-printed once, its line offsets computed
+//! once, so a 2 MB body is never re-laid out per frame: the view draws only visible lines),
+//! response headers and outcome, and its recorded events — then its body tokens are counted in a
+//! second report (the tokenizer's tables load on first use). The row actions (Copy as cURL,
+//! Copy body, Export body / HAR) read what they need on a worker too; copied text reaches the
+//! clipboard through [`InspectState::clipboard`], which the UI hands to egui once per
+//! generation.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::SessionEvent;
+use crate::app::event::AppEvent;
+use crate::app::state::AppState;
+use crate::core::export::curl_for_recorded;
+use crate::core::prefix::Tokenizer;
+use crate::core::stream::{RawEvent, UsageCounts};
+use crate::store::seed::open_seeded;
+use crate::store::{OutcomeRecord, Page, RequestRecord, Store};
+
+/// Events the inspector reads of one request (a longer recording says how many it has).
+pub const MAX_INSPECTED_EVENTS: u64 = 20_000;
+
+/// One stored request as the inspector shows it.
+#[derive(Debug, Clone)]
+pub struct Inspected {
+    /// The session.
+    pub session: i64,
+    /// The request id.
+    pub request: i64,
+    /// Headers, extras and response metadata.
+    pub record: RequestRecord,
+    /// The exact body bytes.
+    pub bytes: Vec<u8>,
+    /// The body as JSON (None: not JSON).
+    pub value: Option<Value>,
+    /// The body as shown in the text view: pretty-printed JSON, or the bytes as text.
+    pub text: String,
+    /// Byte ranges of `text`'s lines (computed once).
+    pub lines: Vec<Range<usize>>,
+    /// The outcome, when recorded.
+    pub outcome: Option<OutcomeRecord>,
+    /// The usage the outcome recorded.
+    pub usage: Option<UsageCounts>,
+    /// The recorded events (at most [`MAX_INSPECTED_EVENTS`]).
+    pub events: Vec<RawEvent>,
+    /// How many events are stored.
+    pub event_count: u64,
+}
+
+/// Bytes of one line the text view lays out (a longer line — a long string value — is cut
+/// there, with how much was left out; Raw bytes shows all of it).
+pub const MAX_LINE_BYTES: usize = 2_000;
+
+impl Inspected {
+    /// Line `i` of the text view.
+    pub fn line(&self, i: usize) -> &str {
+        self.lines
+            .get(i)
+            .and_then(|r| self.text.get(r.clone()))
+            .unwrap_or("")
+    }
+
+    /// Line `i` as the text view shows it: cut after [`MAX_LINE_BYTES`] (at a character
+    /// boundary), and the number of bytes left out.
+    pub fn shown_line(&self, i: usize) -> (&str, usize) {
+        let line = self.line(i);
+        if line.len() <= MAX_LINE_BYTES {
+            return (line, 0);
+        }
+        let mut end = MAX_LINE_BYTES;
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        (&line[..end], line.len() - end)
+    }
+}
+
+/// What the inspector shows and the row actions' clipboard.
+#[derive(Debug, Clone, Default)]
+pub struct InspectState {
+    /// Incremented per load (stale results are dropped).
+    pub generation: u64,
+    /// The request being shown or read.
+    pub request: Option<i64>,
+    /// The table row's event count when the read started (a row that gains events is read
+    /// again).
+    pub row_events: Option<u64>,
+    /// A read is under way.
+    pub loading: bool,
+    /// The request read.
+    pub result: Option<Arc<Inspected>>,
+    /// Its body's o200k tokens, once counted.
+    pub tokens: Option<u64>,
+    /// Why the last read or row action failed.
+    pub error: Option<String>,
+    /// Text to put on the clipboard, with a generation the UI copies once.
+    pub clipboard: Option<(u64, String)>,
+    /// What the last row action did (`Copied the body (1,234 bytes)`).
+    pub note: Option<String>,
+}
+
+/// A row action that reads the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CopyKind {
+    /// A `curl` command (key as `$OPENAI_API_KEY`, the exact body).
+    Curl,
+    /// The exact body bytes.
+    Body,
+}
+
+fn open_store(path: &Path) -> Result<Store, String> {
+    open_seeded(path).map_err(|e| e.to_string())
+}
+
+/// Line ranges of `text`.
+fn line_ranges(text: &str) -> Vec<Range<usize>> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    for (i, b) in text.bytes().enumerate() {
+        if b == b'\n' {
+            lines.push(start..i);
+            start = i + 1;
+        }
+    }
+    lines.push(start..text.len());
+    lines
+}
+
+/// Reads request `request` of `session` for the inspector (run on a worker; also the bench's
+/// measure).
+pub fn read_inspected(store: &Store, session: i64, request: i64) -> Result<Inspected, String> {
+    let record = store.request(request).map_err(|e| e.to_string())?;
+    let body = store.body(request).map_err(|e| e.to_string())?;
+    let text = match &body.value {
+        Some(value) => serde_json::to_string_pretty(value).map_err(|e| e.to_string())?,
+        None => String::from_utf8_lossy(&body.bytes).into_owned(),
+    };
+    let lines = line_ranges(&text);
+    let outcome = store.outcome(request).map_err(|e| e.to_string())?;
+    let usage = outcome
+        .as_ref()
+        .and_then(|o| o.usage.as_ref())
+        .and_then(UsageCounts::from_value);
+    let event_count = store.event_count(request).map_err(|e| e.to_string())?;
+    let events = store
+        .events(request, Page::first(MAX_INSPECTED_EVENTS))
+        .map_err(|e| e.to_string())?;
+    Ok(Inspected {
+        session,
+        request,
+        record,
+        bytes: body.bytes,
+        value: body.value,
+        text,
+        lines,
+        outcome,
+        usage,
+        events,
+        event_count,
+    })
+}
+
+/// Reads the selected request when the inspector does not show it yet.
+pub fn ensure(state: &mut AppState) {
+    let (Some(session), Some(index)) = (state.sessions.open, state.browser.selected) else {
+        return;
+    };
+    let Some(row) = state.sessions.rows.get(index) else {
+        return;
+    };
+    let request = row.id;
+    let events = row.events;
+    let inspect = &mut state.browser.inspect;
+    // The same request is read again once it gained events (it was still streaming).
+    if inspect.request == Some(request) && inspect.row_events == Some(events) {
+        return;
+    }
+    let Some(path) = state.sessions.db_path.clone() else {
+        return;
+    };
+    inspect.generation += 1;
+    inspect.request = Some(request);
+    inspect.row_events = Some(events);
+    inspect.loading = true;
+    inspect.tokens = None;
+    inspect.error = None;
+    let generation = inspect.generation;
+    let spawned = state.workers.spawn("inspect", move |ctx| {
+        let result = open_store(&path)
+            .and_then(|store| read_inspected(&store, session, request))
+            .map(Arc::new);
+        let text = result.as_ref().ok().map(|i| match &i.value {
+            // Tokens of the exact bytes (what the model reads), not the pretty-printed text.
+            Some(_) => String::from_utf8_lossy(&i.bytes).into_owned(),
+            None => String::new(),
+        });
+        if !ctx.report(AppEvent::Sessions(SessionEvent::Inspected {
+            generation,
+            result,
+        })) {
+            return;
+        }
+        if let Some(text) = text.filter(|t| !t.is_empty()) {
+            let tokens = Tokenizer::o200k().count(&text);
+            ctx.report(AppEvent::Sessions(SessionEvent::InspectTokens {
+                generation,
+                tokens,
+            }));
+        }
+    });
+    if let Err(e) = spawned {
+        state.browser.inspect.loading = false;
+        state.browser.inspect.error = Some(e);
+    }
+}
+
+/// The open session closed or changed: the inspector forgets its request.
+pub fn clear(inspect: &mut InspectState) {
+    inspect.generation += 1;
+    inspect.request = None;
+    inspect.row_events = None;
+    inspect.loading = false;
+    inspect.result = None;
+    inspect.tokens = None;
+    inspect.error = None;
+}
+
+/// The text a copy of `kind` puts on the clipboard for stored request `request`.
+pub fn copy_text(store: &Store, request: i64, kind: CopyKind) -> Result<String, String> {
+    let body = store.body(request).map_err(|e| e.to_string())?;
+    match kind {
+        CopyKind::Body => Ok(String::from_utf8_lossy(&body.bytes).into_owned()),
+        CopyKind::Curl => {
+            let record = store.request(request).map_err(|e| e.to_string())?;
+            Ok(curl_for_recorded(
+                &record.summary.method,
+                &record.summary.url,
+                &record.headers,
+                &body.bytes,
+            ))
+        }
+    }
+}
+
+/// Copies request `index`'s curl command or body (read on a worker).
+pub fn copy(state: &mut AppState, index: usize, kind: CopyKind) {
+    let Some(row) = state.sessions.rows.get(index) else {
+        return;
+    };
+    let request = row.id;
+    let Some(path) = state.sessions.db_path.clone() else {
+        return;
+    };
+    let spawned = state.workers.spawn("copy-request", move |ctx| {
+        let result = open_store(&path).and_then(|store| copy_text(&store, request, kind));
+        ctx.report(AppEvent::Sessions(SessionEvent::CopyReady { kind, result }));
+    });
+    if let Err(e) = spawned {
+        state.browser.inspect.error = Some(e);
+    }
+}
+
+/// Applies what a copy read.
+pub fn copied(inspect: &mut InspectState, kind: CopyKind, result: Result<String, String>) {
+    match result {
+        Ok(text) => {
+            let what = match kind {
+                CopyKind::Curl => "Copied as cURL",
+                CopyKind::Body => "Copied the body",
+            };
+            inspect.note = Some(format!(
+                "{what} ({})",
+                crate::core::stream::limits::human_size(text.len() as u64)
+            ));
+            let generation = inspect.clipboard.as_ref().map_or(0, |(g, _)| g + 1);
+            inspect.clipboard = Some((generation, text));
+        }
+        Err(e) => inspect.error = Some(e),
+    }
+}
+
+/// Applies a finished read.
+pub fn inspected(
+    inspect: &mut InspectState,
+    generation: u64,
+    result: Result<Arc<Inspected>, String>,
+) {
+    if generation != inspect.generation {
+        return;
+    }
+    inspect.loading = false;
+    match result {
+        Ok(found) => {
+            inspect.result = Some(found);
+            inspect.error = None;
+        }
+        Err(e) => {
+            inspect.result = None;
+            inspect.error = Some(e);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+//! The request inspector: a resizable right-hand pane of the Sessions view showing the selected
+//! request (read on a worker, `app::session_view::inspect`) in four tabs — Request (headers with
+//! credentials redacted, body as tree / text / raw bytes, size and tokens), Response (status,
+//! headers, outcome, usage with cached and cache-write tokens), Events (the recorded timeline,
+//! with Replay) and Prefix (this request against the previous one: the break and the pair
+//! diff). Also the row actions ([`row_menu`], the right-click menu of a table row, and
+//! [`row_keys`] on the selected row) and the hand-over of copied text to the clipboard.
+
+mod events;
+mod prefix;
+mod request;
+mod response;
+
+use egui::{Key, Ui};
+
+use super::{SessionsUi, send};
+use crate::app::session_view::inspect::CopyKind;
+use crate::app::session_view::{CompareSide, ReplaySpeed, SessionCommand};
+use crate::app::settings::ExportKind;
+use crate::app::{AppState, CommandSender};
+
+/// The inspector's tabs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InspectorTab {
+    /// Headers and body.
+    #[default]
+    Request,
+    /// Status, headers, outcome, usage.
+    Response,
+    /// The recorded events.
+    Events,
+    /// Against the previous request.
+    Prefix,
+}
+
+/// How the body is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BodyView {
+    /// Collapsible JSON tree.
+    Tree,
+    /// Pretty-printed text (only the lines in view are laid out).
+    #[default]
+    Text,
+    /// Hex and ASCII of the exact bytes.
+    Raw,
+}
+
+/// The inspector's widget state.
+#[derive(Debug, Default)]
+pub struct InspectorUi {
+    /// The tab shown.
+    pub tab: InspectorTab,
+    /// The body view.
+    pub body: BodyView,
+    /// The clipboard generation last handed to egui.
+    pub copied: Option<u64>,
+}
+
+/// Hands text a row action copied to the clipboard (once per copy).
+fn clipboard(ui: &Ui, state: &AppState, iui: &mut InspectorUi) {
+    if let Some((generation, text)) = &state.browser.inspect.clipboard
+        && iui.copied != Some(*generation)
+    {
+        iui.copied = Some(*generation);
+        ui.ctx().copy_text(text.clone());
+    }
+}
+
+/// Draws the inspector pane (a right side panel of the Sessions view).
+pub fn inspector_panel(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    clipboard(ui, state, &mut sui.inspector);
+    row_keys(ui.ctx(), state, tx);
+    if state.sessions.open.is_none() {
+        return;
+    }
+    let width = ui.available_width();
+    egui::Panel::right("request_inspector")
+        .resizable(true)
+        .default_size((width * 0.32).clamp(260.0, 520.0))
+        .size_range(200.0..=(width * 0.7).max(220.0))
+        .show(ui, |ui| inspector_ui(ui, state, sui, tx));
+}
+
+fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    let inspect = &state.browser.inspect;
+    ui.horizontal(|ui| {
+        ui.strong("Inspector");
+        if let Some(index) = state.browser.selected
+            && let Some(row) = state.sessions.rows.get(index)
+        {
+            ui.label(format!("turn {}", row.position));
+        }
+        if inspect.loading {
+            ui.spinner();
+        }
+    });
+    ui.horizontal(|ui| {
+        for (tab, label) in [
+            (InspectorTab::Request, "Request"),
+            (InspectorTab::Response, "Response"),
+            (InspectorTab::Events, "Events"),
+            (InspectorTab::Prefix, "Prefix"),
+        ] {
+            ui.selectable_value(&mut sui.inspector.tab, tab, label);
+        }
+    });
+    if let Some(note) = &inspect.note {
+        crate::ui::widgets::note_line(ui, note);
+    }
+    if let Some(error) = &inspect.error {
+        crate::ui::widgets::error_line(ui, error);
+    }
+    ui.separator();
+    let Some(index) = state.browser.selected else {
+        ui.weak("Select a request in the table.");
+        return;
+    };
+    let Some(found) = inspect
+        .result
+        .as_ref()
+        .filter(|i| Some(i.request) == inspect.request)
+    else {
+        if !inspect.loading {
+            ui.weak("Select a request in the table.");
+        }
+        return;
+    };
+    match sui.inspector.tab {
+        InspectorTab::Request => {
+            request::request_ui(ui, found, inspect.tokens, &mut sui.inspector.body);
+        }
+        InspectorTab::Response => response::response_ui(ui, found),
+        InspectorTab::Events => events::events_ui(ui, found, index, tx),
+        InspectorTab::Prefix => prefix::prefix_ui(ui, state, sui, index, tx),
+    }
+}
+
+/// The actions on request `index` (the table row's right-click menu).
+pub fn row_menu(ui: &mut Ui, state: &AppState, index: usize, tx: &CommandSender) {
+    let Some(session) = state.sessions.open else {
+        return;
+    };
+    let Some(row) = state.sessions.rows.get(index) else {
+        return;
+    };
+    if state.browser.selected != Some(index) {
+        send(tx, SessionCommand::Select(index));
+    }
+    if ui.button("Copy as cURL (c)").clicked() {
+        send(tx, SessionCommand::Copy(index, CopyKind::Curl));
+    }
+    if ui.button("Copy body (b)").clicked() {
+        send(tx, SessionCommand::Copy(index, CopyKind::Body));
+    }
+    if ui.button("Export body… (e)").clicked() {
+        send(tx, SessionCommand::Export(index, ExportKind::StoredBody));
+    }
+    if ui.button("Export HAR… (h)").clicked() {
+        send(tx, SessionCommand::Export(index, ExportKind::StoredHar));
+    }
+    ui.separator();
+    if ui.button("Open in form (Enter)").clicked() {
+        send(tx, SessionCommand::OpenInForm(index));
+    }
+    let side = CompareSide::Stored {
+        session,
+        request: row.id,
+        position: row.position,
+    };
+    ui.menu_button("Compare with…", |ui| {
+        if ui.button("as left").clicked() {
+            send(tx, SessionCommand::SetCompare(0, side.clone()));
+        }
+        if ui.button("as right").clicked() {
+            send(tx, SessionCommand::SetCompare(1, side.clone()));
+        }
+        if ui.button("the form").clicked() {
+            send(tx, SessionCommand::SetCompare(0, side.clone()));
+            send(tx, SessionCommand::SetCompare(1, CompareSide::Form));
+        }
+    });
+    if ui.button("Replay (r)").clicked() {
+        send(tx, SessionCommand::Replay(index, ReplaySpeed::Instant));
+    }
+    if ui.button("Re-send (Shift+R)").clicked() {
+        send(tx, SessionCommand::Resend(index));
+    }
+}
+
+/// Keys on the selected row, while no text field has the keyboard: `c` copies it as cURL, `b`
+/// copies its body, `e` / `h` export its body / HAR, Shift+R re-sends it (`r`, Enter and the
+/// moves are the table's, `super::keyboard`).
+pub fn row_keys(ctx: &egui::Context, state: &AppState, tx: &CommandSender) {
+    if ctx.text_edit_focused() || state.dialog.is_some() {
+        return;
+    }
+    let Some(index) = state.browser.selected else {
+        return;
+    };
+    let (curl, body, export, har, resend) = ctx.input(|i| {
+        let plain = |key| i.modifiers.is_none() && i.key_pressed(key);
+        (
+            plain(Key::C),
+            plain(Key::B),
+            plain(Key::E),
+            plain(Key::H),
+            i.modifiers.shift_only() && i.key_pressed(Key::R),
+        )
+    });
+    if curl {
+        send(tx, SessionCommand::Copy(index, CopyKind::Curl));
+    }
+    if body {
+        send(tx, SessionCommand::Copy(index, CopyKind::Body));
+    }
+    if export {
+        send(tx, SessionCommand::Export(index, ExportKind::StoredBody));
+    }
+    if har {
+        send(tx, SessionCommand::Export(index, ExportKind::StoredHar));
+    }
+    if resend {
+        send(tx, SessionCommand::Resend(index));
+    }
+}

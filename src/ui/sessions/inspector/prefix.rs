@@ -1,0 +1,51 @@
+//! The inspector's Prefix tab: the selected request against the previous one — its prefix badge,
+//! the break (where the cached prefix stopped and why) — and the pair diff, drawn by the
+//! Sessions view's pair widget (`super::super::pair`).
+
+use egui::Ui;
+
+use super::super::{SessionsUi, pair, send};
+use crate::app::session_view::{SessionCommand, break_text};
+use crate::app::{AppState, CommandSender};
+
+/// Draws the tab for request `index`.
+pub fn prefix_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    sui: &mut SessionsUi,
+    index: usize,
+    tx: &CommandSender,
+) {
+    if index == 0 {
+        ui.weak("The first request: there is no previous one to compare with.");
+        return;
+    }
+    let browser = &state.browser;
+    let Some(analysis) = &browser.analysis else {
+        if browser.analyzing {
+            ui.spinner();
+        }
+        ui.weak("The prefix analysis is not ready.");
+        return;
+    };
+    if let Some(badge) = analysis.badges.get(index) {
+        ui.label(format!("Against turn {}: {}", index - 1, badge.label()));
+    }
+    if let Some(pair) = analysis.report.pairs.iter().find(|p| p.to == index) {
+        ui.label(break_text(pair));
+    }
+    let pair = (index - 1, index);
+    if browser.pair != Some(pair) {
+        if ui
+            .button("Show the diff with the previous request")
+            .clicked()
+        {
+            send(tx, SessionCommand::SelectPair(pair.0, pair.1));
+        }
+        return;
+    }
+    ui.push_id("inspector_pair", |ui| {
+        let height = ui.available_height().max(120.0);
+        pair::pair_ui(ui, state, sui, Some(height));
+    });
+}

@@ -1,0 +1,113 @@
+//! The inspector's Response tab: HTTP status and timings, the response headers, the recorded
+//! outcome (state, error class and message, response id, server model, what the recording
+//! lost), the usage with cached and cache-write tokens, and the output text or error body.
+
+use egui::{Label, RichText, Ui};
+
+use super::request::headers_grid;
+use crate::app::session_view::inspect::Inspected;
+use crate::core::format::grouped;
+use crate::store::summary::status_label;
+
+fn millis(us: Option<i64>) -> String {
+    us.map_or_else(|| "-".to_string(), |us| format!("{} ms", us / 1000))
+}
+
+fn count(n: Option<i64>) -> String {
+    n.and_then(|n| u64::try_from(n).ok())
+        .map_or_else(|| "-".to_string(), grouped)
+}
+
+/// The usage lines (`input`, `cached`, `cache write`, `output`, `reasoning`, `total`).
+pub fn usage_lines(found: &Inspected) -> Vec<(&'static str, String)> {
+    let Some(usage) = &found.usage else {
+        return Vec::new();
+    };
+    vec![
+        ("input", count(usage.input_tokens)),
+        ("cached", count(usage.cached_input_tokens)),
+        ("cache write", count(usage.cache_write_input_tokens)),
+        ("output", count(usage.output_tokens)),
+        ("reasoning", count(usage.reasoning_output_tokens)),
+        ("total", count(usage.total_tokens)),
+    ]
+}
+
+/// Draws the tab.
+pub fn response_ui(ui: &mut Ui, found: &Inspected) {
+    let summary = &found.record.summary;
+    egui::ScrollArea::vertical()
+        .id_salt("inspector_response")
+        .auto_shrink(false)
+        .show(ui, |ui| {
+            ui.label(format!(
+                "Status: {} · headers after {} · done after {}",
+                status_label(summary.status),
+                millis(summary.wait_us),
+                millis(summary.total_us)
+            ));
+            egui::CollapsingHeader::new(format!(
+                "Headers ({})",
+                found.record.response_headers.len()
+            ))
+            .id_salt("inspector_response_headers")
+            .default_open(true)
+            .show(ui, |ui| {
+                headers_grid(
+                    ui,
+                    "inspector_response_headers_grid",
+                    &found.record.response_headers,
+                );
+            });
+            match &found.outcome {
+                None => {
+                    ui.weak("No outcome recorded.");
+                }
+                Some(outcome) => {
+                    let mut line = format!("Outcome: {}", outcome.state.as_str());
+                    if let Some(class) = &outcome.error_class {
+                        line.push_str(&format!(" ({})", class.as_str()));
+                    }
+                    ui.label(line);
+                    if let Some(message) = &outcome.error_message {
+                        ui.colored_label(ui.visuals().error_fg_color, message);
+                    }
+                    if let Some(id) = &outcome.response_id {
+                        ui.label(RichText::new(format!("response id {id}")).monospace());
+                    }
+                    if let Some(model) = &outcome.server_model {
+                        ui.label(format!("server model {model}"));
+                    }
+                    if let Some(gap) = outcome.recording_gap() {
+                        ui.colored_label(ui.visuals().warn_fg_color, gap);
+                    }
+                }
+            }
+            let usage = usage_lines(found);
+            if !usage.is_empty() {
+                ui.strong("Usage");
+                egui::Grid::new("inspector_usage")
+                    .num_columns(2)
+                    .striped(true)
+                    .show(ui, |ui| {
+                        for (name, value) in usage {
+                            ui.label(name);
+                            ui.label(RichText::new(value).monospace());
+                            ui.end_row();
+                        }
+                    });
+            }
+            let text = found
+                .outcome
+                .as_ref()
+                .map(|o| o.text.as_str())
+                .filter(|t| !t.is_empty())
+                .or(found.record.response_body.as_deref());
+            if let Some(text) = text {
+                ui.strong("Output");
+                // Bounded: a long answer is cut here (the Events tab has every event).
+                let shown: String = text.chars().take(20_000).collect();
+                ui.add(Label::new(RichText::new(shown).monospace()).wrap());
+            }
+        });
+}

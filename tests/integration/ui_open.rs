@@ -1,0 +1,196 @@
+//! Open anything on the whole app (egui_kittest, 1024×700) over real SQLite files: a HAR file
+//! dropped on the window becomes a session (opened in the Sessions view, its requests in the
+//! table); a curl command pasted into the import dialog becomes a Prompt compiling to its body;
+//! `promptwire --db PATH` opens the app on that database (its name in the window title and the
+//! Sessions footer), and a database dropped on the window becomes the app's database.
+
+use crate::support::ui as ui_support;
+
+use std::path::PathBuf;
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
+use pretty_assertions::assert_eq;
+use promptwire::app::session_view::MainView;
+use promptwire::ui::PromptwireApp;
+use promptwire::ui::window::db_argument;
+use serde_json::{Value, json};
+use ui_support::{App, app_with, body, scratch_dir, state, wait_for_compile, wait_until};
+
+/// A file dropped on the window, as the windowing integration hands it to egui.
+#[derive(Debug)]
+struct Dropped(PathBuf);
+
+impl egui::DroppedFile for Dropped {
+    fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    fn bytes(&self) -> Result<Vec<u8>, String> {
+        std::fs::read(&self.0).map_err(|e| e.to_string())
+    }
+}
+
+/// Drops `path` on the window.
+fn drop_file(harness: &mut App, path: PathBuf) {
+    harness
+        .input_mut()
+        .dropped_files
+        .push(std::sync::Arc::new(Dropped(path)));
+    harness.step();
+}
+
+#[test]
+fn a_dropped_har_becomes_a_session() {
+    let dir = scratch_dir("open-har");
+    let db = dir.join("promptwire.sqlite");
+    let har = dir.join("dropped capture.har");
+    // A sample recording without the session fields promptwire writes: named by its file.
+    let mut log: Value = serde_json::from_str(
+        promptwire::store::seed::SAMPLES
+            .iter()
+            .find(|(name, _)| *name == "failing-stream.har")
+            .map(|(_, text)| *text)
+            .expect("sample"),
+    )
+    .expect("sample is JSON");
+    if let Some(extra) = log
+        .pointer_mut("/log/entries/0/_promptwire")
+        .and_then(Value::as_object_mut)
+    {
+        extra.remove("session");
+    }
+    std::fs::write(&har, serde_json::to_vec(&log).expect("json")).expect("har file");
+    let mut harness = app_with((1024.0, 700.0), Some(db));
+    drop_file(&mut harness, har);
+    wait_until(&mut harness, "imported and open", |s| {
+        s.browser.view == MainView::Sessions
+            && s.sessions.importing.is_none()
+            && s.sessions.rows.len() == 3
+            && s.sessions
+                .sessions
+                .iter()
+                .any(|x| Some(x.id) == s.sessions.open && x.name == "dropped capture")
+    });
+    let s = state(&harness);
+    let open = s.sessions.open.expect("open session");
+    assert_eq!(
+        s.status.text,
+        format!(
+            "Imported {} as session #{open} (3 requests)",
+            scratch_dir_path(&harness)
+        )
+    );
+    harness.get_by_label(&format!("#{open} dropped capture · 3 req · gpt-5.5"));
+}
+
+/// The dropped file's path as the status shows it.
+fn scratch_dir_path(harness: &App) -> String {
+    state(harness)
+        .sessions
+        .db_path
+        .as_ref()
+        .and_then(|db| db.parent())
+        .map(|d| d.join("dropped capture.har").display().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_pasted_curl_command_becomes_a_prompt() {
+    let sent = json!({
+        "model": "gpt-5.5",
+        "instructions": "Be brief.",
+        "input": [{"type": "message", "role": "user",
+                   "content": [{"type": "input_text", "text": "What's 2+2?"}]}],
+        "stream": true
+    });
+    let command = promptwire::core::export::curl_for_recorded(
+        "POST",
+        "https://api.openai.com/v1/responses",
+        &[("content-type".to_string(), "application/json".to_string())],
+        serde_json::to_string_pretty(&sent)
+            .expect("json")
+            .as_bytes(),
+    );
+    let mut harness = app_with((1024.0, 700.0), None);
+    harness.get_by_label("Import body…").click();
+    harness.run_steps(3);
+    harness.get_by_label("Request body (JSON)").focus();
+    harness.run_steps(1);
+    harness
+        .get_by_label("Request body (JSON)")
+        .type_text(&command);
+    harness.run_steps(3);
+    harness.get_by_label("Import").click();
+    wait_until(&mut harness, "import", |s| s.dialog.is_none());
+    wait_for_compile(&mut harness);
+    let compiled = body(&harness, 0);
+    assert_eq!(
+        (
+            compiled.get("model").cloned(),
+            compiled.get("instructions").cloned(),
+            compiled.get("input").cloned()
+        ),
+        (
+            Some(Value::from("gpt-5.5")),
+            Some(Value::from("Be brief.")),
+            sent.get("input").cloned()
+        )
+    );
+    assert!(
+        !state(&harness).status.is_error,
+        "{}",
+        state(&harness).status.text
+    );
+}
+
+#[test]
+fn db_opens_the_app_on_that_database_and_a_dropped_database_switches_to_it() {
+    let args = |list: &[&str]| -> Vec<std::ffi::OsString> {
+        list.iter().map(std::ffi::OsString::from).collect()
+    };
+    assert_eq!(
+        [
+            db_argument(&args(&["promptwire", "--db", "/tmp/a.sqlite"])),
+            db_argument(&args(&["promptwire", "--db=/tmp/b.sqlite"])),
+            db_argument(&args(&["promptwire", "sessions", "list"])),
+            db_argument(&args(&["promptwire"])),
+        ],
+        [
+            Some(PathBuf::from("/tmp/a.sqlite")),
+            Some(PathBuf::from("/tmp/b.sqlite")),
+            None,
+            None
+        ]
+    );
+    let dir = scratch_dir("open-db");
+    let first = dir.join("first.sqlite");
+    let second = dir.join("second.sqlite");
+    drop(promptwire::store::seed::open_seeded(&second).expect("second database"));
+    let mut harness: App = Harness::builder()
+        .with_size(egui::vec2(1024.0, 700.0))
+        .build_eframe(move |cc| PromptwireApp::on_db(cc, first));
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        state(&harness).window_title(),
+        "untitled prompt — first.sqlite — promptwire"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "listed", |s| !s.sessions.sessions.is_empty());
+    harness.get_by_label("Database: first.sqlite");
+    drop_file(&mut harness, second.clone());
+    let want = second.clone();
+    wait_until(&mut harness, "switched", move |s| {
+        s.sessions.db_path.as_ref() == Some(&want)
+            && s.sessions.loading == 0
+            && !s.sessions.sessions.is_empty()
+    });
+    harness.get_by_label("Database: second.sqlite");
+    assert_eq!(
+        state(&harness).window_title(),
+        "untitled prompt — second.sqlite — promptwire"
+    );
+}
