@@ -337,6 +337,9 @@ pub fn apply(state: &mut AppState, report: SendReport) {
             };
             match recorded {
                 Some(Ok((session, request))) => {
+                    // Where it was recorded, whether or not the live "recording into" step got
+                    // through before the stream ended (the writer may report it after).
+                    state.send.session = Some(session);
                     state.send.recorded = Some((session, request));
                     state.send.recorded_turn = turn;
                     let what = turn.map_or_else(
