@@ -187,13 +187,7 @@ impl Thread {
         let mut closed_at: Option<Instant> = (!*open).then(Instant::now);
         loop {
             match self.commit() {
-                Ok(()) => {
-                    let mut status = self.counters.status();
-                    status.problem = None;
-                    status.commits += 1;
-                    drop(status);
-                    return true;
-                }
+                Ok(()) => return true,
                 Err(Failure::Transient(problem)) => {
                     self.counters.status().problem = Some(problem.clone());
                     if !*open {
@@ -294,6 +288,7 @@ impl Thread {
         })();
         match result {
             Ok(()) => {
+                self.committed();
                 self.publish(staged);
                 Ok(())
             }
@@ -310,11 +305,20 @@ impl Thread {
                     let len = self.pending.len();
                     staged = Staged::default();
                     staged.refused.push((0..len, why));
+                    self.committed();
                     self.publish(staged);
                     Ok(())
                 }
             }
         }
+    }
+
+    /// A batch is done with: the problem is over. Before [`Self::publish`], so that whoever
+    /// learns of the commit (a flush, a report) sees the writer's status without it.
+    fn committed(&self) {
+        let mut status = self.counters.status();
+        status.problem = None;
+        status.commits += 1;
     }
 
     /// After a commit: the new ids become known, reports go out, the budgets are released.
