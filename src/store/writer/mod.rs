@@ -142,6 +142,11 @@ pub type Notify = Arc<dyn Fn(Report) + Send + Sync>;
 pub struct WriterStatus {
     /// The problem the writer is retrying after, if it is failing now.
     pub problem: Option<String>,
+    /// How many times a problem began (so a watcher that looks now and then learns of one that
+    /// came and went between two looks).
+    pub troubles: u64,
+    /// The last problem the writer retried after (kept once it is over).
+    pub last_problem: Option<String>,
     /// Operations waiting to be written.
     pub pending: usize,
     /// Raw events dropped so far (each is counted in its request's outcome too).

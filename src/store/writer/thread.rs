@@ -189,7 +189,13 @@ impl Thread {
             match self.commit() {
                 Ok(()) => return true,
                 Err(Failure::Transient(problem)) => {
-                    self.counters.status().problem = Some(problem.clone());
+                    let mut status = self.counters.status();
+                    if status.problem.is_none() {
+                        status.troubles += 1;
+                    }
+                    status.problem = Some(problem.clone());
+                    status.last_problem = Some(problem.clone());
+                    drop(status);
                     if !*open {
                         let since = *closed_at.get_or_insert_with(Instant::now);
                         if since.elapsed() >= self.options.shutdown_grace {

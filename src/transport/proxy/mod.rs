@@ -354,14 +354,25 @@ pub async fn start_proxy(
     Ok((ServerHandle::spawn(addr, warning, cancel, work), rx))
 }
 
-/// Reports the writer's trouble as it starts and ends (checked every 250 ms).
+/// Reports the writer's trouble as it starts and ends (checked every 250 ms; a problem that
+/// came and went between two looks is reported too, started and over).
 pub(crate) async fn watch_writer(sink: Arc<exchange::Sink>) {
     let mut shown: Option<String> = None;
+    let mut troubles = 0;
     loop {
         tokio::time::sleep(Duration::from_millis(250)).await;
         let Some(status) = sink.writer_status() else {
             return;
         };
+        let missed = status.troubles > troubles && shown.is_none() && status.problem.is_none();
+        troubles = status.troubles;
+        if missed && let Some(problem) = &status.last_problem {
+            sink.emit(ProxyEvent::StoreProblem(Some(format!(
+                "{problem}; retried, and it is over"
+            ))));
+            sink.emit(ProxyEvent::StoreProblem(None));
+            continue;
+        }
         let now = status
             .problem
             .map(|problem| format!("{problem}; {} writes waiting, retrying", status.pending));
