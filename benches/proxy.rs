@@ -18,6 +18,7 @@
 //!   this small.
 //!
 //! A bench binary (not criterion): it reports percentiles, which criterion does not.
+//! `cargo bench --bench proxy -- per-event` (or `latency`, `throughput`) runs one part.
 
 #[path = "../tests/support/upstream.rs"]
 mod upstream;
@@ -240,6 +241,10 @@ fn main() {
         eprintln!("proxy bench: run with `cargo bench --bench proxy`");
         return;
     }
+    let only: Option<String> = std::env::args()
+        .skip(1)
+        .find(|a| ["latency", "throughput", "per-event"].contains(&a.as_str()));
+    let part = |name: &str| only.as_deref().is_none_or(|o| o == name);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -261,7 +266,8 @@ fn main() {
     let direct_steps = steps.clone();
     let direct_upstream = Upstream::start(move |_| Reply::sse(direct_steps.clone()));
     let upstream = Upstream::start(move |_| Reply::sse(steps.clone()));
-    runtime.block_on(async {
+    if part("latency") {
+        runtime.block_on(async {
         let (proxy, _events) = start_proxy(ProxyOptions::new(
             "127.0.0.1:0",
             &upstream.base_url(),
@@ -290,6 +296,7 @@ fn main() {
         proxy.stop();
         proxy.stopped().await;
     });
+    }
 
     // Throughput: 64 MB of 4 KB deltas, 16 events per write.
     let events = THROUGHPUT_BYTES / DELTA_BYTES;
@@ -305,7 +312,8 @@ fn main() {
     batch.extend_from_slice(&completed());
     steps.push(Step::Send(Bytes::from(batch)));
     let upstream = Upstream::start(move |_| Reply::sse(steps.clone()));
-    runtime.block_on(async {
+    if part("throughput") {
+        runtime.block_on(async {
         let (proxy, _events) = start_proxy(ProxyOptions::new(
             "127.0.0.1:0",
             &upstream.base_url(),
@@ -358,6 +366,7 @@ fn main() {
             server.stopped().await;
         }
     });
+    }
     // Per-event cost: 200,000 events of about 178 bytes, each its own HTTP chunk. A raw
     // chunked upstream writes the chunks in large writes (the scripted upstream's per-chunk
     // overhead would be what is measured otherwise).
@@ -368,7 +377,8 @@ fn main() {
     push_chunk(&mut body, &completed());
     body.extend_from_slice(b"0\r\n\r\n");
     let upstream = chunked_upstream(body);
-    runtime.block_on(async {
+    if part("per-event") {
+        runtime.block_on(async {
         let db = dir.join("per_event.sqlite");
         let (proxy, _events) =
             start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, Some(db.clone())))
@@ -418,4 +428,5 @@ fn main() {
             server.stopped().await;
         }
     });
+    }
 }

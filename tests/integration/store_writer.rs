@@ -489,3 +489,40 @@ fn a_job_runs_on_the_writer_after_everything_queued_before_it() {
         "made by the job"
     );
 }
+
+#[test]
+fn a_stream_that_fills_the_queue_still_gets_its_outcome_stored() {
+    let (path, session) = setup("queue-full");
+    let options = WriterOptions {
+        queue_capacity: 64,
+        ..WriterOptions::default()
+    };
+    let writer = Writer::open_with(&path, options).expect("writer");
+    // The writer thread is held in a job, so nothing leaves the queue meanwhile.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    let job_done = writer.run(move |_| {
+        let _ = held.recv_timeout(Duration::from_secs(10));
+    });
+    let mut request_writer = writer.begin_request(SessionRef::Id(session), request(0), None);
+    for seq in 0..200 {
+        request_writer.event(event(seq));
+    }
+    let lost = request_writer.lost_events();
+    assert!(lost > 100 && lost < 200, "{lost} lost");
+    request_writer.outcome(completed(200));
+    release.send(()).expect("release the writer");
+    job_done.recv().expect("the job ran");
+    assert!(writer.flush(Duration::from_secs(30)), "flushed");
+    let id = only_request(&path, session);
+    let store = Store::open(&path).expect("reader");
+    assert_eq!(
+        store.outcome(id).expect("read"),
+        Some(OutcomeRecord {
+            lost_events: lost,
+            lost_reason: Some("the writer's queue was full".to_string()),
+            ..completed(200)
+        }),
+        "the outcome got through a full queue, and says what was lost"
+    );
+    assert_eq!(store.event_count(id).expect("count"), 200 - lost);
+}

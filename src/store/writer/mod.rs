@@ -337,6 +337,15 @@ struct Shared {
     waker: OnceLock<std::thread::Thread>,
 }
 
+/// Queue slots only an outcome may take (see [`Shared::enqueue`]).
+fn outcome_reserve(capacity: usize) -> usize {
+    if capacity < 2 {
+        0
+    } else {
+        (capacity / 16).clamp(1, 1024)
+    }
+}
+
 impl Shared {
     /// Queues `op` unless the queue or its budget is full; never waits. Returns why it was
     /// dropped.
@@ -359,6 +368,15 @@ impl Shared {
             .queued_ops
             .fetch_add(1, Ordering::AcqRel)
             .wrapping_add(1);
+        // The last slots of the queue are kept for outcomes: an outcome says what was lost, so
+        // a stream that filled the queue must still be able to end (a 200,000-event stream
+        // through the proxy lost its outcome, and its row stayed "without an answer").
+        let capacity = self.counters.options.queue_capacity.max(1);
+        if bounded && queued > capacity - outcome_reserve(capacity) {
+            self.counters.queued_ops.fetch_sub(1, Ordering::AcqRel);
+            used.fetch_sub(size, Ordering::AcqRel);
+            return Err("the writer's queue was full");
+        }
         let tx = self.tx.lock().unwrap_or_else(PoisonError::into_inner);
         let result = match tx.as_ref() {
             Some(tx) => match tx.try_send(op) {

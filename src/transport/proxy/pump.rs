@@ -189,6 +189,9 @@ async fn read_upstream<S>(
     S: futures_util::Stream<Item = Result<Bytes, String>> + Unpin,
 {
     let mut relayed: u64 = 0;
+    // The idle timer is moved only when it fires (to the last chunk's time plus `idle`), not
+    // reset per chunk: a timer reset per event was a good part of a small event's cost.
+    let mut last_chunk = tokio::time::Instant::now();
     let idle_timer = tokio::time::sleep(idle);
     tokio::pin!(idle_timer);
     let end = loop {
@@ -196,7 +199,14 @@ async fn read_upstream<S>(
             biased;
             next = upstream.next() => next,
             () = tx.closed() => break End::ClientGone,
-            () = &mut idle_timer => break End::Failed(crate::core::stream::errors::IDLE_TIMEOUT.to_string()),
+            () = &mut idle_timer => {
+                let deadline = last_chunk + idle;
+                if tokio::time::Instant::now() >= deadline {
+                    break End::Failed(crate::core::stream::errors::IDLE_TIMEOUT.to_string());
+                }
+                idle_timer.as_mut().reset(deadline);
+                continue;
+            }
         };
         let bytes = match next {
             Some(Ok(bytes)) => bytes,
@@ -215,9 +225,7 @@ async fn read_upstream<S>(
         if tx.send(Ok(bytes)).await.is_err() {
             break End::ClientGone;
         }
-        idle_timer
-            .as_mut()
-            .reset(tokio::time::Instant::now() + idle);
+        last_chunk = tokio::time::Instant::now();
     };
     match end {
         End::Complete => {
