@@ -4,6 +4,7 @@
 
 use crate::support::ui as ui_support;
 
+use crate::support::cli::run;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use promptwire::app::AppState;
@@ -34,7 +35,7 @@ fn bodies(model: &str) -> Vec<Value> {
         .collect()
 }
 
-fn store_session(store: &mut Store, name: &str, model: &str) {
+fn store_session(store: &mut Store, name: &str, model: &str) -> i64 {
     let id = store
         .create_session(&NewSession {
             name: name.to_string(),
@@ -63,6 +64,7 @@ fn store_session(store: &mut Store, name: &str, model: &str) {
             )
             .expect("request");
     }
+    id
 }
 
 /// The cost line the view should show, from core's report of the same bodies.
@@ -157,4 +159,128 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
         "! stable_prefix_behind_break: {} Fix: {}",
         report.hazards[0].message, report.hazards[0].fix
     ));
+}
+
+/// `promptwire diff --session ID --db DB --json [more…]`, parsed.
+fn diff_json(db: &std::path::Path, session: i64, more: &[&str]) -> Value {
+    let (id, path) = (session.to_string(), db.display().to_string());
+    let mut args = vec!["diff", "--session", &id, "--db", &path, "--json"];
+    args.extend(more);
+    let out = run(&args, None);
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string()
+        ),
+        (Some(0), String::new())
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+#[test]
+fn cache_ui_what_if_picker_shows_what_diff_what_if_computes() {
+    let db = scratch_dir("cache-ui-whatif").join("promptwire.sqlite");
+    let (priced, other) = {
+        let mut store = Store::open(&db).expect("db");
+        (
+            store_session(&mut store, "priced", "gpt-6-sol"),
+            store_session(&mut store, "other", "gpt-6-sol"),
+        )
+    };
+    // What the CLI computes for the same session and edit.
+    let after = diff_json(&db, priced, &["--what-if", "breakpoint-after:0"]);
+    let baseline = diff_json(&db, priced, &[]);
+    let usd = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_f64).expect(p);
+    let tokens = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_u64).expect(p);
+    let (before_paid, after_paid) = (
+        usd(&after, "/what_if/before/cost_usd/paid"),
+        usd(&after, "/summary/cost_usd/paid"),
+    );
+    let saved = usd(&after, "/what_if/usd_saved");
+    assert!(saved > 0.0, "{after}");
+    let headline = format!(
+        "what if breakpoint-after:0: paid ${before_paid:.4} -> ${after_paid:.4} (saves ${saved:.4}) \
+         · read {} -> {} tokens",
+        grouped(tokens(&after, "/what_if/before/read_tokens")),
+        grouped(tokens(&after, "/summary/cache_tokens/read_tokens")),
+    );
+    let field =
+        |v: &Value, i: usize, f: &str| grouped(tokens(v, &format!("/requests/{i}/predicted/{f}")));
+    let lines: Vec<String> = (0..2)
+        .map(|i| {
+            format!(
+                "request {i}: read {} -> {} · wrote {} -> {} · uncached {} -> {} tokens",
+                field(&baseline, i, "read_tokens"),
+                field(&after, i, "read_tokens"),
+                field(&baseline, i, "write_tokens"),
+                field(&after, i, "write_tokens"),
+                field(&baseline, i, "uncached_tokens"),
+                field(&after, i, "uncached_tokens"),
+            )
+        })
+        .collect();
+    assert_ne!(
+        lines[1],
+        format!(
+            "request 1: read {0} -> {0}",
+            field(&baseline, 1, "read_tokens")
+        )
+    );
+
+    let mut harness = app_with((1500.0, 950.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 2
+    });
+    harness
+        .get_by_label("#1 priced · 2 req · gpt-6-sol")
+        .click();
+    wait_until(&mut harness, "session analysed", |s: &AppState| {
+        s.browser
+            .analysis
+            .as_ref()
+            .is_some_and(|a| a.session == priced)
+    });
+    harness.get_by_label("breakpoint after item").click();
+    harness.run_steps(2);
+    harness
+        .get_by_role_and_label(Role::TextInput, "argument")
+        .focus();
+    harness.run_steps(1);
+    harness
+        .get_by_role_and_label(Role::TextInput, "argument")
+        .type_text("0");
+    harness.run_steps(2);
+    harness.get_by_label("Run what-if").click();
+    wait_until(&mut harness, "what-if done", |s: &AppState| {
+        s.browser.whatif.result.is_some() || s.browser.whatif.error.is_some()
+    });
+    harness.run_steps(2);
+    assert_eq!(
+        ui_support::state(&harness).browser.whatif.error,
+        None::<String>
+    );
+    harness.get_by_label(&headline);
+    for line in &lines {
+        harness.get_by_label(line);
+    }
+    // Another session: the what-if (running or done) goes with the one it was asked for.
+    harness.get_by_label("Run what-if").click();
+    harness.step();
+    harness.get_by_label("#2 other · 2 req · gpt-6-sol").click();
+    wait_until(&mut harness, "other analysed", |s: &AppState| {
+        s.browser
+            .analysis
+            .as_ref()
+            .is_some_and(|a| a.session == other)
+    });
+    harness.run_steps(5);
+    let w = &ui_support::state(&harness).browser.whatif;
+    assert_eq!(
+        (w.result.is_none(), w.error.clone(), w.asked.clone()),
+        (true, None, None)
+    );
+    assert!(harness.query_by_label(&headline).is_none());
 }
