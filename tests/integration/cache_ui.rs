@@ -284,3 +284,113 @@ fn cache_ui_what_if_picker_shows_what_diff_what_if_computes() {
     );
     assert!(harness.query_by_label(&headline).is_none());
 }
+
+/// A session whose hazards name requests other than the first break: a tool list changed at
+/// request 2 and a stable prefix behind a changed message.
+fn hazard_bodies() -> Vec<Value> {
+    let stable = msg(
+        "developer",
+        &format!("stable: {}", "lorem ipsum ".repeat(1500)),
+    );
+    let tool =
+        |name: &str| json!({"type": "function", "name": name, "parameters": {"type": "object"}});
+    (0..4)
+        .map(|i| {
+            let tools = if i < 2 {
+                vec![tool("a")]
+            } else {
+                vec![tool("a"), tool("b")]
+            };
+            json!({"model": "gpt-6-sol", "instructions": "Be brief.", "prompt_cache_key": "t",
+                "tools": tools,
+                "input": [stable, msg("user", &format!("question {i}"))]})
+        })
+        .collect()
+}
+
+#[test]
+fn cache_ui_hazards_listed_with_fixes_and_clickable() {
+    let db = scratch_dir("cache-ui-hazards").join("promptwire.sqlite");
+    {
+        let mut store = Store::open(&db).expect("db");
+        let id = store
+            .create_session(&NewSession {
+                name: "hazards".to_string(),
+                source: Source::Import,
+                provider: None,
+                model: Some("gpt-6-sol".to_string()),
+                created_us: 1_000,
+            })
+            .expect("session");
+        for b in hazard_bodies() {
+            let bytes = serde_json::to_vec(&b).expect("body");
+            store
+                .add_request(
+                    id,
+                    &NewRequest {
+                        dialect: Some("standard".to_string()),
+                        rules: None,
+                        provider: Some("openai".to_string()),
+                        method: "POST".to_string(),
+                        url: "https://api.openai.com/v1/responses".to_string(),
+                        body: &bytes,
+                        headers: &[],
+                        extra: None,
+                        started_us: None,
+                    },
+                )
+                .expect("request");
+        }
+    }
+    let mut session = Session::default();
+    for b in hazard_bodies() {
+        session.push_body(&b, RequestMeta::default()).expect("body");
+    }
+    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
+    let rows: Vec<(usize, String)> = report
+        .hazards
+        .iter()
+        .map(|h| {
+            (
+                h.request,
+                format!(
+                    "request {} · {}: {} Fix: {}",
+                    h.request, h.code, h.message, h.fix
+                ),
+            )
+        })
+        .collect();
+    let codes: Vec<(&str, usize)> = report.hazards.iter().map(|h| (h.code, h.request)).collect();
+    assert_eq!(
+        codes,
+        vec![
+            ("stable_prefix_behind_break", 1),
+            ("tools_changed", 2),
+            ("stable_prefix_behind_break", 3)
+        ]
+    );
+
+    // Tall enough that the list is inside the analysis pane (the prefix view scrolls only
+    // below 420 px; at 950 the pane's bottom cuts it).
+    let mut harness = app_with((1500.0, 1400.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 1
+    });
+    harness
+        .get_by_label("#1 hazards · 4 req · gpt-6-sol")
+        .click();
+    wait_until(&mut harness, "session analysed", |s: &AppState| {
+        s.browser.analysis.is_some() && s.browser.selected == Some(0)
+    });
+    harness.run_steps(2);
+    harness.get_by_label(&format!("Cache hazards ({})", rows.len()));
+    for (request, text) in rows.iter().rev() {
+        harness.get_by_label(text).click();
+        wait_until(&mut harness, "hazard's request selected", |s: &AppState| {
+            s.browser.selected == Some(*request) && s.browser.pair == Some((request - 1, *request))
+        });
+    }
+}

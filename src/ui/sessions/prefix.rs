@@ -127,6 +127,7 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
         ui.label(cost_text(analysis));
         whatif_ui(ui, state, analysis, tx);
         strip_ui(ui, state, analysis, tx);
+        hazards_ui(ui, state, analysis, tx);
         breaks_ui(ui, state, analysis, tx);
         charts::charts_ui(ui, analysis);
         ui.separator();
@@ -360,6 +361,46 @@ fn whatif_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
                     ))
                     .small(),
                 );
+            }
+        });
+}
+
+/// A hazard's row in the "Cache hazards" list: the request it names, what happens, the fix.
+pub fn hazard_text(hazard: &crate::core::cache::Hazard) -> String {
+    format!(
+        "request {} · {}: {} Fix: {}",
+        hazard.request, hazard.code, hazard.message, hazard.fix
+    )
+}
+
+/// The hazards the simulator found, with their fixes; a click selects the request each names
+/// (and its pair with the one before).
+fn hazards_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
+    let hazards = &analysis.cache.hazards;
+    if hazards.is_empty() {
+        return;
+    }
+    ui.strong(format!("Cache hazards ({})", hazards.len()));
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    egui::ScrollArea::vertical()
+        .id_salt("prefix_hazards")
+        .max_height(row_height * 8.0)
+        .auto_shrink([false, true])
+        .show(ui, |ui| {
+            // Few rows (one per hazard found), each wrapped: laid out whole.
+            for hazard in hazards {
+                let chosen = state.browser.selected == Some(hazard.request);
+                let label =
+                    egui::RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
+                if ui.selectable_label(chosen, label).clicked() {
+                    send(tx, SessionCommand::Select(hazard.request));
+                    if hazard.request > 0 {
+                        send(
+                            tx,
+                            SessionCommand::SelectPair(hazard.request - 1, hazard.request),
+                        );
+                    }
+                }
             }
         });
 }
