@@ -344,10 +344,7 @@ fn predictions(db: &Path, model: &str) -> Vec<(u64, u64)> {
         _ => CacheKind::Breakpoints,
     };
     let models = CacheModels {
-        models: vec![CacheModelRow {
-            prefix: "gpt-5.6-sol".to_string(),
-            cache_model: kind,
-        }],
+        models: vec![CacheModelRow::new("gpt-5.6-sol", kind)],
     };
     cache::report(&session, &models, &PriceTable::bundled())
         .requests
