@@ -30,7 +30,10 @@ use crate::core::json_diff::Aligned;
 
 pub use super::sessions::SESSIONS_PAGE;
 pub use crate::core::prefix::{Concern, server_missed};
-pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text, warning_text};
+pub use analysis::{
+    Analysis, CACHE_MODELS_FILE, CacheModelsNote, PrefixBadge, analyze_parts, analyze_parts_with,
+    break_text, cache_models_beside, warning_text,
+};
 pub use jobs::analyze_stored;
 pub use pair_view::{LineKind, PairLine, PairView};
 pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};

@@ -394,3 +394,80 @@ fn cache_ui_hazards_listed_with_fixes_and_clickable() {
         });
     }
 }
+
+/// The cost line core's report gives for `bodies(model)` under `table`.
+fn cost_line(model: &str, table: &CacheModels) -> String {
+    let mut session = Session::default();
+    for b in bodies(model) {
+        session.push_body(&b, RequestMeta::default()).expect("body");
+    }
+    let report = cache::report(&session, table, &PriceTable::bundled());
+    let t = &report.totals;
+    let d = t.cost_usd.expect("priced");
+    let mut line = format!(
+        "paid ${:.4} · ideal ${:.4} · lost ${:.4} · predicted: read {}, wrote {}, uncached {} tokens",
+        d.paid,
+        d.ideal,
+        d.lost,
+        grouped(t.read_tokens),
+        grouped(t.write_tokens),
+        grouped(t.uncached_tokens)
+    );
+    if !report.hazards.is_empty() {
+        let codes: Vec<&str> = report.hazards.iter().map(|h| h.code).collect();
+        line.push_str(&format!(" · hazards: {}", codes.join(", ")));
+    }
+    line
+}
+
+/// `cache-models.json` beside the database: applied (gpt-6-sol simulated by the prefix rules,
+/// the note names the file), or — a bad file — refused whole with its line and column, the
+/// built-in table used.
+#[test]
+fn cache_ui_cache_models_file_beside_the_database() {
+    let good = r#"{"models": [{"prefix": "gpt-6-sol", "cache_model": "prefix"}]}"#;
+    let bad = "{\"models\": [\n  {\"prefix\": \"gpt-6-sol\", \"cache_model\": \"lru\"}]}";
+    let builtin = CacheModels::default();
+    let table = CacheModels::from_json(good).expect("table");
+    assert_ne!(
+        cost_line("gpt-6-sol", &table),
+        cost_line("gpt-6-sol", &builtin)
+    );
+    for (name, text, line, note) in [
+        (
+            "cache-ui-models-good",
+            good,
+            cost_line("gpt-6-sol", &table),
+            "cache models: {path} (1 row)".to_string(),
+        ),
+        (
+            "cache-ui-models-bad",
+            bad,
+            cost_line("gpt-6-sol", &builtin),
+            "cache models not applied (built-in used): {path}: line 2, column 46: \
+             models[0].cache_model: unknown variant `lru`, expected `prefix` or `breakpoints`"
+                .to_string(),
+        ),
+    ] {
+        let dir = scratch_dir(name);
+        let db = dir.join("promptwire.sqlite");
+        let file = dir.join("cache-models.json");
+        std::fs::write(&file, text).expect("write");
+        store_session(&mut Store::open(&db).expect("db"), "s", "gpt-6-sol");
+        let note = note.replace("{path}", &file.display().to_string());
+        let mut harness = app_with((1500.0, 950.0), Some(db));
+        harness
+            .get_by_role_and_label(Role::Button, "Sessions")
+            .click();
+        wait_until(&mut harness, "sessions listed", |s| {
+            s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 1
+        });
+        harness.get_by_label("#1 s · 2 req · gpt-6-sol").click();
+        wait_until(&mut harness, "session analysed", |s: &AppState| {
+            s.browser.analysis.is_some()
+        });
+        harness.run_steps(2);
+        harness.get_by_label(&line);
+        harness.get_by_label(&note);
+    }
+}

@@ -12,7 +12,6 @@ use crate::app::jobs::JobId;
 use crate::app::state::AppState;
 use crate::core::cache::{self, Edit, WhatIf};
 use crate::core::format::grouped;
-use crate::core::models::cache::CacheModels;
 use crate::core::prefix::PriceTable;
 
 /// The what-if kinds the picker offers: (`KIND` as `--what-if` spells it, button label, what
@@ -66,7 +65,7 @@ pub fn start(state: &mut AppState, text: String) {
     let spawned = state.workers.spawn("what-if", move |ctx| {
         let result = cache::what_if(
             &analysis.prefix,
-            &CacheModels::default(),
+            &analysis.cache_models,
             &PriceTable::bundled(),
             &[edit],
         )

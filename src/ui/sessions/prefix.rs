@@ -125,6 +125,15 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
         ui.label(summary_text(analysis));
         ui.label(cost_text(analysis));
+        match &analysis.cache_models_note {
+            Some(note @ crate::app::session_view::CacheModelsNote::Refused(_)) => {
+                ui.colored_label(ui.visuals().error_fg_color, note.text());
+            }
+            Some(note) => {
+                ui.label(egui::RichText::new(note.text()).small());
+            }
+            None => {}
+        }
         whatif_ui(ui, state, analysis, tx);
         strip_ui(ui, state, analysis, tx);
         hazards_ui(ui, state, analysis, tx);
