@@ -72,7 +72,13 @@ fn tiktoken_cache() -> Option<std::path::PathBuf> {
 /// token counter it says it uses).
 fn start_standin(dir: &Path, model: &str) -> (Server, String, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/standin_upstream.py");
-    let mut child = Command::new("python3");
+    // The virtualenv .ci/run makes (with `tiktoken`), else the system's.
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "test: which Python runs the stand-in"
+    )]
+    let python = std::env::var_os("PROMPTWIRE_PYTHON").unwrap_or_else(|| "python3".into());
+    let mut child = Command::new(python);
     if let Some(cache) = tiktoken_cache() {
         child.env("TIKTOKEN_CACHE_DIR", cache);
     }
@@ -361,7 +367,8 @@ fn predictions(db: &Path, model: &str) -> Vec<(u64, u64)> {
 /// Three Codex turns through `record` against the caching stand-in, under each model: for
 /// every request the simulator's predicted read / written tokens are the stand-in's
 /// `cached_tokens` / `cache_write_tokens` (0 when it reports none: the prefix model's writes
-/// are free). Needs the stand-in to count o200k_base (Python `tiktoken`), as the simulator does.
+/// are free). Needs the stand-in to count o200k_base (Python `tiktoken`, which `.ci/run`
+/// installs into the `PROMPTWIRE_PYTHON` virtualenv), as the simulator does.
 #[test]
 fn cache_standin_predictions_equal_what_the_standin_reported() {
     let Some(bin) = codex_bin() else {
