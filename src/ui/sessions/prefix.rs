@@ -396,12 +396,16 @@ fn hazards_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSe
         .max_height(row_height * 8.0)
         .auto_shrink([false, true])
         .show(ui, |ui| {
-            // Few rows (one per hazard found), each wrapped: laid out whole.
+            // Few rows (one per hazard found): laid out whole.
             for hazard in hazards {
                 let chosen = state.browser.selected == Some(hazard.request);
                 let label =
                     egui::RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
-                if ui.selectable_label(chosen, label).clicked() {
+                // One line a hazard (the whole text on hover), so that the list stays short.
+                let row = ui
+                    .add(egui::Button::selectable(chosen, label).truncate())
+                    .on_hover_text(hazard_text(hazard));
+                if row.clicked() {
                     send(tx, SessionCommand::Select(hazard.request));
                     if hazard.request > 0 {
                         send(
