@@ -19,6 +19,7 @@ mod pair_view;
 mod replay;
 pub use replay::forget_other_session;
 mod resend;
+pub mod whatif;
 
 use std::sync::Arc;
 
@@ -29,7 +30,10 @@ use crate::core::json_diff::Aligned;
 
 pub use super::sessions::SESSIONS_PAGE;
 pub use crate::core::prefix::{Concern, server_missed};
-pub use analysis::{Analysis, PrefixBadge, analyze_parts, break_text, warning_text};
+pub use analysis::{
+    Analysis, CACHE_MODELS_FILE, CacheModelsNote, PrefixBadge, analyze_parts, analyze_parts_with,
+    break_text, cache_models_beside, warning_text,
+};
 pub use jobs::analyze_stored;
 pub use pair_view::{LineKind, PairLine, PairView};
 pub use replay::{ReplaySpeed, ReplayState, ReplayUpdate};
@@ -127,6 +131,8 @@ pub struct SessionBrowser {
     pub filter: filter::RowFilter,
     /// The rows the table shows, in its order (indices into the open session's rows).
     pub visible: Vec<usize>,
+    /// The prefix view's what-if: the edit asked for and the re-simulation (on a worker).
+    pub whatif: whatif::WhatIfState,
 }
 
 /// What the Sessions view asks for.
@@ -179,6 +185,8 @@ pub enum SessionCommand {
     UndoDelete,
     /// Switch to another session database.
     SwitchDb(std::path::PathBuf),
+    /// Re-simulate the open session under a what-if edit (`KIND:ARGS`, as `diff --what-if`).
+    WhatIf(String),
 }
 
 /// What the Sessions view's jobs report.
@@ -230,6 +238,15 @@ pub enum SessionEvent {
         /// The text, or why not.
         result: Result<String, String>,
     },
+    /// A what-if re-simulation finished.
+    WhatIfDone {
+        /// The session.
+        session: i64,
+        /// The what-if's generation.
+        generation: u64,
+        /// The session under the edit, or why the edit does not apply.
+        result: Result<Arc<crate::core::cache::WhatIf>, String>,
+    },
     /// The replay job reports.
     Replay {
         /// The replay's generation.
@@ -251,7 +268,10 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
         }
         SessionCommand::Search(text) => super::sessions::search(state, text),
         SessionCommand::Page(offset) => super::sessions::page(state, offset),
-        SessionCommand::Open(session) => super::sessions::open(state, session),
+        SessionCommand::Open(session) => {
+            whatif::forget(state);
+            super::sessions::open(state, session);
+        }
         SessionCommand::Select(index) => {
             if index < state.sessions.rows.len() {
                 browser.selected = Some(index);
@@ -307,6 +327,7 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
             };
         }
         SessionCommand::Timeline(command) => browser.timeline.handle(&command),
+        SessionCommand::WhatIf(text) => whatif::start(state, text),
     }
 }
 
@@ -370,6 +391,11 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
         SessionEvent::CopyReady { kind, result } => {
             inspect::copied(&mut browser.inspect, kind, result);
         }
+        SessionEvent::WhatIfDone {
+            session,
+            generation,
+            result,
+        } => whatif::done(state, session, generation, result),
         SessionEvent::Replay { generation, update } => {
             // The new request is in the session: read its rows and prefix again — also for a
             // re-send that a newer replay stopped (its generation is stale, its row is real).
@@ -401,6 +427,12 @@ impl SessionBrowser {
         self.pair_diff = None;
         self.visible.clear();
         inspect::clear(&mut self.inspect);
+        // The job (if any) was cancelled by `whatif::forget`; its result would be dropped.
+        self.whatif = whatif::WhatIfState {
+            job: self.whatif.job,
+            generation: self.whatif.generation + 1,
+            ..whatif::WhatIfState::default()
+        };
     }
 }
 

@@ -78,6 +78,10 @@ pub struct DiffArgs {
     /// own retention.
     #[arg(long, value_name = "SECS")]
     idle_gap_secs: Option<u64>,
+    /// Cache models by slug prefix over the family rule (`{"models": [{"prefix",
+    /// "cache_model", …}]}`, README "The cache model"); a bad file is refused whole.
+    #[arg(long = "cache-models", value_name = "FILE")]
+    cache_models: Option<String>,
     /// Price table to use instead of the bundled one (`assets/prices.json`).
     #[arg(long, value_name = "FILE")]
     prices: Option<String>,
@@ -115,6 +119,14 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
             PriceTable::from_json(&text).map_err(|e| anyhow::anyhow!("{path}: {e}"))?
         }
     };
+    let cache_models = match &args.cache_models {
+        None => CacheModels::default(),
+        Some(path) => {
+            let text = read_text(path, args.max_bytes)?;
+            CacheModels::from_json(&text)
+                .map_err(|e| anyhow::anyhow!("--cache-models {path}: {e}"))?
+        }
+    };
     let mut session = Session::default();
     if let Some(secs) = args.idle_gap_secs {
         session = session.with_idle_gap_secs(secs);
@@ -139,7 +151,6 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         return pair_diff_out(&session, &args.requests, args.json);
     }
     let report = session.report(&prices);
-    let cache_models = CacheModels::default();
     let cached = cache::report(&session, &cache_models, &prices);
     let what_if = match args.what_if.as_slice() {
         [] => None,

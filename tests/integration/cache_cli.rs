@@ -205,3 +205,89 @@ fn cache_cli_requests_array_and_what_if() {
         )
     );
 }
+
+/// `diff --cache-models FILE`: a row gives gpt-6-sol the prefix model (and a longer default
+/// retention), so both requests are simulated by the prefix rules — exactly what core predicts
+/// with the same table; a bad file is refused whole with its line and column, nothing printed.
+#[test]
+fn cache_cli_cache_models_file_overrides_and_bad_file_says_where() {
+    use promptwire::core::cache;
+    use promptwire::core::models::cache::CacheModels;
+    use promptwire::core::prefix::PriceTable;
+    let (names, _) = files();
+    let dir = PathBuf::from(&names[0]).with_file_name("models");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let good = dir.join("cache-models.json");
+    let text = r#"{"models": [
+  {"prefix": "gpt-6-sol", "cache_model": "prefix", "default_retention_secs": 3600}
+]}"#;
+    std::fs::write(&good, text).expect("write");
+    let good = good.display().to_string();
+    let value = json_of(&[
+        "diff",
+        "--json",
+        &names[0],
+        &names[1],
+        "--cache-models",
+        &good,
+    ]);
+    let mut session = Session::default();
+    for b in bodies() {
+        session.push_body(&b, RequestMeta::default()).expect("body");
+    }
+    let table = CacheModels::from_json(text).expect("table");
+    let expected: Vec<Value> = cache::report(&session, &table, &PriceTable::bundled())
+        .requests
+        .iter()
+        .map(|r| {
+            let p = &r.prediction.predicted;
+            json!({"cache_model": "prefix", "predicted": {"read_tokens": p.read_tokens,
+                "write_tokens": p.write_tokens, "uncached_tokens": p.uncached_tokens}})
+        })
+        .collect();
+    let shown: Vec<Value> = value["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .map(|r| json!({"cache_model": r["cache_model"], "predicted": r["predicted"]}))
+        .collect();
+    assert_eq!(shown, expected);
+    // Without the file the same bodies are breakpoint requests.
+    let plain = json_of(&["diff", "--json", &names[0], &names[1]]);
+    assert_eq!(plain["requests"][1]["cache_model"], json!("breakpoints"));
+    assert_ne!(plain["requests"][1]["predicted"], expected[1]["predicted"]);
+
+    let bad = dir.join("bad.json");
+    std::fs::write(
+        &bad,
+        "{\"models\": [\n  {\"prefix\": \"gpt-6-sol\", \"cache_model\": \"prefix\"},\n  {\"prefix\": \"gpt-6\", \"cache_model\": \"lru\"}\n]}",
+    )
+    .expect("write");
+    let bad = bad.display().to_string();
+    let out = run(
+        &[
+            "diff",
+            "--json",
+            &names[0],
+            &names[1],
+            "--cache-models",
+            &bad,
+        ],
+        None,
+    );
+    assert_eq!(
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).to_string(),
+            String::from_utf8_lossy(&out.stderr).to_string()
+        ),
+        (
+            Some(1),
+            String::new(),
+            format!(
+                "promptwire: --cache-models {bad}: line 3, column 42: models[1].cache_model: unknown \
+                 variant `lru`, expected `prefix` or `breakpoints`\n"
+            )
+        )
+    );
+}

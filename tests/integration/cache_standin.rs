@@ -38,11 +38,51 @@ fn counts(response_id: Option<String>, usage: Option<&Value>) -> Reported {
     )
 }
 
+/// A tiktoken cache directory holding o200k_base (copied from the tiktoken-rs crate's own
+/// asset, the file promptwire counts with), so that the stand-in, when the `tiktoken` module is
+/// installed, counts tokens exactly as the simulator does without fetching anything.
+fn tiktoken_cache() -> Option<std::path::PathBuf> {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "test: where cargo keeps the crate sources"
+    )]
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| std::path::PathBuf::from(h).join(".cargo")))?;
+    let asset = std::fs::read_dir(home.join("registry/src"))
+        .ok()?
+        .flatten()
+        .flat_map(|index| {
+            std::fs::read_dir(index.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .filter(|d| d.file_name().to_string_lossy().starts_with("tiktoken-rs-"))
+        .map(|d| d.path().join("assets/o200k_base.tiktoken"))
+        .find(|p| p.exists())?;
+    let dir = scratch("tiktoken-cache");
+    // tiktoken names a cached file by the SHA-1 of its URL.
+    let name = "fb374d419588a4632f3f557e76b4b70aebbca790";
+    std::fs::copy(asset, dir.join(name)).ok()?;
+    Some(dir)
+}
+
 /// Starts the stand-in with `--cache model`, recording into `dir`: (process, base URL, the
 /// token counter it says it uses).
 fn start_standin(dir: &Path, model: &str) -> (Server, String, String) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/standin_upstream.py");
-    let mut child = Command::new("python3")
+    // The virtualenv .ci/run makes (with `tiktoken`), else the system's.
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "test: which Python runs the stand-in"
+    )]
+    let python = std::env::var_os("PROMPTWIRE_PYTHON").unwrap_or_else(|| "python3".into());
+    let mut child = Command::new(python);
+    if let Some(cache) = tiktoken_cache() {
+        child.env("TIKTOKEN_CACHE_DIR", cache);
+    }
+    let mut child = child
         .arg(script)
         .args(["--record", dir.to_str().expect("path"), "--cache", model])
         .stdin(Stdio::null())
@@ -65,6 +105,20 @@ fn start_standin(dir: &Path, model: &str) -> (Server, String, String) {
 /// Two Codex turns through `record` against the stand-in: (what the recording holds, what the
 /// stand-in reported), request by request.
 fn record_two_turns(bin: &Path, name: &str, model: &str) -> (Vec<Reported>, Vec<Reported>) {
+    let (recorded, reported, _, _) =
+        record_turns(bin, name, model, &["Say hello.", "Say it again."]);
+    (recorded, reported)
+}
+
+/// Codex turns (`exec`, then `exec resume --last` per further prompt) through `record` against
+/// the stand-in: (what the recording holds, what the stand-in reported, the database, the
+/// stand-in's token counter).
+fn record_turns(
+    bin: &Path,
+    name: &str,
+    model: &str,
+    prompts: &[&str],
+) -> (Vec<Reported>, Vec<Reported>, std::path::PathBuf, String) {
     let dir = scratch(name);
     let (_standin, upstream, tokens) = start_standin(&dir.join("standin"), model);
     assert!(
@@ -77,14 +131,16 @@ fn record_two_turns(bin: &Path, name: &str, model: &str) -> (Vec<Reported>, Vec<
     let (mut record, lines, addr) = start_record(&upstream, &db);
     let home = codex_home_with(&dir.join("home"), &format!("http://{addr}/v1"), "");
     let model_flag = ["-m", "gpt-5.6-sol"];
-    let first: Vec<&str> = model_flag.iter().copied().chain(["Say hello."]).collect();
+    let first: Vec<&str> = model_flag.iter().copied().chain([prompts[0]]).collect();
     assert_ok(&codex(bin, &home, &work, &first), "codex exec");
-    let second: Vec<&str> = ["resume", "--last"]
-        .into_iter()
-        .chain(model_flag)
-        .chain(["Say it again."])
-        .collect();
-    assert_ok(&codex(bin, &home, &work, &second), "codex exec resume");
+    for prompt in &prompts[1..] {
+        let next: Vec<&str> = ["resume", "--last"]
+            .into_iter()
+            .chain(model_flag)
+            .chain([*prompt])
+            .collect();
+        assert_ok(&codex(bin, &home, &work, &next), "codex exec resume");
+    }
     stop_server(&mut record, lines);
 
     let store = Store::open(&db).expect("db");
@@ -106,7 +162,7 @@ fn record_two_turns(bin: &Path, name: &str, model: &str) -> (Vec<Reported>, Vec<
             )
         })
         .collect();
-    (recorded, reported)
+    (recorded, reported, db, tokens)
 }
 
 #[test]
@@ -275,4 +331,73 @@ fn the_standin_caches_at_breakpoints_only() {
         sixth["prompt_cache_diagnostics"],
         serde_json::json!({"type": "comparison_response_not_found"})
     );
+}
+
+/// (predicted read, predicted write) per request of every recorded session, in recorded order,
+/// by the simulator with the stand-in's model for the slug Codex sends.
+fn predictions(db: &Path, model: &str) -> Vec<(u64, u64)> {
+    use promptwire::core::cache;
+    use promptwire::core::models::cache::{CacheKind, CacheModelRow, CacheModels};
+    use promptwire::core::prefix::{PriceTable, Session};
+    let store = Store::open(db).expect("db");
+    let mut session = Session::default();
+    for s in &store.list_sessions(Page::ALL).expect("sessions") {
+        promptwire::store::prefix_input::push_stored_session(&mut session, &store, s.id)
+            .expect("stored session");
+    }
+    let kind = match model {
+        "prefix" => CacheKind::Prefix,
+        _ => CacheKind::Breakpoints,
+    };
+    let models = CacheModels {
+        models: vec![CacheModelRow::new("gpt-5.6-sol", kind)],
+    };
+    cache::report(&session, &models, &PriceTable::bundled())
+        .requests
+        .iter()
+        .map(|r| {
+            (
+                r.prediction.predicted.read_tokens,
+                r.prediction.predicted.write_tokens,
+            )
+        })
+        .collect()
+}
+
+/// Three Codex turns through `record` against the caching stand-in, under each model: for
+/// every request the simulator's predicted read / written tokens are the stand-in's
+/// `cached_tokens` / `cache_write_tokens` (0 when it reports none: the prefix model's writes
+/// are free). Needs the stand-in to count o200k_base (Python `tiktoken`, which `.ci/run`
+/// installs into the `PROMPTWIRE_PYTHON` virtualenv), as the simulator does.
+#[test]
+fn cache_standin_predictions_equal_what_the_standin_reported() {
+    let Some(bin) = codex_bin() else {
+        return;
+    };
+    for model in ["breakpoints", "prefix"] {
+        let (recorded, reported, db, tokens) = record_turns(
+            &bin,
+            &format!("cache-predict-{model}"),
+            model,
+            &["Say hello.", "Say it again.", "And once more."],
+        );
+        if tokens != "o200k_base" {
+            support::shared::skip(
+                "the stand-in counts bytes/4 (no Python tiktoken): its figures cannot equal o200k predictions",
+            );
+            return;
+        }
+        assert_eq!(recorded, reported, "{model}");
+        assert!(reported.len() >= 3, "{model}: {reported:?}");
+        let server: Vec<(u64, u64)> = reported
+            .iter()
+            .map(|r| {
+                (
+                    u64::try_from(r.2.unwrap_or(-1)).expect("cached"),
+                    u64::try_from(r.3).expect("written"),
+                )
+            })
+            .collect();
+        assert_eq!(predictions(&db, model), server, "{model}");
+    }
 }

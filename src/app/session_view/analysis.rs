@@ -98,6 +98,65 @@ pub struct Analysis {
     pub full_history_bytes: Vec<[f64; 2]>,
     /// Milliseconds the analysis took (read + analyse).
     pub millis: f64,
+    /// The cache models it simulated with (the what-if re-simulates with them too).
+    pub cache_models: Arc<CacheModels>,
+    /// Where they came from, or why a cache-models file was not applied.
+    pub cache_models_note: Option<CacheModelsNote>,
+}
+
+/// The database's cache-models file (`cache-models.json` beside it), as the analysis read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheModelsNote {
+    /// Applied: its path and how many rows it has.
+    Loaded(String, usize),
+    /// Not applied (the built-in table is used): why, with the line and column.
+    Refused(String),
+}
+
+impl CacheModelsNote {
+    /// The line the prefix view shows.
+    pub fn text(&self) -> String {
+        match self {
+            Self::Loaded(path, rows) => format!(
+                "cache models: {path} ({rows} row{})",
+                if *rows == 1 { "" } else { "s" }
+            ),
+            Self::Refused(why) => format!("cache models not applied (built-in used): {why}"),
+        }
+    }
+}
+
+/// The file name of the cache-models file the app reads beside the session database.
+pub const CACHE_MODELS_FILE: &str = "cache-models.json";
+
+/// Reads `cache-models.json` beside the database at `db`: the built-in table (and no note) when
+/// there is none; the built-in table and the reason when it cannot be read or does not parse
+/// (nothing of a bad file is applied).
+pub fn cache_models_beside(db: &std::path::Path) -> (Arc<CacheModels>, Option<CacheModelsNote>) {
+    let path = db.with_file_name(CACHE_MODELS_FILE);
+    let shown = path.display().to_string();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return (Arc::new(CacheModels::default()), None);
+        }
+        Err(e) => {
+            return (
+                Arc::new(CacheModels::default()),
+                Some(CacheModelsNote::Refused(format!("{shown}: {e}"))),
+            );
+        }
+    };
+    match CacheModels::from_json(&text) {
+        Ok(models) => {
+            let rows = models.models.len();
+            (Arc::new(models), Some(CacheModelsNote::Loaded(shown, rows)))
+        }
+        Err(e) => (
+            Arc::new(CacheModels::default()),
+            Some(CacheModelsNote::Refused(format!("{shown}: {e}"))),
+        ),
+    }
 }
 
 impl Analysis {
@@ -164,6 +223,17 @@ pub fn analyze_parts(
     parts: SessionParts,
     prices: &PriceTable,
 ) -> Result<Analysis, String> {
+    analyze_parts_with(session, parts, prices, Arc::default(), None)
+}
+
+/// [`analyze_parts`] with these cache models (and the note of where they came from).
+pub fn analyze_parts_with(
+    session: i64,
+    parts: SessionParts,
+    prices: &PriceTable,
+    cache_models: Arc<CacheModels>,
+    cache_models_note: Option<CacheModelsNote>,
+) -> Result<Analysis, String> {
     let started = std::time::Instant::now();
     let mut prefix = Session::default();
     push_parts(&mut prefix, session, parts).map_err(|e| e.to_string())?;
@@ -177,7 +247,7 @@ pub fn analyze_parts(
         })
         .collect();
     let report = prefix.report(prices);
-    let cache = crate::core::cache::report(&prefix, &CacheModels::default(), prices);
+    let cache = crate::core::cache::report(&prefix, &cache_models, prices);
     let priced = || {
         cache
             .requests
@@ -249,5 +319,7 @@ pub fn analyze_parts(
         sent_bytes,
         full_history_bytes,
         millis: started.elapsed().as_secs_f64() * 1000.0,
+        cache_models,
+        cache_models_note,
     })
 }

@@ -8,7 +8,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{CompareSide, Compared, PairView, SessionEvent, analyze_parts, form_body};
+use super::analysis::{analyze_parts_with, cache_models_beside};
+use super::{CompareSide, Compared, PairView, SessionEvent, form_body};
 use crate::app::event::AppEvent;
 use crate::app::state::AppState;
 use crate::core::json_diff::align;
@@ -21,12 +22,14 @@ fn open_store(path: &Path) -> Result<Store, String> {
 }
 
 /// Analyses stored session `session`'s prefix (read `generation` of the open session), on the
-/// worker that read its rows (`sessions::read_open`).
+/// worker that read its rows (`sessions::read_open`), with the cache models of
+/// `cache-models.json` beside the database when there is one.
 pub fn analyze_stored(store: &Store, session: i64, generation: u64) -> SessionEvent {
+    let (models, note) = cache_models_beside(store.path());
     let result = store
         .session_parts(session)
         .map_err(|e| e.to_string())
-        .and_then(|parts| analyze_parts(session, parts, &PriceTable::bundled()))
+        .and_then(|parts| analyze_parts_with(session, parts, &PriceTable::bundled(), models, note))
         .map(Arc::new);
     SessionEvent::Analyzed {
         session,

@@ -152,47 +152,198 @@ pub fn family_kind(slug: &str) -> CacheKind {
     }
 }
 
-/// One override row: slugs starting with `prefix` have `cache_model`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// One row of a cache-models file: slugs starting with `prefix` have `cache_model`, with the
+/// documented parameters of that kind unless the row sets its own (the field names of
+/// [`CacheModel`]; a parameter of the other kind is an error).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawRow")]
 pub struct CacheModelRow {
     /// Slug prefix (longest match wins).
     pub prefix: String,
     /// The model for those slugs.
     pub cache_model: CacheKind,
+    /// Its parameters (the kind's documented ones where the row sets none).
+    #[serde(skip)]
+    pub model: Option<CacheModel>,
 }
 
-/// Cache models by slug prefix over the family rule: `{"models": [{"prefix", "cache_model"}]}`
-/// (the catalog's way of being edited).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+impl CacheModelRow {
+    /// A row with the documented parameters of `cache_model`.
+    pub fn new(prefix: impl Into<String>, cache_model: CacheKind) -> Self {
+        Self {
+            prefix: prefix.into(),
+            cache_model,
+            model: None,
+        }
+    }
+
+    /// The cache model the row gives its slugs.
+    pub fn cache_model(&self) -> CacheModel {
+        self.model
+            .unwrap_or_else(|| CacheModel::of_kind(self.cache_model))
+    }
+}
+
+/// A row as written in the file.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRow {
+    prefix: String,
+    cache_model: CacheKind,
+    floor_tokens: Option<u64>,
+    step_tokens: Option<u64>,
+    default_retention_secs: Option<u64>,
+    max_writes: Option<usize>,
+    considered: Option<usize>,
+    default_ttl_secs: Option<u64>,
+    write_multiplier: Option<f64>,
+}
+
+impl TryFrom<RawRow> for CacheModelRow {
+    type Error = String;
+
+    fn try_from(raw: RawRow) -> Result<Self, String> {
+        if raw.prefix.is_empty() {
+            return Err("`prefix` is empty (it would match every slug)".to_string());
+        }
+        let other = |field: &str, kind: &str| {
+            Err(format!(
+                "`{field}` is a parameter of `{kind}` rows, not of `{}` (row `{}`)",
+                raw.cache_model.as_str(),
+                raw.prefix
+            ))
+        };
+        let positive = |field: &str, value: Option<u64>| match value {
+            Some(0) => Err(format!("`{field}` must be above 0 (row `{}`)", raw.prefix)),
+            _ => Ok(()),
+        };
+        let model = match CacheModel::of_kind(raw.cache_model) {
+            CacheModel::Prefix {
+                floor_tokens,
+                step_tokens,
+                default_retention_secs,
+            } => {
+                if raw.max_writes.is_some() {
+                    return other("max_writes", "breakpoints");
+                }
+                if raw.considered.is_some() {
+                    return other("considered", "breakpoints");
+                }
+                if raw.default_ttl_secs.is_some() {
+                    return other("default_ttl_secs", "breakpoints");
+                }
+                if raw.write_multiplier.is_some() {
+                    return other("write_multiplier", "breakpoints");
+                }
+                positive("step_tokens", raw.step_tokens)?;
+                positive("default_retention_secs", raw.default_retention_secs)?;
+                CacheModel::Prefix {
+                    floor_tokens: raw.floor_tokens.unwrap_or(floor_tokens),
+                    step_tokens: raw.step_tokens.unwrap_or(step_tokens),
+                    default_retention_secs: raw
+                        .default_retention_secs
+                        .unwrap_or(default_retention_secs),
+                }
+            }
+            CacheModel::Breakpoints {
+                floor_tokens,
+                max_writes,
+                considered,
+                default_ttl_secs,
+                write_multiplier,
+            } => {
+                if raw.step_tokens.is_some() {
+                    return other("step_tokens", "prefix");
+                }
+                if raw.default_retention_secs.is_some() {
+                    return other("default_retention_secs", "prefix");
+                }
+                positive("max_writes", raw.max_writes.map(|n| n as u64))?;
+                positive("considered", raw.considered.map(|n| n as u64))?;
+                positive("default_ttl_secs", raw.default_ttl_secs)?;
+                if raw
+                    .write_multiplier
+                    .is_some_and(|m| !m.is_finite() || m < 0.0)
+                {
+                    return Err(format!(
+                        "`write_multiplier` must be a number from 0 (row `{}`)",
+                        raw.prefix
+                    ));
+                }
+                CacheModel::Breakpoints {
+                    floor_tokens: raw.floor_tokens.unwrap_or(floor_tokens),
+                    max_writes: raw.max_writes.unwrap_or(max_writes),
+                    considered: raw.considered.unwrap_or(considered),
+                    default_ttl_secs: raw.default_ttl_secs.unwrap_or(default_ttl_secs),
+                    write_multiplier: raw.write_multiplier.unwrap_or(write_multiplier),
+                }
+            }
+        };
+        Ok(Self {
+            prefix: raw.prefix,
+            cache_model: raw.cache_model,
+            model: Some(model),
+        })
+    }
+}
+
+/// Cache models by slug prefix over the family rule (the built-in table, which has no rows):
+/// `{"models": [{"prefix", "cache_model", …parameters}]}` — README, "The cache model".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct CacheModels {
     /// Override rows.
     #[serde(default)]
     pub models: Vec<CacheModelRow>,
 }
 
-/// A cache-model file that does not parse.
-#[derive(Debug, thiserror::Error)]
-#[error("cache models: {0}")]
-pub struct CacheModelsError(String);
+/// A cache-models file that does not parse or holds a bad row: where, and what.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}, column {column}: {message}")]
+pub struct CacheModelsError {
+    /// 1-based line of the error.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong (with the JSON path when there is one).
+    pub message: String,
+}
 
 impl CacheModels {
-    /// Parses an override file.
+    /// Parses a cache-models file; any error rejects the whole file.
     pub fn from_json(text: &str) -> Result<Self, CacheModelsError> {
-        let value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| CacheModelsError(e.to_string()))?;
-        crate::core::json::from_value_with_path(value).map_err(CacheModelsError)
+        let mut de = serde_json::Deserializer::from_str(text);
+        let where_what = |path: String, inner: serde_json::Error| {
+            let (line, column) = (inner.line(), inner.column());
+            let text = inner.to_string();
+            let suffix = format!(" at line {line} column {column}");
+            let text = text.strip_suffix(&suffix).unwrap_or(&text).to_string();
+            let message = if path.is_empty() || path == "." {
+                text
+            } else {
+                format!("{path}: {text}")
+            };
+            CacheModelsError {
+                line,
+                column,
+                message,
+            }
+        };
+        let models: Self = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+            let path = err.path().to_string();
+            where_what(path, err.into_inner())
+        })?;
+        de.end().map_err(|e| where_what(String::new(), e))?;
+        Ok(models)
     }
 
-    /// The model of `slug`: the longest matching override, else the family rule.
+    /// The model of `slug`: the longest matching row, else the family rule.
     pub fn lookup(&self, slug: &str) -> CacheModel {
         self.models
             .iter()
             .filter(|row| !row.prefix.is_empty() && slug.starts_with(&row.prefix))
             .max_by_key(|row| row.prefix.len())
-            .map_or_else(
-                || CacheModel::for_model(slug),
-                |row| CacheModel::of_kind(row.cache_model),
-            )
+            .map_or_else(|| CacheModel::for_model(slug), CacheModelRow::cache_model)
     }
 }
 
@@ -255,6 +406,70 @@ mod tests {
         assert_eq!(table.lookup("gpt-6-sol"), BREAKPOINTS);
         assert!(
             CacheModels::from_json(r#"{"models":[{"prefix":"x","cache_model":"lru"}]}"#).is_err()
+        );
+    }
+
+    #[test]
+    fn rows_set_parameters_and_bad_rows_say_where() {
+        let table = CacheModels::from_json(
+            r#"{"models":[{"prefix":"gpt-7","cache_model":"breakpoints","default_ttl_secs":43200},
+                {"prefix":"o3","cache_model":"prefix","step_tokens":64}]}"#,
+        )
+        .expect("parses");
+        assert_eq!(
+            (table.lookup("gpt-7-nova"), table.lookup("o3-mini")),
+            (
+                CacheModel::Breakpoints {
+                    floor_tokens: 1024,
+                    max_writes: 4,
+                    considered: 80,
+                    default_ttl_secs: 43_200,
+                    write_multiplier: 1.25,
+                },
+                CacheModel::Prefix {
+                    floor_tokens: 1024,
+                    step_tokens: 64,
+                    default_retention_secs: 300,
+                }
+            )
+        );
+        let errors: Vec<Result<CacheModels, CacheModelsError>> = [
+            "{\"models\": [\n  {\"prefix\": \"a\", \"cache_model\": \"prefix\", \"max_writes\": 2}\n]}",
+            "{\"models\": [\n  {\"prefix\": \"a\", \"cache_model\": \"lru\"}]}",
+            "{\"models\": [\n  {\"prefix\": \"a\", \"cache_model\": \"prefix\", \"colour\": 1}]}",
+            "{\"models\": [\n  {\"prefix\": \"a\",\n   \"cache_model\": \"prefix\"},]}",
+        ]
+        .iter()
+        .map(|t| CacheModels::from_json(t))
+        .collect();
+        let e = |line, column, message: &str| {
+            Err(CacheModelsError {
+                line,
+                column,
+                message: message.to_string(),
+            })
+        };
+        assert_eq!(
+            errors,
+            vec![
+                // A bad row is reported where the row ends (it names the row).
+                e(
+                    3,
+                    1,
+                    "models[0]: `max_writes` is a parameter of `breakpoints` rows, not of `prefix` (row `a`)"
+                ),
+                e(
+                    2,
+                    38,
+                    "models[0].cache_model: unknown variant `lru`, expected `prefix` or `breakpoints`"
+                ),
+                e(
+                    2,
+                    51,
+                    "models[0].colour: unknown field `colour`, expected one of `prefix`, `cache_model`, `floor_tokens`, `step_tokens`, `default_retention_secs`, `max_writes`, `considered`, `default_ttl_secs`, `write_multiplier`"
+                ),
+                e(3, 29, "models: trailing comma"),
+            ]
         );
     }
 }

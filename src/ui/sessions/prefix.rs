@@ -6,6 +6,7 @@
 use egui::{Rect, Sense, Ui, vec2};
 
 use super::{SessionsUi, charts, grouped, pair, send};
+use crate::app::session_view::whatif::{self, KINDS};
 use crate::app::session_view::{Analysis, Concern, PrefixBadge, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::ui::widgets;
@@ -124,7 +125,18 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
         ui.label(summary_text(analysis));
         ui.label(cost_text(analysis));
+        match &analysis.cache_models_note {
+            Some(note @ crate::app::session_view::CacheModelsNote::Refused(_)) => {
+                ui.colored_label(ui.visuals().error_fg_color, note.text());
+            }
+            Some(note) => {
+                ui.label(egui::RichText::new(note.text()).small());
+            }
+            None => {}
+        }
+        whatif_ui(ui, state, analysis, tx);
         strip_ui(ui, state, analysis, tx);
+        hazards_ui(ui, state, analysis, tx);
         breaks_ui(ui, state, analysis, tx);
         charts::charts_ui(ui, analysis);
         ui.separator();
@@ -296,4 +308,112 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
             );
         }
     }
+}
+
+/// The what-if picker (kind and argument, run on a worker) and its result: the headline and,
+/// per request, predicted under the edit against the baseline. The picker's draft lives in egui
+/// memory (it is widget state, not app state).
+fn whatif_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
+    let id = egui::Id::unique("prefix_whatif_draft");
+    let (mut kind, mut arg) =
+        ui.data_mut(|d| d.get_temp::<(usize, String)>(id).unwrap_or_default());
+    let w = &state.browser.whatif;
+    ui.horizontal_wrapped(|ui| {
+        ui.label("What if:");
+        for (i, (_, label, _)) in KINDS.iter().enumerate() {
+            if ui.selectable_label(kind == i, *label).clicked() {
+                kind = i;
+            }
+        }
+        let (name, _, hint) = KINDS[kind.min(KINDS.len() - 1)];
+        let label = ui.label("argument");
+        ui.add(
+            egui::TextEdit::singleline(&mut arg)
+                .hint_text(hint)
+                .char_limit(20)
+                .desired_width(80.0),
+        )
+        .labelled_by(label.id);
+        if ui.button("Run what-if").clicked() {
+            send(tx, SessionCommand::WhatIf(format!("{name}:{}", arg.trim())));
+        }
+        if w.job.is_some() && w.result.is_none() && w.error.is_none() {
+            ui.spinner();
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(id, (kind, arg)));
+    if let Some(error) = &w.error {
+        ui.colored_label(ui.visuals().error_fg_color, error);
+    }
+    let Some(result) = &w.result else {
+        return;
+    };
+    ui.label(whatif::headline(result));
+    let tokens =
+        |t: &crate::core::cache::Tokens| [t.read_tokens, t.write_tokens, t.uncached_tokens];
+    let row_height = ui.text_style_height(&egui::TextStyle::Small) + 2.0;
+    egui::ScrollArea::vertical()
+        .id_salt("prefix_whatif")
+        .max_height(row_height * 4.0)
+        .auto_shrink([false, true])
+        .show_rows(ui, row_height, result.requests.len(), |ui, range| {
+            for after in &result.requests[range] {
+                let i = after.prediction.index;
+                let Some(before) = analysis.cache.requests.get(i) else {
+                    continue;
+                };
+                ui.label(
+                    egui::RichText::new(whatif::request_line(
+                        i,
+                        tokens(&before.prediction.predicted),
+                        tokens(&after.prediction.predicted),
+                    ))
+                    .small(),
+                );
+            }
+        });
+}
+
+/// A hazard's row in the "Cache hazards" list: the request it names, what happens, the fix.
+pub fn hazard_text(hazard: &crate::core::cache::Hazard) -> String {
+    format!(
+        "request {} · {}: {} Fix: {}",
+        hazard.request, hazard.code, hazard.message, hazard.fix
+    )
+}
+
+/// The hazards the simulator found, with their fixes; a click selects the request each names
+/// (and its pair with the one before).
+fn hazards_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
+    let hazards = &analysis.cache.hazards;
+    if hazards.is_empty() {
+        return;
+    }
+    ui.strong(format!("Cache hazards ({})", hazards.len()));
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
+    egui::ScrollArea::vertical()
+        .id_salt("prefix_hazards")
+        .max_height(row_height * 8.0)
+        .auto_shrink([false, true])
+        .show(ui, |ui| {
+            // Few rows (one per hazard found): laid out whole.
+            for hazard in hazards {
+                let chosen = state.browser.selected == Some(hazard.request);
+                let label =
+                    egui::RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
+                // One line a hazard (the whole text on hover), so that the list stays short.
+                let row = ui
+                    .add(egui::Button::selectable(chosen, label).truncate())
+                    .on_hover_text(hazard_text(hazard));
+                if row.clicked() {
+                    send(tx, SessionCommand::Select(hazard.request));
+                    if hazard.request > 0 {
+                        send(
+                            tx,
+                            SessionCommand::SelectPair(hazard.request - 1, hazard.request),
+                        );
+                    }
+                }
+            }
+        });
 }
