@@ -20,7 +20,7 @@ use promptwire::app::send::KeyLookup;
 use promptwire::app::session_view::MainView;
 use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::ui::PromptwireApp;
-use ui_support::{App, app_with, replace_text, scratch_dir, wait_for_compile, wait_until};
+use ui_support::{App, app_with, replace_text, scratch_dir, state, wait_for_compile, wait_until};
 
 const SMALL: (f32, f32) = (1024.0, 700.0);
 
@@ -276,4 +276,104 @@ fn polish_nothing_moves_when_a_replay_starts() {
     });
     harness.run_steps(4);
     assert_eq!(panes.map(|id| pane_rect(&harness, id)), before, "replayed");
+}
+
+/// A chart's series: its name and its points.
+type Series<'a> = (&'a str, &'a [[f64; 2]]);
+
+/// The places of chart `chart` (its egui_plot id) where a legend entry covers its data: each
+/// point of each series and, for lines, 8 places along every segment, on screen.
+fn legend_over_data(harness: &App, chart: &str, series: &[Series<'_>]) -> Vec<String> {
+    let memory = egui_plot::PlotMemory::load(&harness.ctx, egui::Id::unique(chart))
+        .unwrap_or_else(|| panic!("{chart} was drawn"));
+    let transform = memory.transform();
+    let frame = *transform.frame();
+    let legend: Vec<(String, egui::Rect)> = series
+        .iter()
+        .filter(|(_, points)| !points.is_empty())
+        .map(|(name, _)| {
+            // Its entry: the node of that name nearest the plot (in its column, with the y
+            // axis' labels left of the frame).
+            let rect = harness
+                .query_all_by_label(name)
+                .map(|node| node.rect())
+                .filter(|r| {
+                    let column = frame.expand2(egui::vec2(80.0, 0.0));
+                    r.x_range().intersects(column.x_range()) && r.top() < frame.bottom()
+                })
+                .min_by(|a, b| {
+                    (frame.top() - a.bottom())
+                        .abs()
+                        .total_cmp(&(frame.top() - b.bottom()).abs())
+                })
+                .unwrap_or_else(|| panic!("{chart}: the legend entry {name} is drawn"));
+            ((*name).to_string(), rect.expand(2.0))
+        })
+        .collect();
+    // Drawn outside the plot's frame, the legend covers none of it.
+    let mut covered: Vec<String> = legend
+        .iter()
+        .filter(|(_, rect)| rect.shrink(2.0).intersects(frame))
+        .map(|(entry, _)| format!("legend entry {entry} inside the plot"))
+        .collect();
+    for (name, points) in series {
+        let mut places: Vec<[f64; 2]> = points.to_vec();
+        for pair in points.windows(2) {
+            for step in 1..8 {
+                let t = f64::from(step) / 8.0;
+                places.push([
+                    pair[0][0] + (pair[1][0] - pair[0][0]) * t,
+                    pair[0][1] + (pair[1][1] - pair[0][1]) * t,
+                ]);
+            }
+        }
+        for [x, y] in places {
+            let at = transform.position_from_point(&egui_plot::PlotPoint::new(x, y));
+            for (entry, rect) in &legend {
+                if rect.contains(at) {
+                    covered.push(format!("{name} ({x}, {y}) under legend entry {entry}"));
+                }
+            }
+        }
+    }
+    covered
+}
+
+#[test]
+fn polish_chart_legends_do_not_cover_the_data() {
+    for size in [SMALL, (1600.0, 1000.0)] {
+        let mut harness = sessions_at("polish-legend", size, "#4 cache-prefix-break · 3 req");
+        // The charts are in the Analysis pane, under the prefix view's text: shown in full.
+        harness.get_by_label("Maximise Analysis").click();
+        harness.run_steps(6);
+        let a = state(&harness).browser.analysis.clone().expect("analysis");
+        let charts: [(&str, Vec<Series<'_>>); 3] = [
+            (
+                "prefix_tokens_chart",
+                vec![
+                    ("cached (local estimate)", &a.cached_local),
+                    ("uncached (local estimate)", &a.uncached_local),
+                    ("cached_tokens (server)", &a.cached_server),
+                ],
+            ),
+            (
+                "prefix_growth_chart",
+                vec![
+                    ("sent", &a.sent_bytes),
+                    ("whole history", &a.full_history_bytes),
+                ],
+            ),
+            (
+                "prefix_cost_chart",
+                vec![("paid", &a.cost_paid), ("lost", &a.cost_lost)],
+            ),
+        ];
+        for (chart, series) in &charts {
+            assert_eq!(
+                legend_over_data(&harness, chart, series),
+                Vec::<String>::new(),
+                "{chart} at {size:?}"
+            );
+        }
+    }
 }
