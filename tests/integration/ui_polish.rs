@@ -377,3 +377,22 @@ fn polish_chart_legends_do_not_cover_the_data() {
         }
     }
 }
+
+#[test]
+fn polish_the_inspector_ends_where_the_replay_pane_starts() {
+    let harness = sessions_at("polish-inspector", SMALL, "#4 cache-prefix-break · 3 req");
+    let inspector = harness
+        .state()
+        .ui_state()
+        .sessions
+        .inspector
+        .rect
+        .expect("the inspector was drawn");
+    let replay = pane_rect(&harness, PaneId::ReplayTimeline);
+    // Its contents (a request's headers) do not push it, and its edge line, into the replay
+    // pane under it.
+    assert!(
+        inspector.bottom() <= replay.top() + 1.0,
+        "the inspector {inspector:?} ends above the replay pane {replay:?}"
+    );
+}
