@@ -97,6 +97,8 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
     // A third of what is left, between a readable minimum and a comfortable maximum.
     let height = (ui.available_height() * 0.4).clamp(80.0, 170.0);
     ui.columns(3, |columns| {
+        // Titles and legends first, then the plots from one height: a legend that wraps to
+        // two lines does not push its plot below the others.
         columns[0].strong("Input tokens per request");
         legend(
             &mut columns[0],
@@ -106,6 +108,20 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                 "cached_tokens (server)",
             ],
         );
+        columns[1].strong("Payload growth");
+        legend(&mut columns[1], &["sent", "whole history"]);
+        columns[2].strong("Input cost per request (USD)");
+        legend(&mut columns[2], &["paid", "lost"]);
+        let top = columns
+            .iter()
+            .map(|c| c.cursor().top())
+            .fold(f32::MIN, f32::max);
+        for column in columns.iter_mut() {
+            let gap = top - column.cursor().top();
+            if gap > 0.0 {
+                column.add_space(gap);
+            }
+        }
         let requests = analysis.sent_bytes.len();
         let top = max_y(&[
             &analysis.cached_local,
@@ -150,8 +166,6 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                 ],
             ),
         );
-        columns[1].strong("Payload growth");
-        legend(&mut columns[1], &["sent", "whole history"]);
         let top = max_y(&[&analysis.sent_bytes, &analysis.full_history_bytes]);
         let growth = plot("prefix_growth_chart", "bytes", height, requests, top).show(
             &mut columns[1],
@@ -175,8 +189,6 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                 ],
             ),
         );
-        columns[2].strong("Input cost per request (USD)");
-        legend(&mut columns[2], &["paid", "lost"]);
         let top = max_y(&[&analysis.cost_paid, &analysis.cost_lost]);
         let cost = plot("prefix_cost_chart", "US dollars", height, requests, top).show(
             &mut columns[2],

@@ -78,7 +78,8 @@ pub fn inspector_panel(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: 
     let width = ui.available_width();
     let shown = egui::Panel::right("request_inspector")
         .resizable(true)
-        .default_size((width * 0.32).clamp(260.0, 520.0))
+        // Room for its four tabs in a row (at 260 "Prefix" was cut off at 1024×700).
+        .default_size((width * 0.32).clamp(290.0, 520.0))
         .size_range(200.0..=(width * 0.7).max(220.0))
         .show(ui, |ui| {
             // Its contents get exactly the panel's room, clipped there: a long request's
