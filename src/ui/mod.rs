@@ -172,7 +172,8 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     let sidebar = PaneSpec {
         id: PaneId::Sidebar,
         side: Side::Left,
-        default: 180.0,
+        // Wider in a wide window: its paths and URLs were cut at 180 points at 1600×1000.
+        default: (ui.available_width() * 0.15).clamp(180.0, 240.0),
         min: SIDEBAR_MIN_WIDTH,
         max: 420.0,
     };

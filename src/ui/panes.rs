@@ -123,44 +123,6 @@ pub fn header(ui: &mut Ui, layout: &PaneLayout, id: PaneId, order: &[PaneId], tx
     });
 }
 
-/// A side pane's Collapse and Maximise buttons, in the top-right corner of `room`.
-fn corner_controls(ui: &mut Ui, id: PaneId, order: &[PaneId], room: Rect, tx: &CommandSender) {
-    let height = ui.spacing().interact_size.y;
-    let corner = Rect::from_min_max(
-        egui::pos2(room.right() - 140.0, room.top()),
-        egui::pos2(room.right(), room.top() + height),
-    );
-    let mut ui = ui.new_child(
-        egui::UiBuilder::new()
-            .max_rect(corner)
-            .layout(egui::Layout::right_to_left(egui::Align::Center)),
-    );
-    let keys = key_hint(id, order);
-    let collapse = ui.small_button("−");
-    let label = format!("Collapse {}", id.title());
-    collapse.widget_info(|| {
-        egui::WidgetInfo::labeled(egui::accesskit::Role::Button, true, label.clone())
-    });
-    if collapse
-        .on_hover_text(format!("Collapse {}{keys}", id.title()))
-        .clicked()
-    {
-        send(tx, PaneCommand::ToggleCollapsed(id));
-    }
-    let maximise = ui.small_button("Maximise");
-    let label = format!("Maximise {}", id.title());
-    maximise.widget_info(|| {
-        egui::WidgetInfo::labeled(egui::accesskit::Role::Button, true, label.clone())
-    });
-    let shift_keys = keys.replace("Alt+", "Alt+Shift+");
-    if maximise
-        .on_hover_text(format!("Fill the window with {}{shift_keys}", id.title()))
-        .clicked()
-    {
-        send(tx, PaneCommand::ToggleMaximised(id));
-    }
-}
-
 /// Draws pane `spec` at its edge: its header and `add` (resizable, size remembered), or its
 /// header alone when collapsed. Draws nothing when another pane is maximised (the caller shows
 /// that one with [`maximised`]).
@@ -220,15 +182,10 @@ pub fn pane(
         let room = ui.available_rect_before_wrap();
         let mut inside = ui.new_child(egui::UiBuilder::new().max_rect(room).layout(*ui.layout()));
         inside.shrink_clip_rect(room);
-        if spec.side.horizontal() {
-            // A side pane's controls sit in its top-right corner, over its contents: they
-            // take none of its height.
-            add(&mut inside);
-            corner_controls(&mut inside, id, order, room, tx);
-        } else {
-            header(&mut inside, layout, id, order, tx);
-            add(&mut inside);
-        }
+        // Every pane's header is a row of its own above its contents (a side pane's controls
+        // drawn over its contents covered the sidebar's "Sessions" heading at 1024×700).
+        header(&mut inside, layout, id, order, tx);
+        add(&mut inside);
         ui.advance_cursor_after_rect(room);
     });
     let rect = response.response.rect;

@@ -99,6 +99,7 @@ mod ui_imports;
 mod ui_inspector;
 mod ui_layout;
 mod ui_open;
+mod ui_polish;
 mod ui_proxy;
 mod ui_redaction;
 mod ui_send;

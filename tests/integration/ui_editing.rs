@@ -130,7 +130,12 @@ fn type_into_the_first_items_raw_json(harness: &mut ui_support::App, text: &str)
         .get_by_label_contains("message user: How many Rust files")
         .click();
     harness.run_steps(4);
+    // The editor is at the form's bottom edge (the side panes' header rows take a line).
+    harness.get_by_label("Raw JSON").scroll_to_me();
+    harness.run_steps(4);
     harness.get_by_label("Raw JSON").click();
+    harness.run_steps(4);
+    harness.get_by_label("Item JSON").scroll_to_me();
     harness.run_steps(4);
     replace_text(harness, "Item JSON", text);
 }

@@ -162,7 +162,12 @@ fn ctrl_enter_refuses_while_a_raw_json_edit_does_not_parse() {
         .get_by_label_contains("message user: How many Rust files")
         .click();
     harness.run_steps(4);
+    // The side panes' header rows take a line of the form: the editor is scrolled to.
+    harness.get_by_label("Raw JSON").scroll_to_me();
+    harness.run_steps(4);
     harness.get_by_label("Raw JSON").click();
+    harness.run_steps(4);
+    harness.get_by_label("Item JSON").scroll_to_me();
     harness.run_steps(4);
     replace_text(&mut harness, "Item JSON", "{\"type\": \"message\",");
     harness.run_steps(4);

@@ -91,7 +91,12 @@ fn invalid_json_in_an_item_shows_the_error_and_keeps_the_last_good_compile() {
         .get_by_label_contains("message user: How many Rust files")
         .click();
     harness.run_steps(4);
+    // The editor is at the form's bottom edge (the side panes' header rows take a line).
+    harness.get_by_label("Raw JSON").scroll_to_me();
+    harness.run_steps(4);
     harness.get_by_label("Raw JSON").click();
+    harness.run_steps(4);
+    harness.get_by_label("Item JSON").scroll_to_me();
     harness.run_steps(4);
     replace_text(
         &mut harness,

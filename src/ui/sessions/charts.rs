@@ -4,8 +4,8 @@
 //! the whole history), and the input dollars per request under each request's cache model
 //! (paid, and lost to the break before it).
 
-use egui::Ui;
-use egui_plot::{Legend, Line, Plot, PlotPoints, PlotUi, Points};
+use egui::{Color32, Ui};
+use egui_plot::{Line, Plot, PlotPoints, PlotUi, Points};
 
 use crate::app::session_view::Analysis;
 use crate::ui::widgets::count;
@@ -18,9 +18,31 @@ fn max_y(series: &[&[[f64; 2]]]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// A chart over `requests` requests: x from the first to the last, half a step of margin, and
-/// headroom above the highest value `top` for the legend (at the top left), so it never
-/// covers the data.
+/// The colours of a chart's series, in order (its legend uses the same).
+const COLOURS: [Color32; 3] = [
+    Color32::from_rgb(0x4c, 0x9a, 0xff),
+    Color32::from_rgb(0xf0, 0x8c, 0x2e),
+    Color32::from_rgb(0x3c, 0xb3, 0x71),
+];
+
+/// The legend of a chart, a row above its plot (outside it, so it never covers the data):
+/// each series' colour and name.
+fn legend(ui: &mut Ui, names: &[&str]) {
+    ui.horizontal_wrapped(|ui| {
+        for (name, colour) in names.iter().zip(COLOURS) {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(14.0, 10.0), egui::Sense::hover());
+            ui.painter().hline(
+                rect.x_range(),
+                rect.center().y,
+                egui::Stroke::new(2.5, colour),
+            );
+            ui.small(*name);
+        }
+    });
+}
+
+/// A chart over `requests` requests: x from the first to the last, half a step of margin, a
+/// little headroom above the highest value `top`; its legend is drawn above it ([`legend`]).
 fn plot(
     id: &'static str,
     y: &'static str,
@@ -29,9 +51,10 @@ fn plot(
     top: f64,
 ) -> Plot<'static> {
     Plot::new(id)
+        // A plain id (not the parent's): its memory (the transform) is found by the UI tests.
+        .id(egui::Id::unique(id))
         .height(height)
-        .legend(Legend::default().position(egui_plot::Corner::LeftTop))
-        .include_y(top * 1.6)
+        .include_y(top * 1.1)
         .x_axis_label("request")
         .y_axis_label(y)
         .include_y(0.0)
@@ -41,11 +64,15 @@ fn plot(
 }
 
 /// A series as a line, or as a point when it has only one (a line of one point draws nothing).
-fn series(plot_ui: &mut PlotUi<'_>, name: &str, points: &[[f64; 2]]) {
+fn series(plot_ui: &mut PlotUi<'_>, name: &str, points: &[[f64; 2]], colour: Color32) {
     if points.len() == 1 {
-        plot_ui.points(Points::new(name, PlotPoints::from(points.to_vec())).radius(3.0));
+        plot_ui.points(
+            Points::new(name, PlotPoints::from(points.to_vec()))
+                .radius(3.0)
+                .color(colour),
+        );
     } else {
-        plot_ui.line(Line::new(name, PlotPoints::from(points.to_vec())));
+        plot_ui.line(Line::new(name, PlotPoints::from(points.to_vec())).color(colour));
     }
 }
 
@@ -70,7 +97,31 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
     // A third of what is left, between a readable minimum and a comfortable maximum.
     let height = (ui.available_height() * 0.4).clamp(80.0, 170.0);
     ui.columns(3, |columns| {
+        // Titles and legends first, then the plots from one height: a legend that wraps to
+        // two lines does not push its plot below the others.
         columns[0].strong("Input tokens per request");
+        legend(
+            &mut columns[0],
+            &[
+                "cached (local estimate)",
+                "uncached (local estimate)",
+                "cached_tokens (server)",
+            ],
+        );
+        columns[1].strong("Payload growth");
+        legend(&mut columns[1], &["sent", "whole history"]);
+        columns[2].strong("Input cost per request (USD)");
+        legend(&mut columns[2], &["paid", "lost"]);
+        let top = columns
+            .iter()
+            .map(|c| c.cursor().top())
+            .fold(f32::MIN, f32::max);
+        for column in columns.iter_mut() {
+            let gap = top - column.cursor().top();
+            if gap > 0.0 {
+                column.add_space(gap);
+            }
+        }
         let requests = analysis.sent_bytes.len();
         let top = max_y(&[
             &analysis.cached_local,
@@ -80,11 +131,17 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
         let tokens = plot("prefix_tokens_chart", "tokens", height, requests, top).show(
             &mut columns[0],
             |plot_ui| {
-                series(plot_ui, "cached (local estimate)", &analysis.cached_local);
+                series(
+                    plot_ui,
+                    "cached (local estimate)",
+                    &analysis.cached_local,
+                    COLOURS[0],
+                );
                 series(
                     plot_ui,
                     "uncached (local estimate)",
                     &analysis.uncached_local,
+                    COLOURS[1],
                 );
                 if !analysis.cached_server.is_empty() {
                     plot_ui.points(
@@ -92,7 +149,8 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                             "cached_tokens (server)",
                             PlotPoints::from(analysis.cached_server.clone()),
                         )
-                        .radius(3.0),
+                        .radius(3.0)
+                        .color(COLOURS[2]),
                     );
                 }
             },
@@ -108,13 +166,17 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                 ],
             ),
         );
-        columns[1].strong("Payload growth");
         let top = max_y(&[&analysis.sent_bytes, &analysis.full_history_bytes]);
         let growth = plot("prefix_growth_chart", "bytes", height, requests, top).show(
             &mut columns[1],
             |plot_ui| {
-                series(plot_ui, "sent", &analysis.sent_bytes);
-                series(plot_ui, "whole history", &analysis.full_history_bytes);
+                series(plot_ui, "sent", &analysis.sent_bytes, COLOURS[0]);
+                series(
+                    plot_ui,
+                    "whole history",
+                    &analysis.full_history_bytes,
+                    COLOURS[1],
+                );
             },
         );
         label_plot(
@@ -127,13 +189,12 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
                 ],
             ),
         );
-        columns[2].strong("Input cost per request (USD)");
         let top = max_y(&[&analysis.cost_paid, &analysis.cost_lost]);
         let cost = plot("prefix_cost_chart", "US dollars", height, requests, top).show(
             &mut columns[2],
             |plot_ui| {
-                series(plot_ui, "paid", &analysis.cost_paid);
-                series(plot_ui, "lost", &analysis.cost_lost);
+                series(plot_ui, "paid", &analysis.cost_paid, COLOURS[0]);
+                series(plot_ui, "lost", &analysis.cost_lost, COLOURS[1]);
             },
         );
         let label = if analysis.cost_paid.is_empty() {

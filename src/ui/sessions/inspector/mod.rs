@@ -54,6 +54,8 @@ pub struct InspectorUi {
     pub body: BodyView,
     /// The clipboard generation last handed to egui.
     pub copied: Option<u64>,
+    /// Where the inspector panel was drawn last frame (read by the layout tests).
+    pub rect: Option<egui::Rect>,
 }
 
 /// Hands text a row action copied to the clipboard (once per copy).
@@ -74,11 +76,22 @@ pub fn inspector_panel(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: 
         return;
     }
     let width = ui.available_width();
-    egui::Panel::right("request_inspector")
+    let shown = egui::Panel::right("request_inspector")
         .resizable(true)
-        .default_size((width * 0.32).clamp(260.0, 520.0))
+        // Room for its four tabs in a row (at 260 "Prefix" was cut off at 1024×700).
+        .default_size((width * 0.32).clamp(290.0, 520.0))
         .size_range(200.0..=(width * 0.7).max(220.0))
-        .show(ui, |ui| inspector_ui(ui, state, sui, tx));
+        .show(ui, |ui| {
+            // Its contents get exactly the panel's room, clipped there: a long request's
+            // headers pushed the panel (and its edge line) down through the replay pane.
+            let room = ui.available_rect_before_wrap();
+            let mut inside =
+                ui.new_child(egui::UiBuilder::new().max_rect(room).layout(*ui.layout()));
+            inside.shrink_clip_rect(room);
+            inspector_ui(&mut inside, state, sui, tx);
+            ui.advance_cursor_after_rect(room);
+        });
+    sui.inspector.rect = Some(shown.response.rect);
 }
 
 fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
