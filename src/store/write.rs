@@ -87,15 +87,22 @@ pub(super) fn session_exists(conn: &Connection, id: i64) -> StoreResult<bool> {
         .is_some())
 }
 
-/// Inserts a session row; returns its id.
+/// Inserts a session row; returns its id. Its name and model are stored redacted (a session
+/// named after a client's session header, or a model string, can carry a key).
 pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreResult<i64> {
+    let model = session
+        .model
+        .as_deref()
+        .map(try_redacted)
+        .transpose()
+        .map_err(StoreError::redaction("session model"))?;
     conn.execute(
         "INSERT INTO sessions (name, source, provider, model, created_us) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
-            session.name,
+            try_redacted(&session.name).map_err(StoreError::redaction("session name"))?,
             session.source.as_str(),
             session.provider,
-            session.model,
+            model,
             session.created_us
         ],
     )?;
@@ -173,7 +180,11 @@ pub(super) fn insert_request_parts(
             request.dialect,
             request.rules,
             request.provider,
-            parts.model,
+            parts
+                .model
+                .map(try_redacted)
+                .transpose()
+                .map_err(StoreError::redaction("request model"))?,
             request.method,
             try_redacted(&request.url).map_err(StoreError::redaction("request URL"))?,
             parts.pieces,
@@ -292,7 +303,11 @@ pub(super) fn upsert_outcome(
             .as_ref()
             .map(|usage| codec::pack(usage.to_string().as_bytes(), Level::Kept)),
         codec::pack(text.as_bytes(), Level::Kept),
-        o.server_model,
+        o.server_model
+            .as_deref()
+            .map(try_redacted)
+            .transpose()
+            .map_err(StoreError::redaction("server model"))?,
         i64::try_from(o.events).unwrap_or(i64::MAX),
         o.first_event_us,
         o.first_text_us,
