@@ -31,6 +31,7 @@ mod core_seed;
 mod core_vectors;
 mod diff_linear;
 mod fuzz_regressions;
+mod harden_bodies;
 mod harden_redact;
 mod prefix_captured;
 mod prefix_causes;
