@@ -38,7 +38,7 @@ pub fn run(args: &StreamArgs) -> anyhow::Result<()> {
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(
-            std::fs::File::open(&args.file)
+            super::pipe::InputFile::open(std::path::Path::new(&args.file))
                 .with_context(|| format!("cannot read {}", args.file))?,
         )
     };

@@ -32,6 +32,7 @@ mod core_vectors;
 mod diff_linear;
 mod fuzz_regressions;
 mod harden_bodies;
+mod harden_fifo;
 mod harden_redact;
 mod prefix_captured;
 mod prefix_causes;
