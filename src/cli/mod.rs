@@ -8,6 +8,7 @@ mod diff;
 mod import;
 mod input;
 mod limits;
+mod out_lines;
 mod pipe;
 mod record;
 mod replay;
