@@ -32,6 +32,7 @@ mod core_vectors;
 mod diff_linear;
 mod fuzz_regressions;
 mod harden_bodies;
+mod harden_budget;
 mod harden_fifo;
 mod harden_record;
 mod harden_redact;
