@@ -14,6 +14,7 @@ mod record;
 mod replay;
 mod send;
 mod sessions;
+mod shown;
 mod stream;
 
 use std::ffi::OsString;
@@ -89,7 +90,7 @@ where
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let message = format!("{err:#}");
-            eprintln!("promptwire: {}", crate::core::redact::redacted(&message));
+            eprintln!("promptwire: {}", shown::shown(&message));
             ExitCode::from(1)
         }
     }

@@ -161,7 +161,7 @@ impl EventPrinter {
 
     fn line(&mut self, text: &str) -> anyhow::Result<()> {
         self.out
-            .line(crate::core::redact::redacted(text).into_owned())
+            .line(super::shown::shown(text).into_owned())
             .map_err(anyhow::Error::msg)
     }
 
@@ -310,7 +310,7 @@ impl EventPrinter {
     async fn summary(&mut self) -> anyhow::Result<()> {
         let line = self.summary_line();
         self.out
-            .finish(crate::core::redact::redacted(&line).into_owned())
+            .finish(super::shown::shown(&line).into_owned())
             .await
             .map_err(anyhow::Error::msg)
     }

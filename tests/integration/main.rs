@@ -33,6 +33,7 @@ mod diff_linear;
 mod fuzz_regressions;
 mod harden_bodies;
 mod harden_budget;
+mod harden_escapes;
 mod harden_fifo;
 mod harden_record;
 mod harden_redact;
