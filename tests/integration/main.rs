@@ -57,6 +57,7 @@ mod redact_policy;
 mod redirect_send;
 mod replay_cli;
 mod replay_endpoint;
+mod replay_lazy;
 mod replay_same_times;
 mod replay_stored_events;
 mod rollout_reconstruct;
