@@ -302,7 +302,7 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
     if json_out {
         let value = json!({"pair": pair_json(&pair), "diff": diff}).to_string();
         // The diff quotes body lines: printed through the redaction policy.
-        writeln!(out, "{}", crate::core::redact::redacted(&value))?;
+        writeln!(out, "{}", super::shown::shown(&value))?;
         return Ok(());
     }
     writeln!(out, "{}", pair_lines(&pair))?;
@@ -314,7 +314,7 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
                 1 => format!("  = {}", name(first)),
                 k => format!("  = {} … {} ({k} elements)", name(first), name(last)),
             };
-            writeln!(out, "{}", crate::core::redact::redacted(&text))?;
+            writeln!(out, "{}", super::shown::shown(&text))?;
         }
         same.clear();
         std::io::Result::Ok(())
@@ -336,11 +336,7 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
         writeln!(out, "{head}")?;
         for line in row.lines.iter().filter(|l| l.tag != "equal") {
             let mark = if line.tag == "delete" { '-' } else { '+' };
-            writeln!(
-                out,
-                "      {mark} {}",
-                crate::core::redact::redacted(&line.text)
-            )?;
+            writeln!(out, "      {mark} {}", super::shown::shown(&line.text))?;
         }
     }
     flush_same(&mut same, &mut out)?;

@@ -54,7 +54,7 @@ pub fn run(args: &ImportArgs) -> anyhow::Result<()> {
     let mut stdout = std::io::stdout().lock();
     // Credentials the body carried (secret fields) are printed redacted, like everywhere.
     let prompt = outcome.prompt.to_json_pretty();
-    let shown = crate::core::redact::redacted(&prompt);
+    let shown = super::shown::shown(&prompt);
     if let Some(line) = redaction_warning(&prompt, &shown) {
         eprintln!("{line}");
     }

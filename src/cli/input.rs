@@ -38,7 +38,8 @@ pub fn read_bytes(arg: &str, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
 /// reading.
 pub fn read_file(path: &Path, max_bytes: u64) -> anyhow::Result<Vec<u8>> {
     let shown = path.display();
-    let file = std::fs::File::open(path).with_context(|| format!("cannot read {shown}"))?;
+    let file =
+        super::pipe::InputFile::open(path).with_context(|| format!("cannot read {shown}"))?;
     // A regular file's size gives the better message up front (and the buffer's size: no
     // doubling copies of a large file); the read stays bounded anyway.
     let reported = file

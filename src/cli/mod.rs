@@ -8,10 +8,13 @@ mod diff;
 mod import;
 mod input;
 mod limits;
+mod out_lines;
+mod pipe;
 mod record;
 mod replay;
 mod send;
 mod sessions;
+mod shown;
 mod stream;
 
 use std::ffi::OsString;
@@ -87,7 +90,7 @@ where
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
             let message = format!("{err:#}");
-            eprintln!("promptwire: {}", crate::core::redact::redacted(&message));
+            eprintln!("promptwire: {}", shown::shown(&message));
             ExitCode::from(1)
         }
     }

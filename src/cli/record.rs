@@ -10,7 +10,6 @@
 //! are what was stored. A request the database never took is a `{"not_recorded":…}` line.
 
 use std::collections::{BTreeSet, HashMap};
-use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -19,6 +18,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::limits::LimitArgs;
+use super::out_lines::OutLines;
 use crate::store::seed;
 use crate::transport::proxy::{self, ProxyEvent, ProxyOptions, ServerHandle};
 
@@ -126,12 +126,14 @@ pub(super) async fn run_until_interrupted(
     while let Ok(event) = events.try_recv() {
         out.event(&event)?;
     }
-    out.summary()
+    out.summary().await
 }
 
 /// One line per request start, outcome and note.
 pub(super) struct EventPrinter {
     json: bool,
+    /// Standard output, never blocking (a reader that stops reading loses lines, counted).
+    out: OutLines,
     requests: u64,
     unrecorded: u64,
     passthrough: u64,
@@ -143,9 +145,11 @@ pub(super) struct EventPrinter {
 }
 
 impl EventPrinter {
+    /// A printer writing through [`OutLines`] (started on the current runtime).
     pub(super) fn new(json: bool) -> Self {
         Self {
             json,
+            out: OutLines::start(),
             requests: 0,
             unrecorded: 0,
             passthrough: 0,
@@ -155,16 +159,15 @@ impl EventPrinter {
         }
     }
 
-    fn line(&self, text: &str) -> anyhow::Result<()> {
-        let mut out = std::io::stdout().lock();
-        writeln!(out, "{}", crate::core::redact::redacted(text))
-            .context("writing to standard output")?;
-        out.flush().context("writing to standard output")
+    fn line(&mut self, text: &str) -> anyhow::Result<()> {
+        self.out
+            .line(super::shown::shown(text).into_owned())
+            .map_err(anyhow::Error::msg)
     }
 
     /// Prints the first line: where it listens, and what it serves (`key`: `target`).
     pub(super) fn listening(
-        &self,
+        &mut self,
         handle: &ServerHandle,
         key: &str,
         target: serde_json::Value,
@@ -303,28 +306,43 @@ impl EventPrinter {
         }
     }
 
-    fn summary(&self) -> anyhow::Result<()> {
+    /// Prints the last line (after every queued one) and waits a moment for it to be written.
+    async fn summary(&mut self) -> anyhow::Result<()> {
+        let line = self.summary_line();
+        self.out
+            .finish(super::shown::shown(&line).into_owned())
+            .await
+            .map_err(anyhow::Error::msg)
+    }
+
+    fn summary_line(&self) -> String {
         let sessions: Vec<i64> = self.sessions.iter().copied().collect();
+        let dropped = self.out.dropped();
         if self.json {
-            self.line(
-                &json!({"stopped": true, "requests": self.requests, "not_recorded": self.unrecorded, "passthrough": self.passthrough, "sessions": sessions})
-                    .to_string(),
-            )
+            let mut line = json!({"stopped": true, "requests": self.requests, "not_recorded": self.unrecorded, "passthrough": self.passthrough, "sessions": sessions});
+            if dropped > 0 {
+                line["dropped_lines"] = json!(dropped);
+            }
+            line.to_string()
         } else {
             let list: Vec<String> = sessions.iter().map(i64::to_string).collect();
             let unrecorded = match self.unrecorded {
                 0 => String::new(),
                 n => format!(" ({n} could not be recorded)"),
             };
-            self.line(&format!(
-                "stopped: {} requests recorded{unrecorded} in sessions {}",
+            let dropped = match dropped {
+                0 => String::new(),
+                n => format!(" ({n} output lines dropped: standard output was not read)"),
+            };
+            format!(
+                "stopped: {} requests recorded{unrecorded} in sessions {}{dropped}",
                 self.requests,
                 if list.is_empty() {
                     "-".to_string()
                 } else {
                     list.join(", ")
                 }
-            ))
+            )
         }
     }
 }
@@ -333,15 +351,18 @@ impl EventPrinter {
 pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
     let db = database(args.db.clone())?;
     let runtime = runtime()?;
-    runtime.block_on(async {
+    let result = runtime.block_on(async {
         let mut options = ProxyOptions::new(&args.listen, &args.upstream, Some(db));
         options.session_name = args.session.clone();
         options.max_body_bytes = args.max_body_bytes;
         options.limits = args.limits.limits();
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();
-        let printer = EventPrinter::new(args.json);
+        let mut printer = EventPrinter::new(args.json);
         printer.listening(&handle, "upstream", json!(args.upstream))?;
         run_until_interrupted(handle, events, printer, interrupt).await
-    })
+    });
+    // An output writer stuck on a pipe nobody reads is not waited for.
+    runtime.shutdown_background();
+    result
 }

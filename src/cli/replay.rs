@@ -151,14 +151,18 @@ fn serve(args: &ReplayArgs, listen: &str) -> anyhow::Result<()> {
             path
         }
     };
-    runtime()?.block_on(async {
+    let runtime = runtime()?;
+    let result = runtime.block_on(async {
         let mut options = ReplayOptions::new(listen, db, args.session);
         options.timing = args.timing;
         options.min_similarity = args.min_similarity;
         let (handle, events) = start_replay(options).await?;
         let interrupt = interrupted();
-        let printer = EventPrinter::new(args.json);
+        let mut printer = EventPrinter::new(args.json);
         printer.listening(&handle, "replaying", serde_json::json!(args.session))?;
         run_until_interrupted(handle, events, printer, interrupt).await
-    })
+    });
+    // An output writer stuck on a pipe nobody reads is not waited for.
+    runtime.shutdown_background();
+    result
 }

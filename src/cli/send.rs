@@ -31,12 +31,12 @@ use super::choices::{DialectArg, ProviderArg};
 use super::compile::{TargetChoice, compile_prompt, load_and_compile, load_catalog};
 use super::input::{display_name, read_text};
 use super::limits::LimitArgs;
+use super::shown::shown;
 use super::stream::{Failure, Printer, describe_event, secs};
 use crate::core::compile::CompiledRequest;
 use crate::core::import::import_body;
 use crate::core::prefix::{PairReport, Tokenizer};
 use crate::core::prompt::{Dialect, Prompt};
-use crate::core::redact::redacted;
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
 use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
@@ -438,7 +438,7 @@ fn report<W: std::io::Write>(printer: &mut Printer<W>, event: SendEvent<'_>) {
                 secs(delay)
             );
             if printer.is_json() {
-                eprintln!("promptwire: {}", redacted(&text));
+                eprintln!("promptwire: {}", shown(&text));
             } else {
                 printer.note(&text);
             }

@@ -152,8 +152,7 @@ fn print(text: &str) -> anyhow::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::stdout().lock();
     // Whatever a session holds (older databases, imports) is printed through the policy.
-    writeln!(out, "{}", crate::core::redact::redacted(text))
-        .context("writing to standard output")?;
+    writeln!(out, "{}", super::shown::shown(text)).context("writing to standard output")?;
     out.flush().context("writing to standard output")
 }
 

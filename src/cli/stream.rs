@@ -13,7 +13,7 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::limits::LimitArgs;
-use crate::core::redact::redacted;
+use super::shown::shown;
 use crate::core::stream::outcome::TurnOutcome;
 use crate::core::stream::{ErrorClass, MappedEvent, StreamReader, TimelineEntry, TurnState};
 
@@ -38,7 +38,7 @@ pub fn run(args: &StreamArgs) -> anyhow::Result<()> {
         Box::new(std::io::stdin().lock())
     } else {
         Box::new(
-            std::fs::File::open(&args.file)
+            super::pipe::InputFile::open(std::path::Path::new(&args.file))
                 .with_context(|| format!("cannot read {}", args.file))?,
         )
     };
@@ -265,7 +265,7 @@ impl<W: Write> Printer<W> {
         }
         // Every line printed passes the redaction policy (a server echoing a key, a URL
         // with credentials in a message).
-        if let Err(e) = writeln!(self.out, "{}", redacted(text)) {
+        if let Err(e) = writeln!(self.out, "{}", shown(text)) {
             self.error = Some(e);
         }
     }
@@ -278,7 +278,7 @@ impl<W: Write> Printer<W> {
         }
         let written = parts
             .iter()
-            .try_for_each(|part| write!(self.out, "{}", redacted(part)))
+            .try_for_each(|part| write!(self.out, "{}", shown(part)))
             .and_then(|()| writeln!(self.out));
         if let Err(e) = written {
             self.error = Some(e);

@@ -115,8 +115,10 @@ impl Store {
             .collect())
     }
 
-    /// Renames a session.
+    /// Renames a session (the name stored redacted, as every name is).
     pub fn rename_session(&mut self, session_id: i64, name: &str) -> StoreResult<()> {
+        let name = crate::core::redact::try_redacted(name)
+            .map_err(StoreError::redaction("session name"))?;
         let conn = self.writable()?;
         let changed = conn.execute(
             "UPDATE sessions SET name = ?1 WHERE id = ?2",

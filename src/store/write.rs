@@ -3,6 +3,7 @@
 //! with the texts no other session uses (found by scanning the remaining requests' text lists:
 //! no per-session index is kept, so a small database stays small).
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::ControlFlow;
 
@@ -17,7 +18,8 @@ use super::read::scan_text_refs;
 use super::types::{NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta};
 use super::{Store, StoreError};
 use crate::core::redact::{
-    is_secret_header, try_redact_header, try_redact_value, try_redacted, try_redacted_json,
+    ESCAPED_NOTE, escaped_view, is_secret_header, try_redact_header, try_redact_value,
+    try_redacted, try_redacted_json,
 };
 use crate::core::stream::RawEvent;
 
@@ -87,15 +89,22 @@ pub(super) fn session_exists(conn: &Connection, id: i64) -> StoreResult<bool> {
         .is_some())
 }
 
-/// Inserts a session row; returns its id.
+/// Inserts a session row; returns its id. Its name and model are stored redacted (a session
+/// named after a client's session header, or a model string, can carry a key).
 pub(super) fn insert_session(conn: &Connection, session: &NewSession) -> StoreResult<i64> {
+    let model = session
+        .model
+        .as_deref()
+        .map(try_redacted)
+        .transpose()
+        .map_err(StoreError::redaction("session model"))?;
     conn.execute(
         "INSERT INTO sessions (name, source, provider, model, created_us) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
-            session.name,
+            try_redacted(&session.name).map_err(StoreError::redaction("session name"))?,
             session.source.as_str(),
             session.provider,
-            session.model,
+            model,
             session.created_us
         ],
     )?;
@@ -173,7 +182,11 @@ pub(super) fn insert_request_parts(
             request.dialect,
             request.rules,
             request.provider,
-            parts.model,
+            parts
+                .model
+                .map(try_redacted)
+                .transpose()
+                .map_err(StoreError::redaction("request model"))?,
             request.method,
             try_redacted(&request.url).map_err(StoreError::redaction("request URL"))?,
             parts.pieces,
@@ -202,14 +215,32 @@ pub(super) fn insert_request(
 ) -> StoreResult<i64> {
     // Credentials in the body (secret fields, keys) are never stored: a body that cannot be
     // redacted (or whose JSON would not parse back) is not stored at all.
-    let text = match std::str::from_utf8(request.body) {
-        Ok(text) => Some(try_redacted_json(text).map_err(StoreError::redaction("request body"))?),
-        Err(_) => None,
+    // A body that is not UTF-8 is stored as its escaped view, redacted, and says so.
+    let (text, escaped) = match std::str::from_utf8(request.body) {
+        Ok(text) => (
+            try_redacted_json(text).map_err(StoreError::redaction("request body"))?,
+            None,
+        ),
+        Err(_) => {
+            let view = escaped_view(request.body);
+            let text = try_redacted(&view)
+                .map_err(StoreError::redaction("request body"))?
+                .into_owned();
+            (Cow::Owned(text), Some(noted_extra(request.extra.as_ref())))
+        }
     };
-    let body: &[u8] = match &text {
-        Some(text) => text.as_bytes(),
-        None => request.body,
+    let noted;
+    let request = match escaped {
+        Some(extra) => {
+            noted = NewRequest {
+                extra: Some(extra),
+                ..request.clone()
+            };
+            &noted
+        }
+        None => request,
     };
+    let body = text.as_bytes();
     let cut = store_body(tx, body)?;
     let parts = RequestParts {
         pieces: cut.pieces.as_deref(),
@@ -219,6 +250,23 @@ pub(super) fn insert_request(
         body_bytes: body.len(),
     };
     insert_request_parts(tx, session_id, request, &parts)
+}
+
+/// `extra` with `body_stored` saying the body was kept as an escaped view ([`ESCAPED_NOTE`]).
+fn noted_extra(extra: Option<&serde_json::Value>) -> serde_json::Value {
+    let mut extra = match extra {
+        Some(serde_json::Value::Object(map)) => map.clone(),
+        Some(other) => {
+            let mut map = serde_json::Map::new();
+            map.insert("extra".to_string(), other.clone());
+            map
+        }
+        None => serde_json::Map::new(),
+    };
+    extra
+        .entry("body_stored")
+        .or_insert_with(|| serde_json::Value::String(ESCAPED_NOTE.to_string()));
+    serde_json::Value::Object(extra)
 }
 
 /// Sets the response half of a request; false when there is no such request.
@@ -292,7 +340,11 @@ pub(super) fn upsert_outcome(
             .as_ref()
             .map(|usage| codec::pack(usage.to_string().as_bytes(), Level::Kept)),
         codec::pack(text.as_bytes(), Level::Kept),
-        o.server_model,
+        o.server_model
+            .as_deref()
+            .map(try_redacted)
+            .transpose()
+            .map_err(StoreError::redaction("server model"))?,
         i64::try_from(o.events).unwrap_or(i64::MAX),
         o.first_event_us,
         o.first_text_us,

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::core::stream::RawEvent;
 use crate::core::stream::replay::Replay;
 pub use crate::core::stream::replay::Timing;
-use crate::store::{OutcomeRecord, Page, Store, StoreError};
+use crate::store::{OutcomeRecord, Page, RequestSummary, Store, StoreError};
 
 /// One recorded request with what came back.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +72,38 @@ impl RecordedRequest {
     }
 }
 
+impl RecordedRequest {
+    /// Reads the request `summary` names, with everything that came back.
+    fn read(store: &Store, summary: &RequestSummary) -> Result<Self, StoreError> {
+        let record = store.request(summary.id)?;
+        Ok(Self {
+            id: summary.id,
+            position: summary.position,
+            url: summary.url.clone(),
+            body: store.body(summary.id)?.value,
+            status: summary.status,
+            response_headers: record.response_headers,
+            response_body: record.response_body,
+            events: store.events(summary.id, Page::ALL)?,
+            outcome: store.outcome(summary.id)?,
+        })
+    }
+
+    /// Reads stored request `request_id` again, with everything that came back (for a server
+    /// that keeps only what it matches on and loads an answer when a request matches it).
+    pub fn reload(store: &Store, request_id: i64) -> Result<Self, StoreError> {
+        Self::read(store, &store.request(request_id)?.summary)
+    }
+
+    /// Lets go of what came back (headers, body, events), keeping what a request is matched
+    /// on (id, position, URL, body, status, outcome); [`RecordedRequest::reload`] reads it back.
+    pub fn forget_answer(&mut self) {
+        self.response_headers = Vec::new();
+        self.response_body = None;
+        self.events = Vec::new();
+    }
+}
+
 /// A stored session, ready to replay.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recording {
@@ -92,18 +124,7 @@ impl Recording {
             if only.is_some_and(|n| n != summary.position) {
                 continue;
             }
-            let record = store.request(summary.id)?;
-            requests.push(RecordedRequest {
-                id: summary.id,
-                position: summary.position,
-                url: summary.url.clone(),
-                body: store.body(summary.id)?.value,
-                status: summary.status,
-                response_headers: record.response_headers,
-                response_body: record.response_body,
-                events: store.events(summary.id, Page::ALL)?,
-                outcome: store.outcome(summary.id)?,
-            });
+            requests.push(RecordedRequest::read(store, &summary)?);
         }
         Ok(Self {
             session_id,

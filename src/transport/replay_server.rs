@@ -9,6 +9,8 @@
 //! under `extra.replay`. A request that matches nothing gets a `response.failed` event saying
 //! so, never a hang. A WebSocket upgrade on the same path is served the same way, frame by frame
 //! (`ws`): each `response.create` is matched and answered with the recorded events as text frames.
+//! Only what requests are matched on is kept in memory; a recorded answer (headers, body,
+//! events) is read from the database when a request matches it.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
@@ -101,7 +103,10 @@ impl ReplayOptions {
 }
 
 struct Replayer {
+    /// The recording's requests without their answers ([`RecordedRequest::forget_answer`]).
     recording: Recording,
+    /// The database the answers are read from when a request matches one.
+    store: Mutex<Store>,
     /// The one matcher (its prefix analyses hold the recorded bodies, then the incoming ones).
     prefix: Mutex<Matcher>,
     sink: Arc<Sink>,
@@ -114,8 +119,7 @@ pub async fn start_replay(
     options: ReplayOptions,
 ) -> Result<(ServerHandle, mpsc::Receiver<ProxyEvent>), ServerError> {
     let store = Store::open(&options.db)?;
-    let recording = Recording::load(&store, options.session, None)?;
-    drop(store);
+    let mut recording = Recording::load(&store, options.session, None)?;
     if recording.requests.is_empty() {
         return Err(ServerError::Replay(format!(
             "session {} has no requests to replay",
@@ -123,6 +127,11 @@ pub async fn start_replay(
         )));
     }
     let matcher = Matcher::new(&recording).map_err(ServerError::Replay)?;
+    // The matcher has what it needs (bodies, output items): the recorded answers are let go
+    // and read back from the database when a request matches one.
+    for request in &mut recording.requests {
+        request.forget_answer();
+    }
     let (tx, rx) = mpsc::channel(options.event_capacity.max(1));
     let sink = Arc::new(Sink::open(
         options.record.then_some(options.db.as_path()),
@@ -134,6 +143,7 @@ pub async fn start_replay(
     let (listener, addr, warning) = listen::bind(&options.listen).await?;
     let replayer = Arc::new(Replayer {
         recording,
+        store: Mutex::new(store),
         prefix: Mutex::new(matcher),
         sink: Arc::clone(&sink),
         options,
@@ -299,9 +309,29 @@ impl Replayer {
         (matched, number, exchange)
     }
 
+    /// Recorded request `index` with its answer, read from the database now.
+    fn answer(&self, index: usize) -> Result<RecordedRequest, String> {
+        let id = self.recording.requests[index].id;
+        let store = self.store.lock().unwrap_or_else(PoisonError::into_inner);
+        RecordedRequest::reload(&store, id)
+            .map_err(|e| format!("the recorded answer of request {id} cannot be read: {e}"))
+    }
+
     /// The recorded answer: its status, headers and events at the recorded pace.
     fn serve_recorded(&self, index: usize, mut exchange: Exchange) -> Response<Body> {
-        let recorded: &RecordedRequest = &self.recording.requests[index];
+        let recorded = match self.answer(index) {
+            Ok(recorded) => recorded,
+            Err(message) => {
+                exchange.fail(crate::core::stream::ErrorClass::Stream, message.clone());
+                exchange.finish();
+                return error_response(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "bad_recording",
+                    &message,
+                );
+            }
+        };
+        let recorded = &recorded;
         let status = recorded.status.unwrap_or(200);
         let mut headers: Vec<(String, String)> = recorded
             .response_headers

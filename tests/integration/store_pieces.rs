@@ -1,6 +1,6 @@
 //! Bodies cut into content-addressed pieces (schema 3, packed since schema 4; issue 15), on real SQLite files: every
 //! spelling comes back byte for byte (reordered `client_metadata`, whitespace, duplicate keys,
-//! bodies that are not objects or not JSON); a reordered `client_metadata` stores only its short
+//! bodies that are not objects or not JSON; one that is not UTF-8 comes back as its escaped view); a reordered `client_metadata` stores only its short
 //! key pieces again, never the tool list; a database written by schema 2 (a file the previous
 //! code wrote, `tests/data/store/schema2.sql`, an SQL dump of its file) migrates and still rebuilds every body exactly.
 
@@ -122,9 +122,14 @@ fn every_spelling_of_a_body_comes_back_byte_for_byte() {
     let store = Store::open(&path).expect("reopen");
     for (id, original) in ids.iter().zip(&bodies) {
         let stored = store.body(*id).expect("body");
+        // A body that is not UTF-8 is stored as its escaped view (`\xNN`), never raw.
+        let expected = match std::str::from_utf8(original) {
+            Ok(_) => original.clone(),
+            Err(_) => promptwire::core::redact::escaped_view(original).into_bytes(),
+        };
         assert_eq!(
             stored.bytes,
-            *original,
+            expected,
             "{}",
             String::from_utf8_lossy(original)
         );

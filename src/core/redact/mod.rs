@@ -14,6 +14,9 @@
 //!   send as Basic credentials, too) and credential query parameters (`key`, `api-key`, `token`,
 //!   `sig`, `code`, `secret`, `password`, …).
 //!
+//! Bytes that are not UTF-8 are redacted through their [`escaped_view`] (`\xNN` for each
+//! stray byte); raw bytes are never stored.
+//!
 //! [`redacted_paths`] names what a redacted rendering of a JSON document replaced.
 //!
 //! What is shown uses [`redact_text`] and its kin, which hide a whole text they cannot redact;
@@ -25,11 +28,13 @@
 //! What a redacted value shows is [`REDACTED`]; the scheme of an authorization value, the name
 //! of a cookie and the user name of a URL stay visible.
 
+mod bytes;
 pub mod checked;
 pub mod headers;
 mod paths;
 mod text;
 
+pub use bytes::{ESCAPED_NOTE, escaped_view};
 pub use checked::{
     RedactError, try_redact_header, try_redact_value, try_redacted, try_redacted_json,
 };

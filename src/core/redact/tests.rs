@@ -258,3 +258,30 @@ fn scalars_inside_a_credential_container_object() {
         r#"{"credentials":{"pw":"x""#
     );
 }
+
+#[test]
+fn arrays_under_credential_keys_are_redacted_throughout() {
+    assert_eq!(
+        redact_text(r#"{"api_key":["sk-live-0123456789","x",42],"tags":["a"]}"#),
+        r#"{"api_key":["<redacted>","<redacted>","<redacted>"],"tags":["a"]}"#
+    );
+    assert_eq!(
+        redact_text(r#"{"auth":{"tokens" :[1]},"Password" : [ "p1", ["p2"] ]}"#),
+        r#"{"auth":{"tokens" :["<redacted>"]},"Password" : [ "<redacted>", ["<redacted>"] ]}"#
+    );
+}
+
+#[test]
+fn keys_spelled_with_escapes_are_matched_on_their_decoded_name() {
+    assert_eq!(
+        redact_text(r#"{"pass\u0077ord":"hunter2","api\u005fkey":["k1"],"n\u0061me":"kept"}"#),
+        r#"{"password":"<redacted>","api_key":["<redacted>"],"name":"kept"}"#
+    );
+    // A value is never taken for a key, and an escaped backslash is not an escape.
+    assert_eq!(
+        redact_text(r#"{"note":"pass\u0077ord","path":"C:\\u0077"}"#),
+        r#"{"note":"pass\u0077ord","path":"C:\\u0077"}"#
+    );
+    // A name that decodes to something other than a plain name stays as written.
+    assert_eq!(redact_text(r#"{"a\u0020b":"v"}"#), r#"{"a\u0020b":"v"}"#);
+}

@@ -18,6 +18,10 @@
 //! ending in `credential(s)` or `secret(s)`, or `auth` — is a credential (`"credentials":
 //! {"pw": …}`), unless that object is a JSON Schema (it has a `type`, `properties` or
 //! `description` member), so a tool's parameters stay intact.
+//! An array under a credential key (`"api_key": ["sk-…", "x"]`) has every string and number in
+//! it replaced. A member name spelled with JSON escapes (`"pass\u0077ord"`) is matched on its
+//! decoded name: such a name whose decoded form is plain (letters, digits, `_`, `-`) is written
+//! decoded first, which is the same JSON.
 //! One exact exception: the `token` of a logprob (an object that also has `logprob`) is text,
 //! not a credential. JSON nested inside a JSON string (tool-call `arguments`) is conversation
 //! content and only gets the shape rules.
@@ -63,11 +67,22 @@ fn secrets_pattern() -> String {
 const CONTAINERS_PATTERN: &str =
     r#""(?i-u:[A-Za-z0-9_\-]*(?:credentials?|secrets?)|auth)"[ \t\r\n]*:[ \t\r\n]*\{"#;
 
+/// JSON member names (followed by `:`) that contain an escape (`\u…`): candidates for
+/// [`decode_keys`].
+const ESCAPED_KEY_PATTERN: &str = r#""(?:[^"\\]|\\.)*\\u(?:[^"\\]|\\.)*"[ \t\r\n]*:"#;
+
+/// Arrays under a credential member name ([`JSON_KEYS`]).
+fn arrays_pattern() -> String {
+    format!(r#""(?i-u:{JSON_KEYS})"[ \t\r\n]*:[ \t\r\n]*\["#)
+}
+
 /// The policy's two patterns, built once. A pattern that failed to build keeps why, and every
 /// checked redaction then refuses ([`RedactError::Pattern`]) instead of passing text through.
 pub(super) struct Patterns {
     secrets: Result<Regex, RedactError>,
     containers: Result<Regex, RedactError>,
+    arrays: Result<Regex, RedactError>,
+    escaped_keys: Result<Regex, RedactError>,
 }
 
 impl Patterns {
@@ -82,16 +97,35 @@ impl Patterns {
         Self {
             secrets: build("secrets", secrets),
             containers: build("containers", containers),
+            arrays: build("arrays", &arrays_pattern()),
+            escaped_keys: build("escaped keys", ESCAPED_KEY_PATTERN),
         }
     }
 
     /// `text` with every credential the policy knows replaced, or why that cannot be done.
     pub(super) fn redact<'t>(&self, text: &'t str) -> Result<Cow<'t, str>, RedactError> {
-        let (re, containers) = match (&self.secrets, &self.containers) {
-            (Ok(re), Ok(containers)) => (re, containers),
-            (Err(e), _) | (_, Err(e)) => return Err(e.clone()),
+        let (re, containers, arrays, escaped_keys) = match (
+            &self.secrets,
+            &self.containers,
+            &self.arrays,
+            &self.escaped_keys,
+        ) {
+            (Ok(re), Ok(containers), Ok(arrays), Ok(escaped_keys)) => {
+                (re, containers, arrays, escaped_keys)
+            }
+            (Err(e), _, _, _) | (_, Err(e), _, _) | (_, _, Err(e), _) | (_, _, _, Err(e)) => {
+                return Err(e.clone());
+            }
         };
-        let text = redact_containers(containers, text);
+        let text = decode_keys(escaped_keys, text);
+        let text = match text {
+            Cow::Borrowed(text) => redact_containers(containers, text),
+            Cow::Owned(text) => Cow::Owned(redact_containers(containers, &text).into_owned()),
+        };
+        let text = match text {
+            Cow::Borrowed(text) => redact_arrays(arrays, text),
+            Cow::Owned(text) => Cow::Owned(redact_arrays(arrays, &text).into_owned()),
+        };
         if !re.is_match(&text) {
             return Ok(text);
         }
@@ -148,6 +182,63 @@ fn redact_containers<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
             redact_scalars(object, &mut out);
             copied = close;
         }
+        search = close;
+    }
+    if copied == 0 {
+        return Cow::Borrowed(text);
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// `text` with every member name that is spelled with escapes and decodes to a plain name
+/// (ASCII letters, digits, `_`, `-`) written decoded, so the key rules see the name a JSON
+/// parser sees (`"pass\u0077ord"` is `"password"`). Same JSON; text without `\u` is untouched.
+fn decode_keys<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
+    if !text.contains("\\u") {
+        return Cow::Borrowed(text);
+    }
+    let mut changed = false;
+    let out = re.replace_all(text, |caps: &Captures<'_>| {
+        let whole = caps.get(0).map_or("", |m| m.as_str());
+        let Some(close) = whole.rfind('"') else {
+            return whole.to_string();
+        };
+        match serde_json::from_str::<String>(&whole[..=close]) {
+            Ok(name)
+                if !name.is_empty()
+                    && name
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+            {
+                changed = true;
+                format!("\"{name}\"{}", &whole[close + 1..])
+            }
+            _ => whole.to_string(),
+        }
+    });
+    if changed {
+        Cow::Owned(out.into_owned())
+    } else {
+        Cow::Borrowed(text)
+    }
+}
+
+/// `text` with every string and number inside an array under a credential member name (`re`,
+/// [`arrays_pattern`]) replaced by `"<redacted>"`.
+fn redact_arrays<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut search = 0;
+    while let Some(m) = re.find_at(text, search) {
+        // The array starts at the match's last byte, `[`.
+        let open = m.end() - 1;
+        let Some(close) = object_end(text.as_bytes(), open) else {
+            break;
+        };
+        out.push_str(&text[copied..open]);
+        redact_scalars(&text[open..close], &mut out);
+        copied = close;
         search = close;
     }
     if copied == 0 {

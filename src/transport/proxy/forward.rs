@@ -12,7 +12,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::{BodyExt as _, Limited};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
 use serde_json::json;
@@ -37,6 +36,8 @@ pub(crate) struct Relay {
     pub(super) sink: Arc<Sink>,
     pub(super) max_body_bytes: usize,
     pub(super) idle_timeout: Duration,
+    /// Memory shared by every request body being read or held.
+    pub(super) body_budget: super::budget::BodyBudget,
 }
 
 /// A JSON error answer in the Responses API's shape, from the proxy itself.
@@ -51,21 +52,11 @@ pub(crate) fn error_response(status: StatusCode, code: &str, message: &str) -> R
     response
 }
 
-/// Reads a request body, at most `limit` bytes.
+/// Reads a request body, at most `limit` bytes (no shared budget).
 pub(crate) async fn read_body(body: Incoming, limit: usize) -> Result<Bytes, Response<Body>> {
-    match Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => Err(error_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "request_too_large",
-            &format!("the request body is larger than {limit} bytes"),
-        )),
-        Err(e) => Err(error_response(
-            StatusCode::BAD_REQUEST,
-            "bad_request_body",
-            &format!("cannot read the request body: {e}"),
-        )),
-    }
+    super::budget::read_body_within(body, limit, None)
+        .await
+        .map(|(bytes, _)| bytes)
 }
 
 impl Relay {
@@ -81,6 +72,7 @@ impl Relay {
             sink,
             max_body_bytes: options.max_body_bytes,
             idle_timeout: options.idle_timeout,
+            body_budget: super::budget::BodyBudget::new(options.body_budget_bytes),
         })
     }
 
@@ -116,8 +108,16 @@ impl Relay {
             .to_string();
         let url = upstream_url(&self.upstream, &path_and_query);
         let record = parts.method == hyper::Method::POST && is_responses_path(parts.uri.path());
-        let raw = match read_body(body, self.max_body_bytes).await {
-            Ok(raw) => raw,
+        // The body's budget is held until the answer's head is returned (the body has gone
+        // upstream by then).
+        let (raw, _budget) = match super::budget::read_body_within(
+            body,
+            self.max_body_bytes,
+            Some(&self.body_budget),
+        )
+        .await
+        {
+            Ok(read) => read,
             Err(response) => return response,
         };
         let exchange = record.then(|| self.begin(&parts.headers, &raw, &url, connection));

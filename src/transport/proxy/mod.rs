@@ -7,6 +7,7 @@
 //! - [`wire`]: hop-by-hop headers, upstream URLs, request-body decoding, session grouping.
 //! - [`exchange`]: the store side — sessions by key, one exchange per request, through the
 //!   database's one writer.
+//! - [`budget`]: one memory budget shared by the request bodies being read.
 //! - `forward`: the HTTP relay; `pump`: its response body (read-ahead, batched writes);
 //!   `upstream`: how it reaches the upstream; `ws`: the WebSocket relay.
 //!
@@ -14,6 +15,7 @@
 //! bounded channel of [`ProxyEvent`]s that never makes the proxy wait (a full channel drops
 //! events; the store keeps everything).
 
+pub mod budget;
 pub(crate) mod exchange;
 pub(crate) mod forward;
 pub mod listen;
@@ -263,6 +265,9 @@ pub struct ProxyOptions {
     pub writer: WriterOptions,
     /// Bounds on the client connections it holds (head timeout, how many).
     pub connections: listen::ConnectionLimits,
+    /// Memory for all request bodies being read at once ([`budget`]): a body that finds none
+    /// left is answered 503.
+    pub body_budget_bytes: usize,
 }
 
 impl ProxyOptions {
@@ -280,6 +285,7 @@ impl ProxyOptions {
             limits: StreamLimits::default(),
             writer: WriterOptions::default(),
             connections: listen::ConnectionLimits::default(),
+            body_budget_bytes: budget::DEFAULT_BODY_BUDGET_BYTES,
         }
     }
 }

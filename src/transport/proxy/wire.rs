@@ -125,7 +125,7 @@ pub enum DecodeError {
     Unsupported(String),
 }
 
-/// The body as stored: decoded from `content_encoding` (zstd, gzip; identity when `None`),
+/// The body as stored: decoded from `content_encoding` (zstd, gzip, deflate; identity when `None`),
 /// at most `limit` bytes. The forwarded bytes are never these.
 pub fn decode_body(
     raw: &[u8],
@@ -143,6 +143,11 @@ pub fn decode_body(
                 }
             })?),
             Some("gzip" | "x-gzip") => Box::new(flate2::read::GzDecoder::new(raw)),
+            // HTTP's `deflate` is zlib-wrapped; some clients send a raw deflate stream.
+            Some("deflate") if raw.first().is_some_and(|b| b & 0x0f == 8) => {
+                Box::new(flate2::read::ZlibDecoder::new(raw))
+            }
+            Some("deflate") => Box::new(flate2::read::DeflateDecoder::new(raw)),
             Some(other) => return Err(DecodeError::Unsupported(other.to_string())),
         };
     let name = encoding.unwrap_or_default();
@@ -249,6 +254,18 @@ mod tests {
         let gz = gz.finish().expect("gzip");
         assert_eq!(decode_body(&gz, Some("gzip"), 100).expect("decoded"), plain);
         assert_eq!(decode_body(plain, None, 100).expect("identity"), plain);
+        let mut zlib = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut zlib, plain).expect("zlib");
+        let zlib = zlib.finish().expect("zlib");
+        assert_eq!(
+            decode_body(&zlib, Some("deflate"), 100).expect("zlib"),
+            plain
+        );
+        let mut raw =
+            flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+        std::io::Write::write_all(&mut raw, plain).expect("deflate");
+        let raw = raw.finish().expect("deflate");
+        assert_eq!(decode_body(&raw, Some("deflate"), 100).expect("raw"), plain);
         assert!(matches!(
             decode_body(b"nope", Some("gzip"), 100),
             Err(DecodeError::Corrupt { .. })

@@ -151,7 +151,19 @@ async fn serve<T>(
 where
     T: futures_util::Sink<Message> + Unpin,
 {
-    let recorded = &replayer.recording.requests[index];
+    let recorded = match replayer.answer(index) {
+        Ok(recorded) => recorded,
+        Err(message) => {
+            let sent = send(
+                to_client,
+                &mut exchange,
+                error_frame(500, json!({"message": message})),
+            )
+            .await;
+            exchange.finish();
+            return sent;
+        }
+    };
     if !recorded.is_stream() {
         let status = recorded.status.unwrap_or(500);
         let body = recorded.response_body.as_deref().unwrap_or_default();
