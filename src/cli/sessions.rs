@@ -111,6 +111,23 @@ fn open(db: Option<&Path>) -> anyhow::Result<Store> {
     Ok(crate::store::send_recording::open_or_default(db)?)
 }
 
+/// Runs `job` on the database's one writer thread (as the app's imports do: live recordings of
+/// this process would queue behind it), after opening (and seeding the default) database, and
+/// waits for its result.
+fn on_writer<T: Send + 'static>(
+    db: Option<&Path>,
+    job: impl FnOnce(&mut Store) -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<T> {
+    let store = open(db)?;
+    let path = store.path().to_path_buf();
+    drop(store);
+    let writer = crate::store::Writer::open(&path)?;
+    writer
+        .run(job)
+        .recv()
+        .map_err(|_| anyhow::anyhow!("the database's writer stopped before the job ran"))?
+}
+
 fn session_json(s: &SessionSummary) -> Value {
     json!({
         "id": s.id,
@@ -329,13 +346,15 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             let meta = std::fs::metadata(file)
                 .with_context(|| format!("cannot read {}", file.display()))?;
             if meta.is_dir() {
-                let mut store = open(db)?;
-                return rollouts::import_dir(&mut store, file, args.json);
+                let (dir, json) = (file.clone(), args.json);
+                return on_writer(db, move |store| rollouts::import_dir(store, &dir, json));
             }
             let bytes = super::input::read_file(file, *max_bytes)?;
             if crate::core::rollout::looks_like_rollout(&bytes) {
-                let mut store = open(db)?;
-                return rollouts::import_file(&mut store, file, &bytes, args.json);
+                let (path, json) = (file.clone(), args.json);
+                return on_writer(db, move |store| {
+                    rollouts::import_file(store, &path, &bytes, json)
+                });
             }
             let text = String::from_utf8(bytes)
                 .with_context(|| format!("not UTF-8 text: {}", file.display()))?;
@@ -343,9 +362,9 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "import".to_string());
-            let mut store = open(db)?;
+            let (name, path) = (name.clone().unwrap_or(default_name), file.clone());
             let (session, requests) =
-                store.import_har(&text, name.as_deref().unwrap_or(&default_name), file)?;
+                on_writer(db, move |store| Ok(store.import_har(&text, &name, &path)?))?;
             if args.json {
                 print(&json!({"session": session, "requests": requests}).to_string())
             } else {
@@ -353,8 +372,8 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             }
         }
         SessionsCommand::Delete { id } => {
-            let mut store = open(db)?;
-            store.delete_session(*id)?;
+            let id = *id;
+            on_writer(db, move |store| Ok(store.delete_session(id)?))?;
             if args.json {
                 print(&json!({"deleted": id}).to_string())
             } else {

@@ -180,7 +180,7 @@ fn db_opens_the_app_on_that_database_and_a_dropped_database_switches_to_it() {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "listed", |s| !s.sessions.sessions.is_empty());
-    harness.get_by_label("Database: first.sqlite");
+    harness.get_by_label_contains("Database: first.sqlite · ");
     drop_file(&mut harness, second.clone());
     let want = second.clone();
     wait_until(&mut harness, "switched", move |s| {
@@ -188,7 +188,7 @@ fn db_opens_the_app_on_that_database_and_a_dropped_database_switches_to_it() {
             && s.sessions.loading == 0
             && !s.sessions.sessions.is_empty()
     });
-    harness.get_by_label("Database: second.sqlite");
+    harness.get_by_label_contains("Database: second.sqlite · ");
     assert_eq!(
         state(&harness).window_title(),
         "untitled prompt — second.sqlite — promptwire"

@@ -59,8 +59,9 @@ fn the_list_says_how_much_room_the_database_takes() {
         .map(|m| m.len())
         .sum::<u64>();
     assert_eq!(state(&harness).sessions.db_bytes, Some(bytes));
+    let name = db.file_name().expect("name").to_string_lossy().into_owned();
     let shown = format!(
-        "· {} on disk",
+        "Database: {name} · {} on disk",
         promptwire::core::stream::limits::human_size(bytes)
     );
     harness.get_by_label(&shown);

@@ -21,7 +21,7 @@ use crate::app::timeline::TimelineUpdate;
 use crate::core::compile::ask_why::set_comparison_response;
 use crate::core::compile::{BodyValue, CompiledRequest};
 use crate::core::rules::{BodyField, CompileRules};
-use crate::core::stream::{StreamReader, TurnOutcome};
+use crate::core::stream::{Replay, Timing, TurnOutcome};
 use crate::store::seed::open_seeded;
 use crate::store::{OutcomeRecord, Page, SendRecording, Writer};
 use crate::transport::recording::finish_recording;
@@ -106,8 +106,9 @@ type Prepared = (
     SendRecording,
 );
 
-/// The recorded stream of `request` through the decoder, for its items and timings beside the
-/// new answer (None when nothing was streamed).
+/// The recorded stream of `request` read back through the one [`Replay`] (its stored events as
+/// they were decoded when recorded, with its response headers, at once), for its items and
+/// timings beside the new answer (None when nothing was streamed).
 fn decode_recorded(
     store: &crate::store::Store,
     request: i64,
@@ -119,18 +120,18 @@ fn decode_recorded(
     if events.is_empty() {
         return Ok(None);
     }
-    let mut reader = StreamReader::new();
-    for event in &events {
-        reader.push(&event.to_sse(), event.received_at);
-    }
+    let headers = store
+        .request(request)
+        .map_err(|e| e.to_string())?
+        .response_headers;
     let end = recorded
         .and_then(|r| r.total_us)
         .and_then(|us| u64::try_from(us).ok())
         .map(Duration::from_micros)
-        .or_else(|| events.last().map(|e| e.received_at))
         .unwrap_or_default();
-    reader.finish(end);
-    Ok(Some(reader.outcome().clone()))
+    Ok(Some(
+        Replay::new(events, &headers, end, Timing::Instant).into_outcome(),
+    ))
 }
 
 fn prepare(

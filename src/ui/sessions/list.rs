@@ -111,22 +111,23 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
         if shown > 0 {
             ui.weak(format!("{}–{}", offset + 1, offset + shown));
         }
-        if let Some(bytes) = state.sessions.db_bytes {
-            let path = state
-                .sessions
-                .db_path
-                .as_deref()
-                .map(|p| p.display().to_string());
-            ui.weak(format!("· {} on disk", human_size(bytes)))
-                .on_hover_text(path.unwrap_or_default());
-        }
     });
+    // The database and its size on a line of their own, cut to the pane (whole path on hover):
+    // beside the page buttons the size was cut off at the list's default width.
     if let Some(path) = &state.sessions.db_path {
         let name = path.file_name().map_or_else(
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        ui.weak(format!("Database: {name}"))
-            .on_hover_text(path.display().to_string());
+        let size = state
+            .sessions
+            .db_bytes
+            .map(|bytes| format!(" · {} on disk", human_size(bytes)))
+            .unwrap_or_default();
+        ui.add(
+            egui::Label::new(egui::RichText::new(format!("Database: {name}{size}")).weak())
+                .truncate(),
+        )
+        .on_hover_text(path.display().to_string());
     }
 }
