@@ -540,6 +540,42 @@ async fn an_h2_upstream_is_relayed_byte_for_byte_and_recorded_as_over_http1() {
         outcomes[2].error_class,
         Some(promptwire::core::stream::ErrorClass::RetryLimit)
     );
+
+    // The HAR says which HTTP the upstream answered over, and keeps it through an import.
+    let h2_versions = vec![("HTTP/2.0".to_string(), "HTTP/2.0".to_string()); 3];
+    let h1_versions = vec![("HTTP/1.1".to_string(), "HTTP/1.1".to_string()); 3];
+    assert_eq!(har_versions(&over_h2.db), h2_versions);
+    assert_eq!(har_versions(&over_h1.db), h1_versions);
+    let store = Store::open(&over_h2.db).expect("db");
+    let session = store.list_sessions(Page::ALL).expect("sessions")[0].id;
+    let har = store.export_har(session, true).expect("har");
+    let imported_db = over_h2.db.with_file_name("imported.sqlite");
+    let mut imported = Store::open(&imported_db).expect("db");
+    imported
+        .import_har(
+            &serde_json::to_string(&har).expect("har text"),
+            "h2",
+            &over_h2.db.with_file_name("h2.har"),
+        )
+        .expect("import");
+    drop(imported);
+    assert_eq!(har_versions(&imported_db), h2_versions);
+}
+
+/// (request, response) `httpVersion` of every HAR entry of the first session in `db`.
+fn har_versions(db: &Path) -> Vec<(String, String)> {
+    let store = Store::open(db).expect("db");
+    let session = store.list_sessions(Page::ALL).expect("sessions")[0].id;
+    let har = store.export_har(session, true).expect("har");
+    har["log"]["entries"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            let version = |side: &str| e[side]["httpVersion"].as_str().unwrap_or("?").to_string();
+            (version("request"), version("response"))
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -187,6 +187,7 @@ impl Relay {
         let mut exchange = exchange;
         if let Some(exchange) = exchange.as_mut() {
             exchange.response(status.as_u16(), header_pairs(&response.headers));
+            exchange.http_version(response.version);
         }
         let body = super::pump::relay_body(response.body, exchange, self.idle_timeout);
         builder.body(body).unwrap_or_else(|e| {

@@ -31,6 +31,8 @@ use crate::transport::tls::ExtraRoots;
 pub(crate) struct UpstreamResponse {
     /// Its status.
     pub(crate) status: hyper::StatusCode,
+    /// The HTTP version it came over (HTTP/2 when the upstream offered it by ALPN).
+    pub(crate) version: hyper::Version,
     /// Its headers, in order.
     pub(crate) headers: HeaderMap,
     /// Its body, chunk by chunk, pulled as it is read (an error ends it).
@@ -97,6 +99,7 @@ impl UpstreamClient {
                     .map_err(|e| error_chain(&e))?;
                 Ok(UpstreamResponse {
                     status: response.status(),
+                    version: response.version(),
                     headers: response.headers().clone(),
                     body: response
                         .bytes_stream()
@@ -177,6 +180,7 @@ async fn send_loopback(
     };
     Ok(UpstreamResponse {
         status: parts.status,
+        version: parts.version,
         headers: parts.headers,
         body: body.boxed(),
     })
