@@ -19,7 +19,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http_body_util::BodyExt as _;
+use futures_util::{SinkExt as _, StreamExt as _};
+use http_body_util::BodyExt;
 use hyper::body::Frame;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 use pretty_assertions::assert_eq;
@@ -33,7 +34,8 @@ use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use serde_json::{Value, json};
 use support::scratch;
 use support::server::Server;
-use support::upstream::{End, Reply, Step, Upstream, pieces, sse_file};
+use support::upstream::{End, Reply, Step, Upstream, pieces, sse_file, turn_events};
+use tokio_tungstenite::tungstenite::Message;
 
 /// `tests/data/tls/{name}`.
 fn tls_file(name: &str) -> PathBuf {
@@ -70,24 +72,29 @@ struct H2Upstream {
     _stop: tokio::sync::oneshot::Sender<()>,
 }
 
+/// TLS with the test CA's leaf for 127.0.0.1 / localhost, offering `alpn`.
+fn tls_acceptor(alpn: &[&[u8]]) -> tokio_rustls::TlsAcceptor {
+    let certificates: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(tls_file("leaf.pem"))
+            .expect("leaf.pem")
+            .collect::<Result<_, _>>()
+            .expect("leaf certificate");
+    let key = PrivateKeyDer::from_pem_file(tls_file("leaf.key")).expect("leaf.key");
+    let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("versions")
+    .with_no_client_auth()
+    .with_single_cert(certificates, key)
+    .expect("server certificate");
+    config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    tokio_rustls::TlsAcceptor::from(Arc::new(config))
+}
+
 impl H2Upstream {
     fn start(replies: Vec<Reply>) -> Self {
-        let certificates: Vec<CertificateDer<'static>> =
-            CertificateDer::pem_file_iter(tls_file("leaf.pem"))
-                .expect("leaf.pem")
-                .collect::<Result<_, _>>()
-                .expect("leaf certificate");
-        let key = PrivateKeyDer::from_pem_file(tls_file("leaf.key")).expect("leaf.key");
-        let mut config = rustls::ServerConfig::builder_with_provider(Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .expect("versions")
-        .with_no_client_auth()
-        .with_single_cert(certificates, key)
-        .expect("server certificate");
-        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
-        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let acceptor = tls_acceptor(&[b"h2", b"http/1.1"]);
 
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         listener.set_nonblocking(true).expect("nonblocking");
@@ -221,7 +228,8 @@ impl Connection {
                 }
             }
         });
-        let mut response = hyper::Response::new(http_body_util::StreamBody::new(stream).boxed());
+        let mut response =
+            hyper::Response::new(BodyExt::boxed(http_body_util::StreamBody::new(stream)));
         *response.status_mut() = hyper::StatusCode::from_u16(reply.status).expect("status");
         for (name, value) in &reply.headers {
             response.headers_mut().append(
@@ -750,4 +758,129 @@ fn a_bad_upstream_ca_file_is_a_one_line_error_naming_it() {
     ];
     assert_eq!(outcomes, expected);
     assert!(!db.exists(), "nothing was created before the CA was read");
+}
+
+/// The `data:` JSON of each SSE event of a turn: what a WebSocket upstream sends as frames.
+fn ws_frames(id: &str, text: &str) -> Vec<String> {
+    turn_events(id, text)
+        .iter()
+        .map(|event| {
+            let text = std::str::from_utf8(event).expect("utf8");
+            text.lines()
+                .find_map(|l| l.strip_prefix("data: "))
+                .expect("data line")
+                .to_string()
+        })
+        .collect()
+}
+
+/// A `wss://` upstream on 127.0.0.1 (the test CA's leaf): answers every text frame with
+/// `ws_frames("resp_wss", …)`; logs the frames it got. Its `https://` base URL.
+async fn wss_upstream(log: Arc<Mutex<Vec<String>>>) -> String {
+    let acceptor = tls_acceptor(&[b"http/1.1"]);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, log) = (acceptor.clone(), Arc::clone(&log));
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let Ok(mut ws) = tokio_tungstenite::accept_async(tls).await else {
+                    return;
+                };
+                while let Some(Ok(message)) = ws.next().await {
+                    let Message::Text(text) = message else {
+                        continue;
+                    };
+                    log.lock().expect("log").push(text.to_string());
+                    for frame in ws_frames("resp_wss", "over wss") {
+                        if ws.send(Message::text(frame)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    format!("https://127.0.0.1:{}/v1", addr.port())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_websocket_relay_trusts_the_ca_too() {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let upstream = wss_upstream(Arc::clone(&log)).await;
+    let create = json!({"type": "response.create", "model": "gpt-5.5", "input": "over wss",
+        "stream": true, "prompt_cache_key": "wss-thread"})
+    .to_string();
+
+    // Without the CA the upstream's certificate is refused, and so is the client's upgrade.
+    let (untrusting, _rx) = start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, None))
+        .await
+        .expect("proxy");
+    let refused =
+        tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", untrusting.local_addr()))
+            .await;
+    let status = match refused {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => response.status().as_u16(),
+        other => panic!("the upgrade went through: {:?}", other.map(|(_, r)| r)),
+    };
+    assert_eq!(status, 502);
+    untrusting.stop();
+    untrusting.stopped().await;
+
+    let db = scratch("wss").join("proxy.sqlite");
+    let mut options = ProxyOptions::new("127.0.0.1:0", &upstream, Some(db.clone()));
+    options.upstream_ca = Some(test_ca());
+    let (handle, _rx) = start_proxy(options).await.expect("proxy");
+    let (mut ws, response) =
+        tokio_tungstenite::connect_async(format!("ws://{}/v1/responses", handle.local_addr()))
+            .await
+            .expect("upgrade");
+    assert_eq!(response.status().as_u16(), 101);
+    ws.send(Message::text(create.clone())).await.expect("send");
+    let expected = ws_frames("resp_wss", "over wss");
+    let mut got = Vec::new();
+    while got.len() < expected.len() {
+        match ws.next().await.expect("frame").expect("ok") {
+            Message::Text(text) => got.push(text.to_string()),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(got, expected);
+    ws.close(None).await.expect("close");
+    drop(ws);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    handle.stop();
+    handle.stopped().await;
+    assert_eq!(log.lock().expect("log").clone(), vec![create]);
+
+    let store = Store::open(&db).expect("db");
+    let session = store.list_sessions(Page::ALL).expect("sessions")[0].id;
+    let rows = store.requests(session, Page::ALL).expect("rows");
+    assert_eq!(rows.len(), 1);
+    let outcome = store.outcome(rows[0].id).expect("read").expect("outcome");
+    let events: Vec<String> = store
+        .events(rows[0].id, Page::ALL)
+        .expect("events")
+        .into_iter()
+        .map(|e| e.data)
+        .collect();
+    assert_eq!(
+        (
+            outcome.state,
+            outcome.response_id.as_deref(),
+            outcome.text.as_str(),
+            events
+        ),
+        (
+            RecordedState::Completed,
+            Some("resp_wss"),
+            "over wss",
+            expected
+        )
+    );
 }
