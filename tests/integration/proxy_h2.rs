@@ -5,7 +5,10 @@
 //! every request it got, so a proxy that fell back to HTTP/1.1 fails. Its answers — a real
 //! Responses SSE stream in a few DATA frames, a JSON response object, a 429 with a JSON error —
 //! reach a plain HTTP/1.1 client byte for byte, and are recorded exactly as the same answers
-//! served over HTTP/1.1 by the loopback upstream of `support::upstream`.
+//! served over HTTP/1.1 by the loopback upstream of `support::upstream`; the HAR names HTTP/2.
+//! Also through the same CA: the `record` binary (`--upstream-ca`, and its bad-file errors), the
+//! WebSocket relay to a `wss://` upstream, and a live send (`SendOptions::ca`, `send --ca`);
+//! without the CA each is refused (UnknownIssuer) and nothing reaches the upstream.
 
 use crate::support;
 
@@ -882,5 +885,73 @@ async fn the_websocket_relay_trusts_the_ca_too() {
             "over wss",
             expected
         )
+    );
+}
+
+/// A live send (`send --ca`) to the HTTP/2 upstream: the Prompt of the stream tests, compiled for
+/// a compatible provider at `base_url`.
+async fn live_send(base_url: &str, ca: Option<ExtraRoots>) -> promptwire::transport::SendResult {
+    use promptwire::core::compile::compile;
+    use promptwire::core::models::ModelCatalog;
+    use promptwire::core::prompt::{Dialect, Prompt};
+    use promptwire::core::provider::{Provider, ProviderKind};
+    use promptwire::core::rules::CompileRules;
+    use promptwire::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
+    let prompt = Prompt::from_json_str(
+        r#"{"model": "gpt-5.5", "base_instructions": "Answer briefly.",
+            "input": [{"type": "message", "role": "user",
+                       "content": [{"type": "input_text", "text": "What does git rebase --onto do?"}]}]}"#,
+    )
+    .expect("prompt");
+    let model = ModelCatalog::bundled().lookup(&prompt.model);
+    let mut provider = Provider::preset(ProviderKind::Compatible);
+    provider.base_url = base_url.to_string();
+    let request = compile(
+        &prompt,
+        &model,
+        &provider,
+        Dialect::Auto,
+        &CompileRules::codex_0_169(),
+    )
+    .expect("compile");
+    let headers = resolve_headers(&request, |_| None).expect("no secrets");
+    let options = SendOptions {
+        max_retries: 0,
+        ca,
+        ..SendOptions::default()
+    };
+    let sender = HttpSender::new(&request.url, options).expect("sender");
+    sender
+        .send(&request, &headers, &CancelToken::new(), |_| {})
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_send_with_the_ca_streams_over_http2() {
+    let (_, reply) = cases().swap_remove(0);
+    let h2 = H2Upstream::start(vec![reply.clone()]);
+    let untrusted = live_send(&h2.base_url(), None).await;
+    let refused = untrusted
+        .error
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(refused.contains("UnknownIssuer"), "{refused}");
+    assert_eq!(h2.seen(), Vec::new());
+
+    let result = live_send(&h2.base_url(), Some(test_ca())).await;
+    assert_eq!(result.error, None);
+    let expected = read_all(&reply_bytes(&reply), Duration::ZERO).1;
+    let outcome = result.outcome().expect("outcome");
+    assert_eq!(
+        (&outcome.state, &outcome.text, outcome.usage.as_ref()),
+        (&expected.state, &expected.text, expected.usage.as_ref())
+    );
+    assert_eq!(
+        h2.seen()
+            .iter()
+            .map(|s| (s.alpn.as_deref(), s.version.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(Some("h2"), "HTTP/2.0")]
     );
 }
