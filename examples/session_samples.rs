@@ -182,6 +182,7 @@ impl Recorder<'_> {
                 body,
                 wait_us: Some(micros(wait)),
                 total_us: Some(micros(total)),
+                http_version: None,
             },
         )?;
         self.store.set_outcome(request, &outcome)?;

@@ -2,6 +2,7 @@
 //! subcommand prints machine-readable output on stdout; a user error is one line on stderr and
 //! exit status 1; never a panic.
 
+mod ca;
 mod choices;
 mod compile;
 mod diff;

@@ -1,5 +1,5 @@
-//! `promptwire record --listen 127.0.0.1:PORT --upstream URL [--session NAME] [--db PATH]
-//! [--json]`: runs the recording proxy until interrupted (Ctrl-C / SIGTERM), printing one line per
+//! `promptwire record --listen 127.0.0.1:PORT --upstream URL [--upstream-ca FILE] [--session NAME]
+//! [--db PATH] [--json]`: runs the recording proxy until interrupted (Ctrl-C / SIGTERM), printing one line per
 //! request as it starts and as it ends. The first line names the address it listens on (port 0
 //! picks a free one).
 //!
@@ -31,6 +31,10 @@ pub struct RecordArgs {
     /// The real endpoint's base URL, e.g. https://api.openai.com/v1.
     #[arg(long)]
     upstream: String,
+    /// PEM file of root certificates to trust for the upstream besides the web's (a private
+    /// CA); at most 1 MiB.
+    #[arg(long, value_name = "FILE")]
+    upstream_ca: Option<PathBuf>,
     /// Name of the recorded session (later sessions get ` #2`, …).
     #[arg(long)]
     session: Option<String>,
@@ -349,6 +353,11 @@ impl EventPrinter {
 
 /// Runs `record`.
 pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
+    let upstream_ca = args
+        .upstream_ca
+        .as_deref()
+        .map(super::ca::read_ca_file)
+        .transpose()?;
     let db = database(args.db.clone())?;
     let runtime = runtime()?;
     let result = runtime.block_on(async {
@@ -356,6 +365,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         options.session_name = args.session.clone();
         options.max_body_bytes = args.max_body_bytes;
         options.limits = args.limits.limits();
+        options.upstream_ca = upstream_ca;
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();
         let mut printer = EventPrinter::new(args.json);

@@ -115,6 +115,9 @@ pub struct SendArgs {
     /// Send over a WebSocket (the `response.create` frame) instead of an HTTP POST.
     #[arg(long)]
     ws: bool,
+    /// PEM file of root certificates to trust besides the web's (a private CA); at most 1 MiB.
+    #[arg(long, value_name = "FILE")]
+    ca: Option<std::path::PathBuf>,
 }
 
 fn duration(name: &str, secs: f64) -> anyhow::Result<std::time::Duration> {
@@ -256,6 +259,11 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
         limits: args.limits.limits(),
         // The printer and the recorder take each entry as it arrives: none is kept twice.
         keep_entries: false,
+        ca: args
+            .ca
+            .as_deref()
+            .map(super::ca::read_ca_file)
+            .transpose()?,
         ..SendOptions::default()
     };
     #[allow(

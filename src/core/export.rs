@@ -120,12 +120,19 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
     let entries: Vec<Value> = entries
         .iter()
         .map(|e| {
+            // What the exchange went over when it was recorded as not HTTP/1.1 (the proxy's
+            // upstream side: HTTP/2 by ALPN).
+            let version = e
+                .extra
+                .get("http_version")
+                .and_then(Value::as_str)
+                .unwrap_or("HTTP/1.1");
             let (response, wait, receive) = match &e.response {
                 Some(r) => (
                     json!({
                         "status": r.status,
                         "statusText": "",
-                        "httpVersion": "HTTP/1.1",
+                        "httpVersion": version,
                         "cookies": [],
                         "headers": har_headers(&r.headers, redact)?,
                         "content": {"size": r.body.len(), "mimeType": r.mime_type, "text": text(&r.body)?},
@@ -163,7 +170,7 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
                 "request": {
                     "method": e.method,
                     "url": url,
-                    "httpVersion": "HTTP/1.1",
+                    "httpVersion": version,
                     "cookies": [],
                     "headers": har_headers(&e.request_headers, redact)?,
                     "queryString": [],

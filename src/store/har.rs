@@ -636,6 +636,8 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             body: response_body,
             wait_us,
             total_us,
+            // Kept with `_promptwire` (imported as the extra fields).
+            http_version: None,
         });
     }
     Ok(ParsedEntry {

@@ -255,6 +255,7 @@ impl SendRecording {
                 body: attempt.http_error_body.clone(),
                 wait_us,
                 total_us: Some(micros(attempt.elapsed)),
+                http_version: None,
             });
             let mut outcome = OutcomeRecord::from_turn_owned(attempt.outcome);
             if let Some((class, message)) = &attempt.error

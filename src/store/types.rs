@@ -101,6 +101,9 @@ pub struct ResponseMeta {
     pub wait_us: Option<i64>,
     /// Microseconds to the end of the response.
     pub total_us: Option<i64>,
+    /// The HTTP version the answer came over (`HTTP/2.0`, `HTTP/1.1`), kept in the request's
+    /// extra fields as `http_version` (the HAR's `httpVersion`); `None` leaves them as they are.
+    pub http_version: Option<String>,
 }
 
 /// How a stored turn ended, as recorded (stored as `open` / `completed` / `failed`).

@@ -293,6 +293,12 @@ pub(super) fn update_response(
             response.total_us,
         ],
     )?;
+    if let Some(version) = &response.http_version {
+        conn.execute(
+            "UPDATE requests SET extra = json_set(COALESCE(extra, '{}'), '$.http_version', ?2) WHERE id = ?1",
+            params![request_id, version],
+        )?;
+    }
     Ok(changed > 0)
 }
 

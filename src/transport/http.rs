@@ -73,6 +73,9 @@ impl HttpSender {
         if parsed.host_str().is_some_and(is_loopback_host) {
             builder = builder.no_proxy();
         }
+        if let Some(ca) = &options.ca {
+            builder = ca.add_to_reqwest(builder).map_err(PrepareError::Client)?;
+        }
         let client = builder
             .build()
             .map_err(|e| PrepareError::Client(error_chain(&e)))?;

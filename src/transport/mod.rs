@@ -13,6 +13,7 @@
 //! - [`recording`]: applies a live send's events and result to its store recording.
 //! - [`redirect`]: the redirect policy of live sends (never to another origin).
 //! - [`replay_server`]: the replay endpoint, serving a recording to a real client.
+//! - [`tls`]: extra root certificates for an upstream behind a private CA.
 
 pub mod http;
 pub mod proxy;
@@ -23,6 +24,7 @@ pub mod replay;
 pub mod replay_match;
 pub mod replay_server;
 pub mod send;
+pub mod tls;
 pub mod ws;
 
 pub use http::HttpSender;

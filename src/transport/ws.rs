@@ -55,6 +55,9 @@ pub struct WsSender {
     host: String,
     port: u16,
     options: SendOptions,
+    /// TLS trusting the extra roots of [`SendOptions::ca`] (`None`: tokio-tungstenite's
+    /// default, the web's roots).
+    tls: Option<std::sync::Arc<rustls::ClientConfig>>,
     /// Largest accepted message (and frame), in bytes.
     pub max_message_bytes: usize,
 }
@@ -90,10 +93,17 @@ impl WsSender {
             .trim_end_matches(']')
             .to_string();
         let port = parsed.port_or_known_default().unwrap_or(443);
+        let tls = options
+            .ca
+            .as_ref()
+            .map(|ca| ca.rustls_client_config())
+            .transpose()
+            .map_err(PrepareError::Client)?;
         Ok(Self {
             url: parsed.to_string(),
             host,
             port,
+            tls,
             options,
             max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         })
@@ -238,8 +248,9 @@ impl WsSender {
         let config = WebSocketConfig::default()
             .max_message_size(Some(self.max_message_bytes))
             .max_frame_size(Some(self.max_message_bytes));
+        let connector = self.tls.clone().map(tokio_tungstenite::Connector::Rustls);
         let handshake =
-            tokio_tungstenite::client_async_tls_with_config(upgrade, tcp, Some(config), None);
+            tokio_tungstenite::client_async_tls_with_config(upgrade, tcp, Some(config), connector);
         let idle = self.options.idle_timeout;
         match tokio::time::timeout(idle, handshake).await {
             Err(_) => Err(SendError::Timeout {

@@ -191,6 +191,7 @@ fn run(capture: &Capture, requests: usize) -> Growth {
                     body: None,
                     wait_us: Some(180_000),
                     total_us: Some(1_400_000),
+                    http_version: None,
                 },
             )
             .expect("response");

@@ -78,6 +78,7 @@ fn write_har(path: &Path) {
                     body: None,
                     wait_us: Some(1000),
                     total_us: Some(9000),
+                    http_version: None,
                 },
             )
             .expect("response");

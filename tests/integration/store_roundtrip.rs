@@ -164,6 +164,7 @@ fn har_export_then_import_keeps_bodies_events_timings_and_outcome() {
                 body: None,
                 wait_us: Some(400_000),
                 total_us: Some(406_000),
+                http_version: None,
             },
         )
         .expect("response");
@@ -233,6 +234,7 @@ fn the_authorization_value_never_reaches_the_database_file() {
                 body: Some("{}".to_string()),
                 wait_us: None,
                 total_us: None,
+                http_version: None,
             },
         )
         .expect("response");

@@ -203,6 +203,7 @@ impl Sink {
             json: false,
             status: None,
             response_headers: Vec::new(),
+            http_version: None,
             wait: None,
             body: Vec::new(),
             failure: None,
@@ -260,6 +261,8 @@ pub(crate) struct Exchange {
     json: bool,
     status: Option<u16>,
     response_headers: Vec<(String, String)>,
+    /// The HTTP version the upstream answered over, when it was HTTP.
+    http_version: Option<String>,
     wait: Option<Duration>,
     body: Vec<u8>,
     failure: Option<(ErrorClass, String)>,
@@ -281,6 +284,12 @@ impl Exchange {
             self.reader.apply_header_events(&events, at);
         }
         self.response_headers = headers;
+    }
+
+    /// The upstream answered over `version`: stored with the response (the HAR's
+    /// `httpVersion`) when it is not HTTP/1.1, which a stored request without one went over.
+    pub(crate) fn http_version(&mut self, version: hyper::Version) {
+        self.http_version = (version != hyper::Version::HTTP_11).then(|| format!("{version:?}"));
     }
 
     /// Reads what follows as a stream of events whatever the headers said (WebSocket frames,
@@ -435,6 +444,7 @@ impl Exchange {
                     .then(|| String::from_utf8_lossy(&self.body).into_owned()),
                 wait_us: self.wait.map(micros),
                 total_us: Some(micros(at)),
+                http_version: self.http_version.take(),
             });
             writer.outcome(outcome.clone());
         }

@@ -38,6 +38,9 @@ pub(crate) struct Relay {
     pub(super) idle_timeout: Duration,
     /// Memory shared by every request body being read or held.
     pub(super) body_budget: super::budget::BodyBudget,
+    /// The WebSocket relay's TLS connector when the upstream has extra roots (`None`: the
+    /// web's roots, tokio-tungstenite's default).
+    pub(super) ws_tls: Option<tokio_tungstenite::Connector>,
 }
 
 /// A JSON error answer in the Responses API's shape, from the proxy itself.
@@ -65,7 +68,12 @@ impl Relay {
         options: &ProxyOptions,
         sink: Arc<Sink>,
     ) -> Result<Self, String> {
-        let client = UpstreamClient::for_upstream(&upstream, options.connect_timeout)?;
+        let ca = options.upstream_ca.as_ref();
+        let client = UpstreamClient::for_upstream(&upstream, options.connect_timeout, ca)?;
+        let ws_tls = ca
+            .map(|roots| roots.rustls_client_config())
+            .transpose()?
+            .map(tokio_tungstenite::Connector::Rustls);
         Ok(Self {
             upstream,
             client,
@@ -73,6 +81,7 @@ impl Relay {
             max_body_bytes: options.max_body_bytes,
             idle_timeout: options.idle_timeout,
             body_budget: super::budget::BodyBudget::new(options.body_budget_bytes),
+            ws_tls,
         })
     }
 
@@ -178,6 +187,7 @@ impl Relay {
         let mut exchange = exchange;
         if let Some(exchange) = exchange.as_mut() {
             exchange.response(status.as_u16(), header_pairs(&response.headers));
+            exchange.http_version(response.version);
         }
         let body = super::pump::relay_body(response.body, exchange, self.idle_timeout);
         builder.body(body).unwrap_or_else(|e| {

@@ -268,6 +268,9 @@ pub struct ProxyOptions {
     /// Memory for all request bodies being read at once ([`budget`]): a body that finds none
     /// left is answered 503.
     pub body_budget_bytes: usize,
+    /// Root certificates trusted for the upstream besides the web's (a private CA), for HTTP
+    /// and WebSocket alike; `None`: the web's roots only.
+    pub upstream_ca: Option<crate::transport::tls::ExtraRoots>,
 }
 
 impl ProxyOptions {
@@ -286,6 +289,7 @@ impl ProxyOptions {
             writer: WriterOptions::default(),
             connections: listen::ConnectionLimits::default(),
             body_budget_bytes: budget::DEFAULT_BODY_BUDGET_BYTES,
+            upstream_ca: None,
         }
     }
 }

@@ -6,9 +6,9 @@
 //! microseconds each — `benches/proxy.rs` measures both). One connection per request: on
 //! loopback a connect costs tens of microseconds.
 //!
-//! Every other upstream goes through reqwest (TLS with the web's roots, HTTP/2 when the server
-//! offers it, the environment's proxy settings), where the network, not the hand-over, bounds
-//! the speed.
+//! Every other upstream goes through reqwest (TLS with the web's roots and any extra ones given,
+//! HTTP/2 when the server offers it by ALPN, the environment's proxy settings), where the
+//! network, not the hand-over, bounds the speed.
 
 use std::time::Duration;
 
@@ -25,11 +25,14 @@ use hyper_util::rt::TokioIo;
 
 use super::pump::Joined;
 use crate::transport::http::{error_chain, is_loopback_host};
+use crate::transport::tls::ExtraRoots;
 
 /// A response head from the upstream, with its body still to come.
 pub(crate) struct UpstreamResponse {
     /// Its status.
     pub(crate) status: hyper::StatusCode,
+    /// The HTTP version it came over (HTTP/2 when the upstream offered it by ALPN).
+    pub(crate) version: hyper::Version,
     /// Its headers, in order.
     pub(crate) headers: HeaderMap,
     /// Its body, chunk by chunk, pulled as it is read (an error ends it).
@@ -48,10 +51,11 @@ pub(crate) enum UpstreamClient {
 }
 
 impl UpstreamClient {
-    /// The client for `upstream`.
+    /// The client for `upstream`, trusting `ca` besides the web's roots.
     pub(crate) fn for_upstream(
         upstream: &reqwest::Url,
         connect_timeout: Duration,
+        ca: Option<&ExtraRoots>,
     ) -> Result<Self, String> {
         let loopback = upstream.host_str().is_some_and(is_loopback_host);
         if loopback && upstream.scheme() == "http" {
@@ -65,6 +69,9 @@ impl UpstreamClient {
             .tcp_nodelay(true);
         if loopback {
             builder = builder.no_proxy();
+        }
+        if let Some(ca) = ca {
+            builder = ca.add_to_reqwest(builder)?;
         }
         builder
             .build()
@@ -92,6 +99,7 @@ impl UpstreamClient {
                     .map_err(|e| error_chain(&e))?;
                 Ok(UpstreamResponse {
                     status: response.status(),
+                    version: response.version(),
                     headers: response.headers().clone(),
                     body: response
                         .bytes_stream()
@@ -172,6 +180,7 @@ async fn send_loopback(
     };
     Ok(UpstreamResponse {
         status: parts.status,
+        version: parts.version,
         headers: parts.headers,
         body: body.boxed(),
     })

@@ -80,7 +80,12 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
     let config = config();
     let connected = tokio::time::timeout(
         relay.idle_timeout,
-        tokio_tungstenite::connect_async_with_config(upstream_request, Some(config), true),
+        tokio_tungstenite::connect_async_tls_with_config(
+            upstream_request,
+            Some(config),
+            true,
+            relay.ws_tls.clone(),
+        ),
     )
     .await;
     let (upstream, upstream_response) = match connected {

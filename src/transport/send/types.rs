@@ -40,6 +40,8 @@ pub struct SendOptions {
     /// the entries as they are reported ([`SendEvent::Entry`]) turns it off, so a long stream is
     /// not held in memory a second time: memory then stays near the outcome's size.
     pub keep_entries: bool,
+    /// Root certificates trusted besides the web's (a private CA), over HTTP and WebSocket.
+    pub ca: Option<crate::transport::tls::ExtraRoots>,
 }
 
 /// Default overall deadline of a send: far above a real turn, low enough that no send runs on
@@ -69,6 +71,7 @@ impl Default for SendOptions {
             limits: StreamLimits::default(),
             deadline: DEFAULT_DEADLINE,
             keep_entries: true,
+            ca: None,
         }
     }
 }
