@@ -307,7 +307,7 @@ fn cache_simulator() {
     }
     let prices = PriceTable::bundled();
     let all_breakpoints =
-        CacheModels::from_json(r#"{"models":[{"prefix":"","cache_model":"breakpoints"},{"prefix":"g","cache_model":"breakpoints"}]}"#)
+        CacheModels::from_json(r#"{"models":[{"prefix":"g","cache_model":"breakpoints"}]}"#)
             .expect("models");
     let edit: Vec<cache::Edit> = vec!["breakpoint-after:3".parse().expect("edit")];
     for (name, models) in [
