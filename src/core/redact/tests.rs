@@ -285,3 +285,141 @@ fn keys_spelled_with_escapes_are_matched_on_their_decoded_name() {
     // A name that decodes to something other than a plain name stays as written.
     assert_eq!(redact_text(r#"{"a\u0020b":"v"}"#), r#"{"a\u0020b":"v"}"#);
 }
+
+/// Pieces of text the generated inputs are made of: every shape and name the policy knows,
+/// in several cases and spellings, and the JSON punctuation around them.
+const PIECES: &[&str] = &[
+    "sk-",
+    "SK-",
+    "abcdEFGH1234",
+    "Bearer ",
+    "bearer\t",
+    "eyJ",
+    "eyj",
+    ".",
+    "://",
+    "https://",
+    "user",
+    ":",
+    "@",
+    "?",
+    "&",
+    ";",
+    "=",
+    "key",
+    "KEY",
+    "api_key",
+    "Api-Key",
+    "token",
+    "TOKEN",
+    "_tokens",
+    "secret",
+    "Secrets",
+    "pass",
+    "PASSWORD",
+    "passwd",
+    "pwd",
+    "auth",
+    "Authorization",
+    "Basic ",
+    "cookie",
+    "Set-Cookie",
+    "credential",
+    "Credentials",
+    "sig",
+    "code",
+    "\\u0077",
+    "\\u",
+    "\"",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    " ",
+    "\n",
+    "logprob",
+    "x",
+    "0",
+    "-1.5",
+    "type",
+    "properties",
+    "é",
+];
+
+proptest::proptest! {
+    /// The literal prefilter never changes what is redacted: any text made of the policy's
+    /// shapes and names comes out the same with it and without it.
+    #[test]
+    fn the_literal_prefilter_changes_nothing(
+        picks in proptest::collection::vec(0..PIECES.len(), 0..12)
+    ) {
+        let text: String = picks.iter().map(|&i| PIECES[i]).collect();
+        let patterns = &*text::PATTERNS;
+        proptest::prop_assert_eq!(
+            patterns.redact(&text).expect("policy builds"),
+            patterns.redact_unfiltered(&text).expect("policy builds")
+        );
+    }
+}
+
+/// Every credential name the patterns list, spelled as the alternatives allow (`[-_]?` as `_`,
+/// `-` and nothing), in lower and upper case.
+fn credential_names() -> Vec<String> {
+    let json_names = "password|passwd|secret|token|api_key|apikey|private_key|secret_key|access_key|pwd|authorization|proxy-authorization|cookie|set-cookie|credential|credentials|auth|secrets";
+    let mut names = Vec::new();
+    for alt in [text::QUERY_NAMES, text::ASSIGN_NAMES, json_names]
+        .iter()
+        .flat_map(|list| list.split('|'))
+    {
+        for sep in ["_", "-", ""] {
+            let name = alt.replace("[-_]?", sep).replace("[-_]", sep);
+            names.push(name.to_ascii_uppercase());
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Every credential name in every place a pattern looks for one is redacted with the prefilter
+/// as without it, and is redacted at all (so a name the prefilter's literals miss fails here).
+#[test]
+fn every_credential_name_passes_the_prefilter() {
+    let templates = [
+        r#"{"NAME":"abcdEFGH1234"}"#,
+        r#"{"x_NAME": 12345}"#,
+        "NAME=abcdEFGH1234",
+        "my_NAME: abcdEFGH1234",
+        "https://h/p?NAME=abcdEFGH1234",
+        r#"{"NAME":{"pw":"hunter22"}}"#,
+        r#"{"NAME":["hunter22"]}"#,
+    ];
+    let patterns = &*text::PATTERNS;
+    let mut redacted_somewhere = 0;
+    for name in credential_names() {
+        for template in templates {
+            let text = template.replace("NAME", &name);
+            let unfiltered = patterns.redact_unfiltered(&text).expect("policy builds");
+            assert_eq!(
+                patterns.redact(&text).expect("policy builds"),
+                unfiltered,
+                "{text}"
+            );
+            redacted_somewhere += usize::from(unfiltered != text);
+        }
+    }
+    // Not every name fits every template (a query name is not a JSON key); most do.
+    assert!(redacted_somewhere > 300, "{redacted_somewhere}");
+}
+
+#[test]
+fn text_without_any_needle_is_returned_as_it_is() {
+    let event = r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"xxxxxxxxxx","sequence_number":7}"#;
+    assert!(matches!(redacted(event), std::borrow::Cow::Borrowed(e) if e == event));
+    // And one needle brings the patterns in.
+    let with_key = r#"{"type":"x","api_key":"abcdefgh12345678"}"#;
+    assert_eq!(
+        redact_text(with_key),
+        r#"{"type":"x","api_key":"<redacted>"}"#
+    );
+}
