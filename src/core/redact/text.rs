@@ -148,26 +148,17 @@ impl Patterns {
         text: &'t str,
     ) -> Cow<'t, str> {
         let text = decode_keys(escaped_keys, text);
-        let text = match text {
-            Cow::Borrowed(text) => redact_containers(containers, text),
-            Cow::Owned(text) => Cow::Owned(redact_containers(containers, &text).into_owned()),
-        };
-        let text = match text {
-            Cow::Borrowed(text) => redact_arrays(arrays, text),
-            Cow::Owned(text) => Cow::Owned(redact_arrays(arrays, &text).into_owned()),
-        };
-        if !re.is_match(&text) {
-            return text;
-        }
-        match text {
-            Cow::Borrowed(text) => {
-                re.replace_all(text, |caps: &Captures<'_>| replacement(text, caps))
+        let text = and_then(text, |t| {
+            redact_under(containers, t, |object| !is_schema(object))
+        });
+        let text = and_then(text, |t| redact_under(arrays, t, |_| true));
+        and_then(text, |t| {
+            if re.is_match(t) {
+                re.replace_all(t, |caps: &Captures<'_>| replacement(t, caps))
+            } else {
+                Cow::Borrowed(t)
             }
-            Cow::Owned(text) => Cow::Owned(
-                re.replace_all(&text, |caps: &Captures<'_>| replacement(&text, caps))
-                    .into_owned(),
-            ),
-        }
+        })
     }
 
     /// [`Self::redact`] without the literal prefilter (for the test that holds them equal).
@@ -199,23 +190,24 @@ pub fn redacted(text: &str) -> Cow<'_, str> {
 /// which stays as it is.
 const SCHEMA_KEYS: [&str; 3] = ["type", "properties", "description"];
 
-/// `text` with every string and number inside an object that sits under a credential container
-/// key (`re`, [`CONTAINERS_PATTERN`]) replaced by `"<redacted>"`, the keys and structure kept;
-/// unless the object is a JSON Schema ([`SCHEMA_KEYS`]).
-fn redact_containers<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
+/// `text` with every string and number inside each object or array that `re` finds opening
+/// (the match's last byte is its `{` or `[`) replaced by `"<redacted>"`, the keys and structure
+/// kept, for those `redact` says so: objects under a credential container key
+/// ([`CONTAINERS_PATTERN`]) unless they are a JSON Schema ([`SCHEMA_KEYS`]), and every array
+/// under a credential member name ([`arrays_pattern`]).
+fn redact_under<'t>(re: &Regex, text: &'t str, redact: impl Fn(&str) -> bool) -> Cow<'t, str> {
     let mut out = String::new();
     let mut copied = 0;
     let mut search = 0;
     while let Some(m) = re.find_at(text, search) {
-        // The object starts at the match's last byte, `{`.
         let open = m.end() - 1;
         let Some(close) = object_end(text.as_bytes(), open) else {
             break;
         };
-        let object = &text[open..close];
-        if !is_schema(object) {
+        let value = &text[open..close];
+        if redact(value) {
             out.push_str(&text[copied..open]);
-            redact_scalars(object, &mut out);
+            redact_scalars(value, &mut out);
             copied = close;
         }
         search = close;
@@ -225,6 +217,21 @@ fn redact_containers<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
     }
     out.push_str(&text[copied..]);
     Cow::Owned(out)
+}
+
+/// `step` applied to `text`, borrowed or owned: a borrowed result of an owned text is copied
+/// back into it.
+fn and_then<'t>(
+    text: Cow<'t, str>,
+    step: impl for<'a> Fn(&'a str) -> Cow<'a, str>,
+) -> Cow<'t, str> {
+    match text {
+        Cow::Borrowed(text) => step(text),
+        Cow::Owned(text) => match step(&text) {
+            Cow::Borrowed(_) => Cow::Owned(text),
+            Cow::Owned(changed) => Cow::Owned(changed),
+        },
+    }
 }
 
 /// `text` with every member name that is spelled with escapes and decodes to a plain name
@@ -258,30 +265,6 @@ fn decode_keys<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
     } else {
         Cow::Borrowed(text)
     }
-}
-
-/// `text` with every string and number inside an array under a credential member name (`re`,
-/// [`arrays_pattern`]) replaced by `"<redacted>"`.
-fn redact_arrays<'t>(re: &Regex, text: &'t str) -> Cow<'t, str> {
-    let mut out = String::new();
-    let mut copied = 0;
-    let mut search = 0;
-    while let Some(m) = re.find_at(text, search) {
-        // The array starts at the match's last byte, `[`.
-        let open = m.end() - 1;
-        let Some(close) = object_end(text.as_bytes(), open) else {
-            break;
-        };
-        out.push_str(&text[copied..open]);
-        redact_scalars(&text[open..close], &mut out);
-        copied = close;
-        search = close;
-    }
-    if copied == 0 {
-        return Cow::Borrowed(text);
-    }
-    out.push_str(&text[copied..]);
-    Cow::Owned(out)
 }
 
 /// What [`walk`] meets in JSON text: a string (`start..end`, quotes included) at nesting depth
