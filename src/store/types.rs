@@ -88,6 +88,24 @@ pub struct NewRequest<'a> {
     pub started_us: Option<i64>,
 }
 
+impl<'a> NewRequest<'a> {
+    /// A `POST` of `body` to `url`, with no headers, extra fields, start time or labels (fill
+    /// those in with struct update syntax).
+    pub fn post(url: impl Into<String>, body: &'a [u8]) -> Self {
+        Self {
+            dialect: None,
+            rules: None,
+            provider: None,
+            method: "POST".to_string(),
+            url: url.into(),
+            body,
+            headers: &[],
+            extra: None,
+            started_us: None,
+        }
+    }
+}
+
 /// The response half of a stored request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResponseMeta {

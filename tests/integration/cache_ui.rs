@@ -52,14 +52,8 @@ fn store_session(store: &mut Store, name: &str, model: &str) -> i64 {
                 id,
                 &NewRequest {
                     dialect: Some("standard".to_string()),
-                    rules: None,
                     provider: Some("openai".to_string()),
-                    method: "POST".to_string(),
-                    url: "https://api.openai.com/v1/responses".to_string(),
-                    body: &bytes,
-                    headers: &[],
-                    extra: None,
-                    started_us: None,
+                    ..NewRequest::post("https://api.openai.com/v1/responses", &bytes)
                 },
             )
             .expect("request");
@@ -329,14 +323,8 @@ fn cache_ui_hazards_listed_with_fixes_and_clickable() {
                     id,
                     &NewRequest {
                         dialect: Some("standard".to_string()),
-                        rules: None,
                         provider: Some("openai".to_string()),
-                        method: "POST".to_string(),
-                        url: "https://api.openai.com/v1/responses".to_string(),
-                        body: &bytes,
-                        headers: &[],
-                        extra: None,
-                        started_us: None,
+                        ..NewRequest::post("https://api.openai.com/v1/responses", &bytes)
                     },
                 )
                 .expect("request");

@@ -11,7 +11,6 @@ use std::io::Write as _;
 use pretty_assertions::assert_eq;
 use promptwire::core::redact::ESCAPED_NOTE;
 use promptwire::store::{Page, Store};
-use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::{Value, json};
 use support::scratch;
 use support::upstream::{Reply, Upstream};
@@ -26,13 +25,7 @@ const SECRETS: [&str; 3] = [
 async fn undecodable_deflate_and_non_utf8_bodies_are_never_stored_raw() {
     let upstream = Upstream::start(|_| Reply::json(200, r#"{"id":"resp_1","object":"response"}"#));
     let db = scratch("harden_bodies").join("rec.sqlite");
-    let (proxy, _events) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
     let fake_gzip = b"\xff\xfe{\"api_key\":\"sk-live-GZIPSECRET0123456789\"}".to_vec();
     let mut deflate = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
     deflate

@@ -39,15 +39,12 @@ fn names_models_and_headers_are_printed_escaped() {
         .add_request(
             session,
             &NewRequest {
-                dialect: None,
-                rules: None,
-                provider: None,
-                method: "POST".to_string(),
-                url: "http://h/v1/responses".to_string(),
-                body: br#"{"model":"gpt\u001b[31m-red","input":[]}"#,
                 headers: &headers,
-                extra: None,
                 started_us: Some(0),
+                ..NewRequest::post(
+                    "http://h/v1/responses",
+                    br#"{"model":"gpt\u001b[31m-red","input":[]}"#,
+                )
             },
         )
         .expect("request");

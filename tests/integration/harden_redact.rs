@@ -8,7 +8,6 @@ use crate::support;
 
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
-use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::json;
 use support::scratch;
 use support::upstream::{Reply, Upstream};
@@ -37,13 +36,7 @@ fn database_bytes(db: &std::path::Path) -> Vec<u8> {
 async fn arrays_escaped_keys_session_names_and_models_are_redacted_before_the_database() {
     let upstream = Upstream::start(|_| Reply::json(200, r#"{"id":"resp_1","object":"response"}"#));
     let db = scratch("harden_redact").join("rec.sqlite");
-    let (proxy, _events) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
     let body = r#"{"model":"sk-live-MODELSECRET0123456789","input":"hi","metadata":{"api_key":["ARRAYSECRET01","ARRAYSECRET02"]},"pass\u0077ord":"ESCAPEDSECRET01"}"#;
     let response = reqwest::Client::new()
         .post(format!("{}/v1/responses", proxy.base_url()))

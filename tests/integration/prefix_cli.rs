@@ -379,15 +379,8 @@ fn stored_session_with_recorded_usage_and_timing() {
                 .add_request(
                     id,
                     &NewRequest {
-                        dialect: None,
-                        rules: None,
-                        provider: None,
-                        method: "POST".to_string(),
-                        url: "http://127.0.0.1/v1/responses".to_string(),
-                        body: &body,
-                        headers: &[],
-                        extra: None,
                         started_us: Some(started),
+                        ..NewRequest::post("http://127.0.0.1/v1/responses", &body)
                     },
                 )
                 .expect("request");

@@ -14,26 +14,11 @@ use pretty_assertions::assert_eq;
 use promptwire::core::stream::http_error::classify_http_error;
 use promptwire::core::stream::{ErrorClass, JSON_RESPONSE_EVENT, StreamReader, read_all};
 use promptwire::store::{OutcomeRecord, Page, RecordedState, Store};
-use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, ServerHandle, start_proxy};
+use promptwire::transport::proxy::{ProxyEvent, ServerHandle};
 use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
 use support::upstream::{Reply, Step, Upstream, sse_event, turn_events};
-
-fn with_length(mut reply: Reply) -> Reply {
-    let len: usize = reply
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Send(b) => b.len(),
-            _ => 0,
-        })
-        .sum();
-    reply
-        .headers
-        .push(("content-length".to_string(), len.to_string()));
-    reply
-}
 
 fn sse_bytes(events: &[Bytes]) -> Vec<u8> {
     events.iter().flat_map(|b| b.iter().copied()).collect()
@@ -111,13 +96,7 @@ async fn recording_proxy(
     upstream: &Upstream,
     db: &std::path::Path,
 ) -> (ServerHandle, tokio::sync::mpsc::Receiver<ProxyEvent>) {
-    start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.to_path_buf()),
-    ))
-    .await
-    .expect("proxy")
+    support::upstream::recording_proxy(&upstream.base_url(), db).await
 }
 
 /// POSTs the request of case `name` to `base` (`/v1/responses/compact` for the compaction).
@@ -151,11 +130,11 @@ async fn every_framing_is_recorded_as_the_client_got_it() {
         ),
         (
             "sse-length",
-            with_length(Reply::sse(vec![Step::Send(Bytes::from(sse.clone()))])),
+            Reply::sse(vec![Step::Send(Bytes::from(sse.clone()))]).with_length(),
         ),
         (
             "json",
-            with_length(Reply::json(200, &json_response().to_string())),
+            Reply::json(200, &json_response().to_string()).with_length(),
         ),
         (
             "json-chunked",
@@ -163,23 +142,23 @@ async fn every_framing_is_recorded_as_the_client_got_it() {
         ),
         (
             "compact",
-            with_length(Reply::json(200, &compact_response().to_string())),
+            Reply::json(200, &compact_response().to_string()).with_length(),
         ),
         (
             "429",
-            with_length(Reply::status(
+            Reply::status(
                 429,
                 &[("retry-after", "7")],
                 &json!({"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}),
-            )),
+            ).with_length(),
         ),
         (
             "500",
-            with_length(Reply::status(
+            Reply::status(
                 500,
                 &[],
                 &json!({"error": {"message": "The server had an error", "type": "server_error"}}),
-            )),
+            ).with_length(),
         ),
     ];
     let replies: Vec<Reply> = cases.iter().map(|(_, r)| r.clone()).collect();

@@ -5,7 +5,7 @@
 use crate::support;
 
 use std::io::{BufRead as _, BufReader};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use pretty_assertions::assert_eq;
@@ -15,25 +15,13 @@ use support::scratch;
 use support::server::Server;
 use support::upstream::{Reply, Upstream, paced, turn_events};
 
-fn spawn(args: &[&str]) -> Server {
-    Server(
-        Command::new(env!("CARGO_BIN_EXE_promptwire"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn promptwire"),
-    )
-}
-
 #[test]
 fn record_prints_its_address_records_and_stops_on_sigterm() {
     let events = turn_events("resp_cli", "recorded by the command");
     let count = events.len();
     let upstream = Upstream::start(move |_| Reply::sse(paced(&events, Duration::from_millis(5))));
     let db = scratch("record").join("rec.sqlite");
-    let mut child = spawn(&[
+    let mut child = Server::spawn(&[
         "record",
         "--listen",
         "127.0.0.1:0",
@@ -93,7 +81,7 @@ fn record_prints_its_address_records_and_stops_on_sigterm() {
 #[test]
 fn a_non_loopback_address_warns_and_bad_upstreams_are_user_errors() {
     let db = scratch("warn").join("rec.sqlite");
-    let mut child = spawn(&[
+    let mut child = Server::spawn(&[
         "record",
         "--listen",
         "0.0.0.0:0",

@@ -17,7 +17,6 @@ use std::convert::Infallible;
 use std::io::{BufRead as _, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -244,22 +243,6 @@ impl Connection {
     }
 }
 
-/// `reply` with a `Content-Length` for its bytes.
-fn with_length(mut reply: Reply) -> Reply {
-    let len: usize = reply
-        .steps
-        .iter()
-        .map(|s| match s {
-            Step::Send(b) => b.len(),
-            _ => 0,
-        })
-        .sum();
-    reply
-        .headers
-        .push(("content-length".to_string(), len.to_string()));
-    reply
-}
-
 /// The bytes a reply sends.
 fn reply_bytes(reply: &Reply) -> Vec<u8> {
     reply
@@ -308,11 +291,11 @@ fn cases() -> Vec<(&'static str, Reply)> {
         ),
         (
             "json",
-            with_length(Reply::json(200, &json_response().to_string())),
+            Reply::json(200, &json_response().to_string()).with_length(),
         ),
         (
             "429",
-            with_length(Reply::status(429, &[("retry-after", "7")], &rate_limited())),
+            Reply::status(429, &[("retry-after", "7")], &rate_limited()).with_length(),
         ),
     ]
 }
@@ -616,25 +599,13 @@ async fn without_the_ca_the_upstream_is_not_trusted() {
     handle.stopped().await;
 }
 
-fn spawn_record(args: &[&str]) -> Server {
-    Server(
-        Command::new(env!("CARGO_BIN_EXE_promptwire"))
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn promptwire"),
-    )
-}
-
 #[test]
 fn record_with_upstream_ca_relays_an_h2_upstream() {
     let (name, reply) = cases().swap_remove(0);
     let h2 = H2Upstream::start(vec![reply.clone()]);
     let db = scratch("record-ca").join("rec.sqlite");
     let ca = tls_file("ca.pem");
-    let mut child = spawn_record(&[
+    let mut child = Server::spawn(&[
         "record",
         "--listen",
         "127.0.0.1:0",
@@ -846,13 +817,7 @@ async fn the_websocket_relay_trusts_the_ca_too() {
     assert_eq!(response.status().as_u16(), 101);
     ws.send(Message::text(create.clone())).await.expect("send");
     let expected = ws_frames("resp_wss", "over wss");
-    let mut got = Vec::new();
-    while got.len() < expected.len() {
-        match ws.next().await.expect("frame").expect("ok") {
-            Message::Text(text) => got.push(text.to_string()),
-            other => panic!("unexpected {other:?}"),
-        }
-    }
+    let got = support::ws_standin::read_texts(&mut ws, expected.len()).await;
     assert_eq!(got, expected);
     ws.close(None).await.expect("close");
     drop(ws);

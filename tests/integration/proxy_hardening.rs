@@ -65,13 +65,7 @@ async fn get_models(base: &str) -> u16 {
 async fn connect_dot_segments_and_bad_upstreams_are_refused() {
     let upstream = Upstream::start(|_| Reply::json(200, r#"{"object":"list","data":[]}"#));
     let db = scratch("refused").join("rec.sqlite");
-    let (proxy, _events) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
     let addr = proxy.local_addr();
     assert_eq!(
         raw(

@@ -94,13 +94,7 @@ async fn websocket_frames_are_relayed_both_ways_and_recorded_as_requests() {
     let upstream = ws_upstream(Arc::clone(&log));
     let dir = scratch("relay");
     let db = dir.join("rec.sqlite");
-    let (handle, _events) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream,
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (handle, _events) = support::upstream::recording_proxy(&upstream, &db).await;
     let mut request = format!("ws://{}/v1/responses", handle.local_addr())
         .into_client_request()
         .expect("request");
@@ -122,13 +116,7 @@ async fn websocket_frames_are_relayed_both_ways_and_recorded_as_requests() {
         ws.send(Message::text(frame.clone())).await.expect("send");
         sent.push(frame);
         let expected = frames(&format!("resp_{turn}"), &format!("turn {turn} ok"));
-        let mut got = Vec::new();
-        while got.len() < expected.len() {
-            match ws.next().await.expect("frame").expect("ok") {
-                Message::Text(text) => got.push(text.to_string()),
-                other => panic!("unexpected {other:?}"),
-            }
-        }
+        let got = support::ws_standin::read_texts(&mut ws, expected.len()).await;
         assert_eq!(got, expected);
     }
     ws.close(None).await.expect("close");
@@ -265,13 +253,7 @@ async fn websocket_frames_are_relayed_both_ways_and_recorded_as_requests() {
             &format!("resp_{}", turn + 1),
             &format!("turn {} ok", turn + 1),
         );
-        let mut got = Vec::new();
-        while got.len() < expected.len() {
-            match ws.next().await.expect("frame").expect("ok") {
-                Message::Text(text) => got.push(text.to_string()),
-                other => panic!("unexpected {other:?}"),
-            }
-        }
+        let got = support::ws_standin::read_texts(&mut ws, expected.len()).await;
         assert_eq!(got, expected);
     }
     ws.close(None).await.expect("close");

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
-use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::{Value, json};
 use support::scratch;
 use support::upstream::{Reply, Step, Upstream};
@@ -41,13 +40,7 @@ fn record(db: &Path, reply: Reply) -> i64 {
         .build()
         .expect("runtime");
     runtime.block_on(async {
-        let (handle, _events) = start_proxy(ProxyOptions::new(
-            "127.0.0.1:0",
-            &upstream.base_url(),
-            Some(db.to_path_buf()),
-        ))
-        .await
-        .expect("proxy");
+        let (handle, _events) = support::upstream::recording_proxy(&upstream.base_url(), db).await;
         let response = reqwest::Client::new()
             .post(format!("{}/v1/responses", handle.base_url()))
             .header("content-type", "application/json")

@@ -8,16 +8,14 @@ use crate::support;
 
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
 use promptwire::transport::ProxyEvent;
-use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use promptwire::transport::replay::Timing;
 use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
-use support::upstream::{Reply, Upstream, paced, turn_events};
+use support::upstream::{Reply, Upstream, joined, paced, post_responses, turn_events};
 
 fn user(text: &str) -> Value {
     json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
@@ -38,22 +36,6 @@ fn body(input: Vec<Value>, cache_key: &str) -> Value {
         "stream": true,
         "prompt_cache_key": cache_key,
     })
-}
-
-async fn post(base: &str, body: &Value) -> (u16, Vec<u8>) {
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/responses"))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("response");
-    let status = response.status().as_u16();
-    (status, response.bytes().await.expect("body").to_vec())
-}
-
-fn joined(events: &[Bytes]) -> Vec<u8> {
-    events.iter().flat_map(|b| b.iter().copied()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -82,16 +64,13 @@ async fn a_recording_is_served_back_matched_and_compared() {
         ],
         "rec-key",
     );
-    let (proxy, _events) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
-    assert_eq!(post(&proxy.base_url(), &first).await, (200, joined(&turn1)));
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
     assert_eq!(
-        post(&proxy.base_url(), &second).await,
+        post_responses(&proxy.base_url(), &first).await,
+        (200, joined(&turn1))
+    );
+    assert_eq!(
+        post_responses(&proxy.base_url(), &second).await,
         (200, joined(&turn2))
     );
     proxy.stop();
@@ -110,7 +89,7 @@ async fn a_recording_is_served_back_matched_and_compared() {
 
     // Unlike anything recorded: a response.failed event, at once.
     let foreign = json!({"model": "other-model", "instructions": "Different.", "input": [user("hello")], "stream": true});
-    let (status, bytes) = post(&base, &foreign).await;
+    let (status, bytes) = post_responses(&base, &foreign).await;
     assert_eq!(status, 200);
     let unmatched_0 = format!(
         "promptwire replay: request 0 matches no recorded request of session {recording} (closest: recorded #0, similarity 0.00 < 0.50)"
@@ -127,7 +106,7 @@ async fn a_recording_is_served_back_matched_and_compared() {
     // The first turn again (another cache key): the recorded bytes, taking the recorded time.
     let started = Instant::now();
     assert_eq!(
-        post(&base, &body(vec![user("fix the bug")], "new-key")).await,
+        post_responses(&base, &body(vec![user("fix the bug")], "new-key")).await,
         (200, joined(&turn1))
     );
     let took = started.elapsed();
@@ -145,10 +124,10 @@ async fn a_recording_is_served_back_matched_and_compared() {
         ],
         "new-key",
     );
-    assert_eq!(post(&base, &edited).await, (200, joined(&turn2)));
+    assert_eq!(post_responses(&base, &edited).await, (200, joined(&turn2)));
 
     // Past the end.
-    let (_, bytes) = post(&base, &second).await;
+    let (_, bytes) = post_responses(&base, &second).await;
     let text = String::from_utf8(bytes).expect("utf8");
     assert!(
         text.contains(&format!(

@@ -7,15 +7,13 @@ use crate::support;
 
 use std::time::Duration;
 
-use bytes::Bytes;
 use pretty_assertions::assert_eq;
 use promptwire::store::{Page, Store};
-use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use promptwire::transport::replay::Timing;
 use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
-use support::upstream::{Reply, Upstream, paced, turn_events};
+use support::upstream::{Reply, Upstream, joined, paced, post_responses, turn_events};
 
 fn body(text: &str, cache_key: &str) -> Value {
     json!({
@@ -25,22 +23,6 @@ fn body(text: &str, cache_key: &str) -> Value {
         "stream": true,
         "prompt_cache_key": cache_key,
     })
-}
-
-async fn post(base: &str, body: &Value) -> (u16, Vec<u8>) {
-    let response = reqwest::Client::new()
-        .post(format!("{base}/v1/responses"))
-        .header("content-type", "application/json")
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("response");
-    let status = response.status().as_u16();
-    (status, response.bytes().await.expect("body").to_vec())
-}
-
-fn joined(events: &[Bytes]) -> Vec<u8> {
-    events.iter().flat_map(|b| b.iter().copied()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -58,19 +40,13 @@ async fn a_recorded_answer_is_read_when_a_request_matches_it() {
         Reply::sse(paced(events, Duration::ZERO))
     });
     let db = scratch("replay_lazy").join("rec.sqlite");
-    let (proxy, _events) = start_proxy(ProxyOptions::new(
-        "127.0.0.1:0",
-        &upstream.base_url(),
-        Some(db.clone()),
-    ))
-    .await
-    .expect("proxy");
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
     assert_eq!(
-        post(&proxy.base_url(), &body("fix the bug", "key-a")).await,
+        post_responses(&proxy.base_url(), &body("fix the bug", "key-a")).await,
         (200, joined(&first))
     );
     assert_eq!(
-        post(&proxy.base_url(), &body("something else", "key-b")).await,
+        post_responses(&proxy.base_url(), &body("something else", "key-b")).await,
         (200, joined(&other))
     );
     proxy.stop();
@@ -124,7 +100,7 @@ async fn a_recorded_answer_is_read_when_a_request_matches_it() {
     drop(conn);
 
     assert_eq!(
-        post(&replay.base_url(), &body("fix the bug", "new-key")).await,
+        post_responses(&replay.base_url(), &body("fix the bug", "new-key")).await,
         (200, joined(&other))
     );
     replay.stop();

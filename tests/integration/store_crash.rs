@@ -117,17 +117,10 @@ fn recording_child() {
     let writer = Writer::open(db).expect("writer");
     let mut recorder = writer.begin_request(
         SessionRef::Id(session),
-        OwnedRequest::from_new(&NewRequest {
-            dialect: None,
-            rules: None,
-            provider: None,
-            method: "POST".to_string(),
-            url: "http://127.0.0.1/v1/responses".to_string(),
-            body: br#"{"model":"gpt-5.5","input":[]}"#,
-            headers: &[],
-            extra: None,
-            started_us: None,
-        }),
+        OwnedRequest::from_new(&NewRequest::post(
+            "http://127.0.0.1/v1/responses",
+            br#"{"model":"gpt-5.5","input":[]}"#,
+        )),
         None,
     );
     let start = Instant::now();

@@ -167,12 +167,9 @@ fn run(capture: &Capture, requests: usize) -> Growth {
                     dialect: Some("standard".to_string()),
                     rules: Some("codex-0.169".to_string()),
                     provider: Some("local".to_string()),
-                    method: "POST".to_string(),
-                    url: "http://127.0.0.1:9/v1/responses".to_string(),
-                    body: &bytes,
                     headers: &headers,
-                    extra: None,
                     started_us: Some(1_795_968_139_710_000 + k as i64 * 4_000_000),
+                    ..NewRequest::post("http://127.0.0.1:9/v1/responses", &bytes)
                 },
             )
             .expect("add request");

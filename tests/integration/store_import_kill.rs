@@ -58,14 +58,9 @@ fn write_har(path: &Path) {
                 session,
                 &NewRequest {
                     dialect: Some("standard".to_string()),
-                    rules: None,
                     provider: Some("openai".to_string()),
-                    method: "POST".to_string(),
-                    url: "http://127.0.0.1:9/v1/responses".to_string(),
-                    body: &body,
-                    headers: &[],
-                    extra: None,
                     started_us: Some(1_795_000_000_000_000 + k as i64 * 1_000_000),
+                    ..NewRequest::post("http://127.0.0.1:9/v1/responses", &body)
                 },
             )
             .expect("request");

@@ -38,17 +38,10 @@ fn setup(name: &str) -> (PathBuf, i64) {
 }
 
 fn request(n: u64) -> OwnedRequest {
-    OwnedRequest::from_new(&NewRequest {
-        dialect: None,
-        rules: None,
-        provider: None,
-        method: "POST".to_string(),
-        url: "http://127.0.0.1/v1/responses".to_string(),
-        body: format!(r#"{{"model":"m","input":[{{"n":{n}}}]}}"#).as_bytes(),
-        headers: &[],
-        extra: None,
-        started_us: None,
-    })
+    OwnedRequest::from_new(&NewRequest::post(
+        "http://127.0.0.1/v1/responses",
+        format!(r#"{{"model":"m","input":[{{"n":{n}}}]}}"#).as_bytes(),
+    ))
 }
 
 fn event(seq: u64) -> RawEvent {
@@ -214,17 +207,7 @@ fn requests_can_be_added_by_another_connection_while_the_writer_commits() {
             store
                 .add_request(
                     session,
-                    &NewRequest {
-                        dialect: None,
-                        rules: None,
-                        provider: None,
-                        method: "POST".to_string(),
-                        url: "http://127.0.0.1/v1/responses".to_string(),
-                        body: body.as_bytes(),
-                        headers: &[],
-                        extra: None,
-                        started_us: None,
-                    },
+                    &NewRequest::post("http://127.0.0.1/v1/responses", body.as_bytes()),
                 )
                 .expect("a request written while the writer commits");
         }

@@ -17,17 +17,10 @@ fn add_request(store: &mut Store, session: i64) -> i64 {
     store
         .add_request(
             session,
-            &NewRequest {
-                dialect: None,
-                rules: None,
-                provider: None,
-                method: "POST".to_string(),
-                url: "http://127.0.0.1:9/v1/responses".to_string(),
-                body: br#"{"model":"m","input":[]}"#,
-                headers: &[],
-                extra: None,
-                started_us: None,
-            },
+            &NewRequest::post(
+                "http://127.0.0.1:9/v1/responses",
+                br#"{"model":"m","input":[]}"#,
+            ),
         )
         .expect("request")
 }

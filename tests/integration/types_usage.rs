@@ -74,17 +74,10 @@ fn the_browser_reads_every_stored_shape_to_the_same_counts() {
         let id = store
             .add_request(
                 session,
-                &NewRequest {
-                    dialect: None,
-                    rules: None,
-                    provider: None,
-                    method: "POST".to_string(),
-                    url: "http://127.0.0.1:9/v1/responses".to_string(),
-                    body: br#"{"model":"m","input":[]}"#,
-                    headers: &[],
-                    extra: None,
-                    started_us: None,
-                },
+                &NewRequest::post(
+                    "http://127.0.0.1:9/v1/responses",
+                    br#"{"model":"m","input":[]}"#,
+                ),
             )
             .expect("request");
         store

@@ -85,14 +85,10 @@ fn database(name: &str) -> (PathBuf, i64) {
                 session,
                 &NewRequest {
                     dialect: Some("standard".to_string()),
-                    rules: None,
                     provider: Some("openai".to_string()),
-                    method: "POST".to_string(),
-                    url: "https://api.openai.com/v1/responses".to_string(),
-                    body: body.as_bytes(),
                     headers: &headers,
-                    extra: None,
                     started_us: Some(1_900_000_000_000_000 + i as i64 * 1_000_000),
+                    ..NewRequest::post("https://api.openai.com/v1/responses", body.as_bytes())
                 },
             )
             .expect("request");

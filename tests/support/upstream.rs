@@ -60,6 +60,22 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// This reply with a `Content-Length` for the bytes it sends.
+    #[must_use]
+    pub fn with_length(mut self) -> Self {
+        let len: usize = self
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::Send(b) => b.len(),
+                _ => 0,
+            })
+            .sum();
+        self.headers
+            .push(("content-length".to_string(), len.to_string()));
+        self
+    }
+
     /// `200 text/event-stream` with `steps`.
     pub fn sse(steps: Vec<Step>) -> Self {
         Self {
@@ -497,4 +513,46 @@ pub fn pieces(bytes: &[u8], parts: usize, delay: Duration) -> Vec<(Duration, Vec
         .chunks(size.max(1))
         .map(|c| (delay, c.to_vec()))
         .collect()
+}
+
+/// The events joined into the bytes of one body.
+pub fn joined(events: &[Bytes]) -> Vec<u8> {
+    events.iter().flat_map(|b| b.iter().copied()).collect()
+}
+
+/// POSTs `body` as JSON to `{base}/v1/responses`; the status and the whole answer.
+///
+/// # Panics
+/// When the request fails or the answer cannot be read.
+pub async fn post_responses(base: &str, body: &serde_json::Value) -> (u16, Vec<u8>) {
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/responses"))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("response");
+    let status = response.status().as_u16();
+    (status, response.bytes().await.expect("body").to_vec())
+}
+
+/// The recording proxy on 127.0.0.1 (a free port) in front of `upstream`, recording into `db`;
+/// its handle and event receiver.
+///
+/// # Panics
+/// When the proxy cannot start.
+pub async fn recording_proxy(
+    upstream: &str,
+    db: &std::path::Path,
+) -> (
+    promptwire::transport::ServerHandle,
+    tokio::sync::mpsc::Receiver<promptwire::transport::ProxyEvent>,
+) {
+    promptwire::transport::start_proxy(promptwire::transport::ProxyOptions::new(
+        "127.0.0.1:0",
+        upstream,
+        Some(db.to_path_buf()),
+    ))
+    .await
+    .expect("proxy")
 }

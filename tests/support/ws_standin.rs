@@ -117,3 +117,22 @@ fn answer(request: &Value, n: usize) -> Vec<Value> {
                   "total_tokens": input_tokens + 5}}}));
     frames
 }
+
+/// The next `count` text frames `ws` receives, as text.
+///
+/// # Panics
+/// When the socket ends or errs first, or a frame is not text.
+pub async fn read_texts<S, E>(ws: &mut S, count: usize) -> Vec<String>
+where
+    S: futures_util::Stream<Item = Result<Message, E>> + Unpin,
+    E: std::fmt::Debug,
+{
+    let mut got = Vec::new();
+    while got.len() < count {
+        match ws.next().await.expect("frame").expect("ok") {
+            Message::Text(text) => got.push(text.to_string()),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    got
+}
