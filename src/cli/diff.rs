@@ -205,6 +205,16 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         }
         writeln!(out, "{}", summary_line(&report))?;
         writeln!(out, "{}", cache_line(totals, what_if.as_ref()))?;
+        for request in requests {
+            if let Some(finding) = &request.finding {
+                writeln!(
+                    out,
+                    "finding at request {}: {}",
+                    request.prediction.index,
+                    super::shown::shown(finding)
+                )?;
+            }
+        }
         for hazard in &cached.hazards {
             writeln!(out, "{}", hazard_line(hazard))?;
         }

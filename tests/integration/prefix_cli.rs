@@ -118,7 +118,9 @@ fn json_out(out: &Output) -> Value {
 fn without_cache_lines(stdout: &[u8]) -> String {
     String::from_utf8_lossy(stdout)
         .lines()
-        .filter(|l| !l.starts_with("cache: ") && !l.starts_with("hazard "))
+        .filter(|l| {
+            !l.starts_with("cache: ") && !l.starts_with("hazard ") && !l.starts_with("finding ")
+        })
         .map(|l| format!("{l}\n"))
         .collect()
 }

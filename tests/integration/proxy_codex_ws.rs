@@ -145,11 +145,15 @@ fn codex_over_websocket_is_analysed_as_one_conversation() {
         .expect("diff");
     assert_ok(&text, "diff --session (text)");
     let text = String::from_utf8_lossy(&text.stdout).to_string();
-    // The cache simulation's lines (`cache:`, `hazard …`) are checked in cache_cli.rs.
+    // The cache simulation's lines (`cache:`, `hazard …`, `finding …`) are checked in cache_cli.rs
+    // and sessions_model_diff.rs.
     let verdict_lines: Vec<&str> = text
         .lines()
         .filter(|l| {
-            !l.starts_with("    ") && !l.starts_with("cache: ") && !l.starts_with("hazard ")
+            !l.starts_with("    ")
+                && !l.starts_with("cache: ")
+                && !l.starts_with("hazard ")
+                && !l.starts_with("finding ")
         })
         .collect();
     let pairs = report["pairs"].as_array().expect("pairs");

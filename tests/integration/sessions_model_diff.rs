@@ -140,6 +140,30 @@ fn diff_session_json_reports_that_the_server_missed_the_cache() {
         ]
     );
 
+    // Each request whose server figures disagree with the cache rules is a finding in the text
+    // too, one line each, the same words as the JSON's `requests[].finding`.
+    let json: Value = serde_json::from_str(&diff(&db, session, true)).expect("JSON");
+    let expected: Vec<String> = json["requests"]
+        .as_array()
+        .expect("requests")
+        .iter()
+        .filter_map(|r| {
+            let finding = r["finding"].as_str()?;
+            Some(format!("finding at request {}: {finding}", r["index"]))
+        })
+        .collect();
+    assert!(
+        expected
+            .iter()
+            .any(|l| l.starts_with("finding at request 1: server read 0")),
+        "{expected:?}"
+    );
+    let findings: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("finding at request "))
+        .collect();
+    assert_eq!(findings, expected);
+
     // The Sessions view reads the same input and names the same concern.
     let parts = store.session_parts(session).expect("parts");
     let analysis = analyze_parts(session, parts, &PriceTable::bundled()).expect("analysis");
