@@ -18,6 +18,7 @@
 pub mod budget;
 pub(crate) mod exchange;
 pub(crate) mod forward;
+mod h1;
 pub mod listen;
 mod pump;
 mod upstream;
