@@ -217,6 +217,7 @@ impl HttpSender {
         let status = response.status().as_u16();
         attempt.status = Some(status);
         attempt.response_headers = header_pairs(response.headers());
+        attempt.http_version = stored_http_version(response.version());
         sink.event(SendEvent::Response {
             status,
             headers: &attempt.response_headers,
@@ -304,7 +305,13 @@ fn secs(d: Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
 }
 
-/// An error and its sources, `outer: inner: innermost`.
+/// The HTTP version an answer came over as stored with it (the HAR's `httpVersion`), for the
+/// proxy and a live send alike: `None` for HTTP/1.1, which a stored request without one went
+/// over; `HTTP/2.0` and the like otherwise.
+pub(crate) fn stored_http_version(version: reqwest::Version) -> Option<String> {
+    (version != reqwest::Version::HTTP_11).then(|| format!("{version:?}"))
+}
+
 /// True for a host that is this machine (`localhost`, `::1`, any 127.x.x.x): never reached
 /// through a system proxy.
 pub(crate) fn is_loopback_host(host: &str) -> bool {
@@ -324,6 +331,7 @@ impl From<reqwest::Result<Bytes>> for Incoming {
     }
 }
 
+/// An error and its sources, `outer: inner: innermost`.
 pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();

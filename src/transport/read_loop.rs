@@ -151,6 +151,7 @@ pub(super) fn new_attempt(number: u32) -> Attempt {
         number,
         status: None,
         response_headers: Vec::new(),
+        http_version: None,
         header_events: Vec::new(),
         entries: Vec::new(),
         outcome: TurnOutcome::default(),

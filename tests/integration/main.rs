@@ -45,6 +45,7 @@ mod proxy_answer_shapes;
 mod proxy_cli;
 mod proxy_codex;
 mod proxy_codex_ws;
+mod proxy_compressed;
 mod proxy_h2;
 mod proxy_hardening;
 mod proxy_http;
