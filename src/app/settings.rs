@@ -146,6 +146,9 @@ pub struct Settings {
     pub limits: super::limits::Limits,
     /// Pane sizes, collapsed panes and the maximised one.
     pub panes: super::panes::PaneLayout,
+    /// The Record panel's upstream CA file: a PEM file of roots trusted for the proxy's
+    /// upstream besides the web's (`record --upstream-ca`); `None`: the web's roots only.
+    pub upstream_ca: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -158,6 +161,7 @@ impl Default for Settings {
             recent: Vec::new(),
             limits: super::limits::Limits::default(),
             panes: super::panes::PaneLayout::default(),
+            upstream_ca: None,
         }
     }
 }

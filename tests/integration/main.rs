@@ -110,6 +110,7 @@ mod ui_layout;
 mod ui_open;
 mod ui_polish;
 mod ui_proxy;
+mod ui_proxy_ca;
 mod ui_redaction;
 mod ui_send;
 mod ui_sessions;
