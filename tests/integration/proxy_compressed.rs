@@ -1,10 +1,11 @@
 //! Compressed answers through the recording proxy (issue 20), over real HTTP on 127.0.0.1 with an
 //! upstream the test starts: a gzip JSON response object, a gzip SSE stream in chunks, a zstd
-//! SSE stream, a deflate JSON object, an encoding the recorder does not decode (`br`) and a gzip
+//! SSE stream, a deflate JSON object, a gzip 429 error, an encoding the recorder does not decode (`br`) and a gzip
 //! bomb (a few KiB that decode to 16 MiB). The client gets the upstream's compressed bytes
 //! unchanged; what is recorded is what the same plain bytes give (`stream` for SSE, the JSON
 //! mapping for an object), the HAR carries the decoded text, and what cannot be decoded is
-//! recorded as such — never as garbage text or a `completed` turn.
+//! recorded as such — never as garbage text or a `completed` turn. The replay endpoint serves the
+//! recording decoded, without the `Content-Encoding` header.
 
 use crate::support;
 
@@ -13,9 +14,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use pretty_assertions::assert_eq;
+use promptwire::core::stream::http_error::classify_http_error;
 use promptwire::core::stream::{ErrorClass, StreamLimits, StreamReader};
 use promptwire::store::{OutcomeRecord, Page, RecordedState, Store};
 use promptwire::transport::proxy::{ProxyEvent, ProxyOptions, start_proxy};
+use promptwire::transport::replay_server::{ReplayOptions, start_replay};
 use serde_json::{Value, json};
 use support::scratch;
 use support::upstream::{Reply, Step, Upstream, joined, turn_events};
@@ -200,6 +203,24 @@ fn cases() -> Vec<Case> {
         16,
         "json",
     );
+    // A rate-limit error, gzipped: classified on its decoded text, which is what is stored.
+    let error = json!({"error": {"message": "Rate limit reached for gpt-5.5", "type": "requests",
+                                 "code": "rate_limit_exceeded"}})
+    .to_string()
+    .into_bytes();
+    let mut rate_limited = encoded("application/json", Some("gzip"), &gzip(&error), 1);
+    rate_limited.status = 429;
+    rate_limited
+        .headers
+        .push(("retry-after".to_string(), "7".to_string()));
+    cases.push(Case {
+        name: "gzip-429",
+        encoding: Some("gzip"),
+        reply: rate_limited,
+        wire: gzip(&error),
+        plain: error,
+        kind: "error",
+    });
     cases
 }
 
@@ -302,6 +323,24 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
                     case.name
                 );
             }
+            "gzip-429" => {
+                // What the error classifier makes of the plain body (the stored one too).
+                let text = String::from_utf8(case.plain.clone()).expect("text");
+                let error = classify_http_error(429, &case.reply.headers, &text, "");
+                assert_eq!(
+                    (outcome, record.response_body, note),
+                    (
+                        OutcomeRecord {
+                            state: RecordedState::Failed,
+                            error_class: Some(error.class()),
+                            error_message: Some(error.to_string()),
+                            ..OutcomeRecord::default()
+                        },
+                        Some(text),
+                        Some((json!("gzip"), json!(wire), None))
+                    )
+                );
+            }
             "plain-bomb" => {
                 assert_eq!(
                     (outcome.state, outcome.error_class, note),
@@ -375,12 +414,14 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
         .as_array()
         .expect("entries")
         .iter()
-        .take(cases.len() - 1)
-        .map(|e| json!([e["response"]["bodySize"], e["response"]["content"]]))
+        .zip(&cases)
+        .filter(|(_, case)| case.name != "plain-bomb")
+        .map(|(e, _)| json!([e["response"]["bodySize"], e["response"]["content"]]))
         .collect();
-    // (The plain bomb, last, has no encoding to show.)
-    let expected: Vec<Value> = cases[..cases.len() - 1]
+    // (The plain bomb has no encoding to show.)
+    let expected: Vec<Value> = cases
         .iter()
+        .filter(|case| case.name != "plain-bomb")
         .map(|case| {
             let wire = case.wire.len();
             let mime = case.reply.headers[0].1.clone();
@@ -398,4 +439,39 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
         })
         .collect();
     assert_eq!(contents, expected);
+    let session = sessions[0].id;
+    drop(store);
+
+    // The replay endpoint serves what was recorded: the decoded answer, without the
+    // `Content-Encoding` it no longer has.
+    let options = ReplayOptions::new("127.0.0.1:0", db.clone(), session);
+    let (replay, _replay_events) = start_replay(options).await.expect("replay");
+    let mut served = Vec::new();
+    for case in &cases[..4] {
+        let response = client
+            .post(format!("{}/v1/responses", replay.base_url()))
+            .header("content-type", "application/json")
+            .header("session_id", "thread-compressed")
+            .body(json!({"model": "gpt-5.5", "input": case.name}).to_string())
+            .send()
+            .await
+            .expect("answer");
+        let encoding = response
+            .headers()
+            .get("content-encoding")
+            .map(|v| v.to_str().unwrap_or("?").to_string());
+        let body = response.bytes().await.expect("body").to_vec();
+        served.push((
+            case.name,
+            encoding,
+            String::from_utf8_lossy(&body).into_owned(),
+        ));
+    }
+    replay.stop();
+    replay.stopped().await;
+    let expected: Vec<(&str, Option<String>, String)> = cases[..4]
+        .iter()
+        .map(|c| (c.name, None, String::from_utf8_lossy(&c.plain).into_owned()))
+        .collect();
+    assert_eq!(served, expected);
 }
