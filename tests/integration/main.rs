@@ -65,6 +65,7 @@ mod replay_stored_events;
 mod rollout_reconstruct;
 mod rollout_store;
 mod rollout_ui;
+mod send_compressed;
 mod send_continue;
 mod send_same_rows;
 mod sessions_model_diff;

@@ -1,7 +1,7 @@
 //! Compressed answers through the recording proxy (issue 20), over real HTTP on 127.0.0.1 with an
 //! upstream the test starts: a gzip JSON response object, a gzip SSE stream in chunks, a zstd
-//! SSE stream, a deflate JSON object, a gzip 429 error, an encoding the recorder does not decode (`br`) and a gzip
-//! bomb (a few KiB that decode to 16 MiB). The client gets the upstream's compressed bytes
+//! SSE stream, a deflate JSON object, a gzip 429 error, an encoding the recorder does not decode
+//! (`br`) and a gzip bomb (a few KiB that decode to 16 MiB). The client gets the upstream's compressed bytes
 //! unchanged; what is recorded is what the same plain bytes give (`stream` for SSE, the JSON
 //! mapping for an object), the HAR carries the decoded text, and what cannot be decoded is
 //! recorded as such — never as garbage text or a `completed` turn. The replay endpoint serves the
@@ -296,8 +296,8 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
         match case.name {
             "br-sse" => {
                 let message = format!(
-                    "the answer could not be read: Content-Encoding `br` is not decoded by the \
-                     recorder ({wire} bytes relayed to the client unchanged)"
+                    "the answer could not be read: Content-Encoding `br` is not decoded by \
+                     promptwire ({wire} bytes relayed to the client unchanged)"
                 );
                 assert_eq!(
                     (outcome, events, record.response_body, note),
@@ -315,7 +315,7 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
                             json!(wire),
                             Some(json!(
                                 "the answer could not be read: Content-Encoding `br` is not \
-                                 decoded by the recorder: the body is not stored"
+                                 decoded by promptwire: the body is not stored"
                             ))
                         )),
                     ),
@@ -427,7 +427,7 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
             let mime = case.reply.headers[0].1.clone();
             match case.name {
                 "br-sse" => json!([wire, {"size": 0, "mimeType": mime, "text": "",
-                    "comment": "the answer could not be read: Content-Encoding `br` is not decoded by the recorder: the body is not stored"}]),
+                    "comment": "the answer could not be read: Content-Encoding `br` is not decoded by promptwire: the body is not stored"}]),
                 "gzip-bomb" => json!([wire, {"size": 0, "mimeType": mime, "text": "",
                     "comment": format!("not decoded: the gzip answer decodes to over {LIMIT} bytes")}]),
                 _ => {

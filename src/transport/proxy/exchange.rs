@@ -1,7 +1,7 @@
 //! Recording what passes through the proxy (or is served by the replay endpoint) into the store,
 //! live: one [`Sink`] per server groups requests into sessions and holds the database's one
 //! [`Writer`]; one [`Exchange`] per request decodes its SSE bytes as they pass (the same reader a
-//! client uses) — a compressed answer decoded first ([`super::inflate`]), never read as if it
+//! client uses) — a compressed answer decoded first ([`crate::transport::inflate`]), never read as if it
 //! were plain — hands each raw event to the writer and each mapped entry to the app's event
 //! channel (the app decodes nothing again), and hands over the response and outcome at the end —
 //! also when the exchange is dropped half-way (server stopped). Nothing here waits for SQLite:
@@ -17,7 +17,6 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::ProxyEvent;
-use super::inflate::{InflateError, Inflater};
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::{classify_http_error, header};
 use crate::core::stream::{ErrorClass, StreamError, StreamLimits, StreamReader, TimelineEntry};
@@ -26,6 +25,7 @@ use crate::store::{
     RequestWriter, ResponseMeta, SessionKey, SessionRef, Source, StoreResult, Writer,
     WriterOptions, WriterStatus,
 };
+use crate::transport::inflate::{InflateError, Inflater};
 
 /// Largest non-SSE response body kept (an error body, a compaction answer).
 const MAX_KEPT_BODY: usize = 1024 * 1024;

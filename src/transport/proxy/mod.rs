@@ -18,7 +18,6 @@
 pub mod budget;
 pub(crate) mod exchange;
 pub(crate) mod forward;
-mod inflate;
 pub mod listen;
 mod pump;
 mod upstream;

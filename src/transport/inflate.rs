@@ -1,12 +1,15 @@
-//! Decoding a compressed answer (`Content-Encoding: gzip`, `deflate`, `zstd`) for the recording,
-//! chunk by chunk as it passes: the client always gets the upstream's bytes unchanged, and the
-//! reader, redaction and store see the plain ones. The output is bounded while it is made: the
-//! input goes in small slices (each can expand only so far: deflate at most ~1032×, zstd into a
-//! fixed buffer), and decoding stops at a cap, so a decompression bomb never holds more than one
-//! slice's output beyond it. An encoding this build does not decode (`br`, a list of codings) is
+//! Decoding a compressed answer (`Content-Encoding: gzip`, `deflate`, `zstd`) chunk by chunk as
+//! it arrives, for the recording proxy (the client always gets the upstream's bytes unchanged;
+//! the reader, redaction and store see the plain ones) and for a live send (which may ask for
+//! compression: Codex 0.171's `accept-encoding: zstd,gzip`). The output is bounded while it is
+//! made: the input goes in small slices (each can expand only so far: deflate at most ~1032×,
+//! zstd into a fixed buffer), and decoding stops at a cap, so a decompression bomb never holds
+//! more than one slice's output beyond it. An encoding this build does not decode (`br`, a list of codings) is
 //! reported as such, never read as if it were plain.
 
 use zstd::stream::raw::{DParameter, Decoder as ZstdDecoder, Operation as _};
+
+use crate::core::stream::StreamError;
 
 /// Compressed bytes handed to a deflate decoder at once: at most ~1 MiB of output.
 const DEFLATE_SLICE: usize = 1024;
@@ -22,7 +25,7 @@ const ZSTD_WINDOW_LOG_MAX: u32 = 23;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub(crate) enum InflateError {
     /// An encoding this build does not decode.
-    #[error("the answer could not be read: Content-Encoding `{0}` is not decoded by the recorder")]
+    #[error("the answer could not be read: Content-Encoding `{0}` is not decoded by promptwire")]
     Unsupported(String),
     /// The decoder failed on the bytes.
     #[error("the answer could not be read: its {encoding} body does not decode ({message})")]
@@ -40,6 +43,21 @@ pub(crate) enum InflateError {
         /// The cap.
         limit: u64,
     },
+}
+
+impl InflateError {
+    /// The failure it ends a read turn with: `limit_exceeded` past the cap, else
+    /// `content_encoding`.
+    pub(crate) fn stream_error(&self) -> StreamError {
+        match self {
+            Self::TooLarge { .. } => StreamError::LimitExceeded {
+                message: self.to_string(),
+            },
+            _ => StreamError::ContentEncoding {
+                message: self.to_string(),
+            },
+        }
+    }
 }
 
 /// The decoding machinery of one encoding.
