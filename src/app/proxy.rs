@@ -4,7 +4,8 @@
 //! ([`Workers::spawn_network`](super::jobs::Workers::spawn_network)) that starts
 //! [`start_proxy`] / [`start_replay`] on the app's tokio runtime and forwards every
 //! [`ProxyEvent`] as an [`AppEvent::Record`]; cancelling the job stops the server (everything
-//! recorded is committed first). When a request starts or finishes the Sessions view's list
+//! recorded is committed first). The proxy's upstream CA file (`Settings::upstream_ca`) is read
+//! by that job before anything listens: a file that cannot be used is the server's error. When a request starts or finishes the Sessions view's list
 //! (and the open session's rows) are read again, so recorded requests appear as they arrive,
 //! and the newest proxied request streams into the Sessions view's timeline
 //! (`session_view/live.rs`).

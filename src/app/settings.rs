@@ -193,3 +193,25 @@ impl ExportKind {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_upstream_ca_file_is_persisted_and_older_settings_have_none() {
+        let settings = Settings {
+            upstream_ca: Some(PathBuf::from("/etc/corp/ca.pem")),
+            ..Settings::default()
+        };
+        let saved = serde_json::to_string(&settings).expect("save");
+        let restored: Settings = serde_json::from_str(&saved).expect("restore");
+        assert_eq!(restored, settings);
+        let older: Settings = serde_json::from_str(r#"{"tree_view": true}"#).expect("older");
+        assert_eq!(
+            (older.upstream_ca, older.tree_view),
+            (None::<PathBuf>, true)
+        );
+    }
+}
