@@ -238,16 +238,23 @@ fn deflate_slices<D: std::io::Write>(
     output: fn(&mut D) -> &mut Vec<u8>,
     each: &mut dyn FnMut(&[u8]) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
+    let mut take = |decoder: &mut D| -> Result<(), Stop> {
+        let made = output(decoder);
+        if made.is_empty() {
+            return Ok(());
+        }
+        let result = each(made);
+        made.clear();
+        result
+    };
     for slice in input.chunks(DEFLATE_SLICE) {
         decoder.write_all(slice).map_err(Stop::Io)?;
-        let made = output(decoder);
-        if !made.is_empty() {
-            let result = each(made);
-            made.clear();
-            result?;
-        }
+        take(decoder)?;
     }
-    Ok(())
+    // flate2's writer holds what the last write decoded until the next one: flushed now, each
+    // event is read when its bytes arrive, not when the next chunk does.
+    decoder.flush().map_err(Stop::Io)?;
+    take(decoder)
 }
 
 #[cfg(test)]
@@ -304,6 +311,80 @@ mod tests {
                 let (out, end) = decode(encoding, &compressed, piece, u64::MAX);
                 assert_eq!((out == plain, end), (true, Ok(())), "{encoding} {piece}");
             }
+        }
+    }
+
+    #[test]
+    fn what_arrived_is_decoded_at_once() {
+        // A server that flushes its compressor after each event (as a streaming one does):
+        // each push hands over that event whole, not one push later.
+        let events = [
+            &b"data: {\"a\":1}\n\n"[..],
+            b"data: {\"b\":2}\n\n",
+            b"data: [3]\n\n",
+        ];
+        let compressors: [(&str, Box<dyn Fn(&[&[u8]]) -> Vec<Vec<u8>>>); 3] = [
+            (
+                "gzip",
+                Box::new(|events| {
+                    let mut e =
+                        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                    events
+                        .iter()
+                        .map(|event| {
+                            e.write_all(event).expect("write");
+                            e.flush().expect("flush");
+                            std::mem::take(e.get_mut())
+                        })
+                        .collect()
+                }),
+            ),
+            (
+                "deflate",
+                Box::new(|events| {
+                    let mut e =
+                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
+                    events
+                        .iter()
+                        .map(|event| {
+                            e.write_all(event).expect("write");
+                            e.flush().expect("flush");
+                            std::mem::take(e.get_mut())
+                        })
+                        .collect()
+                }),
+            ),
+            (
+                "zstd",
+                Box::new(|events| {
+                    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd");
+                    events
+                        .iter()
+                        .map(|event| {
+                            e.write_all(event).expect("write");
+                            e.flush().expect("flush");
+                            std::mem::take(e.get_mut())
+                        })
+                        .collect()
+                }),
+            ),
+        ];
+        for (encoding, compress) in compressors {
+            let mut inflater = Inflater::for_encoding(Some(encoding), u64::MAX)
+                .expect("known")
+                .expect("encoded");
+            let pieces: Vec<Vec<u8>> = compress(&events)
+                .iter()
+                .map(|chunk| {
+                    let mut out = Vec::new();
+                    inflater
+                        .push(chunk, &mut |p| out.extend_from_slice(p))
+                        .expect("decodes");
+                    out
+                })
+                .collect();
+            let expected: Vec<Vec<u8>> = events.iter().map(|e| e.to_vec()).collect();
+            assert_eq!(pieces, expected, "{encoding}");
         }
     }
 

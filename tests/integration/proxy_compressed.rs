@@ -475,3 +475,74 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
         .collect();
     assert_eq!(served, expected);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_compressed_event_is_recorded_as_it_arrives() {
+    // A streaming server flushes its compressor after each event: the first one's bytes reach
+    // the proxy, then the server waits (up to 5 s) until the test has seen that event recorded.
+    let events = turn_events("resp_live_gz", "as it arrives");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut chunks: Vec<Bytes> = events
+        .iter()
+        .map(|event| {
+            encoder.write_all(event).expect("gzip");
+            encoder.flush().expect("flush");
+            Bytes::from(std::mem::take(encoder.get_mut()))
+        })
+        .collect();
+    chunks.push(Bytes::from(encoder.finish().expect("gzip")));
+    let gate = std::sync::Arc::new(tokio::sync::Semaphore::new(0));
+    let mut reply = encoded("text/event-stream", Some("gzip"), b"", 1);
+    reply.steps = vec![
+        Step::Send(chunks[0].clone()),
+        Step::Wait(std::sync::Arc::clone(&gate), Duration::from_secs(5)),
+    ];
+    reply
+        .steps
+        .extend(chunks[1..].iter().cloned().map(Step::Send));
+    let upstream = Upstream::in_order(vec![reply]);
+    let dir = scratch("compressed-live");
+    let (handle, mut rx) =
+        support::upstream::recording_proxy(&upstream.base_url(), &dir.join("live.sqlite")).await;
+    let url = format!("{}/v1/responses", handle.base_url());
+    let client = tokio::spawn(async move {
+        let response = reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .body(json!({"model": "gpt-5.5", "input": "live", "stream": true}).to_string())
+            .send()
+            .await
+            .expect("answer");
+        response.bytes().await.expect("body").to_vec()
+    });
+    // The first event is recorded while the server still holds the rest back.
+    let first = loop {
+        match tokio::time::timeout(Duration::from_secs(3), rx.recv()).await {
+            Ok(Some(ProxyEvent::Event { entry, .. })) => break entry.raw.event.clone(),
+            Ok(Some(_)) => {}
+            other => panic!("the first event was not recorded before the next chunk: {other:?}"),
+        }
+    };
+    gate.add_permits(1);
+    let outcome = loop {
+        match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+            Ok(Some(ProxyEvent::Recorded { outcome, .. })) => break outcome,
+            Ok(Some(_)) => {}
+            other => panic!("no outcome: {other:?}"),
+        }
+    };
+    let received = client.await.expect("client");
+    let wire: Vec<u8> = chunks.iter().flat_map(|c| c.iter().copied()).collect();
+    let (_, plain) = plain_reading("sse", &joined(&events));
+    assert_eq!(
+        (
+            first.as_deref(),
+            upstream.gate_timeouts(),
+            received == wire,
+            untimed(*outcome)
+        ),
+        (Some("response.created"), 0, true, plain)
+    );
+    handle.stop();
+    handle.stopped().await;
+}
