@@ -323,7 +323,9 @@ mod tests {
             b"data: {\"b\":2}\n\n",
             b"data: [3]\n\n",
         ];
-        let compressors: [(&str, Box<dyn Fn(&[&[u8]]) -> Vec<Vec<u8>>>); 3] = [
+        /// The compressed chunks of `events`, the compressor flushed after each.
+        type Compressor = Box<dyn Fn(&[&[u8]]) -> Vec<Vec<u8>>>;
+        let compressors: [(&str, Compressor); 3] = [
             (
                 "gzip",
                 Box::new(|events| {
