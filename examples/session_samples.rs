@@ -183,6 +183,7 @@ impl Recorder<'_> {
                 wait_us: Some(micros(wait)),
                 total_us: Some(micros(total)),
                 http_version: None,
+                extra: None,
             },
         )?;
         self.store.set_outcome(request, &outcome)?;

@@ -4,7 +4,8 @@
 //! ([`Workers::spawn_network`](super::jobs::Workers::spawn_network)) that starts
 //! [`start_proxy`] / [`start_replay`] on the app's tokio runtime and forwards every
 //! [`ProxyEvent`] as an [`AppEvent::Record`]; cancelling the job stops the server (everything
-//! recorded is committed first). When a request starts or finishes the Sessions view's list
+//! recorded is committed first). The proxy's upstream CA file (`Settings::upstream_ca`) is read
+//! by that job before anything listens: a file that cannot be used is the server's error. When a request starts or finishes the Sessions view's list
 //! (and the open session's rows) are read again, so recorded requests appear as they arrive,
 //! and the newest proxied request streams into the Sessions view's timeline
 //! (`session_view/live.rs`).
@@ -25,6 +26,7 @@ use crate::store::summary::OutcomeClass;
 use crate::transport::proxy::{ProxyEvent, ProxyOptions, ServerError, ServerHandle, start_proxy};
 use crate::transport::replay::Timing;
 use crate::transport::replay_server::{ReplayOptions, start_replay};
+use crate::transport::tls::ExtraRoots;
 
 /// Notes kept per server (older ones are dropped).
 pub const NOTES_KEPT: usize = 50;
@@ -120,6 +122,9 @@ pub struct RecordState {
     pub proxy: ServerView,
     /// The replay endpoint.
     pub replay: ServerView,
+    /// Bumped each time the upstream CA file is set from outside the panel's text field (a
+    /// Browse… choice): the panel then shows the setting again.
+    pub upstream_ca_changes: u64,
 }
 
 impl RecordState {
@@ -152,6 +157,11 @@ pub enum RecordCommand {
     },
     /// Stop a server.
     Stop(ServerKind),
+    /// Set the upstream CA file (the path typed; empty: none), kept in the settings and used
+    /// when the proxy starts.
+    SetUpstreamCa(String),
+    /// Choose the upstream CA file in a file dialog.
+    BrowseUpstreamCa,
 }
 
 /// What a server job reports.
@@ -168,6 +178,14 @@ pub enum RecordEvent {
     Committed {
         /// The session.
         session: i64,
+    },
+    /// A CA file was chosen in the file dialog (`None`: cancelled; `unavailable`: no dialog
+    /// could be shown).
+    UpstreamCaChosen {
+        /// The file.
+        path: Option<PathBuf>,
+        /// The dialog answered at once: no dialog service is running.
+        unavailable: bool,
     },
     /// The server reported.
     Event {
@@ -203,6 +221,15 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
             }
             return;
         }
+        RecordCommand::SetUpstreamCa(path) => {
+            let path = path.trim();
+            state.settings.upstream_ca = (!path.is_empty()).then(|| PathBuf::from(path));
+            return;
+        }
+        RecordCommand::BrowseUpstreamCa => {
+            browse_upstream_ca(state);
+            return;
+        }
     };
     if state.record.server(kind).is_active() {
         return;
@@ -219,8 +246,27 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
         RecordCommand::StartProxy { listen, upstream } => {
             let mut options = ProxyOptions::new(listen.trim(), upstream.trim(), Some(db));
             state.settings.limits.apply_to_proxy(&mut options);
-            state.workers.spawn_network("proxy", move |ctx| {
-                server_job(ctx, ServerKind::Proxy, start_proxy(options))
+            let ca = state.settings.upstream_ca.clone();
+            state.workers.spawn_network("proxy", move |ctx| async move {
+                // The CA file is read (bounded, off the async workers) before anything listens:
+                // a bad one is the panel's error and no proxy starts.
+                if let Some(path) = ca {
+                    let read = tokio::task::spawn_blocking(move || ExtraRoots::read_file(&path))
+                        .await
+                        .map_err(|e| e.to_string())
+                        .and_then(|read| read.map_err(|e| e.to_string()));
+                    match read {
+                        Ok(roots) => options.upstream_ca = Some(roots),
+                        Err(e) => {
+                            ctx.report(AppEvent::Record(RecordEvent::Started {
+                                kind: ServerKind::Proxy,
+                                result: Err(format!("upstream CA file: {e}")),
+                            }));
+                            return ctx;
+                        }
+                    }
+                }
+                server_job(ctx, ServerKind::Proxy, start_proxy(options)).await
             })
         }
         RecordCommand::StartReplay {
@@ -234,7 +280,9 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
                 server_job(ctx, ServerKind::Replay, start_replay(options))
             })
         }
-        RecordCommand::Stop(_) => return,
+        RecordCommand::Stop(_)
+        | RecordCommand::SetUpstreamCa(_)
+        | RecordCommand::BrowseUpstreamCa => return,
     };
     let server = state.record.server(kind);
     match spawned {
@@ -246,6 +294,30 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
             };
         }
         Err(e) => server.error = Some(e),
+    }
+}
+
+/// Opens a file dialog for the upstream CA file (on a job: the dialog blocks its thread).
+fn browse_upstream_ca(state: &mut AppState) {
+    let current = state.settings.upstream_ca.clone();
+    let spawned = state.workers.spawn("ca-file-dialog", move |job| {
+        let started = Instant::now();
+        let mut picker = rfd::FileDialog::new()
+            .add_filter("PEM certificates", &["pem", "crt", "cer"])
+            .add_filter("All files", &["*"]);
+        if let Some(dir) = current.as_deref().and_then(std::path::Path::parent) {
+            picker = picker.set_directory(dir);
+        }
+        let path = picker.pick_file();
+        // A dialog that "answers" at once was never shown: no dialog service is running.
+        let unavailable = path.is_none() && started.elapsed().as_millis() < 300;
+        job.report(AppEvent::Record(RecordEvent::UpstreamCaChosen {
+            path,
+            unavailable,
+        }));
+    });
+    if let Err(e) = spawned {
+        state.set_status(e, true);
     }
 }
 
@@ -330,6 +402,17 @@ pub fn apply(state: &mut AppState, event: RecordEvent) {
             }
         }
         RecordEvent::Committed { session } => refresh_sessions(state, session),
+        RecordEvent::UpstreamCaChosen { path, unavailable } => match path {
+            Some(path) => {
+                state.settings.upstream_ca = Some(path);
+                state.record.upstream_ca_changes += 1;
+            }
+            None if unavailable => state.set_status(
+                "No file dialog could be shown: type the CA file's path instead",
+                true,
+            ),
+            None => {}
+        },
         RecordEvent::Event { kind, event } => server_event(state, kind, *event),
     }
 }

@@ -146,6 +146,9 @@ pub struct Settings {
     pub limits: super::limits::Limits,
     /// Pane sizes, collapsed panes and the maximised one.
     pub panes: super::panes::PaneLayout,
+    /// The Record panel's upstream CA file: a PEM file of roots trusted for the proxy's
+    /// upstream besides the web's (`record --upstream-ca`); `None`: the web's roots only.
+    pub upstream_ca: Option<PathBuf>,
 }
 
 impl Default for Settings {
@@ -158,6 +161,7 @@ impl Default for Settings {
             recent: Vec::new(),
             limits: super::limits::Limits::default(),
             panes: super::panes::PaneLayout::default(),
+            upstream_ca: None,
         }
     }
 }
@@ -187,5 +191,27 @@ impl ExportKind {
             Self::StoredBody => "request-body.json",
             Self::StoredHar => "request.har",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    #[test]
+    fn the_upstream_ca_file_is_persisted_and_older_settings_have_none() {
+        let settings = Settings {
+            upstream_ca: Some(PathBuf::from("/etc/corp/ca.pem")),
+            ..Settings::default()
+        };
+        let saved = serde_json::to_string(&settings).expect("save");
+        let restored: Settings = serde_json::from_str(&saved).expect("restore");
+        assert_eq!(restored, settings);
+        let older: Settings = serde_json::from_str(r#"{"tree_view": true}"#).expect("older");
+        assert_eq!(
+            (older.upstream_ca, older.tree_view),
+            (None::<PathBuf>, true)
+        );
     }
 }

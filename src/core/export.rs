@@ -59,6 +59,11 @@ pub struct HarResponse {
     pub wait_ms: f64,
     /// Milliseconds spent receiving the body.
     pub receive_ms: f64,
+    /// Its size on the wire when it came compressed (`Content-Encoding`): the HAR's `bodySize`,
+    /// while `body` is the decoded text.
+    pub wire_bytes: Option<u64>,
+    /// Why the body is not there (an encoding that could not be decoded).
+    pub comment: Option<String>,
 }
 
 impl HarEntry {
@@ -128,21 +133,35 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
                 .and_then(Value::as_str)
                 .unwrap_or("HTTP/1.1");
             let (response, wait, receive) = match &e.response {
-                Some(r) => (
-                    json!({
-                        "status": r.status,
-                        "statusText": "",
-                        "httpVersion": version,
-                        "cookies": [],
-                        "headers": har_headers(&r.headers, redact)?,
-                        "content": {"size": r.body.len(), "mimeType": r.mime_type, "text": text(&r.body)?},
-                        "redirectURL": "",
-                        "headersSize": -1,
-                        "bodySize": r.body.len(),
-                    }),
-                    r.wait_ms,
-                    r.receive_ms,
-                ),
+                Some(r) => {
+                    let mut content =
+                        json!({"size": r.body.len(), "mimeType": r.mime_type, "text": text(&r.body)?});
+                    // A compressed answer: `text` is the decoded body, `bodySize` what came
+                    // over the wire, `compression` what it saved (HAR 1.2 §content).
+                    let body_size = r.wire_bytes.unwrap_or(r.body.len() as u64);
+                    if r.wire_bytes.is_some() && r.comment.is_none() {
+                        content["compression"] =
+                            json!(r.body.len() as i64 - i64::try_from(body_size).unwrap_or(0));
+                    }
+                    if let Some(comment) = &r.comment {
+                        content["comment"] = json!(comment);
+                    }
+                    (
+                        json!({
+                            "status": r.status,
+                            "statusText": "",
+                            "httpVersion": version,
+                            "cookies": [],
+                            "headers": har_headers(&r.headers, redact)?,
+                            "content": content,
+                            "redirectURL": "",
+                            "headersSize": -1,
+                            "bodySize": body_size,
+                        }),
+                        r.wait_ms,
+                        r.receive_ms,
+                    )
+                }
                 None => (
                     json!({
                         "status": 0, "statusText": "not sent", "httpVersion": "HTTP/1.1",

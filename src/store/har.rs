@@ -111,6 +111,12 @@ impl Store {
             let outcome = self.outcome(summary.id)?;
             let websocket = summary.method == "WS";
             let started_us = summary.started_us.unwrap_or(session.created_us);
+            // A compressed answer's size on the wire, and why its body is not there.
+            let extra_field = |name: &str| record.extra.as_ref().and_then(|e| e.get(name));
+            let wire_bytes = extra_field("response_wire_bytes").and_then(Value::as_u64);
+            let body_note = extra_field("response_body_note")
+                .and_then(Value::as_str)
+                .map(str::to_string);
             let response = summary.status.map(|status| {
                 let (text, mime_type) = match (&record.response_body, events.as_slice()) {
                     (_, [only]) if only.is_json_response() => {
@@ -123,6 +129,13 @@ impl Store {
                             .to_string(),
                     ),
                     _ if websocket => (String::new(), String::new()),
+                    // A body that could not be decoded (`response_body_note`): nothing shown.
+                    (None, []) if body_note.is_some() => (
+                        String::new(),
+                        content_type(&record.response_headers)
+                            .unwrap_or("")
+                            .to_string(),
+                    ),
                     _ => (sse_text(&events), "text/event-stream".to_string()),
                 };
                 let wait = ms(summary.wait_us);
@@ -134,6 +147,8 @@ impl Store {
                     mime_type,
                     wait_ms: wait.max(0.0),
                     receive_ms: (total - wait).max(0.0),
+                    wire_bytes,
+                    comment: body_note.clone(),
                 }
             });
             let mut extra = match record.extra.clone() {
@@ -638,6 +653,7 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             total_us,
             // Kept with `_promptwire` (imported as the extra fields).
             http_version: None,
+            extra: None,
         });
     }
     Ok(ParsedEntry {

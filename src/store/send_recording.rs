@@ -47,6 +47,9 @@ pub struct AttemptRecord {
     pub status: Option<u16>,
     /// Response headers.
     pub headers: Vec<(String, String)>,
+    /// The HTTP version the answer came over when it was not HTTP/1.1 (the HAR's
+    /// `httpVersion`).
+    pub http_version: Option<String>,
     /// The error body of an HTTP failure.
     pub http_error_body: Option<String>,
     /// Duration of the attempt.
@@ -255,7 +258,8 @@ impl SendRecording {
                 body: attempt.http_error_body.clone(),
                 wait_us,
                 total_us: Some(micros(attempt.elapsed)),
-                http_version: None,
+                http_version: attempt.http_version.clone(),
+                extra: None,
             });
             let mut outcome = OutcomeRecord::from_turn_owned(attempt.outcome);
             if let Some((class, message)) = &attempt.error

@@ -122,6 +122,9 @@ pub struct ResponseMeta {
     /// The HTTP version the answer came over (`HTTP/2.0`, `HTTP/1.1`), kept in the request's
     /// extra fields as `http_version` (the HAR's `httpVersion`); `None` leaves them as they are.
     pub http_version: Option<String>,
+    /// Fields merged into the request's extra fields (a compressed answer's encoding, its size
+    /// on the wire, why it was not decoded); `None` leaves them as they are.
+    pub extra: Option<serde_json::Value>,
 }
 
 /// How a stored turn ended, as recorded (stored as `open` / `completed` / `failed`).

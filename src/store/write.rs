@@ -299,6 +299,12 @@ pub(super) fn update_response(
             params![request_id, version],
         )?;
     }
+    if let Some(extra) = response.extra.as_ref().filter(|e| e.is_object()) {
+        conn.execute(
+            "UPDATE requests SET extra = json_patch(COALESCE(extra, '{}'), ?2) WHERE id = ?1",
+            params![request_id, extra.to_string()],
+        )?;
+    }
     Ok(changed > 0)
 }
 

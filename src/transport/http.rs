@@ -24,13 +24,14 @@ use bytes::Bytes;
 use futures_util::StreamExt as _;
 use reqwest::header::HeaderMap;
 
+use super::inflate::Inflater;
 use super::proxy::wire::header_pairs;
-use super::read_loop::{Callback, Incoming, ReadBounds, Sink, new_attempt, read_turn};
+use super::read_loop::{Callback, Incoming, ReadBounds, Reading, Sink, new_attempt, read_turn};
 use super::redirect;
 use crate::core::compile::CompiledRequest;
 use crate::core::stream::StreamReader;
 use crate::core::stream::events::header_events;
-use crate::core::stream::http_error::{classify_http_error, with_date};
+use crate::core::stream::http_error::{classify_http_error, header, with_date};
 use crate::core::stream::limits::deadline_passed;
 
 pub(crate) use super::send::now_http_date;
@@ -217,6 +218,7 @@ impl HttpSender {
         let status = response.status().as_u16();
         attempt.status = Some(status);
         attempt.response_headers = header_pairs(response.headers());
+        attempt.http_version = stored_http_version(response.version());
         sink.event(SendEvent::Response {
             status,
             headers: &attempt.response_headers,
@@ -244,10 +246,21 @@ impl HttpSender {
             reader.apply_header_events(&attempt.header_events, start.elapsed());
             sink.event(SendEvent::HeaderEvents(&attempt.header_events));
         }
+        // A compressed answer (the request may ask for one: `accept-encoding`) is decoded
+        // before the reader; one this build cannot decode ends the turn as `content_encoding`.
+        let encoding = header(&attempt.response_headers, "content-encoding");
+        let inflater =
+            match Inflater::for_encoding(encoding, self.options.limits.max_response_bytes) {
+                Ok(inflater) => inflater,
+                Err(e) => {
+                    reader.fail(e.stream_error(), start.elapsed());
+                    None
+                }
+            };
         let mut body = response.bytes_stream();
         read_turn(
             &mut body,
-            reader,
+            Reading { reader, inflater },
             ReadBounds::of(&self.options, deadline),
             cancel,
             start,
@@ -266,6 +279,11 @@ impl HttpSender {
         response: reqwest::Response,
         stop: Stop<'_>,
     ) -> Result<String, SendError> {
+        let encoding = response
+            .headers()
+            .get(reqwest::header::CONTENT_ENCODING)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let mut body = response.bytes_stream();
         let mut bytes = Vec::new();
         loop {
@@ -290,8 +308,30 @@ impl HttpSender {
                 Ok(None) | Ok(Some(Err(_))) | Err(_) => break,
             }
         }
-        Ok(String::from_utf8_lossy(&bytes).into_owned())
+        Ok(String::from_utf8_lossy(&decoded_error_body(
+            &bytes,
+            encoding.as_deref(),
+            self.options.max_error_body_bytes,
+        ))
+        .into_owned())
     }
+}
+
+/// An error body as it reads: decoded from `encoding` (at most `limit` bytes; what decoded before
+/// a cut or bad byte is kept), nothing when the encoding is one this build does not decode.
+fn decoded_error_body(raw: &[u8], encoding: Option<&str>, limit: usize) -> Vec<u8> {
+    let Ok(inflater) = Inflater::for_encoding(encoding, limit as u64) else {
+        return Vec::new();
+    };
+    let Some(mut inflater) = inflater else {
+        return raw.to_vec();
+    };
+    let mut plain = Vec::new();
+    let mut keep = |piece: &[u8]| plain.extend_from_slice(piece);
+    if inflater.push(raw, &mut keep).is_ok() {
+        let _ = inflater.finish(&mut keep);
+    }
+    plain
 }
 
 /// `base × 2^retry × jitter(0.9–1.1)`.
@@ -304,7 +344,13 @@ fn secs(d: Duration) -> String {
     format!("{:.3} s", d.as_secs_f64())
 }
 
-/// An error and its sources, `outer: inner: innermost`.
+/// The HTTP version an answer came over as stored with it (the HAR's `httpVersion`), for the
+/// proxy and a live send alike: `None` for HTTP/1.1, which a stored request without one went
+/// over; `HTTP/2.0` and the like otherwise.
+pub(crate) fn stored_http_version(version: reqwest::Version) -> Option<String> {
+    (version != reqwest::Version::HTTP_11).then(|| format!("{version:?}"))
+}
+
 /// True for a host that is this machine (`localhost`, `::1`, any 127.x.x.x): never reached
 /// through a system proxy.
 pub(crate) fn is_loopback_host(host: &str) -> bool {
@@ -324,6 +370,7 @@ impl From<reqwest::Result<Bytes>> for Incoming {
     }
 }
 
+/// An error and its sources, `outer: inner: innermost`.
 pub(crate) fn error_chain(err: &dyn std::error::Error) -> String {
     let mut text = err.to_string();
     let mut source = err.source();

@@ -16,6 +16,7 @@
 //! - [`tls`]: extra root certificates for an upstream behind a private CA.
 
 pub mod http;
+pub(crate) mod inflate;
 pub mod proxy;
 mod read_loop;
 pub mod recording;

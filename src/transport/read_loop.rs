@@ -10,10 +10,11 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt as _};
 
+use super::inflate::Inflater;
 use super::send::{Attempt, CancelToken, SendError, SendEvent, SendOptions};
 use crate::core::stream::errors::{CLOSED_BEFORE_COMPLETED, IDLE_TIMEOUT};
 use crate::core::stream::limits::deadline_passed;
-use crate::core::stream::{StreamError, StreamReader, TurnOutcome, TurnState};
+use crate::core::stream::{StreamError, StreamReader, TimelineEntry, TurnOutcome, TurnState};
 
 /// Where a live transport reports its progress: a borrowed-event callback ([`Callback`]), or the
 /// bounded queue of [`super::send::Sender::start`], which the read loop waits on before it reads
@@ -79,12 +80,70 @@ impl ReadBounds {
     }
 }
 
+/// The reader of a turn, with the decoder of a compressed answer (`Content-Encoding`) before it
+/// when there is one: what the reader sees is the plain bytes.
+pub(super) struct Reading {
+    /// The turn's reader.
+    pub reader: StreamReader,
+    /// The answer's decoder (`None`: the bytes are plain).
+    pub inflater: Option<Inflater>,
+}
+
+impl From<StreamReader> for Reading {
+    fn from(reader: StreamReader) -> Self {
+        Self {
+            reader,
+            inflater: None,
+        }
+    }
+}
+
+impl Reading {
+    /// Reads `bytes` (decoded first when compressed) received `at`; the entries decoded. Bytes
+    /// that do not decode end the turn (`content_encoding`, or `limit_exceeded` past the cap).
+    fn push(&mut self, bytes: &[u8], at: Duration) -> Vec<TimelineEntry> {
+        let Some(inflater) = self.inflater.as_mut() else {
+            return self.reader.push(bytes, at);
+        };
+        let reader = &mut self.reader;
+        let mut entries = Vec::new();
+        let decoded = inflater.push(bytes, &mut |plain| {
+            if !reader.is_done() {
+                entries.extend(reader.push(plain, at));
+            }
+        });
+        if let Err(e) = decoded {
+            self.inflater = None;
+            self.reader.fail(e.stream_error(), at);
+        }
+        entries
+    }
+
+    /// The body ended at `at`: what the decoder still holds, then the reader's end.
+    fn finish(&mut self, at: Duration) -> Vec<TimelineEntry> {
+        let mut entries = Vec::new();
+        if let Some(mut inflater) = self.inflater.take() {
+            let reader = &mut self.reader;
+            let decoded = inflater.finish(&mut |plain| {
+                if !reader.is_done() {
+                    entries.extend(reader.push(plain, at));
+                }
+            });
+            if let Err(e) = decoded {
+                self.reader.fail(e.stream_error(), at);
+            }
+        }
+        entries.extend(self.reader.finish(at));
+        entries
+    }
+}
+
 /// Feeds `source` into `reader` (see the module header), reporting and keeping every entry, then
 /// sets the attempt's outcome and error: none when completed, the stream error when it failed,
 /// `Cancelled` when stopped, else "closed before completed". The caller sets `elapsed`.
 pub(super) async fn read_turn<S, K>(
     source: &mut S,
-    mut reader: StreamReader,
+    reading: impl Into<Reading>,
     bounds: ReadBounds,
     cancel: &CancelToken,
     start: Instant,
@@ -95,8 +154,9 @@ pub(super) async fn read_turn<S, K>(
     S::Item: Into<Incoming>,
     K: Sink,
 {
+    let mut reading = reading.into();
     let mut cancelled = false;
-    while !reader.is_done() {
+    while !reading.reader.is_done() {
         let next = tokio::select! {
             biased;
             () = cancel.cancelled() => {
@@ -104,7 +164,7 @@ pub(super) async fn read_turn<S, K>(
                 break;
             }
             () = tokio::time::sleep_until(bounds.deadline) => {
-                reader.fail(deadline_passed(bounds.deadline_len), start.elapsed());
+                reading.reader.fail(deadline_passed(bounds.deadline_len), start.elapsed());
                 break;
             }
             next = tokio::time::timeout(bounds.idle, source.next()) => next,
@@ -112,16 +172,16 @@ pub(super) async fn read_turn<S, K>(
         let at = start.elapsed();
         let entries = match next.map(|item| item.map_or(Incoming::End, Into::into)) {
             Err(_) => {
-                reader.fail(StreamError::stream(IDLE_TIMEOUT), at);
+                reading.reader.fail(StreamError::stream(IDLE_TIMEOUT), at);
                 Vec::new()
             }
-            Ok(Incoming::End) => reader.finish(at),
+            Ok(Incoming::End) => reading.finish(at),
             Ok(Incoming::Failed(message)) => {
                 // What was decoded before the failure stays; the error ends the turn now.
-                reader.fail(StreamError::stream(message), at);
+                reading.reader.fail(StreamError::stream(message), at);
                 Vec::new()
             }
-            Ok(Incoming::Data(bytes)) => reader.push(&bytes, at),
+            Ok(Incoming::Data(bytes)) => reading.push(&bytes, at),
             Ok(Incoming::Nothing) => Vec::new(),
         };
         for entry in entries {
@@ -134,7 +194,7 @@ pub(super) async fn read_turn<S, K>(
         }
         sink.ready().await;
     }
-    attempt.outcome = reader.into_outcome();
+    attempt.outcome = reading.reader.into_outcome();
     attempt.error = match &attempt.outcome.state {
         TurnState::Completed { .. } => None,
         TurnState::Failed(error) => Some(SendError::Stream(error.clone())),
@@ -151,6 +211,7 @@ pub(super) fn new_attempt(number: u32) -> Attempt {
         number,
         status: None,
         response_headers: Vec::new(),
+        http_version: None,
         header_events: Vec::new(),
         entries: Vec::new(),
         outcome: TurnOutcome::default(),

@@ -46,6 +46,7 @@ pub fn finish_recording(recording: SendRecording, result: SendResult) -> StoreRe
         .map(|attempt| AttemptRecord {
             status: attempt.status,
             headers: attempt.response_headers.clone(),
+            http_version: attempt.http_version.clone(),
             http_error_body: match &attempt.error {
                 Some(SendError::Http(e)) => Some(e.to_string()),
                 _ => None,

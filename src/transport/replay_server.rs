@@ -333,12 +333,14 @@ impl Replayer {
         };
         let recorded = &recorded;
         let status = recorded.status.unwrap_or(200);
+        // What is served is the recorded body decoded (a compressed answer is recorded plain):
+        // its `Content-Encoding` is not served with it.
         let mut headers: Vec<(String, String)> = recorded
             .response_headers
             .iter()
             .filter(|(name, _)| {
                 hyper::header::HeaderName::from_bytes(name.as_bytes())
-                    .is_ok_and(|n| !is_hop_by_hop(&n, &[]))
+                    .is_ok_and(|n| !is_hop_by_hop(&n, &[]) && n != hyper::header::CONTENT_ENCODING)
             })
             .cloned()
             .collect();

@@ -1,13 +1,17 @@
 //! Extra root certificates for an upstream behind a private CA (a self-hosted or corporate
 //! endpoint, a loopback test server): parsed once from PEM, checked to be usable trust anchors,
 //! then added to the web's roots for reqwest (HTTP, HTTP/2 by ALPN) and for the WebSocket
-//! relay's rustls connection. Reading the file is the caller's (the CLI reads it bounded, see
-//! [`MAX_CA_FILE_BYTES`]).
+//! relay's rustls connection. The file is read bounded ([`MAX_CA_FILE_BYTES`]): by the CLI
+//! itself (a named pipe too), by the app through [`ExtraRoots::read_file`].
 
+use std::io::Read as _;
+use std::path::Path;
 use std::sync::Arc;
 
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject as _;
+
+use crate::core::stream::limits::human_size;
 
 /// Largest CA file read (a PEM bundle of every public CA is about 250 KiB).
 pub const MAX_CA_FILE_BYTES: u64 = 1024 * 1024;
@@ -38,6 +42,22 @@ pub enum CaError {
         index: usize,
         /// Why.
         reason: String,
+    },
+    /// The file could not be read.
+    #[error("cannot read {path}: {message}")]
+    Unreadable {
+        /// The file.
+        path: String,
+        /// The system's error.
+        message: String,
+    },
+    /// The file is larger than [`MAX_CA_FILE_BYTES`].
+    #[error("{path} is larger than {}, too large for a PEM certificate file", human_size(*limit))]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// The limit.
+        limit: u64,
     },
 }
 
@@ -78,6 +98,29 @@ impl ExtraRoots {
                 })?;
         }
         Ok(Self { certificates })
+    }
+
+    /// The roots in the PEM file at `path`, read bounded ([`MAX_CA_FILE_BYTES`]) — for the
+    /// app's Record panel (the CLI reads its own, a named pipe too). Blocking: call it off the
+    /// async workers.
+    pub fn read_file(path: &Path) -> Result<Self, CaError> {
+        let shown = path.display().to_string();
+        let unreadable = |e: std::io::Error| CaError::Unreadable {
+            path: shown.clone(),
+            message: e.to_string(),
+        };
+        let file = std::fs::File::open(path).map_err(unreadable)?;
+        let mut bytes = Vec::new();
+        file.take(MAX_CA_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+            .map_err(unreadable)?;
+        if bytes.len() as u64 > MAX_CA_FILE_BYTES {
+            return Err(CaError::TooLarge {
+                path: shown,
+                limit: MAX_CA_FILE_BYTES,
+            });
+        }
+        Self::from_pem(&bytes, &shown)
     }
 
     /// How many certificates it holds.

@@ -2,7 +2,10 @@
 //! Workbench | Sessions tabs, as a Proxyman / mitmproxy user expects the capture switch next to
 //! the flow list. It starts and stops the recording proxy (listen address, loopback by default
 //! with a warning for any other; upstream from a provider preset or typed), shows where it
-//! listens, how many requests it saw and how many failed, and its notes; the requests themselves
+//! listens, how many requests it saw and how many failed, and its notes; an upstream behind a
+//! private CA is trusted through an upstream CA file (kept in the settings, as `record
+//! --upstream-ca` takes it; a file that cannot be used is the panel's error and nothing
+//! starts). The requests themselves
 //! appear live in the Sessions view. Below, the replay endpoint serves the session open in the
 //! Sessions view at a chosen pace. Reads `&AppState`, sends [`RecordCommand`]s.
 
@@ -27,6 +30,11 @@ pub struct RecordUi {
     pub listen: String,
     /// Upstream base URL being typed (or filled from a preset).
     pub upstream: String,
+    /// Upstream CA file being typed (or chosen with Browse…); empty: none.
+    pub upstream_ca: String,
+    /// The settings' change count (`RecordState::upstream_ca_changes`) `upstream_ca` was last
+    /// filled from; `None`: not yet (the saved setting is shown on the first frame).
+    pub upstream_ca_seen: Option<u64>,
     /// Replay endpoint listen address.
     pub replay_listen: String,
     /// Replay pace.
@@ -39,6 +47,8 @@ impl Default for RecordUi {
             open: false,
             listen: DEFAULT_LISTEN.to_string(),
             upstream: "https://api.openai.com/v1".to_string(),
+            upstream_ca: String::new(),
+            upstream_ca_seen: None,
             replay_listen: DEFAULT_REPLAY_LISTEN.to_string(),
             timing: Timing::Original,
         }
@@ -116,6 +126,7 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
             egui::TextEdit::singleline(&mut record.upstream).hint_text("https://api.openai.com/v1"),
         )
         .labelled_by(label.id);
+        upstream_ca_field(ui, state, record, tx);
     });
     if proxy.is_active() {
         if ui.button("Stop proxy").clicked() {
@@ -128,6 +139,43 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
         }));
     }
     server_state(ui, proxy, "Point the client's base_url at");
+}
+
+/// The upstream CA file: a path typed (kept in the settings as it changes) or chosen with
+/// Browse…, which fills the field from the settings.
+fn upstream_ca_field(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
+    let changes = state.record.upstream_ca_changes;
+    if record.upstream_ca_seen != Some(changes) {
+        record.upstream_ca = state
+            .settings
+            .upstream_ca
+            .as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        record.upstream_ca_seen = Some(changes);
+    }
+    let label = ui.label("Upstream CA file");
+    ui.horizontal(|ui| {
+        let field = ui
+            .add(
+                egui::TextEdit::singleline(&mut record.upstream_ca)
+                    .hint_text("PEM file of a private CA (optional)")
+                    .desired_width(ui.available_width() - 70.0),
+            )
+            .labelled_by(label.id)
+            .on_hover_text(
+                "Root certificates trusted for the upstream besides the web's: an upstream \
+                 behind a private or corporate CA (record --upstream-ca)",
+            );
+        if field.changed() {
+            tx.send(AppCommand::Record(RecordCommand::SetUpstreamCa(
+                record.upstream_ca.clone(),
+            )));
+        }
+        if ui.button("Browse…").clicked() {
+            tx.send(AppCommand::Record(RecordCommand::BrowseUpstreamCa));
+        }
+    });
 }
 
 fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {

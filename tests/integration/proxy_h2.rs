@@ -40,7 +40,7 @@ use support::upstream::{End, Reply, Step, Upstream, pieces, sse_file, turn_event
 use tokio_tungstenite::tungstenite::Message;
 
 /// `tests/data/tls/{name}`.
-fn tls_file(name: &str) -> PathBuf {
+pub(crate) fn tls_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/tls")
         .join(name)
@@ -55,18 +55,18 @@ fn test_ca() -> ExtraRoots {
 
 /// What the HTTP/2 upstream got: the connection's ALPN protocol, the request's HTTP version.
 #[derive(Debug, Clone, PartialEq)]
-struct Seen {
-    alpn: Option<String>,
-    version: String,
-    method: String,
-    path: String,
-    body: Vec<u8>,
+pub(crate) struct Seen {
+    pub(crate) alpn: Option<String>,
+    pub(crate) version: String,
+    pub(crate) method: String,
+    pub(crate) path: String,
+    pub(crate) body: Vec<u8>,
 }
 
 /// A TLS upstream on 127.0.0.1 offering `h2` and `http/1.1` by ALPN and serving each connection
 /// with the protocol agreed; `replies` answer the requests in order (whatever connection they
 /// come on). Each `Step::Send` of a reply is one DATA frame (a pause before the next).
-struct H2Upstream {
+pub(crate) struct H2Upstream {
     addr: SocketAddr,
     seen: Arc<Mutex<Vec<Seen>>>,
     /// Data frames handed to hyper, per reply.
@@ -95,7 +95,7 @@ fn tls_acceptor(alpn: &[&[u8]]) -> tokio_rustls::TlsAcceptor {
 }
 
 impl H2Upstream {
-    fn start(replies: Vec<Reply>) -> Self {
+    pub(crate) fn start(replies: Vec<Reply>) -> Self {
         let acceptor = tls_acceptor(&[b"h2", b"http/1.1"]);
 
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
@@ -138,11 +138,11 @@ impl H2Upstream {
         }
     }
 
-    fn base_url(&self) -> String {
+    pub(crate) fn base_url(&self) -> String {
         format!("https://127.0.0.1:{}/v1", self.addr.port())
     }
 
-    fn seen(&self) -> Vec<Seen> {
+    pub(crate) fn seen(&self) -> Vec<Seen> {
         self.seen.lock().expect("log").clone()
     }
 
@@ -244,7 +244,7 @@ impl Connection {
 }
 
 /// The bytes a reply sends.
-fn reply_bytes(reply: &Reply) -> Vec<u8> {
+pub(crate) fn reply_bytes(reply: &Reply) -> Vec<u8> {
     reply
         .steps
         .iter()
@@ -282,7 +282,7 @@ fn rate_limited() -> Value {
 }
 
 /// The three answers, in the order the client asks for them.
-fn cases() -> Vec<(&'static str, Reply)> {
+pub(crate) fn cases() -> Vec<(&'static str, Reply)> {
     let sse = sse_file("text-answer.sse");
     vec![
         (
@@ -918,5 +918,65 @@ async fn a_live_send_with_the_ca_streams_over_http2() {
             .map(|s| (s.alpn.as_deref(), s.version.as_str()))
             .collect::<Vec<_>>(),
         vec![(Some("h2"), "HTTP/2.0")]
+    );
+}
+
+#[test]
+fn send_with_the_ca_records_the_http2_version() {
+    let (_, reply) = cases().swap_remove(0);
+    let h2 = H2Upstream::start(vec![reply.clone()]);
+    let db = scratch("send-ca-h2").join("send.sqlite");
+    let prompt = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
+    let output = support::cli::run(
+        &[
+            "send",
+            prompt.to_str().expect("path"),
+            "--provider",
+            "compatible",
+            "--base-url",
+            &h2.base_url(),
+            "--ca",
+            tls_file("ca.pem").to_str().expect("path"),
+            "--db",
+            db.to_str().expect("path"),
+            "--json",
+        ],
+        None,
+    );
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(
+        h2.seen()
+            .iter()
+            .map(|s| (s.alpn.as_deref(), s.version.as_str()))
+            .collect::<Vec<_>>(),
+        vec![(Some("h2"), "HTTP/2.0")]
+    );
+    // The stored row names the version it went over, as the proxy's rows do.
+    let store = Store::open(&db).expect("db");
+    let session = store.list_sessions(Page::ALL).expect("sessions")[0].id;
+    let rows = store.requests(session, Page::ALL).expect("rows");
+    let extra = store.request(rows[0].id).expect("row").extra;
+    assert_eq!(
+        (
+            rows.len(),
+            extra.as_ref().and_then(|e| e.get("http_version")).cloned()
+        ),
+        (1, Some(json!("HTTP/2.0")))
+    );
+    let expected = read_all(&reply_bytes(&reply), Duration::ZERO).1;
+    let outcome = store.outcome(rows[0].id).expect("read").expect("outcome");
+    assert_eq!(
+        (outcome.state, outcome.text.clone()),
+        (RecordedState::Completed, expected.text.clone())
+    );
+    drop(store);
+    assert_eq!(
+        har_versions(&db),
+        vec![("HTTP/2.0".to_string(), "HTTP/2.0".to_string())]
     );
 }

@@ -189,6 +189,7 @@ fn run(capture: &Capture, requests: usize) -> Growth {
                     wait_us: Some(180_000),
                     total_us: Some(1_400_000),
                     http_version: None,
+                    extra: None,
                 },
             )
             .expect("response");

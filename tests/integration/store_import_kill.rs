@@ -74,6 +74,7 @@ fn write_har(path: &Path) {
                     wait_us: Some(1000),
                     total_us: Some(9000),
                     http_version: None,
+                    extra: None,
                 },
             )
             .expect("response");

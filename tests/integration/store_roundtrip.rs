@@ -165,6 +165,7 @@ fn har_export_then_import_keeps_bodies_events_timings_and_outcome() {
                 wait_us: Some(400_000),
                 total_us: Some(406_000),
                 http_version: None,
+                extra: None,
             },
         )
         .expect("response");
@@ -235,6 +236,7 @@ fn the_authorization_value_never_reaches_the_database_file() {
                 wait_us: None,
                 total_us: None,
                 http_version: None,
+                extra: None,
             },
         )
         .expect("response");

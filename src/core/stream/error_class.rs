@@ -43,6 +43,9 @@ pub enum ErrorClass {
     RequestTimeout,
     /// `redirect_refused`.
     RedirectRefused,
+    /// `content_encoding`: the answer's `Content-Encoding` could not be decoded for the
+    /// recording (an encoding not supported, or bytes that do not decode).
+    ContentEncoding,
     /// `cancelled`: the send's cancel token, or the proxy's client went away.
     Cancelled,
     /// `interrupted`: a signal.
@@ -53,7 +56,7 @@ pub enum ErrorClass {
 
 impl ErrorClass {
     /// Every known class (not [`ErrorClass::Unknown`]), in declaration order.
-    pub const KNOWN: [Self; 18] = [
+    pub const KNOWN: [Self; 19] = [
         Self::ContextWindowExceeded,
         Self::QuotaExceeded,
         Self::UsageNotIncluded,
@@ -70,6 +73,7 @@ impl ErrorClass {
         Self::UnexpectedStatus,
         Self::RequestTimeout,
         Self::RedirectRefused,
+        Self::ContentEncoding,
         Self::Cancelled,
         Self::Interrupted,
     ];
@@ -93,6 +97,7 @@ impl ErrorClass {
             Self::UnexpectedStatus => "unexpected_status",
             Self::RequestTimeout => "request_timeout",
             Self::RedirectRefused => "redirect_refused",
+            Self::ContentEncoding => "content_encoding",
             Self::Cancelled => "cancelled",
             Self::Interrupted => "interrupted",
             Self::Unknown(name) => name,

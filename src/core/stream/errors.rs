@@ -86,6 +86,13 @@ pub enum StreamError {
         /// Which limit, and its value.
         message: String,
     },
+    /// The answer's `Content-Encoding` could not be decoded (an encoding not supported, or
+    /// bytes that do not decode): it is not read as if it were plain. Not retried.
+    #[error("{message}")]
+    ContentEncoding {
+        /// Which encoding, and why.
+        message: String,
+    },
 }
 
 fn or_none(message: &str) -> &str {
@@ -117,6 +124,7 @@ impl StreamError {
             Self::Retryable { .. } => ErrorClass::Retryable,
             Self::Stream { .. } => ErrorClass::Stream,
             Self::LimitExceeded { .. } => ErrorClass::LimitExceeded,
+            Self::ContentEncoding { .. } => ErrorClass::ContentEncoding,
         }
     }
 

@@ -1,7 +1,8 @@
 //! Recording what passes through the proxy (or is served by the replay endpoint) into the store,
 //! live: one [`Sink`] per server groups requests into sessions and holds the database's one
 //! [`Writer`]; one [`Exchange`] per request decodes its SSE bytes as they pass (the same reader a
-//! client uses), hands each raw event to the writer and each mapped entry to the app's event
+//! client uses) — a compressed answer decoded first ([`crate::transport::inflate`]), never read as if it
+//! were plain — hands each raw event to the writer and each mapped entry to the app's event
 //! channel (the app decodes nothing again), and hands over the response and outcome at the end —
 //! also when the exchange is dropped half-way (server stopped). Nothing here waits for SQLite:
 //! what is stored, and what could not be, comes back from the writer as [`ProxyEvent::Stored`],
@@ -24,6 +25,7 @@ use crate::store::{
     RequestWriter, ResponseMeta, SessionKey, SessionRef, Source, StoreResult, Writer,
     WriterOptions, WriterStatus,
 };
+use crate::transport::inflate::{InflateError, Inflater};
 
 /// Largest non-SSE response body kept (an error body, a compaction answer).
 const MAX_KEPT_BODY: usize = 1024 * 1024;
@@ -208,6 +210,10 @@ impl Sink {
             body: Vec::new(),
             failure: None,
             finished: false,
+            inflater: None,
+            content_encoding: None,
+            undecoded: None,
+            wire_bytes: 0,
         }
     }
 }
@@ -267,6 +273,15 @@ pub(crate) struct Exchange {
     body: Vec<u8>,
     failure: Option<(ErrorClass, String)>,
     finished: bool,
+    /// The decoder of a compressed answer (`Content-Encoding`): what is read and stored is the
+    /// plain body, what the client gets is the upstream's bytes.
+    inflater: Option<Inflater>,
+    /// The answer's `Content-Encoding`, when it had one.
+    content_encoding: Option<String>,
+    /// Why the answer's body could not be decoded (nothing more of it is read).
+    undecoded: Option<InflateError>,
+    /// Body bytes as they came over the wire.
+    wire_bytes: u64,
 }
 
 impl Exchange {
@@ -283,13 +298,29 @@ impl Exchange {
             let events = header_events(&headers);
             self.reader.apply_header_events(&events, at);
         }
+        // A compressed answer is decoded up to what the reader would read of a plain one (an
+        // error body: up to what is kept of it).
+        let cap = if self.sse || self.json {
+            self.sink.limits.max_response_bytes
+        } else {
+            MAX_KEPT_BODY as u64
+        };
+        let encoding = header(&headers, "content-encoding");
+        self.content_encoding = encoding
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .map(str::to_string);
+        match Inflater::for_encoding(encoding, cap) {
+            Ok(inflater) => self.inflater = inflater,
+            Err(e) => self.undecoded = Some(e),
+        }
         self.response_headers = headers;
     }
 
     /// The upstream answered over `version`: stored with the response (the HAR's
     /// `httpVersion`) when it is not HTTP/1.1, which a stored request without one went over.
     pub(crate) fn http_version(&mut self, version: hyper::Version) {
-        self.http_version = (version != hyper::Version::HTTP_11).then(|| format!("{version:?}"));
+        self.http_version = crate::transport::http::stored_http_version(version);
     }
 
     /// Reads what follows as a stream of events whatever the headers said (WebSocket frames,
@@ -315,6 +346,55 @@ impl Exchange {
 
     /// One chunk of the response body, that passed to the client `at` (since the request).
     pub(crate) fn chunk_at(&mut self, bytes: &[u8], at: Duration) {
+        self.wire_bytes += bytes.len() as u64;
+        if self.undecoded.is_some() {
+            return;
+        }
+        let Some(mut inflater) = self.inflater.take() else {
+            self.plain_chunk(bytes, at);
+            return;
+        };
+        if self.sse && self.reader.is_done() {
+            // The turn ended: nothing after it is read (the decoder is dropped).
+            return;
+        }
+        match inflater.push(bytes, &mut |plain| self.plain_chunk(plain, at)) {
+            Ok(()) => self.inflater = Some(inflater),
+            Err(e) => self.undecodable(e),
+        }
+    }
+
+    /// The body could not be decoded (`e`): nothing more of it is read, and a partly decoded
+    /// body is not kept — except an error body past what is kept of it, which is cut there as a
+    /// plain one is.
+    fn undecodable(&mut self, e: InflateError) {
+        if !self.sse && !self.json && matches!(e, InflateError::TooLarge { .. }) {
+            return;
+        }
+        if self.sse && self.reader.is_done() {
+            // The turn had ended (a bad trailer after `response.completed`): it stands.
+            return;
+        }
+        self.body = Vec::new();
+        self.undecoded = Some(e);
+    }
+
+    /// The body ended: the decoder hands over what it still holds (not after a failure: a cut
+    /// stream is recorded as cut, not as a body that does not decode).
+    fn finish_decoding(&mut self, at: Duration) {
+        let Some(mut inflater) = self.inflater.take() else {
+            return;
+        };
+        if self.failure.is_some() || self.wire_bytes == 0 {
+            return;
+        }
+        if let Err(e) = inflater.finish(&mut |plain| self.plain_chunk(plain, at)) {
+            self.undecodable(e);
+        }
+    }
+
+    /// One chunk of the plain (decoded) body.
+    fn plain_chunk(&mut self, bytes: &[u8], at: Duration) {
         if self.json {
             // Held whole (within the response limit) and read at the end.
             let limit = usize::try_from(self.sink.limits.max_response_bytes).unwrap_or(usize::MAX);
@@ -372,6 +452,24 @@ impl Exchange {
 
     /// The outcome as recorded.
     fn outcome(&mut self, at: Duration) -> OutcomeRecord {
+        if let Some(problem) = &self.undecoded
+            && (self.sse || self.json)
+        {
+            // Never read as if it were plain: what was decoded before stays, and the outcome
+            // says why the rest could not be read.
+            let mut outcome = OutcomeRecord::from_turn(self.reader.outcome());
+            outcome.state = RecordedState::Failed;
+            outcome.error_class = Some(match problem {
+                InflateError::TooLarge { .. } => ErrorClass::LimitExceeded,
+                _ => ErrorClass::ContentEncoding,
+            });
+            outcome.error_message = Some(format!(
+                "{problem} ({} bytes relayed to the client unchanged)",
+                self.wire_bytes
+            ));
+            outcome.total_us = outcome.total_us.or(Some(micros(at)));
+            return outcome;
+        }
         if self.json && self.failure.is_none() {
             let body = std::mem::take(&mut self.body);
             if let Some(entry) = self.reader.push_json(&body, at) {
@@ -435,6 +533,7 @@ impl Exchange {
         }
         self.finished = true;
         let at = self.start.elapsed();
+        self.finish_decoding(at);
         let outcome = self.outcome(at);
         if let Some(mut writer) = self.writer.take() {
             writer.response(ResponseMeta {
@@ -445,6 +544,7 @@ impl Exchange {
                 wait_us: self.wait.map(micros),
                 total_us: Some(micros(at)),
                 http_version: self.http_version.take(),
+                extra: self.encoding_note(),
             });
             writer.outcome(outcome.clone());
         }
@@ -455,6 +555,25 @@ impl Exchange {
             outcome: Box::new(outcome),
             turn,
         });
+    }
+}
+
+impl Exchange {
+    /// What the request's extra fields keep of a compressed answer: its encoding, its size on
+    /// the wire, and why it was not decoded (when it was not).
+    fn encoding_note(&self) -> Option<Value> {
+        let encoding = self.content_encoding.as_ref()?;
+        let mut note = serde_json::json!({
+            "response_content_encoding": encoding,
+            "response_wire_bytes": self.wire_bytes,
+        });
+        if let Some(problem) = &self.undecoded {
+            note["response_body_note"] = Value::String(match problem {
+                InflateError::TooLarge { .. } => problem.to_string(),
+                _ => format!("{problem}: the body is not stored"),
+            });
+        }
+        Some(note)
     }
 }
 

@@ -211,6 +211,9 @@ pub struct Attempt {
     pub status: Option<u16>,
     /// Response headers.
     pub response_headers: Vec<(String, String)>,
+    /// The HTTP version the answer came over when it was not HTTP/1.1 (`HTTP/2.0` when the
+    /// server offered it by ALPN), as the proxy records it.
+    pub http_version: Option<String>,
     /// Events derived from the response headers.
     pub header_events: Vec<MappedEvent>,
     /// Every raw event with its mapping (empty unless [`SendOptions::keep_entries`]).
