@@ -17,6 +17,7 @@
 //! session order, each the exact body. Exports redact secrets unless `--no-redact`, and are
 //! written owner-readable only.
 
+use crate::core::format::count;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
@@ -368,7 +369,10 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             if args.json {
                 print(&json!({"session": session, "requests": requests}).to_string())
             } else {
-                print(&format!("imported session {session} ({requests} requests)"))
+                print(&format!(
+                    "imported session {session} ({})",
+                    count(requests as u64, "request")
+                ))
             }
         }
         SessionsCommand::Delete { id } => {

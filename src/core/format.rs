@@ -1,5 +1,15 @@
-//! Number formatting shared by the views (the app's diff lines, the Sessions view): thousands
-//! separated by commas.
+//! Number formatting shared by the views (the app's diff lines, the Sessions view) and the CLI:
+//! thousands separated by commas, counts with their noun in the right number.
+
+/// `n` and a noun, singular for one (`1 request`, `2 requests`, `0 errors`).
+pub fn count(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
 
 /// `n` with thousands separated by commas (`12,345`).
 pub fn grouped(n: u64) -> String {

@@ -7,15 +7,7 @@ use egui::{Color32, RichText, Ui};
 
 use crate::core::prompt::Setting;
 
-/// `n` and a noun, singular for one (`1 request`, `2 requests`, `0 errors`).
-pub fn count(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{n} {noun}s")
-    }
-}
+pub use crate::core::format::count;
 
 /// A single-line text field with a label; returns true when the text changed.
 pub fn labelled_line(

@@ -264,3 +264,27 @@ fn a_database_in_a_missing_directory_is_a_clear_error() {
         "cannot open or create the database",
     );
 }
+
+/// The import line counts its requests in the right number: one request, three requests.
+#[test]
+fn import_lines_count_requests_in_the_right_number() {
+    let dir = scratch("import_counts");
+    let db = dir.join("s.sqlite").display().to_string();
+    let mut lines = Vec::new();
+    for name in ["lite-image.har", "tool-calls.har"] {
+        let out = run(&["sessions", "import", &sample(name), "--db", &db]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        lines.push(String::from_utf8_lossy(&out.stdout).into_owned());
+    }
+    assert_eq!(
+        lines,
+        [
+            "imported session 1 (1 request)\n",
+            "imported session 2 (3 requests)\n"
+        ]
+    );
+}

@@ -2,6 +2,7 @@
 //! thread, a thread imported before given only the requests its file gained since (skipped when
 //! none); for a folder, progress on standard error.
 
+use crate::core::format::count;
 use std::io::{IsTerminal as _, Write as _};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -74,13 +75,13 @@ fn report_out(report: &FolderImport, json_out: bool) -> anyhow::Result<()> {
     for import in &report.rollouts {
         lines.push(match import.session_id {
             Some(id) if import.appended > 0 => format!(
-                "appended {} requests to session {id} from {} (the rollout grew since it was imported)",
-                import.appended,
+                "appended {} to session {id} from {} (the rollout grew since it was imported)",
+                count(import.appended as u64, "request"),
                 import.path.display()
             ),
             Some(id) => format!(
-                "imported session {id} ({} requests) from {}",
-                import.requests,
+                "imported session {id} ({}) from {}",
+                count(import.requests as u64, "request"),
                 import.path.display()
             ),
             None => format!(
