@@ -856,30 +856,13 @@ async fn the_websocket_relay_trusts_the_ca_too() {
 /// A live send (`send --ca`) to the HTTP/2 upstream: the Prompt of the stream tests, compiled for
 /// a compatible provider at `base_url`.
 async fn live_send(base_url: &str, ca: Option<ExtraRoots>) -> promptwire::transport::SendResult {
-    use promptwire::core::compile::compile;
-    use promptwire::core::models::ModelCatalog;
-    use promptwire::core::prompt::{Dialect, Prompt};
-    use promptwire::core::provider::{Provider, ProviderKind};
     use promptwire::core::rules::CompileRules;
-    use promptwire::transport::{CancelToken, HttpSender, SendOptions, resolve_headers};
-    let prompt = Prompt::from_json_str(
-        r#"{"model": "gpt-5.5", "base_instructions": "Answer briefly.",
-            "input": [{"type": "message", "role": "user",
-                       "content": [{"type": "input_text", "text": "What does git rebase --onto do?"}]}]}"#,
-    )
-    .expect("prompt");
-    let model = ModelCatalog::bundled().lookup(&prompt.model);
-    let mut provider = Provider::preset(ProviderKind::Compatible);
-    provider.base_url = base_url.to_string();
-    let request = compile(
-        &prompt,
-        &model,
-        &provider,
-        Dialect::Auto,
+    use promptwire::transport::{CancelToken, HttpSender, SendOptions};
+    let (request, headers) = crate::support::compile::compatible_request(
+        base_url,
+        "What does git rebase --onto do?",
         &CompileRules::codex_0_169(),
-    )
-    .expect("compile");
-    let headers = resolve_headers(&request, |_| None).expect("no secrets");
+    );
     let options = SendOptions {
         max_retries: 0,
         ca,

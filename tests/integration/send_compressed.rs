@@ -9,17 +9,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use pretty_assertions::assert_eq;
-use promptwire::core::compile::compile;
-use promptwire::core::models::ModelCatalog;
-use promptwire::core::prompt::{Dialect, Prompt};
-use promptwire::core::provider::{Provider, ProviderKind};
 use promptwire::core::rules::CompileRules;
 use promptwire::core::stream::http_error::classify_http_error;
 use promptwire::core::stream::{StreamError, StreamLimits, read_all};
 use promptwire::store::OutcomeRecord;
-use promptwire::transport::{
-    CancelToken, HttpSender, SendError, SendOptions, SendResult, resolve_headers,
-};
+use promptwire::transport::{CancelToken, HttpSender, SendError, SendOptions, SendResult};
 use serde_json::json;
 
 use crate::support::upstream::{Reply, Step, Upstream, joined, turn_events};
@@ -51,24 +45,11 @@ fn encoded(status: u16, content_type: &str, encoding: &str, wire: &[u8], parts: 
 
 /// One live send of a small prompt, compiled as Codex 0.171 sends it, to `base_url`.
 async fn send(base_url: &str) -> SendResult {
-    let prompt = Prompt::from_json_str(
-        r#"{"model": "gpt-5.5", "base_instructions": "Answer briefly.",
-            "input": [{"type": "message", "role": "user",
-                       "content": [{"type": "input_text", "text": "Compress that."}]}]}"#,
-    )
-    .expect("prompt");
-    let model = ModelCatalog::bundled().lookup(&prompt.model);
-    let mut provider = Provider::preset(ProviderKind::Compatible);
-    provider.base_url = base_url.to_string();
-    let request = compile(
-        &prompt,
-        &model,
-        &provider,
-        Dialect::Auto,
+    let (request, headers) = crate::support::compile::compatible_request(
+        base_url,
+        "Compress that.",
         &CompileRules::codex_0_171(),
-    )
-    .expect("compile");
-    let headers = resolve_headers(&request, |_| None).expect("no secrets");
+    );
     let options = SendOptions {
         max_retries: 0,
         limits: StreamLimits {

@@ -21,3 +21,33 @@ pub fn compile_recorded(prompt: &Prompt) -> CompiledRequest {
     let model = ModelCatalog::bundled().lookup(&prompt.model);
     compile_for(prompt, &model, &target).expect("compile")
 }
+
+/// A one-message Prompt (`user_text`, gpt-5.5, "Answer briefly.") compiled by `rules` for a
+/// compatible provider at `base_url`, with its headers resolved (no secret): what the live-send
+/// tests send to their loopback upstreams.
+///
+/// # Panics
+/// When the compile or the headers fail.
+pub fn compatible_request(
+    base_url: &str,
+    user_text: &str,
+    rules: &promptwire::core::rules::CompileRules,
+) -> (CompiledRequest, reqwest::header::HeaderMap) {
+    use promptwire::core::prompt::Dialect;
+    use promptwire::core::provider::{Provider, ProviderKind};
+    let prompt = Prompt::from_json_str(
+        &serde_json::json!({"model": "gpt-5.5", "base_instructions": "Answer briefly.",
+            "input": [{"type": "message", "role": "user",
+                       "content": [{"type": "input_text", "text": user_text}]}]})
+        .to_string(),
+    )
+    .expect("prompt");
+    let model = ModelCatalog::bundled().lookup(&prompt.model);
+    let mut provider = Provider::preset(ProviderKind::Compatible);
+    provider.base_url = base_url.to_string();
+    let request =
+        promptwire::core::compile::compile(&prompt, &model, &provider, Dialect::Auto, rules)
+            .expect("compile");
+    let headers = promptwire::transport::resolve_headers(&request, |_| None).expect("no secrets");
+    (request, headers)
+}
