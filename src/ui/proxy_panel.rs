@@ -155,27 +155,34 @@ fn upstream_ca_field(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &
         record.upstream_ca_seen = Some(changes);
     }
     let label = ui.label("Upstream CA file");
-    ui.horizontal(|ui| {
-        let field = ui
-            .add(
-                egui::TextEdit::singleline(&mut record.upstream_ca)
-                    .hint_text("PEM file of a private CA (optional)")
-                    .desired_width(ui.available_width() - 70.0),
-            )
-            .labelled_by(label.id)
-            .on_hover_text(
-                "Root certificates trusted for the upstream besides the web's: an upstream \
+    // Browse… at the right, the field in the rest: the row never runs past the pane (a wider
+    // row widened the whole panel's content, and its other lines were cut at the edge).
+    let row = egui::vec2(ui.available_width(), ui.spacing().interact_size.y);
+    ui.allocate_ui_with_layout(
+        row,
+        egui::Layout::right_to_left(egui::Align::Center),
+        |ui| {
+            if ui.button("Browse…").clicked() {
+                tx.send(AppCommand::Record(RecordCommand::BrowseUpstreamCa));
+            }
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut record.upstream_ca)
+                        .hint_text("PEM file of a private CA (optional)")
+                        .desired_width(ui.available_width()),
+                )
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "Root certificates trusted for the upstream besides the web's: an upstream \
                  behind a private or corporate CA (record --upstream-ca)",
-            );
-        if field.changed() {
-            tx.send(AppCommand::Record(RecordCommand::SetUpstreamCa(
-                record.upstream_ca.clone(),
-            )));
-        }
-        if ui.button("Browse…").clicked() {
-            tx.send(AppCommand::Record(RecordCommand::BrowseUpstreamCa));
-        }
-    });
+                );
+            if field.changed() {
+                tx.send(AppCommand::Record(RecordCommand::SetUpstreamCa(
+                    record.upstream_ca.clone(),
+                )));
+            }
+        },
+    );
 }
 
 fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &CommandSender) {
@@ -195,7 +202,7 @@ fn replay_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Com
                 .labelled_by(label.id);
         });
         listen_warning(ui, &record.replay_listen);
-        ui.horizontal(|ui| {
+        ui.horizontal_wrapped(|ui| {
             ui.label("Timing");
             for (timing, label) in [
                 (Timing::Original, "as recorded"),
