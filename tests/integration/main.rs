@@ -112,6 +112,7 @@ mod ui_proxy;
 mod ui_redaction;
 mod ui_send;
 mod ui_sessions;
+mod ui_sessions_small;
 mod ui_target;
 mod ui_timeline;
 mod ui_workbench;

@@ -1,0 +1,206 @@
+//! The Sessions view at the smallest supported window, 1024×700 (egui_kittest on the whole app
+//! over a real SQLite file: the seeded samples plus a session of one request with a long header
+//! value and 40 recorded events): after an instant replay the timeline pane shows several event
+//! rows under its bars (it showed one), at 1600×1000 too; the inspector's header table gives a
+//! long value the rest of the pane's width on one line (it wrapped a few characters a line).
+
+use crate::support::ui as ui_support;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use egui::accesskit::Role;
+use egui_kittest::kittest::Queryable as _;
+use promptwire::app::panes::PaneId;
+use promptwire::app::session_view::MainView;
+use promptwire::core::stream::RawEvent;
+use promptwire::store::seed::open_seeded;
+use promptwire::store::{NewRequest, NewSession, OutcomeRecord, RecordedState, Source};
+use ui_support::{App, app_with, scratch_dir, wait_until};
+
+/// Events recorded for the request (created, deltas, completed).
+const EVENTS: usize = 40;
+
+/// The long header value (a Codex user agent).
+const USER_AGENT: &str =
+    "codex_cli_rs/0.169.0 (Mac OS 15.5.0; arm64) iTerm.app/3.5.14 (codex-exec; 0.169.0)";
+
+fn events() -> Vec<RawEvent> {
+    (0..EVENTS)
+        .map(|i| {
+            let (name, data) = match i {
+                0 => (
+                    "response.created",
+                    "{\"type\":\"response.created\",\"response\":{\"id\":\"resp_1\"}}".to_string(),
+                ),
+                i if i == EVENTS - 1 => (
+                    "response.completed",
+                    "{\"type\":\"response.completed\",\"response\":{\"id\":\"resp_1\",\"status\":\"completed\",\"usage\":{\"input_tokens\":20,\"output_tokens\":38,\"total_tokens\":58}}}".to_string(),
+                ),
+                i => (
+                    "response.output_text.delta",
+                    format!(
+                        "{{\"type\":\"response.output_text.delta\",\"output_index\":0,\"content_index\":0,\"delta\":\"word{i} \"}}"
+                    ),
+                ),
+            };
+            RawEvent {
+                seq: i as u64,
+                received_at: Duration::from_millis(10 * i as u64 + 5),
+                event: Some(name.to_string()),
+                data,
+            }
+        })
+        .collect()
+}
+
+/// A seeded database plus the `many-events` session; returns the path and the session id.
+fn database(name: &str) -> (PathBuf, i64) {
+    let db = scratch_dir(name).join("promptwire.sqlite");
+    let mut store = open_seeded(&db).expect("seeded database");
+    let session = store
+        .create_session(&NewSession {
+            name: "many-events".to_string(),
+            source: Source::Send,
+            provider: Some("openai".to_string()),
+            model: Some("gpt-5.5".to_string()),
+            created_us: 1_900_000_000_000_000,
+        })
+        .expect("session");
+    let headers = [
+        ("content-type".to_string(), "application/json".to_string()),
+        ("user-agent".to_string(), USER_AGENT.to_string()),
+        ("originator".to_string(), "codex_cli_rs".to_string()),
+    ];
+    let body = "{\"model\":\"gpt-5.5\",\"input\":\"count to forty\",\"stream\":true}";
+    let id = store
+        .add_request(
+            session,
+            &NewRequest {
+                dialect: Some("standard".to_string()),
+                provider: Some("openai".to_string()),
+                headers: &headers,
+                started_us: Some(1_900_000_000_000_000),
+                ..NewRequest::post("https://api.openai.com/v1/responses", body.as_bytes())
+            },
+        )
+        .expect("request");
+    store.add_events(id, &events()).expect("events");
+    store
+        .set_outcome(
+            id,
+            &OutcomeRecord {
+                state: RecordedState::Completed,
+                events: EVENTS as u64,
+                total_us: Some(10_000 * EVENTS as i64),
+                first_event_us: Some(5_000),
+                ..OutcomeRecord::default()
+            },
+        )
+        .expect("outcome");
+    (db, session)
+}
+
+/// The app at `size` in the Sessions view with `many-events` open and its request inspected.
+fn opened(name: &str, size: (f32, f32)) -> App {
+    let (db, session) = database(name);
+    let mut harness = app_with(size, Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
+    });
+    harness
+        .get_by_label_contains(&format!("#{session} many-events"))
+        .click();
+    wait_until(&mut harness, "request inspected", |s| {
+        s.sessions.rows.len() == 1 && s.browser.inspect.result.is_some()
+    });
+    harness
+}
+
+/// Where pane `id` was drawn last frame (the part inside the window).
+fn pane_rect(harness: &App, id: PaneId) -> egui::Rect {
+    let screen = harness.ctx.content_rect();
+    harness
+        .state()
+        .ui_state()
+        .panes
+        .rects
+        .get(&id)
+        .unwrap_or_else(|| panic!("{id:?} was drawn"))
+        .intersect(screen)
+}
+
+/// Event rows of the timeline wholly in view: their time cells (`+0.015`), inside the pane and
+/// below the table's header.
+fn event_rows_in_view(harness: &App) -> usize {
+    let pane = pane_rect(harness, PaneId::ReplayTimeline);
+    let header = harness
+        .query_all_by_label("time")
+        .filter(|n| pane.contains_rect(n.rect()))
+        .map(|n| n.rect().bottom())
+        .fold(f32::NAN, f32::max);
+    assert!(header.is_finite(), "the timeline's header is in its pane");
+    harness
+        .query_all_by_label_contains("+0.")
+        .filter(|n| {
+            let rect = n.rect();
+            pane.contains_rect(rect) && rect.top() >= header - 0.5
+        })
+        .count()
+}
+
+/// Replays the request instantly and waits for the whole timeline.
+fn replay(harness: &mut App) {
+    harness
+        .get_by_role_and_label(Role::Button, "instant")
+        .click();
+    wait_until(harness, "replayed", |s| {
+        s.browser.replay.job.is_none() && s.browser.timeline.rows().len() >= EVENTS
+    });
+}
+
+#[test]
+fn the_timeline_shows_several_event_rows_at_1024_by_700() {
+    for (name, size, rows) in [
+        ("small-timeline", (1024.0, 700.0), 4),
+        ("large-timeline", (1600.0, 1000.0), 8),
+    ] {
+        let mut harness = opened(name, size);
+        replay(&mut harness);
+        let shown = event_rows_in_view(&harness);
+        assert!(
+            shown >= rows,
+            "{shown} event rows in view at {size:?}, want at least {rows}"
+        );
+    }
+}
+
+#[test]
+fn a_long_header_value_gets_the_rest_of_the_inspector_on_one_line() {
+    let harness = opened("small-headers", (1024.0, 700.0));
+    let pane = harness
+        .state()
+        .ui_state()
+        .sessions
+        .inspector
+        .rect
+        .expect("the inspector was drawn");
+    let value = harness.get_by_label(USER_AGENT).rect();
+    let name = harness.get_by_label("user-agent").rect();
+    let line = harness.get_by_label("originator").rect().height();
+    assert!(
+        value.height() <= line * 1.5,
+        "the value is one line: {value:?} (a line is {line})"
+    );
+    assert!(
+        value.width() >= pane.width() * 0.5,
+        "the value has most of the pane: {value:?} in {pane:?}"
+    );
+    assert!(
+        value.left() > name.right() && value.right() <= pane.right() + 0.5,
+        "the value is beside its name and inside the pane: {value:?}, {name:?}, {pane:?}"
+    );
+}
