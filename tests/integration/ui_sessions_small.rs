@@ -1,8 +1,10 @@
 //! The Sessions view at the smallest supported window, 1024×700 (egui_kittest on the whole app
 //! over a real SQLite file: the seeded samples plus a session of one request with a long header
 //! value and 40 recorded events): after an instant replay the timeline pane shows several event
-//! rows under its bars (it showed one), at 1600×1000 too; the inspector's header table gives a
-//! long value the rest of the pane's width on one line (it wrapped a few characters a line).
+//! rows under its bars (it showed one), at 1600×1000 too; after a re-send (to a loopback
+//! server) the recorded-vs-re-sent comparison starts closed and, opened, scrolls in the room the
+//! timeline leaves (it pushed the timeline out of the pane); the inspector's header table gives
+//! a long value the rest of the pane's width on one line (it wrapped a few characters a line).
 
 use crate::support::ui as ui_support;
 
@@ -142,7 +144,10 @@ fn event_rows_in_view(harness: &App) -> usize {
         .filter(|n| pane.contains_rect(n.rect()))
         .map(|n| n.rect().bottom())
         .fold(f32::NAN, f32::max);
-    assert!(header.is_finite(), "the timeline's header is in its pane");
+    assert!(
+        header.is_finite(),
+        "the timeline's header is in its pane {pane:?}"
+    );
     harness
         .query_all_by_label_contains("+0.")
         .filter(|n| {
@@ -202,5 +207,49 @@ fn a_long_header_value_gets_the_rest_of_the_inspector_on_one_line() {
     assert!(
         value.left() > name.right() && value.right() <= pane.right() + 0.5,
         "the value is beside its name and inside the pane: {value:?}, {name:?}, {pane:?}"
+    );
+}
+
+#[test]
+fn a_resend_leaves_the_timeline_event_rows_at_1024_by_700() {
+    use crate::support::upstream::{End, Reply, Upstream, pieces, sse_file};
+    use promptwire::app::{AppCommand, PromptEdit};
+    use promptwire::core::provider::ProviderKind;
+    let server = Upstream::in_order(vec![Reply::answer(
+        pieces(&sse_file("text-answer.sse"), 3, Duration::ZERO),
+        End::Complete,
+    )]);
+    let mut harness = opened("small-resend", (1024.0, 700.0));
+    // The workbench's provider: a Responses-compatible endpoint on loopback (no key).
+    let mut target = ui_support::state(&harness).prompt.compile.clone();
+    target.provider = ProviderKind::Compatible;
+    target.base_url = Some(server.base_url());
+    harness
+        .state()
+        .sender()
+        .send(AppCommand::Edit(Box::new(PromptEdit::Target(target))));
+    let base = server.base_url();
+    wait_until(&mut harness, "compiled for loopback", move |s| {
+        s.views_are_current() && s.views[0].compiled.url.starts_with(&base)
+    });
+    harness.get_by_label("Re-send").click();
+    wait_until(&mut harness, "re-sent and recorded", |s| {
+        s.browser.replay.job.is_none()
+            && s.sessions.rows.len() == 2
+            && s.browser.timeline.outcome().is_some()
+    });
+    assert_eq!(server.received().len(), 1);
+    // The comparison starts closed here (its header stays), the timeline keeps its rows.
+    harness.get_by_label("Recorded vs re-sent");
+    let shown = event_rows_in_view(&harness);
+    assert!(shown >= 3, "{shown} event rows in view after a re-send");
+    // Opened, it scrolls in what the timeline leaves it: an event row is still in view.
+    harness.get_by_label("Recorded vs re-sent").click();
+    harness.run_steps(4);
+    harness.get_by_label("recorded state: completed");
+    let shown = event_rows_in_view(&harness);
+    assert!(
+        shown >= 1,
+        "{shown} event rows in view with the comparison open"
     );
 }
