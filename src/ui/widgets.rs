@@ -200,14 +200,15 @@ pub fn row_actions_ui(ui: &mut Ui, title: &str, noun: &str) -> Option<RowAction>
     .inner
 }
 
-/// Narrowest room a text of [`cut_texts_ui`] gets on the controls' row (less: it starts the
-/// next row).
+/// Narrowest room [`cut_texts_ui`] takes on the controls' row (less: its texts start the next
+/// row).
 const MIN_TEXT_WIDTH: f32 = 120.0;
 
 /// `texts` in the rest of a wrapping row (a bar of controls), each cut to its share of the
 /// room (egui shows a cut one whole on hover): short ones whole, the rest sharing what is left;
-/// on a row of their own when the controls left less than [`MIN_TEXT_WIDTH`] each. A text
-/// wrapped onto a second line took a line a short pane needs.
+/// on a row of their own when the controls left less than [`MIN_TEXT_WIDTH`]. A text wrapped
+/// onto a second line took a line a short pane needs, and a bar that gains a control (step
+/// mode's) keeps its height.
 pub fn cut_texts_ui(ui: &mut Ui, texts: Vec<RichText>) {
     if texts.is_empty() {
         return;
@@ -215,7 +216,7 @@ pub fn cut_texts_ui(ui: &mut Ui, texts: Vec<RichText>) {
     let spacing = ui.spacing().item_spacing.x;
     let gaps = spacing * (texts.len() - 1) as f32;
     let mut room = ui.available_size_before_wrap().x - gaps;
-    if room < MIN_TEXT_WIDTH * texts.len() as f32 {
+    if room < MIN_TEXT_WIDTH {
         ui.end_row();
         room = ui.available_width() - gaps;
     }

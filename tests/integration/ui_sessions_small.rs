@@ -180,6 +180,15 @@ fn the_timeline_shows_several_event_rows_at_1024_by_700() {
             shown >= rows,
             "{shown} event rows in view at {size:?}, want at least {rows}"
         );
+        // Step mode's extra controls squeeze the bar's texts, not the timeline.
+        let toolbar = place(&harness, "Following");
+        harness.get_by_role_and_label(Role::Button, "step").click();
+        wait_until(&mut harness, "step mode", |s| {
+            s.browser.replay.job.is_none()
+                && s.browser.replay.speed == promptwire::app::session_view::ReplaySpeed::Step
+        });
+        harness.get_by_label("Next event ›");
+        assert_eq!(place(&harness, "Following"), toolbar, "at {size:?}");
     }
 }
 
@@ -251,5 +260,51 @@ fn a_resend_leaves_the_timeline_event_rows_at_1024_by_700() {
     assert!(
         shown >= 1,
         "{shown} event rows in view with the comparison open"
+    );
+}
+
+/// Where the node labelled `label` is (its first one).
+fn place(harness: &App, label: &str) -> egui::Pos2 {
+    harness.get_by_label(label).rect().min
+}
+
+#[test]
+fn moving_between_requests_and_copying_keep_the_panes_contents_in_place() {
+    let db = scratch_dir("small-steady").join("promptwire.sqlite");
+    open_seeded(&db).expect("seeded database");
+    let mut harness = app_with((1024.0, 700.0), Some(db));
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    wait_until(&mut harness, "sessions listed", |s| {
+        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
+    });
+    harness
+        .get_by_label("#1 tool-calls · 3 req · gpt-5.5")
+        .click();
+    let inspected = |row: usize| {
+        move |s: &promptwire::app::AppState| {
+            s.browser.analysis.is_some()
+                && s.browser.inspect.result.as_ref().map(|i| i.request)
+                    == s.sessions.rows.get(row).map(|r| r.id)
+        }
+    };
+    wait_until(&mut harness, "turn 0 inspected", inspected(0));
+    // The request table's header under the selected row's bar.
+    let header = place(&harness, "dialect");
+    harness.key_press(egui::Key::J);
+    wait_until(&mut harness, "turn 1 inspected", inspected(1));
+    assert_eq!(place(&harness, "dialect"), header, "the table stays put");
+    harness.key_press(egui::Key::K);
+    wait_until(&mut harness, "turn 0 inspected again", inspected(0));
+    assert_eq!(place(&harness, "dialect"), header, "the table stays put");
+    // A copy says so in the inspector's title row: its body view stays where it was.
+    let body = place(&harness, "Raw bytes");
+    harness.key_press(egui::Key::C);
+    wait_until(&mut harness, "copied", |s| s.browser.inspect.note.is_some());
+    assert_eq!(
+        place(&harness, "Raw bytes"),
+        body,
+        "the body view stays put"
     );
 }

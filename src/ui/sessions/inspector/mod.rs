@@ -109,6 +109,14 @@ fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
         if inspect.loading {
             ui.spinner();
         }
+        // What the last row action did, in the rest of this row (whole on hover): a line of
+        // its own pushed the tab's contents down when a copy finished.
+        if let Some(note) = &inspect.note {
+            let note = egui::RichText::new(note)
+                .color(ui.visuals().weak_text_color())
+                .small();
+            crate::ui::widgets::cut_texts_ui(ui, vec![note]);
+        }
     });
     ui.horizontal(|ui| {
         for (tab, label) in [
@@ -120,9 +128,6 @@ fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
             ui.selectable_value(&mut sui.inspector.tab, tab, label);
         }
     });
-    if let Some(note) = &inspect.note {
-        crate::ui::widgets::note_line(ui, note);
-    }
     if let Some(error) = &inspect.error {
         crate::ui::widgets::error_line(ui, error);
     }
