@@ -13,6 +13,7 @@ pub mod json;
 pub mod json_diff;
 pub mod models;
 pub mod prefix;
+pub mod pretty;
 pub mod prompt;
 pub mod provider;
 pub mod redact;

@@ -1,7 +1,7 @@
 //! Small widgets shared by the panels: labelled text fields (so screen readers and UI tests find
 //! them by name), a JSON editor that reports the line and column of a syntax error, a picker
 //! for settings that can follow the model default, be left out, or hold a value, and counts with
-//! their noun in the right number.
+//! their noun in the right number, and texts cut to the rest of a bar's row.
 
 use egui::{Color32, RichText, Ui};
 
@@ -190,4 +190,67 @@ pub fn row_actions_ui(ui: &mut Ui, title: &str, noun: &str) -> Option<RowAction>
         picked
     })
     .inner
+}
+
+/// Narrowest room [`cut_texts_ui`] takes on the controls' row (less: its texts start the next
+/// row).
+const MIN_TEXT_WIDTH: f32 = 120.0;
+
+/// `texts` in the rest of a wrapping row (a bar of controls), each cut to its share of the
+/// room (egui shows a cut one whole on hover): short ones whole, the rest sharing what is left;
+/// on a row of their own when the controls left less than [`MIN_TEXT_WIDTH`]. A text wrapped
+/// onto a second line took a line a short pane needs, and a bar that gains a control (step
+/// mode's) keeps its height.
+pub fn cut_texts_ui(ui: &mut Ui, texts: Vec<RichText>) {
+    if texts.is_empty() {
+        return;
+    }
+    let spacing = ui.spacing().item_spacing.x;
+    let gaps = spacing * (texts.len() - 1) as f32;
+    let mut room = ui.available_size_before_wrap().x - gaps;
+    if room < MIN_TEXT_WIDTH {
+        ui.end_row();
+        room = ui.available_width() - gaps;
+    }
+    // Short texts take what they need; the rest share what is left.
+    let font = egui::TextStyle::Body.resolve(ui.style());
+    let mut widths: Vec<f32> = texts
+        .iter()
+        .map(|t| {
+            ui.ctx()
+                .fonts_mut(|f| {
+                    f.layout_no_wrap(t.text().to_string(), font.clone(), Color32::PLACEHOLDER)
+                })
+                .size()
+                .x
+                .ceil()
+        })
+        .collect();
+    let mut left = room.max(0.0);
+    let mut open: Vec<usize> = (0..widths.len()).collect();
+    loop {
+        let share = left / open.len().max(1) as f32;
+        let (fits, cut): (Vec<usize>, Vec<usize>) = open.iter().partition(|&&i| widths[i] <= share);
+        if fits.is_empty() {
+            for &i in &cut {
+                widths[i] = share.floor();
+            }
+            break;
+        }
+        left -= fits.iter().map(|&i| widths[i]).sum::<f32>();
+        open = cut;
+        if open.is_empty() {
+            break;
+        }
+    }
+    let height = ui.spacing().interact_size.y;
+    for (text, width) in texts.into_iter().zip(widths) {
+        ui.allocate_ui_with_layout(
+            egui::vec2(width, height),
+            egui::Layout::left_to_right(egui::Align::Center),
+            |ui| {
+                ui.add(egui::Label::new(text).truncate());
+            },
+        );
+    }
 }

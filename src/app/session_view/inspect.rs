@@ -2,10 +2,11 @@
 //! a worker — its stored headers, exact body (pretty-printed once, its line offsets computed
 //! once, so a 2 MB body is never re-laid out per frame: the view draws only visible lines),
 //! response headers and outcome, and its recorded events — then its body tokens are counted in a
-//! second report (the tokenizer's tables load on first use). The row actions (Copy as cURL,
-//! Copy body, Export body / HAR) read what they need on a worker too; copied text reaches the
-//! clipboard through [`InspectState::clipboard`], which the UI hands to egui once per
-//! generation.
+//! second report (the tokenizer's tables load on first use); selecting another request cancels
+//! that count, which otherwise held both cores while the next request was read. The row actions
+//! (Copy as cURL, Copy body, Export body / HAR) read what they need on a worker too; copied
+//! text reaches the clipboard through [`InspectState::clipboard`], which the UI hands to egui
+//! once per generation.
 
 use std::ops::Range;
 use std::path::Path;
@@ -15,9 +16,11 @@ use serde_json::Value;
 
 use super::SessionEvent;
 use crate::app::event::AppEvent;
+use crate::app::jobs::JobId;
 use crate::app::state::AppState;
 use crate::core::export::curl_for_recorded;
 use crate::core::prefix::Tokenizer;
+use crate::core::pretty::{PrettyText, pretty};
 use crate::core::stream::{RawEvent, UsageCounts};
 use crate::store::seed::open_seeded;
 use crate::store::{OutcomeRecord, Page, RequestRecord, Store};
@@ -92,6 +95,9 @@ pub struct InspectState {
     pub row_events: Option<u64>,
     /// A read is under way.
     pub loading: bool,
+    /// The worker reading (then counting) the request shown: cancelled when another request
+    /// is selected, so a count nobody waits for does not hold the cores.
+    pub job: Option<JobId>,
     /// The request read.
     pub result: Option<Arc<Inspected>>,
     /// Its body's o200k tokens, once counted.
@@ -136,11 +142,20 @@ fn line_ranges(text: &str) -> Vec<Range<usize>> {
 pub fn read_inspected(store: &Store, session: i64, request: i64) -> Result<Inspected, String> {
     let record = store.request(request).map_err(|e| e.to_string())?;
     let body = store.body(request).map_err(|e| e.to_string())?;
-    let text = match &body.value {
-        Some(value) => serde_json::to_string_pretty(value).map_err(|e| e.to_string())?,
-        None => String::from_utf8_lossy(&body.bytes).into_owned(),
+    // JSON is re-indented from its bytes with every token as sent (serde_json would rewrite
+    // escapes and numbers and keep one of a repeated key), in one pass that also finds the
+    // lines; anything else is shown as text.
+    let (text, lines) = match body.value.as_ref().and_then(|_| pretty(&body.bytes)) {
+        Some(PrettyText { text, lines }) => (text, lines),
+        None => {
+            let text = match &body.value {
+                Some(value) => serde_json::to_string_pretty(value).map_err(|e| e.to_string())?,
+                None => String::from_utf8_lossy(&body.bytes).into_owned(),
+            };
+            let lines = line_ranges(&text);
+            (text, lines)
+        }
     };
-    let lines = line_ranges(&text);
     let outcome = store.outcome(request).map_err(|e| e.to_string())?;
     let usage = outcome
         .as_ref()
@@ -183,6 +198,9 @@ pub fn ensure(state: &mut AppState) {
     let Some(path) = state.sessions.db_path.clone() else {
         return;
     };
+    if let Some(job) = inspect.job.take() {
+        state.workers.cancel(job);
+    }
     inspect.generation += 1;
     inspect.request = Some(request);
     inspect.row_events = Some(events);
@@ -194,28 +212,32 @@ pub fn ensure(state: &mut AppState) {
         let result = open_store(&path)
             .and_then(|store| read_inspected(&store, session, request))
             .map(Arc::new);
-        let text = result.as_ref().ok().map(|i| match &i.value {
-            // Tokens of the exact bytes (what the model reads), not the pretty-printed text.
-            Some(_) => String::from_utf8_lossy(&i.bytes).into_owned(),
-            None => String::new(),
-        });
+        // Tokens of the exact bytes (what the model reads), not the pretty-printed text.
+        let counted = result.as_ref().ok().filter(|i| i.value.is_some()).cloned();
         if !ctx.report(AppEvent::Sessions(SessionEvent::Inspected {
             generation,
             result,
         })) {
             return;
         }
-        if let Some(text) = text.filter(|t| !t.is_empty()) {
-            let tokens = Tokenizer::o200k().count(&text);
+        let Some(found) = counted.filter(|i| !i.bytes.is_empty()) else {
+            return;
+        };
+        let text = String::from_utf8_lossy(&found.bytes);
+        // Stops between segments once another request is selected.
+        if let Some(tokens) = Tokenizer::o200k().count_unless(&text, || ctx.is_cancelled()) {
             ctx.report(AppEvent::Sessions(SessionEvent::InspectTokens {
                 generation,
                 tokens,
             }));
         }
     });
-    if let Err(e) = spawned {
-        state.browser.inspect.loading = false;
-        state.browser.inspect.error = Some(e);
+    match spawned {
+        Ok(job) => state.browser.inspect.job = Some(job),
+        Err(e) => {
+            state.browser.inspect.loading = false;
+            state.browser.inspect.error = Some(e);
+        }
     }
 }
 

@@ -38,14 +38,21 @@ impl Tokenizer {
 
     /// Number of tokens in `text`, special-token markers counted as ordinary text.
     pub fn count(&self, text: &str) -> u64 {
+        self.count_unless(text, || false).unwrap_or(0)
+    }
+
+    /// Like [`Tokenizer::count`], but `stop` is asked between segments (about every
+    /// [`SEGMENT_BYTES`]): None when it said stop. A worker counting a body nobody looks at
+    /// any more (the user selected another request) gives the cores back at once.
+    pub fn count_unless(&self, text: &str, stop: impl Fn() -> bool + Sync) -> Option<u64> {
         if text.len() <= PARALLEL_BYTES {
-            return count_segments(segments(text));
+            return count_segments(segments(text), &stop);
         }
         // Segments are independent (each ends at a pre-tokenizer boundary): count batches of
         // them on all cores.
         let all: Vec<(&str, bool)> = segments(text).collect();
         all.par_chunks(SEGMENTS_PER_TASK)
-            .map(|batch| count_segments(batch.iter().copied()))
+            .map(|batch| count_segments(batch.iter().copied(), &stop))
             .sum()
     }
 }
@@ -55,22 +62,32 @@ fn bpe() -> &'static CoreBPE {
     tiktoken_rs::o200k_base_singleton()
 }
 
-/// Tokens in a sequence of segments of one text.
-fn count_segments<'a>(segments: impl Iterator<Item = (&'a str, bool)>) -> u64 {
+/// Tokens in a sequence of segments of one text; None once `stop` says so (asked before each
+/// segment).
+fn count_segments<'a>(
+    segments: impl Iterator<Item = (&'a str, bool)>,
+    stop: &impl Fn() -> bool,
+) -> Option<u64> {
     let bpe = bpe();
     // Runs repeat (one character over megabytes): each distinct run piece is encoded once.
     let mut run_pieces: HashMap<&str, u64> = HashMap::new();
     segments
-        .map(|(segment, forced)| match forced {
-            // A long run with no boundary: in pieces short enough for tiktoken's quick merge.
-            true => pieces(segment, RUN_PIECE_BYTES)
-                .map(|piece| {
-                    *run_pieces
-                        .entry(piece)
-                        .or_insert_with(|| bpe.encode_ordinary(piece).len() as u64)
-                })
-                .sum(),
-            false => bpe.encode_ordinary(segment).len() as u64,
+        .map(|(segment, forced)| {
+            if stop() {
+                return None;
+            }
+            Some(match forced {
+                // A long run with no boundary: in pieces short enough for tiktoken's quick
+                // merge.
+                true => pieces(segment, RUN_PIECE_BYTES)
+                    .map(|piece| {
+                        *run_pieces
+                            .entry(piece)
+                            .or_insert_with(|| bpe.encode_ordinary(piece).len() as u64)
+                    })
+                    .sum(),
+                false => bpe.encode_ordinary(segment).len() as u64,
+            })
         })
         .sum()
 }
@@ -181,6 +198,21 @@ mod tests {
         assert_eq!(t.count(&text), whole);
         assert_eq!(segments(&text).map(|(s, _)| s).collect::<String>(), text);
         assert!(segments(&text).all(|(_, forced)| !forced));
+    }
+
+    #[test]
+    fn a_count_told_to_stop_stops_between_segments() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let t = Tokenizer::o200k();
+        let unit = "Hello, world! The 12345 crates compile fast; ";
+        for text in [unit.repeat(4_000), unit.repeat(40_000)] {
+            assert!(segments(&text).count() > 4);
+            assert_eq!(t.count_unless(&text, || false), Some(t.count(&text)));
+            // Told to stop after two segments: no count.
+            let asked = AtomicUsize::new(0);
+            let stopped = t.count_unless(&text, || asked.fetch_add(1, Ordering::Relaxed) >= 2);
+            assert_eq!(stopped, None);
+        }
     }
 
     #[test]

@@ -123,11 +123,12 @@ pub fn sessions_ui(
         list::list_ui(ui, state, sui, tx);
     });
     // The replay timeline keeps its room before the first replay (nothing jumps when one
-    // starts).
+    // starts); at least room for its bars, the table's header and five event rows (at
+    // 1024×700 a third of the height left it one).
     let replay = PaneSpec {
         id: PaneId::ReplayTimeline,
         side: Side::Bottom,
-        default: (height * 0.3).clamp(120.0, 320.0),
+        default: (height * 0.3).clamp(215.0, 320.0),
         min: 90.0,
         max: (height * 0.75).max(100.0),
     };

@@ -1,7 +1,8 @@
 //! A re-send's two outcomes side by side: the recorded one (its stored outcome, with its items
 //! from the recorded stream decoded) and the new one (the live timeline's outcome) — state,
 //! events, usage with cached tokens, duration, time to first event, output items, and the whole
-//! text of each, wrapped in its own scroll area.
+//! text of each, wrapped in its own scroll area. Above the timeline in the replay pane: closed
+//! at first in a short pane, and scrolling inside the room the timeline leaves it.
 
 use std::time::Duration;
 
@@ -147,50 +148,70 @@ pub fn outcomes_ui(ui: &mut Ui, state: &AppState) {
     let resent = timeline
         .outcome()
         .map(|outcome| OutcomeSide::resent(outcome, timeline.failure()));
+    let room = ui.available_height();
     egui::CollapsingHeader::new("Recorded vs re-sent")
         .id_salt("resend_outcomes")
-        .default_open(true)
+        // Closed at first in a short pane (1024×700): open, its rows left the timeline under
+        // it no event row. The bar above has both outcomes in a line.
+        .default_open(room >= OPEN_ROOM)
         .show(ui, |ui| {
-            let blank = OutcomeSide::default();
-            let (a, b) = (
-                recorded.as_ref().unwrap_or(&blank),
-                resent.as_ref().unwrap_or(&blank),
-            );
-            egui::Grid::new("resend_outcomes_grid")
-                .num_columns(3)
-                .striped(true)
-                .show(ui, |ui| {
-                    ui.label("");
-                    ui.strong("recorded");
-                    ui.strong("re-sent");
-                    ui.end_row();
-                    let rows: [(&str, &String, &String); 6] = [
-                        ("state", &a.state, &b.state),
-                        ("events", &a.events, &b.events),
-                        ("tokens", &a.usage, &b.usage),
-                        ("duration", &a.duration, &b.duration),
-                        ("first event", &a.first_event, &b.first_event),
-                        ("items", &a.items, &b.items),
-                    ];
-                    for (name, left, right) in rows {
-                        ui.weak(name);
-                        ui.label(format!("recorded {name}: {left}"));
-                        ui.label(format!("re-sent {name}: {right}"));
-                        ui.end_row();
-                    }
-                });
-            ui.columns(2, |columns| {
-                let sides = [(a, "recorded text"), (b, "re-sent text")];
-                for (k, (ui, (side, title))) in columns.iter_mut().zip(sides).enumerate() {
-                    ui.weak(title);
-                    egui::ScrollArea::vertical()
-                        .id_salt(("resend_text", k))
-                        .max_height(TEXT_HEIGHT)
-                        .auto_shrink([false, true])
-                        .show(ui, |ui| {
-                            ui.add(egui::Label::new(RichText::new(&side.text).monospace()).wrap());
-                        });
-                }
-            });
+            egui::ScrollArea::vertical()
+                .id_salt("resend_outcomes_scroll")
+                .max_height((room - TIMELINE_KEEP).max(MIN_HEIGHT))
+                .min_scrolled_height(MIN_HEIGHT)
+                .auto_shrink([false, true])
+                .show(ui, |ui| sides_ui(ui, recorded.as_ref(), resent.as_ref()));
         });
+}
+
+/// The pane's room under the replay bar from which the comparison starts open.
+const OPEN_ROOM: f32 = 200.0;
+
+/// Room the open comparison leaves the timeline under it (its header, bars, table header and
+/// two event rows); the comparison scrolls inside the rest.
+const TIMELINE_KEEP: f32 = 125.0;
+
+/// The open comparison's least height (about two of its rows).
+const MIN_HEIGHT: f32 = 40.0;
+
+/// The two outcomes, row by row, and their whole texts.
+fn sides_ui(ui: &mut Ui, recorded: Option<&OutcomeSide>, resent: Option<&OutcomeSide>) {
+    let blank = OutcomeSide::default();
+    let (a, b) = (recorded.unwrap_or(&blank), resent.unwrap_or(&blank));
+    egui::Grid::new("resend_outcomes_grid")
+        .num_columns(3)
+        .striped(true)
+        .show(ui, |ui| {
+            ui.label("");
+            ui.strong("recorded");
+            ui.strong("re-sent");
+            ui.end_row();
+            let rows: [(&str, &String, &String); 6] = [
+                ("state", &a.state, &b.state),
+                ("events", &a.events, &b.events),
+                ("tokens", &a.usage, &b.usage),
+                ("duration", &a.duration, &b.duration),
+                ("first event", &a.first_event, &b.first_event),
+                ("items", &a.items, &b.items),
+            ];
+            for (name, left, right) in rows {
+                ui.weak(name);
+                ui.label(format!("recorded {name}: {left}"));
+                ui.label(format!("re-sent {name}: {right}"));
+                ui.end_row();
+            }
+        });
+    ui.columns(2, |columns| {
+        let sides = [(a, "recorded text"), (b, "re-sent text")];
+        for (k, (ui, (side, title))) in columns.iter_mut().zip(sides).enumerate() {
+            ui.weak(title);
+            egui::ScrollArea::vertical()
+                .id_salt(("resend_text", k))
+                .max_height(TEXT_HEIGHT)
+                .auto_shrink([false, true])
+                .show(ui, |ui| {
+                    ui.add(egui::Label::new(RichText::new(&side.text).monospace()).wrap());
+                });
+        }
+    });
 }

@@ -1,7 +1,7 @@
 //! The replay bar above the timeline: replay the selected request at 1×, 4×, instant or step by
 //! step (previous / next event), stop, and the recorded outcome beside the replayed one.
 
-use egui::Ui;
+use egui::{RichText, Ui};
 
 use super::{millis, send};
 use crate::app::session_view::{ReplaySpeed, SessionCommand};
@@ -64,8 +64,10 @@ pub fn resent_text(outcome: &crate::core::stream::TurnOutcome) -> String {
 pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     let browser = &state.browser;
     let replay = &browser.replay;
+    // One row under the pane's "Replay" header: the controls, then what is replayed and its
+    // recorded outcome cut at the pane's edge (whole on hover) — a wrapped second line took
+    // one of the few event rows the timeline has at 1024×700.
     ui.horizontal_wrapped(|ui| {
-        ui.strong("Replay");
         let selected = browser.selected.filter(|i| *i < state.sessions.rows.len());
         for speed in ReplaySpeed::ALL {
             let button = egui::Button::new(speed.label());
@@ -115,19 +117,21 @@ pub fn replay_bar_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             }
             ui.label(format!("{} / {}", replay.shown, replay.buffer.len()));
         }
+        let mut texts = Vec::new();
         if let Some((session, position)) = replay.request {
-            ui.weak(format!("session #{session} turn {position}"));
+            texts.push(RichText::new(format!("session #{session} turn {position}")).weak());
         }
         if let Some(exchange) = replay.proxied {
-            ui.weak(format!("proxied request #{exchange} (live)"));
+            texts.push(RichText::new(format!("proxied request #{exchange} (live)")).weak());
         }
         if let Some(recorded) = &replay.recorded {
-            ui.label(recorded_text(recorded));
+            texts.push(RichText::new(recorded_text(recorded)));
         }
         if replay.resend
             && let Some(outcome) = browser.timeline.outcome()
         {
-            ui.label(resent_text(outcome));
+            texts.push(RichText::new(resent_text(outcome)));
         }
+        crate::ui::widgets::cut_texts_ui(ui, texts);
     });
 }

@@ -78,8 +78,15 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         return;
     };
     ui.horizontal_wrapped(|ui| {
-        ui.label(format!("Turn {}:", row.position));
-        if ui.button("Open in form (Enter)").clicked() {
+        let turn = ui.label(format!("Turn {}:", row.position));
+        if let Some(message) = &row.error_message {
+            turn.on_hover_text(message);
+        }
+        if ui
+            .button("Open in form")
+            .on_hover_text("Open this request in the workbench's form (Enter)")
+            .clicked()
+        {
             send(tx, SessionCommand::OpenInForm(index));
         }
         let side = CompareSide::Stored {
@@ -93,14 +100,30 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         if ui.button("Compare: right").clicked() {
             send(tx, SessionCommand::SetCompare(1, side));
         }
-        if index > 0 && ui.button("Diff with previous").clicked() {
-            send(tx, SessionCommand::SelectPair(index - 1, index));
+        // The same buttons on every row (the first has no previous: disabled), short enough
+        // for one row at 1024×700, and the error only in the row's rest (whole on the turn's
+        // hover): moving between rows never re-flows the bar (the table under it jumped a line
+        // when turn 0 was left).
+        let diff = ui
+            .add_enabled(index > 0, egui::Button::new("Diff previous"))
+            .on_hover_text("This request's prefix diff against the one before it");
+        if diff.clicked() {
+            send(
+                tx,
+                SessionCommand::SelectPair(index.saturating_sub(1), index),
+            );
         }
-        if let Some(message) = &row.error_message {
-            ui.colored_label(ui.visuals().error_fg_color, message);
+        if let Some(message) = &row.error_message
+            && ui.available_size_before_wrap().x >= ERROR_MIN_WIDTH
+        {
+            let color = ui.visuals().error_fg_color;
+            crate::ui::widgets::cut_texts_ui(ui, vec![RichText::new(message).color(color)]);
         }
     });
 }
+
+/// Least room for the selected row's error beside its buttons (less: on the turn's hover only).
+const ERROR_MIN_WIDTH: f32 = 120.0;
 
 /// Draws the header and the table.
 pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {

@@ -1,7 +1,7 @@
 //! The timeline toolbar: text filter, type filter menu, follow/pause, counts, and the gap
 //! statistics drawn as a ruler (first event, first text, the longest gap).
 
-use egui::{Rect, Sense, Stroke, Ui, vec2};
+use egui::{Rect, RichText, Sense, Stroke, Ui, vec2};
 
 use super::{TimelinePanelState, secs};
 use crate::app::timeline::{TimelineCommand, TimelineModel};
@@ -43,8 +43,13 @@ pub fn toolbar_ui(
                 format!("{} more not kept (limit reached)", model.dropped()),
             );
         }
+        // On the controls' row while there is room: a row of its own cost the timeline an
+        // event row in a short pane.
+        let gaps =
+            gaps_text(model).map_or_else(|| RichText::new("No events yet").weak(), RichText::new);
+        crate::ui::widgets::cut_texts_ui(ui, vec![gaps]);
     });
-    gaps_ui(ui, model);
+    ruler_ui(ui, model);
 }
 
 fn types_menu_ui(ui: &mut Ui, model: &TimelineModel, commands: &mut Vec<TimelineCommand>) {
@@ -62,13 +67,10 @@ fn types_menu_ui(ui: &mut Ui, model: &TimelineModel, commands: &mut Vec<Timeline
     }
 }
 
-/// The gap statistics as text and as a ruler over the stream's duration.
-fn gaps_ui(ui: &mut Ui, model: &TimelineModel) {
+/// The gap statistics as text (None before the first event).
+fn gaps_text(model: &TimelineModel) -> Option<String> {
     let gaps = model.gaps();
-    let Some(end) = gaps.last_event else {
-        ui.weak("No events yet");
-        return;
-    };
+    gaps.last_event?;
     let mut parts = Vec::new();
     if let Some(t) = gaps.first_event {
         parts.push(format!("first event {}", secs(t)));
@@ -80,7 +82,15 @@ fn gaps_ui(ui: &mut Ui, model: &TimelineModel) {
         let seq = model.rows().get(after).map_or(0, |r| r.entry.raw.seq);
         parts.push(format!("longest gap {} after #{seq}", secs(gap)));
     }
-    ui.label(parts.join(" · "));
+    Some(parts.join(" · "))
+}
+
+/// The gap statistics as a ruler over the stream's duration (nothing before the first event).
+fn ruler_ui(ui: &mut Ui, model: &TimelineModel) {
+    let gaps = model.gaps();
+    let Some(end) = gaps.last_event else {
+        return;
+    };
     // Never wider than what is visible of the pane (not through a panel beside it).
     let visible = ui.clip_rect().right() - ui.cursor().left();
     let width = ui.available_width().min(visible).max(40.0);

@@ -56,6 +56,8 @@ pub struct InspectorUi {
     pub copied: Option<u64>,
     /// Where the inspector panel was drawn last frame (read by the layout tests).
     pub rect: Option<egui::Rect>,
+    /// The request whose read the inspector drew last frame (the bench's "drawn").
+    pub drawn: Option<i64>,
 }
 
 /// Hands text a row action copied to the clipboard (once per copy).
@@ -70,6 +72,7 @@ fn clipboard(ui: &Ui, state: &AppState, iui: &mut InspectorUi) {
 
 /// Draws the inspector pane (a right side panel of the Sessions view).
 pub fn inspector_panel(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    sui.inspector.drawn = None;
     clipboard(ui, state, &mut sui.inspector);
     row_keys(ui.ctx(), state, tx);
     if state.sessions.open.is_none() {
@@ -106,6 +109,14 @@ fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
         if inspect.loading {
             ui.spinner();
         }
+        // What the last row action did, in the rest of this row (whole on hover): a line of
+        // its own pushed the tab's contents down when a copy finished.
+        if let Some(note) = &inspect.note {
+            let note = egui::RichText::new(note)
+                .color(ui.visuals().weak_text_color())
+                .small();
+            crate::ui::widgets::cut_texts_ui(ui, vec![note]);
+        }
     });
     ui.horizontal(|ui| {
         for (tab, label) in [
@@ -117,9 +128,6 @@ fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
             ui.selectable_value(&mut sui.inspector.tab, tab, label);
         }
     });
-    if let Some(note) = &inspect.note {
-        crate::ui::widgets::note_line(ui, note);
-    }
     if let Some(error) = &inspect.error {
         crate::ui::widgets::error_line(ui, error);
     }
@@ -138,6 +146,7 @@ fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
         }
         return;
     };
+    sui.inspector.drawn = Some(found.request);
     match sui.inspector.tab {
         InspectorTab::Request => {
             request::request_ui(ui, found, inspect.tokens, &mut sui.inspector.body);

@@ -14,22 +14,63 @@ use crate::ui::widgets::note_line;
 /// Bytes per line of the raw view.
 const RAW_WIDTH: usize = 16;
 
-/// A header grid (name, value as the redaction policy shows it).
+/// Widest the names column of [`headers_grid`] gets, as a share of the pane (a longer name is
+/// cut, in full on hover).
+const NAMES_SHARE: f32 = 0.4;
+
+/// A header table (name, value as the redaction policy shows it): the names column as wide as
+/// its widest name (at most [`NAMES_SHARE`] of the pane), each value on one line in the rest of
+/// the pane's width, cut at its edge with the whole value on hover. (An `egui::Grid` with
+/// wrapping values gave the values a column a few characters wide: one header took a dozen
+/// lines.)
 pub fn headers_grid(ui: &mut Ui, id: &str, headers: &[(String, String)]) {
     if headers.is_empty() {
         ui.weak("(none stored)");
         return;
     }
-    egui::Grid::new(id)
-        .num_columns(2)
-        .striped(true)
-        .show(ui, |ui| {
-            for (name, value) in headers {
-                ui.label(RichText::new(name).monospace().strong());
-                ui.add(Label::new(RichText::new(redact_header(name, value)).monospace()).wrap());
-                ui.end_row();
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let color = ui.visuals().text_color();
+    let widest = headers
+        .iter()
+        .map(|(name, _)| {
+            ui.ctx()
+                .fonts_mut(|f| f.layout_no_wrap(name.clone(), font.clone(), color))
+                .size()
+                .x
+        })
+        .fold(0.0_f32, f32::max);
+    let names_width = widest.min(ui.available_width() * NAMES_SHARE).ceil();
+    let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
+    ui.push_id(id, |ui| {
+        for (i, (name, value)) in headers.iter().enumerate() {
+            // The stripe goes under the row, painted once its height is known.
+            let stripe = ui.painter().add(egui::Shape::Noop);
+            let row = ui.horizontal(|ui| {
+                let names = egui::vec2(names_width, row_height);
+                ui.allocate_ui_with_layout(
+                    names,
+                    egui::Layout::left_to_right(egui::Align::Center),
+                    |ui| {
+                        ui.set_min_width(names_width);
+                        ui.add(Label::new(RichText::new(name).monospace().strong()).truncate());
+                    },
+                );
+                let value = redact_header(name, value);
+                // Cut at the pane's edge; egui shows the whole value on hover.
+                ui.add(Label::new(RichText::new(value).monospace()).truncate());
+            });
+            if i % 2 == 1 {
+                let rect = egui::Rect::from_x_y_ranges(
+                    ui.max_rect().x_range(),
+                    row.response.rect.y_range(),
+                );
+                ui.painter().set(
+                    stripe,
+                    egui::Shape::rect_filled(rect, 0.0, ui.visuals().faint_bg_color),
+                );
             }
-        });
+        }
+    });
 }
 
 /// Draws the tab.

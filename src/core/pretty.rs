@@ -1,0 +1,180 @@
+//! Pretty-printing of JSON text as it was sent, for the request inspector's text view: one pass
+//! over the bytes that re-indents them (two spaces, `"key": value`, one element a line, `{}` and
+//! `[]` for empty ones — the layout of `serde_json::to_string_pretty`) and records where each
+//! line starts, with every token kept as sent (string escapes, the spelling of numbers,
+//! repeated keys). No tree is built: a 2 MB body is laid out in a few milliseconds instead of
+//! walking a parsed value.
+
+use std::ops::Range;
+
+/// Pretty-printed text and the byte ranges of its lines (without their `\n`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrettyText {
+    /// The text.
+    pub text: String,
+    /// Byte ranges of the lines of `text`.
+    pub lines: Vec<Range<usize>>,
+}
+
+/// Spaces per level.
+const INDENT: usize = 2;
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+/// Bytes that end a number or a literal (`true`, `null`).
+fn ends_scalar(b: u8) -> bool {
+    is_space(b) || matches!(b, b',' | b':' | b'{' | b'}' | b'[' | b']' | b'"')
+}
+
+struct Writer {
+    out: Vec<u8>,
+    lines: Vec<Range<usize>>,
+    line_start: usize,
+}
+
+impl Writer {
+    fn newline(&mut self, depth: usize) {
+        self.lines.push(self.line_start..self.out.len());
+        self.out.push(b'\n');
+        self.line_start = self.out.len();
+        self.out.resize(self.out.len() + INDENT * depth, b' ');
+    }
+}
+
+/// `bytes` (one JSON value, as serde_json accepts it) re-indented, with its line index. None
+/// when the bytes are not UTF-8, a string does not end or a bracket does not close: the caller
+/// then pretty-prints another way.
+pub fn pretty(bytes: &[u8]) -> Option<PrettyText> {
+    std::str::from_utf8(bytes).ok()?;
+    let mut w = Writer {
+        out: Vec::with_capacity(bytes.len() + bytes.len() / 2),
+        lines: Vec::new(),
+        line_start: 0,
+    };
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                let start = i;
+                i += 1;
+                loop {
+                    match bytes.get(i)? {
+                        b'"' => break,
+                        b'\\' => i += 2,
+                        _ => i += 1,
+                    }
+                }
+                i += 1;
+                w.out.extend_from_slice(bytes.get(start..i)?);
+            }
+            b'{' | b'[' => {
+                let close = if b == b'{' { b'}' } else { b']' };
+                let next = bytes[i + 1..]
+                    .iter()
+                    .position(|&c| !is_space(c))
+                    .map(|k| i + 1 + k);
+                w.out.push(b);
+                match next {
+                    Some(j) if bytes[j] == close => {
+                        w.out.push(close);
+                        i = j + 1;
+                    }
+                    _ => {
+                        depth += 1;
+                        w.newline(depth);
+                        i += 1;
+                    }
+                }
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                w.newline(depth);
+                w.out.push(b);
+                i += 1;
+            }
+            b',' => {
+                w.out.push(b',');
+                w.newline(depth);
+                i += 1;
+            }
+            b':' => {
+                w.out.extend_from_slice(b": ");
+                i += 1;
+            }
+            b if is_space(b) => i += 1,
+            _ => {
+                let start = i;
+                while bytes.get(i).is_some_and(|&c| !ends_scalar(c)) {
+                    i += 1;
+                }
+                w.out.extend_from_slice(&bytes[start..i]);
+            }
+        }
+    }
+    if depth != 0 {
+        return None;
+    }
+    w.lines.push(w.line_start..w.out.len());
+    let text = String::from_utf8(w.out).ok()?;
+    Some(PrettyText {
+        text,
+        lines: w.lines,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pretty_assertions::assert_eq;
+
+    /// The text's lines through the index.
+    fn lines(p: &PrettyText) -> Vec<&str> {
+        p.lines.iter().map(|r| &p.text[r.clone()]).collect()
+    }
+
+    #[test]
+    fn lays_out_as_serde_json_does() {
+        for body in [
+            r#"{"model":"gpt-5.5","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"it's a \"test\"\n"}]}],"tools":[],"reasoning":{},"stream":true,"n":-1500.25,"x":null}"#,
+            "  [ 1 , [ ] , { } , [ [ 2 ] ] , \"é ü\" , false ]  ",
+            "{\n  \"already\": {\n    \"pretty\": [1, 2]\n  }\n}",
+            "\"just a string\"",
+            "42",
+            "{}",
+        ] {
+            let value: serde_json::Value = serde_json::from_str(body).expect("json");
+            let expected = serde_json::to_string_pretty(&value).expect("pretty");
+            let shown = pretty(body.as_bytes()).expect("pretty");
+            assert_eq!(shown.text, expected);
+            assert_eq!(lines(&shown), expected.split('\n').collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn keeps_tokens_as_sent() {
+        // serde_json would write "é", "/", 1000.0 and one "a".
+        let body = r#"{"a":"\u00e9\/","n":1.0e3,"a":2}"#;
+        let shown = pretty(body.as_bytes()).expect("pretty");
+        assert_eq!(
+            lines(&shown),
+            vec![
+                "{",
+                r#"  "a": "\u00e9\/","#,
+                r#"  "n": 1.0e3,"#,
+                r#"  "a": 2"#,
+                "}"
+            ]
+        );
+    }
+
+    #[test]
+    fn refuses_what_does_not_close() {
+        for body in ["{\"a\":1", "\"open", "[1]]", "{\"a\":\"\\"] {
+            assert_eq!(pretty(body.as_bytes()), None, "{body}");
+        }
+        assert_eq!(pretty(&[b'"', 0xff, b'"']), None);
+    }
+}
