@@ -7,6 +7,7 @@
 #   wheel:X,Y,N       N wheel steps down at X,Y (negative: up)
 #   sleep:S           wait S seconds
 #   shot:NAME         screenshot to OUTDIR/NAME.png
+#   fill:             move the app's window to 0,0 and size it to the whole screen
 # Run from the project root after `cargo build --release` (PW_BIN overrides the binary). Needs xvfb,
 # imagemagick and xdotool. Every step waits 0.7 s after it so the app can draw.
 set -u
@@ -37,6 +38,9 @@ for step in "${steps[@]}"; do
       [ "$count" -lt 0 ] && { b=4; count=$(( -count )); }
       x click --repeat "$count" --delay 40 "$b" ;;
     sleep) sleep "$arg" ;;
+    fill)
+      w=$(x search --onlyvisible --pid "$app" | head -n 1)
+      [ -n "$w" ] && { x windowmove "$w" 0 0; x windowsize "$w" "${size%x*}" "${size#*x}"; sleep 1; } ;;
     shot) DISPLAY=:$n import -window root "$outdir/$arg.png" && echo "wrote $outdir/$arg.png" ;;
     *) echo "unknown step $step"; exit 2 ;;
   esac
