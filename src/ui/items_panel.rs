@@ -163,7 +163,10 @@ pub fn summary(item: &ResponseItem) -> String {
         }
         ResponseItem::FunctionCallOutput(o) => match &o.output {
             ToolOutput::Text(t) => format!("function_call_output: {}", clip(t)),
-            ToolOutput::Items(parts) => format!("function_call_output: {} parts", parts.len()),
+            ToolOutput::Items(parts) => format!(
+                "function_call_output: {}",
+                crate::core::format::count(parts.len() as u64, "part")
+            ),
         },
         ResponseItem::CustomToolCall(c) => {
             format!("custom_tool_call {}: {}", c.name, clip(&c.input))

@@ -43,18 +43,21 @@ fn json_tree(ui: &mut Ui, key: &str, value: &Value, id: &str) {
                 });
         }
         Value::Array(items) => {
-            egui::CollapsingHeader::new(format!("{prefix}[…] {} items", items.len()))
-                .id_salt(id)
-                .default_open(key.is_empty())
-                .show(ui, |ui| {
-                    for (i, v) in items.iter().enumerate() {
-                        if i == MAX_TREE_CHILDREN {
-                            note_line(ui, &format!("… {} more items", items.len() - i));
-                            break;
-                        }
-                        json_tree(ui, &i.to_string(), v, &format!("{id}/{i}"));
+            egui::CollapsingHeader::new(format!(
+                "{prefix}[…] {}",
+                crate::core::format::count(items.len() as u64, "item")
+            ))
+            .id_salt(id)
+            .default_open(key.is_empty())
+            .show(ui, |ui| {
+                for (i, v) in items.iter().enumerate() {
+                    if i == MAX_TREE_CHILDREN {
+                        note_line(ui, &format!("… {} more items", items.len() - i));
+                        break;
                     }
-                });
+                    json_tree(ui, &i.to_string(), v, &format!("{id}/{i}"));
+                }
+            });
         }
         leaf => {
             let text = leaf.to_string();

@@ -903,3 +903,43 @@ fn send_and_its_target_are_on_screen_at_1024_by_700() {
         );
     }
 }
+
+/// Counts of one in the outcome are singular: a reasoning item with one summary part reads
+/// "1 summary part", not "1 summary parts".
+#[test]
+fn a_reasoning_item_with_one_summary_part_says_so_in_the_singular() {
+    let two = String::from_utf8(sse_file("tool-calls-crlf.sse")).expect("utf8");
+    let one = two.replace(
+        r#",{"type":"summary_text","text":"**Patching the default path**"}]"#,
+        "]",
+    );
+    assert_ne!(one, two, "the fixture's two-part summary is cut to one");
+    let (_, expected) = read_all(one.as_bytes(), Duration::ZERO);
+    let summary_parts: Vec<usize> = expected
+        .output_items
+        .iter()
+        .filter_map(|item| match item {
+            promptwire::core::items::ResponseItem::Reasoning(r) => Some(r.summary.len()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(summary_parts, [1]);
+    let server = Upstream::in_order(vec![Reply::answer(
+        pieces(one.as_bytes(), 3, Duration::from_millis(5)),
+        End::Complete,
+    )]);
+    let (mut harness, _db) = send_app("send-one-part", &server.base_url(), with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    harness.run_steps(3);
+    assert_eq!(
+        harness
+            .query_all_by_label_contains(" · 1 summary part · ")
+            .count(),
+        1
+    );
+    assert_eq!(
+        harness.query_all_by_label_contains("summary parts").count(),
+        0
+    );
+}

@@ -1,6 +1,7 @@
 //! The replay bar above the timeline: replay the selected request at 1×, 4×, instant or step by
 //! step (previous / next event), stop, and the recorded outcome beside the replayed one.
 
+use crate::core::format::count;
 use egui::{RichText, Ui};
 
 use super::{millis, send};
@@ -13,7 +14,7 @@ pub fn recorded_text(recorded: &crate::store::OutcomeRecord) -> String {
     if let Some(class) = &recorded.error_class {
         text.push_str(&format!(" ({class})"));
     }
-    text.push_str(&format!(", {} events", recorded.events));
+    text.push_str(&format!(", {}", count(recorded.events, "event")));
     if let Some(usage) = &recorded.usage {
         let (input, cached, output) = crate::store::summary::usage_tokens(usage);
         if let (Some(input), Some(output)) = (input, output) {
@@ -44,7 +45,7 @@ pub fn resent_text(outcome: &crate::core::stream::TurnOutcome) -> String {
         TurnState::Completed { .. } => "completed".to_string(),
         TurnState::Failed(e) => format!("failed ({})", e.class()),
     };
-    let mut text = format!("re-sent: {state}, {} events", outcome.events);
+    let mut text = format!("re-sent: {state}, {}", count(outcome.events, "event"));
     if let Some(usage) = &outcome.usage {
         text.push_str(&format!(
             ", {} in ({} cached) / {} out",

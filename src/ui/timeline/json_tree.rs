@@ -2,6 +2,7 @@
 //! (opened lazily: collapsed children are not laid out), scalars on one line, at most
 //! [`MAX_CHILDREN`] children per node and [`MAX_SCALAR_CHARS`] characters per value.
 
+use crate::core::format::count;
 use egui::{CollapsingHeader, RichText, Ui};
 use serde_json::Value;
 
@@ -30,8 +31,8 @@ fn node_ui(ui: &mut Ui, key: Option<&str>, value: &Value, depth: usize) {
         }
     };
     let summary = match value {
-        Value::Object(_) => format!("{prefix}{{…}} {} keys", children.len()),
-        _ => format!("{prefix}[…] {} items", children.len()),
+        Value::Object(_) => format!("{prefix}{{…}} {}", count(children.len() as u64, "key")),
+        _ => format!("{prefix}[…] {}", count(children.len() as u64, "item")),
     };
     CollapsingHeader::new(RichText::new(summary).monospace())
         .id_salt((key, depth))

@@ -6,6 +6,7 @@
 //! Bounded per frame whatever the stream's size: at most [`MAX_LISTED`] items, summaries and
 //! attempts are listed and at most [`MAX_TEXT_BYTES`] of text laid out, with a count of the rest.
 
+use crate::core::format::count;
 use egui::{Grid, RichText, Ui};
 
 use super::{clip, secs};
@@ -61,7 +62,7 @@ fn state_text(model: &TimelineModel, outcome: &TurnOutcome) -> String {
     match (&outcome.state, model.is_live()) {
         (TurnState::Completed { response_id, .. }, _) => format!("completed · {response_id}"),
         (TurnState::Failed(_), _) => "failed".to_string(),
-        (TurnState::Open, true) => format!("streaming… {} events", outcome.events),
+        (TurnState::Open, true) => format!("streaming… {}", count(outcome.events, "event")),
         (TurnState::Open, false) if model.attempts().is_empty() => "not sent".to_string(),
         (TurnState::Open, false) => "stopped (partial outcome)".to_string(),
     }
@@ -94,7 +95,11 @@ fn attempts_ui(ui: &mut Ui, model: &TimelineModel) {
         let status = attempt
             .status
             .map_or_else(|| "no response".to_string(), |s| format!("HTTP {s}"));
-        let mut line = format!("#{} {status} · {} events", attempt.number, attempt.events);
+        let mut line = format!(
+            "#{} {status} · {}",
+            attempt.number,
+            count(attempt.events as u64, "event")
+        );
         if let Some(f) = &attempt.failure {
             line.push_str(&format!(" · {}", failure_text(f)));
             if let Some(delay) = f.retried_after {
@@ -141,8 +146,8 @@ fn item_ui(ui: &mut Ui, item: &ResponseItem) {
         ResponseItem::Reasoning(reasoning) => {
             let encrypted = reasoning.encrypted_content.as_ref().map_or(0, String::len);
             ui.label(format!(
-                "reasoning {id} · {} summary parts · {encrypted} bytes encrypted",
-                reasoning.summary.len()
+                "reasoning {id} · {} · {encrypted} bytes encrypted",
+                count(reasoning.summary.len() as u64, "summary part")
             ));
         }
         other => {

@@ -33,9 +33,9 @@ pub fn toolbar_ui(
         }
         ui.menu_button("Types", |ui| types_menu_ui(ui, model, commands));
         ui.label(format!(
-            "{} of {} events",
+            "{} of {}",
             model.visible_len(),
-            model.rows().len()
+            crate::core::format::count(model.rows().len() as u64, "event")
         ));
         if model.dropped() > 0 {
             ui.colored_label(
