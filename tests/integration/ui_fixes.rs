@@ -424,6 +424,9 @@ fn compare_is_left_aligned_summarised_and_steps_through_its_differences() {
     let n = aligned.differences.len();
     assert!(n >= 2, "{n} differences");
     harness.get_by_label(&promptwire::ui::sessions::compare_summary(&aligned));
+    // Turn 0 against turn 2 of the sample: the changed id and instruction text, and turn 2's
+    // added items, counted as rows.
+    harness.get_by_label("3 places differ: 2 rows changed, 51 rows only on the right · in input");
     // Left-aligned with its indentation: the left column's "{" and its first member start at
     // the same x (centred lines of different widths would not).
     let first = aligned.columns[0].text[1]

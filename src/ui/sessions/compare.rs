@@ -5,6 +5,7 @@
 //! previous / next difference (buttons, and `p` / `n` while no text field has focus); only the
 //! rows in view are drawn.
 
+use crate::core::format::count;
 use egui::{Label, Ui};
 
 use super::send;
@@ -24,16 +25,17 @@ pub struct CompareUi {
 }
 
 /// The one-line summary: how many places differ and how many rows are changed, only on the
-/// left, only on the right, and the top-level fields they are under.
+/// left, only on the right (zero counts left out), and the top-level fields they are under:
+/// `3 places differ: 2 rows changed, 51 rows only on the right · in input`.
 pub fn compare_summary(aligned: &Aligned) -> String {
     let Some(right) = aligned.columns.get(1) else {
         return "Nothing to compare".to_string();
     };
-    let count = |mark: Mark| right.marks.iter().filter(|m| **m == mark).count();
+    let marked = |mark: Mark| right.marks.iter().filter(|m| **m == mark).count();
     let (changed, added, removed) = (
-        count(Mark::Changed),
-        count(Mark::Added),
-        count(Mark::Removed),
+        marked(Mark::Changed),
+        marked(Mark::Added),
+        marked(Mark::Removed),
     );
     let places = aligned.differences.len();
     if places == 0 {
@@ -60,16 +62,20 @@ pub fn compare_summary(aligned: &Aligned) -> String {
             fields.push(top);
         }
     }
-    let plural = |n: usize, one: &str, many: &str| {
-        if n == 1 {
-            format!("1 {one}")
-        } else {
-            format!("{n} {many}")
-        }
-    };
+    // Rows, named as such (a place is one run of differing rows), zero counts left out.
+    let rows: Vec<String> = [
+        (changed, "changed"),
+        (removed, "only on the left"),
+        (added, "only on the right"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, what)| format!("{} {what}", count(n as u64, "row")))
+    .collect();
     format!(
-        "{} differ: {changed} changed, {removed} only left, {added} only right · in {}",
-        plural(places, "place", "places"),
+        "{} differ: {} · in {}",
+        count(places as u64, "place"),
+        rows.join(", "),
         fields.join(", ")
     )
 }
