@@ -124,8 +124,12 @@ pub enum AppCommand {
     SetLimits(super::limits::Limits),
     /// Load a bundled example prompt.
     LoadExample(&'static str),
-    /// Open a Prompt file (or a captured body, which is imported).
+    /// Open a file: read on a worker, then what it holds decides (a Prompt, captured body or
+    /// curl command goes into the form — asking first over unsaved work —; a HAR, rollout,
+    /// folder or database does not touch the form).
     Open(PathBuf),
+    /// Put the file Open… read, and that waited for the unsaved-changes question, into the form.
+    ApplyPendingOpen,
     /// Save to the current path (or ask for one).
     Save,
     /// Show the file dialog for a kind of export (None: open a prompt).

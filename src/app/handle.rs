@@ -75,6 +75,7 @@ impl AppState {
             replace_confirmed: false,
             unapplied_edits: Default::default(),
             after_save: None,
+            pending_open: None,
         }
     }
 
@@ -105,7 +106,7 @@ impl AppState {
     }
 
     /// Runs `command` now, or first asks whether to drop unsaved edits.
-    fn replace_guarded(&mut self, command: AppCommand) -> bool {
+    pub(crate) fn replace_guarded(&mut self, command: AppCommand) -> bool {
         if self.has_unsaved_work() && !self.replace_confirmed {
             self.open_dialog(Dialog::Unsaved {
                 then: PendingAction::Run(Box::new(command)),
@@ -161,19 +162,19 @@ impl AppState {
                 }
             }
             AppCommand::Open(path) => {
-                // A session database, HAR or rollout does not replace the prompt: no question.
-                let imported = path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                    ["har", "sqlite", "sqlite3", "db", "jsonl"]
-                        .contains(&e.to_ascii_lowercase().as_str())
-                });
-                if !imported && !self.replace_guarded(AppCommand::Open(path.clone())) {
-                    return;
-                }
+                // Read first: only what goes into the form asks about unsaved work (a session
+                // database, HAR, rollout file or folder does not replace the prompt), and it
+                // asks once its content is known (`open::opened`), whatever the file's name.
                 let catalog = Arc::clone(&self.catalog);
                 self.spawn("open", move |job| {
                     let result = files::read_any(&path, &catalog);
                     job.report(super::AppEvent::Opened { path, result });
                 });
+            }
+            AppCommand::ApplyPendingOpen => {
+                if let Some((path, file)) = self.pending_open.take() {
+                    self.prompt_loaded(PromptSource::File(path), Ok(*file));
+                }
             }
             AppCommand::Save => match self.prompt_path.clone() {
                 Some(path) => self.write_file(ExportKind::Prompt, 0, path),

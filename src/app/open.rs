@@ -77,7 +77,13 @@ fn import(state: &mut AppState, path: PathBuf, har: Option<String>) {
 pub fn opened(state: &mut AppState, path: PathBuf, result: Result<Opened, String>) {
     match result {
         Err(e) => state.prompt_loaded(PromptSource::File(path), Err(e)),
-        Ok(Opened::Prompt(file)) => state.prompt_loaded(PromptSource::File(path), Ok(file)),
+        Ok(Opened::Prompt(file)) => {
+            // It waits, read, while the unsaved-changes question (if any) is asked.
+            state.pending_open = Some((path, Box::new(file)));
+            if state.replace_guarded(super::AppCommand::ApplyPendingOpen) {
+                state.handle(super::AppCommand::ApplyPendingOpen);
+            }
+        }
         Ok(Opened::Har(text)) => import(state, path, Some(text)),
         Ok(Opened::Rollout) => import(state, path, None),
         Ok(Opened::Folder) => {
@@ -103,8 +109,9 @@ pub fn har_imported(state: &mut AppState, path: &Path, result: Result<(i64, usiz
         Ok((session, requests)) => {
             state.set_status(
                 format!(
-                    "Imported {} as session #{session} ({requests} requests)",
-                    path.display()
+                    "Imported {} as session #{session} ({})",
+                    path.display(),
+                    crate::core::format::count(requests as u64, "request")
                 ),
                 false,
             );

@@ -147,6 +147,11 @@ pub struct AppState {
     pub unapplied_edits: std::collections::BTreeMap<&'static str, usize>,
     /// What to do once the save the user chose in the unsaved-changes dialog has succeeded.
     pub(crate) after_save: Option<PendingAction>,
+    /// A file read by Open… (or dropped) that would replace unsaved work: it waits here, read,
+    /// while the unsaved-changes dialog asks ([`AppCommand::ApplyPendingOpen`] applies it).
+    ///
+    /// [`AppCommand::ApplyPendingOpen`]: super::AppCommand::ApplyPendingOpen
+    pub(crate) pending_open: Option<(std::path::PathBuf, Box<super::event::OpenedFile>)>,
 }
 
 impl AppState {

@@ -194,3 +194,71 @@ fn db_opens_the_app_on_that_database_and_a_dropped_database_switches_to_it() {
         "untitled prompt — second.sqlite — promptwire"
     );
 }
+
+/// Over unsaved edits, a dropped rollout folder is imported without asking (nothing in the form
+/// is replaced), while a dropped Prompt file asks first — once it has been read — and goes into
+/// the form only after "Discard changes".
+#[test]
+fn only_what_replaces_the_form_asks_about_unsaved_edits() {
+    let dir = scratch_dir("open-unsaved");
+    let folder = dir.join("codex sessions");
+    std::fs::create_dir_all(&folder).expect("folder");
+    let rollouts = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/rollouts/codex-0.171-lite-resume-same-model");
+    let rollout = std::fs::read_dir(&rollouts)
+        .expect("fixture folder")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("rollout-"))
+        })
+        .expect("a rollout file");
+    std::fs::copy(&rollout, folder.join(rollout.file_name().expect("name"))).expect("copy");
+    let mut harness = app_with((1024.0, 700.0), Some(dir.join("promptwire.sqlite")));
+    wait_for_compile(&mut harness);
+    harness
+        .state()
+        .sender()
+        .send(promptwire::app::AppCommand::Edit(Box::new(
+            promptwire::app::PromptEdit::RemoveItem(0),
+        )));
+    harness.run_steps(2);
+    assert!(state(&harness).has_unsaved_work());
+    let edited = state(&harness).prompt.clone();
+
+    drop_file(&mut harness, folder);
+    wait_until(&mut harness, "rollout imported", |s| {
+        !s.sessions.sessions.is_empty()
+    });
+    assert_eq!(state(&harness).dialog, None, "no question for a folder");
+    assert_eq!(state(&harness).prompt, edited, "the form is as edited");
+
+    let prompt_file =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json");
+    drop_file(&mut harness, prompt_file);
+    wait_until(&mut harness, "asked", |s| {
+        matches!(
+            s.dialog,
+            Some(promptwire::app::state::Dialog::Unsaved { .. })
+        )
+    });
+    assert_eq!(
+        state(&harness).prompt,
+        edited,
+        "nothing replaced while it asks"
+    );
+    harness.run_steps(2);
+    harness.get_by_label("Discard changes").click();
+    wait_until(&mut harness, "opened", |s| {
+        s.dialog.is_none() && s.prompt != edited
+    });
+    let hello = promptwire::core::prompt::Prompt::from_json_str(
+        &std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/prompts/hello.json"),
+        )
+        .expect("hello.json"),
+    )
+    .expect("prompt");
+    assert_eq!(*state(&harness).prompt, hello);
+}

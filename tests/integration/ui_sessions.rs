@@ -583,7 +583,12 @@ fn original_and_4x_replays_keep_the_recorded_pace() {
     assert!(original >= total, "{timings}");
     assert!(fast >= total / 4, "{timings}");
     assert!(fast.saturating_sub(instant) <= total * 3 / 4, "{timings}");
-    assert!(fast.saturating_sub(instant) >= total / 8, "{timings}");
+    // 4× waits for its events (a good part of a quarter of the recording more than instant),
+    // told apart only while the harness's own frames are quick: on a machine so busy that the
+    // instant replay alone takes a quarter of the recording, the two differ by noise.
+    if instant < total / 4 {
+        assert!(fast.saturating_sub(instant) >= total / 8, "{timings}");
+    }
     assert!(original.saturating_sub(fast) >= total * 3 / 8, "{timings}");
     assert!(instant < fast, "instant {instant:?}, 4× {fast:?}");
     // Each pace shows the same recorded events.
