@@ -464,8 +464,21 @@ pub fn aligned_row_text(
     i: usize,
     view: &std::ops::Range<usize>,
 ) -> RichText {
+    aligned_row_text_from(ui, rows, i, view, 0)
+}
+
+/// [`aligned_row_text`] with the first `skip` characters after the line's indentation left out
+/// (shown as `…`): Compare starts a long changed line near where the two sides first differ.
+pub fn aligned_row_text_from(
+    ui: &Ui,
+    rows: &ColumnRows,
+    i: usize,
+    view: &std::ops::Range<usize>,
+    skip: usize,
+) -> RichText {
     let mark = rows.marks.get(i).copied().unwrap_or(Mark::Same);
     let text = match rows.text.get(i).and_then(|t| t.as_deref()) {
+        Some(line) if skip > 0 => RichText::new(clip(&skip_after_indent(line, skip))).monospace(),
         Some(line) => RichText::new(clip(line)).monospace(),
         None => {
             let run_start = i == 0
@@ -501,6 +514,25 @@ pub fn aligned_row_text(
         Mark::Removed => text.background_color(removed_background(ui)),
         Mark::Changed => text.background_color(diff_background(ui)),
         Mark::Same => text,
+    }
+}
+
+/// `line` with `skip` characters after its indentation replaced by `…`.
+fn skip_after_indent(line: &str, skip: usize) -> String {
+    let body = line.trim_start_matches(' ');
+    let indent = &line[..line.len() - body.len()];
+    let cut = body.char_indices().nth(skip).map_or(body.len(), |(b, _)| b);
+    format!("{indent}…{}", &body[cut..])
+}
+
+/// The first character (counted after the indentation) where two lines differ, if they do.
+pub fn first_difference(left: &str, right: &str) -> Option<usize> {
+    let (l, r) = (left.trim_start_matches(' '), right.trim_start_matches(' '));
+    let mut chars = l.chars().zip(r.chars());
+    match chars.position(|(a, b)| a != b) {
+        Some(at) => Some(at),
+        None => (l.chars().count() != r.chars().count())
+            .then(|| l.chars().count().min(r.chars().count())),
     }
 }
 

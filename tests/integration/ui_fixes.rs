@@ -453,6 +453,24 @@ fn compare_is_left_aligned_summarised_and_steps_through_its_differences() {
     harness.key_press(Key::N);
     harness.run_steps(3);
     harness.get_by_label(&format!("Difference 2 of {n}"));
+    // The second difference is the instruction text, changed near its end: both sides start
+    // after their indentation with `…` and a little context before the first differing
+    // character, so the change is in view (the text is too long for its half).
+    let changed = aligned.differences[1];
+    let line = |c: usize| {
+        aligned.columns[c].text[changed]
+            .clone()
+            .expect("a changed line on both sides")
+    };
+    let (left, right) = (line(0), line(1));
+    let at = promptwire::ui::json_views::first_difference(&left, &right).expect("they differ");
+    assert!(at > 60, "the change is late in the line: at {at}");
+    for text in [&left, &right] {
+        let body = text.trim_start_matches(' ');
+        let indent = &text[..text.len() - body.len()];
+        let skipped: String = body.chars().skip(at - 24).collect();
+        harness.get_by_label(&format!("{indent}…{skipped}"));
+    }
     harness.get_by_label("Previous difference").click();
     harness.run_steps(3);
     harness.get_by_label(&format!("Difference 1 of {n}"));

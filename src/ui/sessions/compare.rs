@@ -12,7 +12,7 @@ use super::send;
 use crate::app::session_view::{CompareSide, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::core::json_diff::{Aligned, Mark};
-use crate::ui::json_views::aligned_row_text;
+use crate::ui::json_views::{self, aligned_row_text_from};
 use crate::ui::widgets;
 
 /// The compare view's own state: the difference last stepped to.
@@ -125,11 +125,15 @@ pub fn compare_ui(ui: &mut Ui, state: &AppState, cui: &mut CompareUi, tx: &Comma
     }
     area.show_rows(ui, row_height, rows, |ui, range| {
         let width = (ui.available_width() / 2.0 - 8.0).max(200.0);
+        let fits = chars_that_fit(ui, width);
         let view = range.clone();
         for row in range {
+            // A changed line too long for its half starts near where the two sides first
+            // differ, so the change is in view (the whole line on hover).
+            let skip = changed_skip(aligned, row, fits);
             ui.horizontal(|ui| {
                 for column in &aligned.columns {
-                    let text = aligned_row_text(ui, column, row, &view);
+                    let text = aligned_row_text_from(ui, column, row, &view, skip);
                     let layout = egui::Layout::left_to_right(egui::Align::Center);
                     ui.allocate_ui_with_layout(egui::vec2(width, row_height), layout, |ui| {
                         ui.set_width(width);
@@ -139,6 +143,35 @@ pub fn compare_ui(ui: &mut Ui, state: &AppState, cui: &mut CompareUi, tx: &Comma
             });
         }
     });
+}
+
+/// Monospace characters that fit in `width`.
+fn chars_that_fit(ui: &Ui, width: f32) -> usize {
+    let font = egui::TextStyle::Monospace.resolve(ui.style());
+    let glyph = ui.fonts_mut(|f| f.glyph_width(&font, 'x')).max(1.0);
+    (width / glyph) as usize
+}
+
+/// Characters to leave out at the start of changed row `row` (after its indentation) so that
+/// the first difference of its two sides shows with some context, when the lines are longer
+/// than `fits`; 0 otherwise.
+fn changed_skip(aligned: &Aligned, row: usize, fits: usize) -> usize {
+    const CONTEXT: usize = 24;
+    let line = |c: usize| {
+        aligned
+            .columns
+            .get(c)
+            .and_then(|col| col.text.get(row))
+            .and_then(|t| t.as_deref())
+    };
+    let (Some(left), Some(right)) = (line(0), line(1)) else {
+        return 0;
+    };
+    let indent = left.len() - left.trim_start_matches(' ').len();
+    match json_views::first_difference(left, right) {
+        Some(at) if indent + at + 8 > fits => at.saturating_sub(CONTEXT),
+        _ => 0,
+    }
 }
 
 /// "Difference i of n" with previous / next (also `p` / `n`).
@@ -152,6 +185,7 @@ fn navigation_ui(ui: &mut Ui, aligned: &Aligned, cui: &mut CompareUi) {
     ui.horizontal(|ui| {
         let label = match cui.difference {
             Some((i, _)) if n > 0 => format!("Difference {} of {n}", i + 1),
+            _ if n == 1 => "1 differing place".to_string(),
             _ => format!("{n} differing places"),
         };
         ui.label(label);
