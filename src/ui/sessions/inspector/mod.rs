@@ -1,11 +1,12 @@
-//! The request inspector: the right-hand pane of the Sessions view (drawn through `ui/panes.rs`
-//! like every pane: resizable, collapsible, maximisable, its width remembered) showing the selected
-//! request (read on a worker, `app::session_view::inspect`) in four tabs — Request (headers with
-//! credentials redacted, body as tree / text / raw bytes, size and tokens), Response (status,
-//! headers, outcome, usage with cached and cache-write tokens), Events (the recorded timeline,
-//! with Replay) and Prefix (this request against the previous one: the break and the pair
-//! diff). Also the row actions ([`row_menu`], the right-click menu of a table row, and
-//! [`row_keys`] on the selected row) and the hand-over of copied text to the clipboard.
+//! The request inspector: the right-hand pane of the Sessions view (drawn through
+//! `ui/panes.rs` like every pane: resizable, collapsible, maximisable, its width remembered)
+//! showing the selected request (read on a worker, `app::session_view::inspect`) in four tabs —
+//! Request (headers with credentials redacted, body as tree / text / raw bytes, size and
+//! tokens), Response (status, headers, outcome, usage with cached and cache-write tokens, cost
+//! in dollars), Events (the recorded timeline, with Replay) and Prefix (this request against the
+//! previous one: the break and the pair diff). Also the row actions ([`row_menu`], the
+//! right-click menu of a table row, and [`row_keys`] on the selected row) and the hand-over of
+//! copied text to the clipboard.
 
 mod events;
 mod prefix;
@@ -167,7 +168,9 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Co
         InspectorTab::Request => {
             request::request_ui(ui, found, inspect.tokens, &mut sui.inspector.body);
         }
-        InspectorTab::Response => response::response_ui(ui, found),
+        InspectorTab::Response => {
+            response::response_ui(ui, found, response::cost_lines(state, found));
+        }
         InspectorTab::Events => events::events_ui(ui, found, index, tx),
         InspectorTab::Prefix => prefix::prefix_ui(ui, state, sui, index, tx),
     }
