@@ -13,6 +13,8 @@ mod prefix;
 mod request;
 mod response;
 
+pub use request::raw_line;
+
 use egui::{Key, Ui};
 
 use super::{SessionsUi, send};
