@@ -58,18 +58,31 @@ pub fn cost_lines(state: &AppState, found: &Inspected) -> (String, Option<String
         };
         return (why.to_string(), None);
     };
-    let request = state
-        .sessions
-        .rows
-        .iter()
-        .position(|r| r.id == found.request)
-        .and_then(|index| {
-            analysis
-                .cache
-                .requests
+    // The selected row is the request shown (else look it up: no scan in the usual case).
+    let index = state
+        .browser
+        .selected
+        .filter(|&i| {
+            state
+                .sessions
+                .rows
+                .get(i)
+                .is_some_and(|r| r.id == found.request)
+        })
+        .or_else(|| {
+            state
+                .sessions
+                .rows
                 .iter()
-                .find(|r| r.prediction.index == index)
+                .position(|r| r.id == found.request)
         });
+    let request = index.and_then(|index| {
+        let requests = &analysis.cache.requests;
+        requests
+            .get(index)
+            .filter(|r| r.prediction.index == index)
+            .or_else(|| requests.iter().find(|r| r.prediction.index == index))
+    });
     let Some(request) = request else {
         return (
             "unknown (not in the session's analysis yet)".to_string(),
