@@ -27,6 +27,8 @@ pub enum PaneId {
     Analysis,
     /// The replay timeline under the Sessions view.
     ReplayTimeline,
+    /// The Sessions view's request inspector, at the right of the table.
+    Inspector,
 }
 
 impl PaneId {
@@ -39,13 +41,15 @@ impl PaneId {
         Self::Record,
     ];
 
-    /// The panes of the Sessions view, in key order (Alt+1 … Alt+5).
-    pub const SESSIONS: [PaneId; 5] = [
+    /// The panes of the Sessions view, in key order (Alt+1 … Alt+6: the Record panel keeps
+    /// Alt+5, as in the workbench, and the inspector, added later, is Alt+6).
+    pub const SESSIONS: [PaneId; 6] = [
         Self::SessionList,
         Self::RequestTable,
         Self::Analysis,
         Self::ReplayTimeline,
         Self::Record,
+        Self::Inspector,
     ];
 
     /// The name in its header.
@@ -60,6 +64,7 @@ impl PaneId {
             Self::RequestTable => "Requests",
             Self::Analysis => "Analysis",
             Self::ReplayTimeline => "Replay",
+            Self::Inspector => "Inspector",
         }
     }
 

@@ -97,10 +97,13 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
         });
     });
     let layout = &state.settings.panes;
-    // A maximised pane of another view, or the Record panel while it is closed, is not shown.
-    let maximised = layout
-        .maximised
-        .filter(|id| order.contains(id) && (*id != PaneId::Record || ui_state.record.open));
+    // A maximised pane of another view, the Record panel while it is closed, or the inspector
+    // while no session is open, is not shown.
+    let maximised = layout.maximised.filter(|id| {
+        order.contains(id)
+            && (*id != PaneId::Record || ui_state.record.open)
+            && (*id != PaneId::Inspector || state.sessions.open.is_some())
+    });
     // The top bar and the status bar span the window; the Record panel sits between them.
     if workbench && maximised.is_none() {
         egui::Panel::top("top_bar").show(ui, |ui| top_bar::top_bar_ui(ui, state, ui_state, tx));
@@ -226,7 +229,11 @@ fn maximised_ui(
             &mut ui_state.limits_open,
             tx,
         ),
-        PaneId::SessionList | PaneId::RequestTable | PaneId::Analysis | PaneId::ReplayTimeline => {
+        PaneId::SessionList
+        | PaneId::RequestTable
+        | PaneId::Analysis
+        | PaneId::ReplayTimeline
+        | PaneId::Inspector => {
             sessions::maximised_ui(ui, state, id, &mut ui_state.sessions, tx);
         }
     });

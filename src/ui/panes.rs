@@ -169,7 +169,9 @@ pub fn pane(
     let target = layout.size(id).unwrap_or(spec.default).clamp(spec.min, max);
     // Exactly its size (contents never push it open, and it does not shrink to them), except
     // while the user drags an edge: then within its range, and the size let go at is kept.
-    let dragging = ui.ctx().dragged_id().is_some();
+    // The frame the edge is let go of counts as dragging (egui ends the drag at its start): the
+    // pane drawn there at its old size sent that, and every resize snapped back.
+    let dragging = ui.ctx().dragged_id().is_some() || ui.ctx().drag_stopped_id().is_some();
     let mut shown = panel(spec.side, id).resizable(true);
     shown = if dragging {
         shown.default_size(target).size_range(spec.min..=max)

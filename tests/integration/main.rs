@@ -107,6 +107,7 @@ mod ui_editing;
 mod ui_fixes;
 mod ui_imports;
 mod ui_inspector;
+mod ui_inspector_pane;
 mod ui_layout;
 mod ui_open;
 mod ui_polish;

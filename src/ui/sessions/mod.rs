@@ -1,8 +1,8 @@
 //! The Sessions view: the paged, searchable session list on the left; the open session's
 //! request table (virtualized) on top; below it the cache-prefix view (strip with break markers,
 //! break list, charts, the selected pair's diff) or the compare view; the replay timeline in a
-//! resizable bottom panel. Panels read `&AppState` and their [`SessionsUi`], and send
-//! [`SessionCommand`]s. Keyboard: Ctrl+1 / Ctrl+2 switch views; j/k and arrows move between
+//! resizable bottom panel; the request inspector at the right. Panels read `&AppState` and
+//! their [`SessionsUi`], and send [`SessionCommand`]s. Keyboard: Ctrl+1 / Ctrl+2 switch views; j/k and arrows move between
 //! requests, Enter opens the selected one in the form, `r` replays it instantly, Shift+J /
 //! Shift+K open the next / previous session, `/` focuses the search.
 
@@ -135,7 +135,7 @@ pub fn sessions_ui(
     panes::pane(ui, layout, replay, order, rects, tx, |ui| {
         replay_ui(ui, state, sui, tx);
     });
-    inspector::inspector_panel(ui, state, sui, tx);
+    inspector::inspector_panel(ui, state, layout, sui, rects, tx);
     let central = egui::CentralPanel::default().show(ui, |ui| {
         let table = PaneSpec {
             id: PaneId::RequestTable,
@@ -166,8 +166,10 @@ pub fn maximised_ui(
     tx: &CommandSender,
 ) {
     keyboard(ui.ctx(), state, sui, tx);
+    inspector::inspector_actions(ui, state, sui, tx);
     match id {
         PaneId::SessionList => list::list_ui(ui, state, sui, tx),
+        PaneId::Inspector => inspector::inspector_ui(ui, state, sui, tx),
         PaneId::RequestTable => table::table_ui(ui, state, sui, tx),
         PaneId::ReplayTimeline => replay_ui(ui, state, sui, tx),
         _ => analysis_ui(ui, state, sui, tx),

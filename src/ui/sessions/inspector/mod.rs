@@ -1,23 +1,29 @@
-//! The request inspector: a resizable right-hand pane of the Sessions view showing the selected
-//! request (read on a worker, `app::session_view::inspect`) in four tabs — Request (headers with
-//! credentials redacted, body as tree / text / raw bytes, size and tokens), Response (status,
-//! headers, outcome, usage with cached and cache-write tokens), Events (the recorded timeline,
-//! with Replay) and Prefix (this request against the previous one: the break and the pair
-//! diff). Also the row actions ([`row_menu`], the right-click menu of a table row, and
-//! [`row_keys`] on the selected row) and the hand-over of copied text to the clipboard.
+//! The request inspector: the right-hand pane of the Sessions view (drawn through
+//! `ui/panes.rs` like every pane: resizable, collapsible, maximisable, its width remembered)
+//! showing the selected request (read on a worker, `app::session_view::inspect`) in four tabs —
+//! Request (headers with credentials redacted, body as tree / text / raw bytes, size and
+//! tokens), Response (status, headers, outcome, usage with cached and cache-write tokens, cost
+//! in dollars), Events (the recorded timeline, with Replay) and Prefix (this request against the
+//! previous one: the break and the pair diff). Also the row actions ([`row_menu`], the
+//! right-click menu of a table row, and [`row_keys`] on the selected row) and the hand-over of
+//! copied text to the clipboard.
 
 mod events;
 mod prefix;
 mod request;
 mod response;
 
+pub use request::raw_line;
+
 use egui::{Key, Ui};
 
 use super::{SessionsUi, send};
+use crate::app::panes::{PaneId, PaneLayout};
 use crate::app::session_view::inspect::CopyKind;
 use crate::app::session_view::{CompareSide, ReplaySpeed, SessionCommand};
 use crate::app::settings::ExportKind;
 use crate::app::{AppState, CommandSender};
+use crate::ui::panes::{self, PaneSpec, PanesUi, Side};
 
 /// The inspector's tabs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -70,37 +76,50 @@ fn clipboard(ui: &Ui, state: &AppState, iui: &mut InspectorUi) {
     }
 }
 
-/// Draws the inspector pane (a right side panel of the Sessions view).
-pub fn inspector_panel(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+/// Narrowest the inspector pane gets: room for its four tabs in a row (at 260 "Prefix" was
+/// cut off at 1024×700).
+pub const INSPECTOR_MIN_WIDTH: f32 = 290.0;
+
+/// What the inspector does every frame, drawn or not (collapsed, another pane maximised): hands
+/// a finished copy to the clipboard and runs the selected row's keys.
+pub fn inspector_actions(ui: &Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     sui.inspector.drawn = None;
     clipboard(ui, state, &mut sui.inspector);
     row_keys(ui.ctx(), state, tx);
+}
+
+/// Draws the inspector pane (the Sessions view's right pane, through `ui/panes.rs`) while a
+/// session is open.
+pub fn inspector_panel(
+    ui: &mut Ui,
+    state: &AppState,
+    layout: &PaneLayout,
+    sui: &mut SessionsUi,
+    rects: &mut PanesUi,
+    tx: &CommandSender,
+) {
+    inspector_actions(ui, state, sui, tx);
     if state.sessions.open.is_none() {
         return;
     }
     let width = ui.available_width();
-    let shown = egui::Panel::right("request_inspector")
-        .resizable(true)
-        // Room for its four tabs in a row (at 260 "Prefix" was cut off at 1024×700).
-        .default_size((width * 0.32).clamp(290.0, 520.0))
-        .size_range(200.0..=(width * 0.7).max(220.0))
-        .show(ui, |ui| {
-            // Its contents get exactly the panel's room, clipped there: a long request's
-            // headers pushed the panel (and its edge line) down through the replay pane.
-            let room = ui.available_rect_before_wrap();
-            let mut inside =
-                ui.new_child(egui::UiBuilder::new().max_rect(room).layout(*ui.layout()));
-            inside.shrink_clip_rect(room);
-            inspector_ui(&mut inside, state, sui, tx);
-            ui.advance_cursor_after_rect(room);
-        });
-    sui.inspector.rect = Some(shown.response.rect);
+    let spec = PaneSpec {
+        id: PaneId::Inspector,
+        side: Side::Right,
+        default: (width * 0.32).clamp(INSPECTOR_MIN_WIDTH, 520.0),
+        min: INSPECTOR_MIN_WIDTH,
+        max: (width * 0.7).max(INSPECTOR_MIN_WIDTH + 20.0),
+    };
+    panes::pane(ui, layout, spec, &PaneId::SESSIONS, rects, tx, |ui| {
+        inspector_ui(ui, state, sui, tx);
+    });
+    sui.inspector.rect = rects.rects.get(&PaneId::Inspector).copied();
 }
 
-fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+/// The inspector's contents (under its pane header): the selected turn, the tabs, the tab.
+pub fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let inspect = &state.browser.inspect;
     ui.horizontal(|ui| {
-        ui.strong("Inspector");
         if let Some(index) = state.browser.selected
             && let Some(row) = state.sessions.rows.get(index)
         {
@@ -151,7 +170,9 @@ fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
         InspectorTab::Request => {
             request::request_ui(ui, found, inspect.tokens, &mut sui.inspector.body);
         }
-        InspectorTab::Response => response::response_ui(ui, found),
+        InspectorTab::Response => {
+            response::response_ui(ui, found, response::cost_lines(state, found));
+        }
         InspectorTab::Events => events::events_ui(ui, found, index, tx),
         InspectorTab::Prefix => prefix::prefix_ui(ui, state, sui, index, tx),
     }

@@ -1,6 +1,8 @@
 //! The inspector's Prefix tab: the selected request against the previous one — its prefix badge,
 //! the break (where the cached prefix stopped and why) — and the pair diff, drawn by the
-//! Sessions view's pair widget (`super::super::pair`).
+//! Sessions view's pair widget (`super::super::pair`). The tab scrolls as a whole: a long
+//! break text leaves the diff at least [`super::request::BODY_MIN_HEIGHT`] (or most of a short
+//! pane), as the Request tab does for the body.
 
 use egui::Ui;
 
@@ -20,6 +22,21 @@ pub fn prefix_ui(
         ui.weak("The first request: there is no previous one to compare with.");
         return;
     }
+    let tab_height = ui.available_height();
+    egui::ScrollArea::vertical()
+        .id_salt("inspector_prefix")
+        .auto_shrink(false)
+        .show(ui, |ui| tab_ui(ui, state, sui, index, tx, tab_height));
+}
+
+fn tab_ui(
+    ui: &mut Ui,
+    state: &AppState,
+    sui: &mut SessionsUi,
+    index: usize,
+    tx: &CommandSender,
+    tab_height: f32,
+) {
     let browser = &state.browser;
     let Some(analysis) = &browser.analysis else {
         if browser.analyzing {
@@ -45,7 +62,10 @@ pub fn prefix_ui(
         return;
     }
     ui.push_id("inspector_pair", |ui| {
-        let height = ui.available_height().max(120.0);
+        let least = super::request::BODY_MIN_HEIGHT.min(tab_height * 0.8);
+        // Less the pair's title row above its diff.
+        let title = ui.spacing().interact_size.y;
+        let height = (ui.available_height() - title).max(least).max(1.0);
         pair::pair_ui(ui, state, sui, Some(height));
     });
 }

@@ -2,6 +2,10 @@
 //! shown through the redaction policy — credential headers were never stored, and the tab says
 //! so), and the body as a JSON tree, pretty-printed text or raw bytes. Text and raw views lay out
 //! only the lines in view (`ScrollArea::show_rows` over lines computed once on the worker).
+//!
+//! The tab scrolls as a whole (Codex's dozen headers left the body a sliver at 1024×700, its
+//! view selector cut off): the body view gets the rest of the pane, at least
+//! [`BODY_MIN_HEIGHT`] (or most of a shorter pane), and scrolls inside that height.
 
 use egui::{Label, RichText, Ui};
 
@@ -13,6 +17,13 @@ use crate::ui::widgets::note_line;
 
 /// Bytes per line of the raw view.
 const RAW_WIDTH: usize = 16;
+
+/// The least height the body view gets: when the headers leave it less, the tab scrolls.
+pub const BODY_MIN_HEIGHT: f32 = 220.0;
+
+/// Share of the tab's height the body view gets at least when the tab is shorter than
+/// [`BODY_MIN_HEIGHT`] allows for (the selector row stays in view above it).
+const BODY_MIN_SHARE: f32 = 0.8;
 
 /// Widest the names column of [`headers_grid`] gets, as a share of the pane (a longer name is
 /// cut, in full on hover).
@@ -75,6 +86,28 @@ pub fn headers_grid(ui: &mut Ui, id: &str, headers: &[(String, String)]) {
 
 /// Draws the tab.
 pub fn request_ui(ui: &mut Ui, found: &Inspected, tokens: Option<u64>, view: &mut BodyView) {
+    let tab_height = ui.available_height();
+    egui::ScrollArea::vertical()
+        .id_salt("inspector_request")
+        .auto_shrink(false)
+        .show(ui, |ui| {
+            summary_ui(ui, found, tokens);
+            ui.horizontal(|ui| {
+                ui.label("Body:");
+                ui.selectable_value(view, BodyView::Tree, "Tree");
+                ui.selectable_value(view, BodyView::Text, "Text");
+                ui.selectable_value(view, BodyView::Raw, "Raw bytes");
+            });
+            // The rest of the tab (measured in the scroll area's view, so it does not change
+            // as the tab scrolls), at least the minimum.
+            let least = BODY_MIN_HEIGHT.min(tab_height * BODY_MIN_SHARE);
+            let height = ui.available_height().max(least).max(1.0);
+            body_ui(ui, found, *view, height);
+        });
+}
+
+/// Method and URL, size and tokens, the headers.
+fn summary_ui(ui: &mut Ui, found: &Inspected, tokens: Option<u64>) {
     let summary = &found.record.summary;
     ui.add(
         Label::new(RichText::new(format!("{} {}", summary.method, summary.url)).monospace()).wrap(),
@@ -97,49 +130,63 @@ pub fn request_ui(ui: &mut Ui, found: &Inspected, tokens: Option<u64>, view: &mu
                 "authorization: <redacted> — credentials (Authorization, API keys, cookies) are never stored",
             );
         });
-    ui.horizontal(|ui| {
-        ui.label("Body:");
-        ui.selectable_value(view, BodyView::Tree, "Tree");
-        ui.selectable_value(view, BodyView::Text, "Text");
-        ui.selectable_value(view, BodyView::Raw, "Raw bytes");
-    });
+}
+
+/// The body in `view`, in a scroll area exactly `height` tall.
+fn body_ui(ui: &mut Ui, found: &Inspected, view: BodyView, height: f32) {
+    let area = |salt: &str| {
+        egui::ScrollArea::both()
+            .id_salt(salt)
+            .auto_shrink(false)
+            .min_scrolled_height(height)
+            .max_height(height)
+    };
     match view {
         BodyView::Tree => match found.value.as_ref().and_then(|v| v.as_object()) {
             Some(map) => {
-                egui::ScrollArea::both()
-                    .id_salt("inspector_body_tree")
-                    .auto_shrink(false)
-                    .show(ui, |ui| {
-                        crate::ui::json_tree::json_object_tree(ui, map, "inspector_body");
-                    });
+                area("inspector_body_tree").show(ui, |ui| {
+                    crate::ui::json_tree::json_object_tree(ui, map, "inspector_body");
+                });
             }
             None => {
                 ui.weak("The body is not a JSON object: see Text or Raw bytes.");
             }
         },
-        BodyView::Text => text_ui(ui, found),
-        BodyView::Raw => raw_ui(ui, &found.bytes),
+        BodyView::Text => {
+            let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
+            area("inspector_body_text").show_rows(
+                ui,
+                row_height,
+                found.lines.len(),
+                |ui, range| text_rows(ui, found, range),
+            );
+        }
+        BodyView::Raw => {
+            let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
+            let bytes = &found.bytes;
+            let lines = bytes.len().div_ceil(RAW_WIDTH);
+            area("inspector_body_raw").show_rows(ui, row_height, lines, |ui, range| {
+                for line in range {
+                    ui.add(Label::new(RichText::new(raw_line(bytes, line)).monospace()).extend());
+                }
+            });
+        }
     }
 }
 
-fn text_ui(ui: &mut Ui, found: &Inspected) {
-    let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    egui::ScrollArea::both()
-        .id_salt("inspector_body_text")
-        .auto_shrink(false)
-        .show_rows(ui, row_height, found.lines.len(), |ui, range| {
-            for i in range {
-                let (line, cut) = found.shown_line(i);
-                if cut == 0 {
-                    ui.add(Label::new(RichText::new(line).monospace()).extend());
-                } else {
-                    ui.horizontal(|ui| {
-                        ui.add(Label::new(RichText::new(line).monospace()).extend());
-                        ui.weak(format!("… {} more bytes", grouped(cut as u64)));
-                    });
-                }
-            }
-        });
+/// The text view's lines in `range` (only the lines in view are laid out).
+fn text_rows(ui: &mut Ui, found: &Inspected, range: std::ops::Range<usize>) {
+    for i in range {
+        let (line, cut) = found.shown_line(i);
+        if cut == 0 {
+            ui.add(Label::new(RichText::new(line).monospace()).extend());
+        } else {
+            ui.horizontal(|ui| {
+                ui.add(Label::new(RichText::new(line).monospace()).extend());
+                ui.weak(format!("… {} more bytes", grouped(cut as u64)));
+            });
+        }
+    }
 }
 
 /// One raw line: offset, hex, ASCII.
@@ -164,17 +211,4 @@ pub fn raw_line(bytes: &[u8], line: usize) -> String {
         }
     }));
     out
-}
-
-fn raw_ui(ui: &mut Ui, bytes: &[u8]) {
-    let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-    let lines = bytes.len().div_ceil(RAW_WIDTH);
-    egui::ScrollArea::both()
-        .id_salt("inspector_body_raw")
-        .auto_shrink(false)
-        .show_rows(ui, row_height, lines, |ui, range| {
-            for line in range {
-                ui.add(Label::new(RichText::new(raw_line(bytes, line)).monospace()).extend());
-            }
-        });
 }

@@ -1,10 +1,18 @@
 //! The inspector's Response tab: HTTP status and timings, the response headers, the recorded
 //! outcome (state, error class and message, response id, server model, what the recording
-//! lost), the usage with cached and cache-write tokens, and the output text or error body.
+//! lost), the usage with cached and cache-write tokens, its cost in dollars, and the output
+//! text or error body.
+//!
+//! The cost is the session analysis's (`core::cache::report`, priced with the bundled price
+//! table on the analysis worker — the figures the Sessions prefix view sums): what the
+//! request's input paid, what it would have with every reusable token read, and what the
+//! difference lost; "price unknown" for a model without a checked price. Nothing is priced on
+//! the UI thread.
 
 use egui::{Label, RichText, Ui};
 
 use super::request::headers_grid;
+use crate::app::AppState;
 use crate::app::session_view::inspect::Inspected;
 use crate::core::format::grouped;
 use crate::store::summary::status_label;
@@ -33,8 +41,77 @@ pub fn usage_lines(found: &Inspected) -> Vec<(&'static str, String)> {
     ]
 }
 
-/// Draws the tab.
-pub fn response_ui(ui: &mut Ui, found: &Inspected) {
+/// The request's cost, as the session analysis priced it: the line (`input: paid $0.1234 ·
+/// ideal $0.0500 · lost $0.0734`, or why there is none: `price unknown (gpt-5.4)`) and a note
+/// on what it covers.
+pub fn cost_lines(state: &AppState, found: &Inspected) -> (String, Option<String>) {
+    let browser = &state.browser;
+    let Some(analysis) = browser
+        .analysis
+        .as_ref()
+        .filter(|a| a.session == found.session)
+    else {
+        let why = if browser.analyzing {
+            "analysing the session…"
+        } else {
+            "unknown (the session is not analysed)"
+        };
+        return (why.to_string(), None);
+    };
+    // The selected row is the request shown (else look it up: no scan in the usual case).
+    let index = state
+        .browser
+        .selected
+        .filter(|&i| {
+            state
+                .sessions
+                .rows
+                .get(i)
+                .is_some_and(|r| r.id == found.request)
+        })
+        .or_else(|| {
+            state
+                .sessions
+                .rows
+                .iter()
+                .position(|r| r.id == found.request)
+        });
+    let request = index.and_then(|index| {
+        let requests = &analysis.cache.requests;
+        requests
+            .get(index)
+            .filter(|r| r.prediction.index == index)
+            .or_else(|| requests.iter().find(|r| r.prediction.index == index))
+    });
+    let Some(request) = request else {
+        return (
+            "unknown (not in the session's analysis yet)".to_string(),
+            None,
+        );
+    };
+    let p = &request.prediction;
+    match &request.cost_usd {
+        Some(d) => (
+            format!(
+                "input: paid ${:.4} · ideal ${:.4} · lost ${:.4}",
+                d.paid, d.ideal, d.lost
+            ),
+            Some(format!(
+                "{} under the {} cache, bundled prices; output tokens not included",
+                p.model,
+                p.cache_model.as_str()
+            )),
+        ),
+        None if p.undetermined => (
+            "not determined: it continues a response the recording does not have".to_string(),
+            None,
+        ),
+        None => (format!("price unknown ({})", p.model), None),
+    }
+}
+
+/// Draws the tab; `cost` is [`cost_lines`]'s.
+pub fn response_ui(ui: &mut Ui, found: &Inspected, cost: (String, Option<String>)) {
     let summary = &found.record.summary;
     egui::ScrollArea::vertical()
         .id_salt("inspector_response")
@@ -96,6 +173,12 @@ pub fn response_ui(ui: &mut Ui, found: &Inspected) {
                             ui.end_row();
                         }
                     });
+            }
+            ui.strong("Cost");
+            let (line, note) = cost;
+            ui.label(RichText::new(line).monospace());
+            if let Some(note) = note {
+                ui.label(RichText::new(note).small().weak());
             }
             let text = found
                 .outcome
