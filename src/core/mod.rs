@@ -19,6 +19,7 @@ pub mod provider;
 pub mod redact;
 pub mod rollout;
 pub mod rules;
+pub mod session_label;
 pub mod seq_diff;
 pub mod stream;
 pub mod target;
