@@ -27,6 +27,7 @@ use serde_json::{Value, json};
 mod rollouts;
 
 use crate::core::format::grouped;
+use crate::core::session_label::split_key;
 use crate::core::stream::usage::UsageCounts;
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::{OutcomeClass, status_label};
@@ -204,7 +205,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 text.push_str(&format!(
                     "{:>5}  {:<24}  {:<6}  {:<16}  {:>4} req  {}{flag}\n",
                     s.id,
-                    s.name,
+                    listed_name(s),
                     s.source,
                     s.model.as_deref().unwrap_or("-"),
                     s.requests,
@@ -384,5 +385,14 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 print(&format!("deleted session {id}"))
             }
         }
+    }
+}
+
+/// The name `list` prints: a proxy session's label without the grouping key its stored name
+/// ends in (`show` prints the whole name).
+fn listed_name(s: &SessionSummary) -> &str {
+    match split_key(&s.name) {
+        Some((label, _)) if s.source == "proxy" => label,
+        _ => &s.name,
     }
 }

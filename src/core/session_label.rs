@@ -9,6 +9,13 @@ use serde_json::Value;
 /// Characters of the user message kept in a label (an ellipsis marks a cut).
 pub const MESSAGE_CHARS: usize = 48;
 
+/// What stands between a proxy session's stored label and its grouping key
+/// (`codex_exec · "Say hello." · 14:03 · session:0199…`).
+pub const KEY_SEPARATOR: &str = " · ";
+
+/// Prefixes of the proxy's grouping keys (`transport::proxy::wire::session_key`).
+const KEY_PREFIXES: &[&str] = &["session:", "cache:", "connection:"];
+
 /// Wrappers of the context messages Codex sends as `user` messages before the user's own.
 const CONTEXT_WRAPPERS: &[&str] = &[
     "<environment_context>",
@@ -89,6 +96,18 @@ pub fn session_label(
         parts.push(time.format("%H:%M").to_string());
     }
     parts.join(" · ")
+}
+
+/// A stored proxy session name split into the label shown and the grouping key kept for the
+/// hover text; `None` for a name that does not end in a key (a user's name, an older
+/// `proxy session:<uuid>`).
+pub fn split_key(name: &str) -> Option<(&str, &str)> {
+    let (label, key) = name.rsplit_once(KEY_SEPARATOR)?;
+    (!label.is_empty()
+        && KEY_PREFIXES
+            .iter()
+            .any(|p| key.strip_prefix(p).is_some_and(|id| !id.is_empty())))
+    .then_some((label, key))
 }
 
 /// True for a Codex context message (environment, user instructions, AGENTS.md).
@@ -198,6 +217,21 @@ mod tests {
         );
         assert_eq!(session_label(&[], None, AT, "proxy"), "proxy · 14:03");
         assert_eq!(first_user_message(&json!({"input": "   "})), None);
+    }
+
+    #[test]
+    fn a_stored_name_splits_into_label_and_key_only_when_it_ends_in_a_key() {
+        assert_eq!(
+            split_key("codex_exec · \"Say · hi\" · 14:03 · session:01a2-77"),
+            Some(("codex_exec · \"Say · hi\" · 14:03", "session:01a2-77"))
+        );
+        assert_eq!(
+            split_key("proxy · 14:03 · connection:3"),
+            Some(("proxy · 14:03", "connection:3"))
+        );
+        assert_eq!(split_key("my run · session:"), None);
+        assert_eq!(split_key("proxy session:01a2-77"), None);
+        assert_eq!(split_key("A · B"), None);
     }
 
     #[test]

@@ -49,6 +49,7 @@ mod proxy_compressed;
 mod proxy_h2;
 mod proxy_hardening;
 mod proxy_http;
+mod proxy_names;
 mod proxy_sdk;
 mod proxy_store_trouble;
 mod proxy_ws;
