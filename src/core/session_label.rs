@@ -62,7 +62,12 @@ pub fn first_user_message(body: &Value) -> Option<String> {
         .iter()
         .rev()
         .filter(|item| item.get("role").and_then(Value::as_str) == Some("user"))
-        .filter(|item| item.get("type").and_then(Value::as_str).unwrap_or("message") == "message")
+        .filter(|item| {
+            item.get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("message")
+                == "message"
+        })
         .find_map(|item| match item.get("content")? {
             Value::String(text) => message_text(text),
             Value::Array(parts) => {

@@ -141,7 +141,11 @@ fn record_names_a_codex_session_by_client_first_message_and_time_unless_given_a_
         .lines()
         .map(|line| {
             let rest = line.trim_start().split_once("  ").expect("columns").1;
-            rest.split("  proxy").next().expect("name").trim().to_string()
+            rest.split("  proxy")
+                .next()
+                .expect("name")
+                .trim()
+                .to_string()
         })
         .collect();
     assert_eq!(
