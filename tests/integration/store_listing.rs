@@ -4,7 +4,11 @@
 //! renaming a session.
 
 use pretty_assertions::assert_eq;
-use promptwire::store::{NewRequest, NewSession, Page, SessionFilter, Source, Store};
+use promptwire::core::stream::ErrorClass;
+use promptwire::store::{
+    NewRequest, NewSession, OutcomeRecord, Page, RecordedState, ResponseMeta, SessionFilter,
+    SessionStatus, Source, Store,
+};
 use serde_json::json;
 
 /// Sessions (name, source, model, created, rollout extra on its request).
@@ -122,5 +126,150 @@ fn sessions_filter_by_source_time_model_and_leave_out_a_pending_delete() {
     assert_eq!(
         store.session(all[0].id).map(|s| s.name).ok(),
         Some("renamed".to_string())
+    );
+}
+
+/// Sessions whose requests ended as given: (HTTP status, outcome state and error class).
+type Ending = (Option<u16>, Option<(RecordedState, Option<ErrorClass>)>);
+
+#[test]
+fn sessions_filter_by_a_failed_or_interrupted_request_as_the_request_table_classes_them() {
+    let path = crate::support::scratch("listing-status").join("listing.sqlite");
+    let mut store = Store::open(&path).expect("store");
+    let completed = (Some(200), Some((RecordedState::Completed, None)));
+    let sessions: [(&str, Vec<Ending>); 8] = [
+        ("all completed", vec![completed.clone(), completed.clone()]),
+        ("http 500", vec![completed.clone(), (Some(500), None)]),
+        (
+            "stream cut",
+            vec![(
+                Some(200),
+                Some((RecordedState::Failed, Some(ErrorClass::Stream))),
+            )],
+        ),
+        (
+            "cancelled",
+            vec![(
+                Some(200),
+                Some((RecordedState::Failed, Some(ErrorClass::Cancelled))),
+            )],
+        ),
+        (
+            "still open",
+            vec![(Some(200), Some((RecordedState::Open, None)))],
+        ),
+        ("no answer", vec![(None, None)]),
+        (
+            "websocket ok",
+            vec![(Some(101), Some((RecordedState::Completed, None)))],
+        ),
+        (
+            "both",
+            vec![
+                (
+                    Some(200),
+                    Some((RecordedState::Failed, Some(ErrorClass::Interrupted))),
+                ),
+                (
+                    Some(200),
+                    Some((RecordedState::Failed, Some(ErrorClass::RequestTimeout))),
+                ),
+            ],
+        ),
+    ];
+    for (i, (name, endings)) in sessions.iter().enumerate() {
+        let created_us = i64::try_from(i).expect("small") * 1_000;
+        let id = store
+            .create_session(&NewSession {
+                name: name.to_string(),
+                source: Source::Proxy,
+                provider: None,
+                model: Some("gpt-5.5".to_string()),
+                created_us,
+            })
+            .expect("session");
+        for (status, outcome) in endings {
+            let request = store
+                .add_request(
+                    id,
+                    &NewRequest::post("https://api.openai.com/v1/responses", b"{\"input\":\"x\"}"),
+                )
+                .expect("request");
+            if status.is_some() {
+                store
+                    .set_response(
+                        request,
+                        &ResponseMeta {
+                            status: *status,
+                            ..ResponseMeta::default()
+                        },
+                    )
+                    .expect("response");
+            }
+            if let Some((state, error_class)) = outcome {
+                store
+                    .set_outcome(
+                        request,
+                        &OutcomeRecord {
+                            state: *state,
+                            error_class: error_class.clone(),
+                            ..OutcomeRecord::default()
+                        },
+                    )
+                    .expect("outcome");
+            }
+        }
+    }
+    let with = |status: Option<SessionStatus>| SessionFilter {
+        status,
+        ..SessionFilter::default()
+    };
+    assert_eq!(
+        [
+            names(&store, &with(Some(SessionStatus::Failed)), "", Page::ALL),
+            names(
+                &store,
+                &with(Some(SessionStatus::Interrupted)),
+                "",
+                Page::ALL
+            ),
+            names(&store, &with(None), "", Page::ALL)
+                .into_iter()
+                .take(2)
+                .collect(),
+            // Paged in SQL: the second failed session is the second row.
+            names(
+                &store,
+                &with(Some(SessionStatus::Failed)),
+                "",
+                Page {
+                    offset: 1,
+                    limit: 1
+                }
+            ),
+            // With a search, the filter is held against each session found.
+            names(
+                &store,
+                &with(Some(SessionStatus::Interrupted)),
+                "still",
+                Page::ALL
+            ),
+        ],
+        [
+            vec![
+                "both".to_string(),
+                "no answer".to_string(),
+                "stream cut".to_string(),
+                "http 500".to_string(),
+            ],
+            vec![
+                "both".to_string(),
+                "still open".to_string(),
+                "cancelled".to_string(),
+            ],
+            vec!["both".to_string(), "websocket ok".to_string()],
+            vec!["no answer".to_string()],
+            vec!["still open".to_string()],
+        ]
     );
 }
