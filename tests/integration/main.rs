@@ -115,6 +115,7 @@ mod ui_proxy;
 mod ui_proxy_ca;
 mod ui_redaction;
 mod ui_send;
+mod ui_session_names;
 mod ui_sessions;
 mod ui_sessions_small;
 mod ui_target;
