@@ -19,8 +19,11 @@ use support::upstream::{Reply, Upstream, paced, turn_events};
 const CODEX: &str = "tests/data/codex-0.171/standard-gpt-5.5-tool-call";
 const THREAD: &str = "01a22d2e-1e12-7572-a9bb-3a07cdc8e803";
 
+/// A request to post: its body and headers.
+type Post = (Vec<u8>, Vec<(&'static str, String)>);
+
 /// The captured first request of a Codex turn and the headers that name its client and thread.
-fn codex_request() -> (Vec<u8>, Vec<(&'static str, String)>) {
+fn codex_request() -> Post {
     let body = std::fs::read(format!("{CODEX}/req_00.json")).expect("req_00.json");
     let headers: Value = serde_json::from_slice(
         &std::fs::read(format!("{CODEX}/req_00.headers.json")).expect("headers"),
@@ -38,7 +41,7 @@ fn codex_request() -> (Vec<u8>, Vec<(&'static str, String)>) {
 
 /// Runs `record` with `extra` arguments, posts each of `requests` through it, stops it, and
 /// returns the database.
-fn record(name: &str, extra: &[&str], requests: &[(Vec<u8>, Vec<(&str, String)>)]) -> String {
+fn record(name: &str, extra: &[&str], requests: &[Post]) -> String {
     let events = turn_events("resp_names", "done");
     let upstream = Upstream::start(move |_| Reply::sse(paced(&events, Duration::from_millis(1))));
     let db = scratch(name).join("names.sqlite");
