@@ -75,6 +75,7 @@ pub fn session_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx
         egui::ComboBox::from_label("status")
             .selected_text(shown)
             .width(150.0)
+            .truncate()
             .show_ui(ui, |ui| {
                 for (status, label) in STATUSES {
                     ui.selectable_value(&mut filter.status, status, label);
