@@ -388,11 +388,11 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
     }
 }
 
-/// The name `list` prints: a proxy session's label without the grouping key its stored name
-/// ends in (`show` prints the whole name).
+/// The name `list` prints: a proxy session's label (a replay's `replay of <label>`) without the
+/// grouping key its stored name ends in (`show` prints the whole name).
 fn listed_name(s: &SessionSummary) -> &str {
     match split_key(&s.name) {
-        Some((label, _)) if s.source == "proxy" => label,
+        Some((label, _)) if s.source == "proxy" || s.source == "replay" => label,
         _ => &s.name,
     }
 }

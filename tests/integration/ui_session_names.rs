@@ -1,6 +1,6 @@
 //! The Sessions list on the whole app (egui_kittest, no GPU) over a real database: a proxy
 //! session is listed by its label (client, first user message, time) with its grouping key on
-//! hover, an older `proxy session:<uuid>` one as before; and the list's status filter "with
+//! hover (a replay of it as `replay of <label>`), an older `proxy session:<uuid>` one as before; and the list's status filter "with
 //! failed requests" lists only the sessions that have a failed request.
 
 use crate::support::ui as ui_support;
@@ -24,12 +24,13 @@ fn at(minutes: i64) -> i64 {
     1_796_220_210_000_000 + minutes * 60_000_000
 }
 
-/// A database of four sessions (name, source, created, how its one request ended), and the app
+/// A database of five sessions (name, source, created, how its one request ended), and the app
 /// on it showing the Sessions view.
 fn app(name: &str) -> App {
     let db = scratch_dir(name).join("names.sqlite");
     let mut store = Store::open(&db).expect("store");
     let completed = (Some(200), RecordedState::Completed, None);
+    let replay = format!("replay of {LABELLED}");
     let sessions = [
         (LABELLED, Source::Proxy, at(0), completed.clone()),
         (
@@ -54,6 +55,7 @@ fn app(name: &str) -> App {
             at(3),
             (Some(200), RecordedState::Failed, Some(ErrorClass::Stream)),
         ),
+        (&replay, Source::Replay, at(4), completed.clone()),
     ];
     for (name, source, created_us, (status, state, error_class)) in sessions {
         let id = store
@@ -100,7 +102,7 @@ fn app(name: &str) -> App {
         .get_by_role_and_label(Role::Button, "Sessions")
         .click();
     wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 4
+        s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 5
     });
     harness
 }
@@ -113,6 +115,10 @@ fn a_proxy_session_is_listed_by_its_label_with_its_key_on_hover() {
     harness.run();
     let hover = format!("#1 {LABELLED} (proxy, 2026-12-02 14:03)");
     assert_eq!(harness.query_by_label(&hover).map(|_| ()), Some(()));
+    // A replay of it is listed as the replay of its label.
+    harness.get_by_label(
+        "#5 replay of codex_exec · \"List the files here.\" · 14:03 · 1 req · gpt-5.5",
+    );
     // An older proxy session named by its UUID keeps its shorter form.
     harness.get_by_label("#2 proxy client 14:04 …c8e804 · 1 req · gpt-5.5");
 }

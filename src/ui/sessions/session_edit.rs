@@ -29,15 +29,19 @@ pub fn date_text(created_us: i64) -> String {
         .map_or_else(String::new, |t| t.format("%Y-%m-%d %H:%M").to_string())
 }
 
-/// The name a session is listed by: its stored name, except a proxy session's label without the
-/// grouping key its name ends in, and an older proxy session whose name holds a UUID
-/// (`proxy session:0199…`), shown as `proxy <client> <time>` with the UUID's last digits.
+/// The name a session is listed by: its stored name, except a proxy session's label (and a
+/// replay's `replay of <label>`) without the grouping key the name ends in, and an older proxy
+/// session whose name holds a UUID (`proxy session:0199…`), shown as `proxy <client> <time>`
+/// with the UUID's last digits.
 pub fn shown_name(session: &SessionSummary) -> String {
-    if session.source != "proxy" {
+    if session.source != "proxy" && session.source != "replay" {
         return session.name.clone();
     }
     if let Some((label, _)) = split_key(&session.name) {
         return label.to_string();
+    }
+    if session.source != "proxy" {
+        return session.name.clone();
     }
     let Some(uuid) = session
         .name
