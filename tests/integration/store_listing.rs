@@ -1,7 +1,8 @@
 //! The filtered session listing (`Store::list_sessions_filtered`) on a real SQLite file: by
 //! source (a rollout import apart from other imports), by creation time, by model, leaving out
 //! a session whose delete can still be undone, paged, and combined with a text search; and
-//! renaming a session.
+//! renaming a session; and sessions with a failed or interrupted request (also through
+//! `sessions list --with`).
 
 use pretty_assertions::assert_eq;
 use promptwire::core::stream::ErrorClass;
@@ -132,9 +133,9 @@ fn sessions_filter_by_source_time_model_and_leave_out_a_pending_delete() {
 /// Sessions whose requests ended as given: (HTTP status, outcome state and error class).
 type Ending = (Option<u16>, Option<(RecordedState, Option<ErrorClass>)>);
 
-#[test]
-fn sessions_filter_by_a_failed_or_interrupted_request_as_the_request_table_classes_them() {
-    let path = crate::support::scratch("listing-status").join("listing.sqlite");
+/// A database of sessions whose requests ended in each way, its path.
+fn status_sessions(name: &str) -> (Store, std::path::PathBuf) {
+    let path = crate::support::scratch(name).join("listing.sqlite");
     let mut store = Store::open(&path).expect("store");
     let completed = (Some(200), Some((RecordedState::Completed, None)));
     let sessions: [(&str, Vec<Ending>); 8] = [
@@ -220,6 +221,12 @@ fn sessions_filter_by_a_failed_or_interrupted_request_as_the_request_table_class
             }
         }
     }
+    (store, path)
+}
+
+#[test]
+fn sessions_filter_by_a_failed_or_interrupted_request_as_the_request_table_classes_them() {
+    let (store, _) = status_sessions("listing-status");
     let with = |status: Option<SessionStatus>| SessionFilter {
         status,
         ..SessionFilter::default()
@@ -270,6 +277,41 @@ fn sessions_filter_by_a_failed_or_interrupted_request_as_the_request_table_class
             vec!["both".to_string(), "websocket ok".to_string()],
             vec!["no answer".to_string()],
             vec!["still open".to_string()],
+        ]
+    );
+}
+
+#[test]
+fn sessions_list_with_failed_or_interrupted_lists_those_sessions() {
+    let (store, path) = status_sessions("listing-status-cli");
+    drop(store);
+    let db = path.to_str().expect("path");
+    let listed = |args: &[&str]| {
+        let output = crate::support::cli::run(
+            &[&["sessions", "list", "--json", "--db", db], args].concat(),
+            None,
+        );
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        let list: serde_json::Value = serde_json::from_slice(&output.stdout).expect("json");
+        list.as_array()
+            .expect("array")
+            .iter()
+            .map(|s| s["name"].as_str().expect("name").to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        [
+            listed(&["--with", "failed"]),
+            listed(&["--with", "interrupted", "--search", "c"]),
+        ],
+        [
+            vec![
+                "both".to_string(),
+                "no answer".to_string(),
+                "stream cut".to_string(),
+                "http 500".to_string(),
+            ],
+            vec!["cancelled".to_string()],
         ]
     );
 }
