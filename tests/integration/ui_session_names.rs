@@ -1,7 +1,8 @@
 //! The Sessions list on the whole app (egui_kittest, no GPU) over a real database: a proxy
 //! session is listed by its label (client, first user message, time) with its grouping key on
-//! hover (a replay of it as `replay of <label>`), an older `proxy session:<uuid>` one as before; and the list's status filter "with
-//! failed requests" lists only the sessions that have a failed request.
+//! hover (a replay of it as `replay of <label>`; the Workbench's sidebar by the label too), an
+//! older `proxy session:<uuid>` one as before; and the list's status filter "with failed
+//! requests" lists only the sessions that have a failed request.
 
 use crate::support::ui as ui_support;
 
@@ -121,6 +122,12 @@ fn a_proxy_session_is_listed_by_its_label_with_its_key_on_hover() {
     );
     // An older proxy session named by its UUID keeps its shorter form.
     harness.get_by_label("#2 proxy client 14:04 …c8e804 · 1 req · gpt-5.5");
+    // The Workbench's sidebar lists it by its label too.
+    harness
+        .get_by_role_and_label(Role::Button, "Workbench")
+        .click();
+    harness.run();
+    harness.get_by_label("#1 codex_exec · \"List the files here.\" · 14:03 (1)");
 }
 
 #[test]
