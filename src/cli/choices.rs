@@ -1,5 +1,5 @@
-//! The closed sets of the command line as `clap::ValueEnum`s: `--dialect`, `--provider` and
-//! `--auth`. clap rejects any other value with its usage error (exit status 1, see `cli::run`),
+//! The closed sets of the command line as `clap::ValueEnum`s: `--dialect`, `--provider`,
+//! `--auth` and `sessions list --with`. clap rejects any other value with its usage error (exit status 1, see `cli::run`),
 //! and the parsed value is the core type itself, so no value is dropped on the way. (`--timing`
 //! takes a speed such as `4x` too, so it stays a parser of `Timing`, in `replay.rs`.)
 //!
@@ -10,6 +10,7 @@ use clap::ValueEnum;
 
 use crate::core::prompt::{AuthMode, Dialect};
 use crate::core::provider::ProviderKind;
+use crate::store::SessionStatus;
 
 /// `--dialect standard|lite|auto`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -105,5 +106,23 @@ mod tests {
             .map(|v| AuthMode::from(*v))
             .collect();
         assert_eq!(auths, [AuthMode::ApiKey, AuthMode::Chatgpt]);
+    }
+}
+
+/// `sessions list --with failed|interrupted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WithArg {
+    // A failed request.
+    Failed,
+    // An interrupted request.
+    Interrupted,
+}
+
+impl From<WithArg> for SessionStatus {
+    fn from(arg: WithArg) -> Self {
+        match arg {
+            WithArg::Failed => Self::Failed,
+            WithArg::Interrupted => Self::Interrupted,
+        }
     }
 }

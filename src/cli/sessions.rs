@@ -1,5 +1,6 @@
 //! `promptwire sessions list|show ID|export ID|import FILE|DIR|delete ID [--db PATH] [--json]`:
-//! the session store from the command line.
+//! the session store from the command line (`list --with failed|interrupted`: only sessions with
+//! such a request).
 //!
 //! Contract for scripts: `list --json` prints a JSON array of
 //! `{"id","name","source","model","requests","created_at","interrupted","unanswered"}` (requests
@@ -27,10 +28,11 @@ use serde_json::{Value, json};
 mod rollouts;
 
 use crate::core::format::grouped;
+use crate::core::session_label::split_key;
 use crate::core::stream::usage::UsageCounts;
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::{OutcomeClass, status_label};
-use crate::store::{OutcomeRecord, Page, SessionSummary, Store};
+use crate::store::{OutcomeRecord, Page, SessionFilter, SessionSummary, Store};
 
 /// Arguments of `sessions`.
 #[derive(Debug, Args)]
@@ -58,6 +60,10 @@ enum SessionsCommand {
         /// Skip this many sessions first.
         #[arg(long, default_value_t = 0)]
         offset: u64,
+        /// Only sessions with a request that failed (an HTTP error, a failed or cut stream, no
+        /// answer) or was interrupted (stopped, or left open).
+        #[arg(long, value_enum)]
+        with: Option<super::choices::WithArg>,
     },
     /// Show a session and its requests.
     Show {
@@ -182,15 +188,23 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
             search,
             limit,
             offset,
+            with,
         } => {
             let store = open(db)?;
             let page = Page {
                 offset: *offset,
                 limit: *limit,
             };
-            let sessions = match search {
-                Some(text) => store.search_sessions(text, page)?,
-                None => store.list_sessions(page)?,
+            let sessions = match (search, with) {
+                (search, Some(with)) => {
+                    let filter = SessionFilter {
+                        status: Some((*with).into()),
+                        ..SessionFilter::default()
+                    };
+                    store.list_sessions_filtered(&filter, search.as_deref().unwrap_or(""), page)?
+                }
+                (Some(text), None) => store.search_sessions(text, page)?,
+                (None, None) => store.list_sessions(page)?,
             };
             if args.json {
                 let list: Vec<Value> = sessions.iter().map(session_json).collect();
@@ -204,7 +218,7 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 text.push_str(&format!(
                     "{:>5}  {:<24}  {:<6}  {:<16}  {:>4} req  {}{flag}\n",
                     s.id,
-                    s.name,
+                    listed_name(s),
                     s.source,
                     s.model.as_deref().unwrap_or("-"),
                     s.requests,
@@ -384,5 +398,14 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 print(&format!("deleted session {id}"))
             }
         }
+    }
+}
+
+/// The name `list` prints: a proxy session's label (a replay's `replay of <label>`) without the
+/// grouping key its stored name ends in (`show` prints the whole name).
+fn listed_name(s: &SessionSummary) -> &str {
+    match split_key(&s.name) {
+        Some((label, _)) if s.source == "proxy" || s.source == "replay" => label,
+        _ => &s.name,
     }
 }

@@ -20,6 +20,7 @@ pub mod redact;
 pub mod rollout;
 pub mod rules;
 pub mod seq_diff;
+pub mod session_label;
 pub mod stream;
 pub mod target;
 pub mod tools;

@@ -1,6 +1,7 @@
 //! The filtered session listing: sessions by source (proxy, send, import, rollout — an import
-//! whose requests came from a Codex rollout —, form, replay), creation time range and model or
-//! name, one session left out (the one whose delete can still be undone), newest first, in
+//! whose requests came from a Codex rollout —, form, replay), creation time range, model or
+//! name, and whether a request failed or was interrupted (classed as the request table classes
+//! them, `summary::OutcomeClass`), one session left out (the one whose delete can still be undone), newest first, in
 //! bounded pages — one SQL query. With a search text the search (`read.rs`) finds the sessions
 //! and each is then held against the filter, within [`MAX_SEARCHED`] hits. Also renaming a
 //! session.
@@ -27,8 +28,35 @@ pub struct SessionFilter {
     pub to_us: Option<i64>,
     /// Name or model contains this (empty: any).
     pub model: String,
+    /// Only sessions with a request of this class (None: any).
+    pub status: Option<SessionStatus>,
     /// Leave this session out (a delete that can still be undone).
     pub exclude: Option<i64>,
+}
+
+/// A class of request a session must have to be listed, as the request table's status filter
+/// classes requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SessionStatus {
+    /// A failed request: a stream that failed or ended incomplete, a non-2xx HTTP answer, or
+    /// no answer recorded.
+    Failed,
+    /// An interrupted request: stopped on purpose (Ctrl-C, Stop, the client went away) or still
+    /// open when recording stopped.
+    Interrupted,
+}
+
+impl SessionStatus {
+    /// Every class, in menu order.
+    pub const ALL: [Self; 2] = [Self::Failed, Self::Interrupted];
+
+    /// The name bound into the SQL and shown in menus.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Failed => "failed",
+            Self::Interrupted => "interrupted",
+        }
+    }
 }
 
 /// The filter as SQL over `sessions s` (named parameters, see [`bind`]).
@@ -38,7 +66,17 @@ const CONDITIONS: &str = "(:source IS NULL OR s.source = :source)
     AND (:from_us IS NULL OR s.created_us >= :from_us)
     AND (:to_us IS NULL OR s.created_us < :to_us)
     AND (:model IS NULL OR s.model LIKE :model ESCAPE '\\' OR s.name LIKE :model ESCAPE '\\')
-    AND (:exclude IS NULL OR s.id <> :exclude)";
+    AND (:exclude IS NULL OR s.id <> :exclude)
+    AND (:status IS NULL OR EXISTS (SELECT 1 FROM requests r
+        LEFT JOIN outcomes o ON o.request_id = r.id
+        WHERE r.session_id = s.id AND CASE
+            WHEN COALESCE(r.status NOT BETWEEN 200 AND 299 AND r.status <> 101, 0)
+                THEN :status = 'failed'
+            WHEN COALESCE(o.state, '') = 'open'
+                OR (o.state = 'failed' AND o.error_class IN ('cancelled', 'interrupted'))
+                THEN :status = 'interrupted'
+            WHEN COALESCE(o.state, '') = 'completed' THEN 0
+            ELSE :status = 'failed' END))";
 
 impl SessionFilter {
     /// The stored source and whether it must (Some(true)) or must not (Some(false)) come from
@@ -63,6 +101,7 @@ impl Store {
         page: Page,
     ) -> StoreResult<Vec<SessionSummary>> {
         let (source, rollout) = filter.source_sql();
+        let status = filter.status.map(SessionStatus::as_str);
         let model = (!filter.model.trim().is_empty()).then(|| like_pattern(filter.model.trim()));
         let limit = i64::try_from(page.limit).unwrap_or(i64::MAX);
         let offset = i64::try_from(page.offset).unwrap_or(i64::MAX);
@@ -75,7 +114,7 @@ impl Store {
                 named_params! {
                     ":source": source, ":rollout": rollout, ":from_us": filter.from_us,
                     ":to_us": filter.to_us, ":model": model, ":exclude": filter.exclude,
-                    ":limit": limit, ":offset": offset,
+                    ":status": status, ":limit": limit, ":offset": offset,
                 },
                 session_row,
             )?;
@@ -99,6 +138,7 @@ impl Store {
                         ":id": session.id,
                         ":source": source, ":rollout": rollout, ":from_us": filter.from_us,
                         ":to_us": filter.to_us, ":model": model, ":exclude": filter.exclude,
+                        ":status": status,
                     },
                     |_| Ok(()),
                 )

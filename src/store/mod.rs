@@ -52,7 +52,7 @@ use rusqlite::{Connection, OpenFlags};
 
 pub use body::{ContentHash, content_hash};
 pub use error::{StoreError, StoreResult};
-pub use listing::{MAX_SEARCHED, SessionFilter};
+pub use listing::{MAX_SEARCHED, SessionFilter, SessionStatus};
 pub use rollout::{DEFAULT_MAX_ROLLOUT_BYTES, FolderImport, FolderProgress, RolloutImport};
 pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};

@@ -179,7 +179,12 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
     for session in &browser.sessions {
         let expanded = browser.open == Some(session.id);
-        let text = format!("#{} {} ({})", session.id, session.name, session.requests);
+        let text = format!(
+            "#{} {} ({})",
+            session.id,
+            super::sessions::shown_name(session),
+            session.requests
+        );
         if ui
             .selectable_label(expanded, text)
             .on_hover_text(format!(

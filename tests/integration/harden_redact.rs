@@ -55,12 +55,15 @@ async fn arrays_escaped_keys_session_names_and_models_are_redacted_before_the_da
     let sessions = store.list_sessions(Page::ALL).expect("sessions");
     let names: Vec<(String, Option<String>)> = sessions
         .iter()
-        .map(|s| (s.name.clone(), s.model.clone()))
+        .map(|s| {
+            let key = promptwire::core::session_label::split_key(&s.name).map(|(_, key)| key);
+            (key.unwrap_or(&s.name).to_string(), s.model.clone())
+        })
         .collect();
     assert_eq!(
         names,
         vec![(
-            "proxy session:sk-<redacted>".to_string(),
+            "session:sk-<redacted>".to_string(),
             Some("sk-<redacted>".to_string())
         )]
     );

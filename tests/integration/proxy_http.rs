@@ -154,7 +154,7 @@ async fn streams_through_unchanged_and_records_everything_without_secrets() {
     let store = Store::open(&db).expect("db");
     let sessions = store.list_sessions(Page::ALL).expect("sessions");
     assert_eq!(sessions.len(), 1);
-    assert_eq!(sessions[0].name, "proxy session:thread-A");
+    assert_eq!(key_of(&sessions[0].name), "session:thread-A");
     assert_eq!(sessions[0].source, "proxy");
     let requests = store.requests(sessions[0].id, Page::ALL).expect("requests");
     assert_eq!(requests.len(), 1);
@@ -297,7 +297,7 @@ async fn ten_concurrent_streams_are_recorded_without_mixing() {
                 .to_string();
             let i: usize = marker[1..].parse().expect("stream number");
             let outcome = store.outcome(request.id).expect("read").expect("outcome");
-            assert_eq!(session.name, format!("proxy session:s{}", i % 5));
+            assert_eq!(key_of(&session.name), format!("session:s{}", i % 5));
             assert_eq!(outcome.text, marked_text(&marker));
             assert_eq!(outcome.response_id, Some(format!("resp_{marker}")));
             // The events stored under this request are exactly this stream's, in order.
@@ -420,6 +420,11 @@ async fn post_twice_on_one_connection(handle: &ServerHandle, bodies: [Vec<u8>; 2
 }
 
 /// Sessions as (name, the markers of their requests in order).
+/// The grouping key a proxy session's stored name ends in (`… · session:thread-A`).
+fn key_of(name: &str) -> &str {
+    promptwire::core::session_label::split_key(name).map_or(name, |(_, key)| key)
+}
+
 fn grouped(db: &Path) -> Vec<(String, Vec<String>)> {
     let store = Store::open(db).expect("db");
     let mut out: Vec<(String, Vec<String>)> = store
@@ -439,7 +444,7 @@ fn grouped(db: &Path) -> Vec<(String, Vec<String>)> {
                         .to_string()
                 })
                 .collect();
-            (s.name, markers)
+            (key_of(&s.name).to_string(), markers)
         })
         .collect();
     out.sort();
@@ -478,7 +483,7 @@ async fn requests_without_ids_group_by_their_connection() {
     expected.sort();
     assert_eq!(sorted, expected);
     for (name, _) in &sessions {
-        assert!(name.starts_with("proxy connection:"), "{name}");
+        assert!(name.starts_with("connection:"), "{name}");
     }
     assert_ne!(sessions[0].0, sessions[1].0);
 }
@@ -504,10 +509,10 @@ async fn client_metadata_session_id_groups_requests_across_connections() {
         grouped(&db),
         vec![
             (
-                "proxy session:cm-7".to_string(),
+                "session:cm-7".to_string(),
                 vec!["one".to_string(), "two".to_string()]
             ),
-            ("proxy session:cm-8".to_string(), vec!["three".to_string()]),
+            ("session:cm-8".to_string(), vec!["three".to_string()]),
         ]
     );
 }
@@ -546,7 +551,7 @@ async fn a_reset_mid_stream_reaches_the_client_and_the_store() {
     let store = Store::open(&db).expect("db");
     let session = &store.list_sessions(Page::ALL).expect("sessions")[0];
     // No session header, so the prompt_cache_key groups it.
-    assert_eq!(session.name, "proxy cache:pck-cut");
+    assert_eq!(key_of(&session.name), "cache:pck-cut");
     let request = &store.requests(session.id, Page::ALL).expect("requests")[0];
     assert_eq!(store.event_count(request.id).expect("count"), 2);
     let outcome = store.outcome(request.id).expect("read").expect("outcome");
@@ -669,7 +674,7 @@ async fn errors_and_other_paths_pass_through_and_failures_are_classified() {
         for request in store.requests(session.id, Page::ALL).expect("requests") {
             let outcome = store.outcome(request.id).expect("read").expect("outcome");
             outcomes.push((
-                session.name.clone(),
+                key_of(&session.name).to_string(),
                 request.status,
                 outcome.state,
                 outcome.error_class,
@@ -680,13 +685,13 @@ async fn errors_and_other_paths_pass_through_and_failures_are_classified() {
         outcomes,
         vec![
             (
-                "proxy session:errs".to_string(),
+                "session:errs".to_string(),
                 Some(400),
                 RecordedState::Failed,
                 Some(ErrorClass::InvalidRequest)
             ),
             (
-                "proxy session:refused".to_string(),
+                "session:refused".to_string(),
                 None,
                 RecordedState::Failed,
                 Some(ErrorClass::Stream)

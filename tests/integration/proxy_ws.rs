@@ -137,7 +137,10 @@ async fn websocket_frames_are_relayed_both_ways_and_recorded_as_requests() {
     let store = Store::open(&db).expect("db");
     let sessions = store.list_sessions(Page::ALL).expect("sessions");
     assert_eq!(sessions.len(), 1);
-    assert_eq!(sessions[0].name, "proxy session:ws-session-1");
+    assert_eq!(
+        promptwire::core::session_label::split_key(&sessions[0].name).map(|(_, key)| key),
+        Some("session:ws-session-1")
+    );
     let mut rows = Vec::new();
     for request in store.requests(sessions[0].id, Page::ALL).expect("requests") {
         let record = store.request(request.id).expect("request");

@@ -178,7 +178,14 @@ async fn a_recording_is_served_back_matched_and_compared() {
     let session = store.session(replays[0]).expect("session");
     assert_eq!(
         (session.source.as_str(), session.name.as_str()),
-        ("replay", "replay of proxy cache:rec-key")
+        (
+            "replay",
+            format!(
+                "replay of {}",
+                store.session(recording).expect("recording").name
+            )
+            .as_str()
+        )
     );
     let mut rows = Vec::new();
     for request in store.requests(replays[0], Page::ALL).expect("requests") {

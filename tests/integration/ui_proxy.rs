@@ -98,7 +98,7 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
             && s.sessions
                 .sessions
                 .iter()
-                .any(|x| x.requests == 1 && x.name == "proxy session:live-1")
+                .any(|x| x.requests == 1 && x.name.ends_with(" · session:live-1"))
     });
     // The proxied request streamed into the Sessions view's timeline: its events (as the
     // decoder reads the upstream's bytes, independently of the app) and its completed outcome.
@@ -145,7 +145,17 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     harness.get_by_label("proxied request #1 (live)");
     harness.get_by_label(&format!("completed · {response_id}"));
     let session = state(&harness).record.proxy.session.expect("session");
-    let label = format!("#{session} proxy session:live-1 · 1 req · gpt-5.5");
+    let created_us = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id == session)
+        .expect("listed")
+        .created_us;
+    let time = chrono::DateTime::from_timestamp_micros(created_us)
+        .expect("time")
+        .format("%H:%M");
+    let label = format!("#{session} proxy · \"hello\" · {time} · 1 req · gpt-5.5");
     harness.get_by_label(&label).click();
     // Its outcome follows once the recorder has committed it.
     wait_until(&mut harness, "recorded outcome shown", |s| {
@@ -220,10 +230,11 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     // The incoming request is stored as a session linked to the recording, listed live.
     wait_until(&mut harness, "replay session listed", |s| {
         s.record.replay.requests == 1
-            && s.sessions
-                .sessions
-                .iter()
-                .any(|x| x.name == "replay of proxy session:live-1" && x.requests == 1)
+            && s.sessions.sessions.iter().any(|x| {
+                x.name.starts_with("replay of proxy · \"hello\" · ")
+                    && x.name.ends_with(" · session:live-1")
+                    && x.requests == 1
+            })
     });
     harness.get_by_label("Stop replay endpoint").click();
     wait_until(&mut harness, "replay endpoint stopped", |s| {

@@ -136,7 +136,7 @@ fn the_upstream_ca_file_lets_the_panels_proxy_record_an_h2_upstream() {
         .list_sessions(Page::ALL)
         .expect("sessions")
         .into_iter()
-        .find(|s| s.name == "proxy session:ca-1")
+        .find(|s| s.name.ends_with(" · session:ca-1"))
         .expect("the recorded session");
     let rows = store.requests(session.id, Page::ALL).expect("rows");
     let outcome = store.outcome(rows[0].id).expect("read").expect("outcome");

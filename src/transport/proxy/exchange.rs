@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::ProxyEvent;
+use crate::core::session_label::{KEY_SEPARATOR, session_label};
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::{classify_http_error, header};
 use crate::core::stream::{ErrorClass, StreamError, StreamLimits, StreamReader, TimelineEntry};
@@ -135,25 +136,42 @@ impl Sink {
         self.dropped.load(Ordering::Relaxed)
     }
 
-    /// The session for grouping key `key`, asked of the writer on first use.
-    fn session_for(&self, writer: &Writer, key: &str, model: Option<&str>) -> Option<SessionKey> {
+    /// The session for grouping key `key`, asked of the writer on first use. Unless the user
+    /// named it, a proxy session is named by its first request (`request`, its body `body`):
+    /// [`session_label`] followed by ` · ` and the key, which the list shows on hover only.
+    fn session_for(
+        &self,
+        writer: &Writer,
+        key: &str,
+        request: &NewRequest<'_>,
+        body: Option<&Value>,
+    ) -> Option<SessionKey> {
         let mut sessions = self.sessions.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(id) = sessions.get(key) {
             return Some(*id);
         }
         let ordinal = sessions.len() + 1;
-        let name = match (&self.name, ordinal) {
-            (Some(name), 1) => name.clone(),
-            (Some(name), n) => format!("{name} #{n}"),
-            (None, _) => format!("{} {key}", self.source.as_str()),
+        let created_us = now_us();
+        let name = match (&self.name, ordinal, self.source) {
+            (Some(name), 1, _) => name.clone(),
+            (Some(name), n, _) => format!("{name} #{n}"),
+            (None, _, Source::Proxy) => format!(
+                "{}{KEY_SEPARATOR}{key}",
+                session_label(request.headers, body, created_us, self.source.as_str())
+            ),
+            (None, _, _) => format!("{} {key}", self.source.as_str()),
         };
+        let model = body
+            .and_then(|b| b.get("model"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
         let session = writer.create_session(
             NewSession {
                 name,
                 source: self.source,
                 provider: None,
-                model: model.map(str::to_string),
-                created_us: now_us(),
+                model,
+                created_us,
             },
             self.replay_of,
             None,
@@ -177,10 +195,8 @@ impl Sink {
             dialect: request.dialect.clone(),
         });
         let writer = self.writer.as_ref().and_then(|writer| {
-            let model = serde_json::from_slice::<Value>(request.body)
-                .ok()
-                .and_then(|b| b.get("model").and_then(Value::as_str).map(str::to_string));
-            let session = self.session_for(writer, key, model.as_deref())?;
+            let body = serde_json::from_slice::<Value>(request.body).ok();
+            let session = self.session_for(writer, key, request, body.as_ref())?;
             let events = self.events.clone();
             let dropped = Arc::new(AtomicU64::new(0));
             let notify: Notify = Arc::new(move |report| {

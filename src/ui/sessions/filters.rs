@@ -1,6 +1,7 @@
-//! The request table's filter bar (status class, model, date range, text; "n of m shown") and
-//! its sortable column headers (click: ascending, again: descending, a third time: by
-//! position). The filtering itself is the app's (`app::session_view::filter`), computed once per
+//! The session list's filter bar (source, whether a request failed or was interrupted, model,
+//! date range); the request table's filter bar (status class, model, date range, text; "n of m
+//! shown") and its sortable column headers (click: ascending, again: descending, a third time:
+//! by position). The filtering itself is the app's (`app::session_view::filter`), computed once per
 //! change.
 
 use egui::{RichText, TextEdit, Ui};
@@ -9,6 +10,7 @@ use super::{SessionsUi, send};
 use crate::app::session_view::SessionCommand;
 use crate::app::session_view::filter::{RowFilter, SortColumn, StatusClass};
 use crate::app::{AppState, CommandSender};
+use crate::store::SessionStatus;
 
 /// The filter bars' text buffers.
 #[derive(Debug, Default)]
@@ -38,7 +40,17 @@ pub const SOURCES: [(Option<&str>, &str); 7] = [
     (Some("replay"), "replay"),
 ];
 
-/// Draws the session list's filter bar (source, model, date range).
+/// What the session list's request-status menu offers (`None`: any).
+pub const STATUSES: [(Option<SessionStatus>, &str); 3] = [
+    (None, "any requests"),
+    (Some(SessionStatus::Failed), "with failed requests"),
+    (
+        Some(SessionStatus::Interrupted),
+        "with interrupted requests",
+    ),
+];
+
+/// Draws the session list's filter bar (source, request status, model, date range).
 pub fn session_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let current = &state.sessions.filter;
     let mut filter = current.clone();
@@ -54,6 +66,19 @@ pub fn session_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx
                 for (source, label) in SOURCES {
                     let value = source.map(str::to_string);
                     ui.selectable_value(&mut filter.source, value, label);
+                }
+            });
+        let shown = STATUSES
+            .iter()
+            .find(|(s, _)| *s == filter.status)
+            .map_or("any requests", |(_, l)| l);
+        egui::ComboBox::from_label("status")
+            .selected_text(shown)
+            .width(150.0)
+            .truncate()
+            .show_ui(ui, |ui| {
+                for (status, label) in STATUSES {
+                    ui.selectable_value(&mut filter.status, status, label);
                 }
             });
         let label = ui.label("model");

@@ -22,6 +22,7 @@ mod table;
 pub use compare::compare_summary;
 pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
+pub use session_edit::shown_name;
 pub use table::status_text;
 
 use egui::{Key, Ui};

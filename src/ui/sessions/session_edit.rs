@@ -1,5 +1,7 @@
-//! Session list entries' names, dates and edits: a proxy session named by a UUID is shown by what
-//! it is (client, model, time — the full name and id on hover); right-click renames or deletes;
+//! Session list entries' names, dates and edits: a proxy session is shown by its label (client,
+//! first user message, time — `core::session_label`), the grouping key its stored name ends in
+//! on hover; an older one named by a UUID by what is known (client, time — the full name and id
+//! on hover); right-click renames or deletes;
 //! a delete asks first and, once done, stays undoable (the Undo bar) until the app closes or the
 //! next delete.
 
@@ -8,6 +10,7 @@ use egui::{Response, TextEdit, Ui};
 use super::{SessionsUi, send};
 use crate::app::session_view::SessionCommand;
 use crate::app::{AppState, CommandSender};
+use crate::core::session_label::split_key;
 use crate::store::SessionSummary;
 
 /// True when `word` looks like a UUID (8-4-4-4-12 hex digits).
@@ -26,9 +29,17 @@ pub fn date_text(created_us: i64) -> String {
         .map_or_else(String::new, |t| t.format("%Y-%m-%d %H:%M").to_string())
 }
 
-/// The name a session is listed by: its stored name, except a proxy session whose name holds a
-/// UUID (`proxy 0199…`), shown as `proxy <client> <time>` with the UUID's last digits.
+/// The name a session is listed by: its stored name, except a proxy session's label (and a
+/// replay's `replay of <label>`) without the grouping key the name ends in, and an older proxy
+/// session whose name holds a UUID (`proxy session:0199…`), shown as `proxy <client> <time>`
+/// with the UUID's last digits.
 pub fn shown_name(session: &SessionSummary) -> String {
+    if session.source != "proxy" && session.source != "replay" {
+        return session.name.clone();
+    }
+    if let Some((label, _)) = split_key(&session.name) {
+        return label.to_string();
+    }
     if session.source != "proxy" {
         return session.name.clone();
     }
