@@ -517,12 +517,20 @@ pub fn aligned_row_text_from(
     }
 }
 
-/// `line` with `skip` characters after its indentation replaced by `…`.
+/// `line` with characters `..skip` (counted after its indentation) replaced by `…`, its
+/// member name kept when the cut is past it (`"text": "…t and explain briefly."`).
 fn skip_after_indent(line: &str, skip: usize) -> String {
     let body = line.trim_start_matches(' ');
     let indent = &line[..line.len() - body.len()];
     let cut = body.char_indices().nth(skip).map_or(body.len(), |(b, _)| b);
-    format!("{indent}…{}", &body[cut..])
+    let name = body
+        .starts_with('"')
+        .then(|| body.find("\": ").map(|i| i + 3))
+        .flatten()
+        .map(|end| end + usize::from(body[end..].starts_with('"')))
+        .filter(|end| *end < cut)
+        .unwrap_or(0);
+    format!("{indent}{}…{}", &body[..name], &body[cut..])
 }
 
 /// The first character (counted after the indentation) where two lines differ, if they do.

@@ -453,9 +453,9 @@ fn compare_is_left_aligned_summarised_and_steps_through_its_differences() {
     harness.key_press(Key::N);
     harness.run_steps(3);
     harness.get_by_label(&format!("Difference 2 of {n}"));
-    // The second difference is the instruction text, changed near its end: both sides start
-    // after their indentation with `…` and a little context before the first differing
-    // character, so the change is in view (the text is too long for its half).
+    // The second difference is the instruction text, changed near its end: both sides keep
+    // the member name, then `…` and a little context before the first differing character,
+    // so the change is in view (the text is too long for its half).
     let changed = aligned.differences[1];
     let line = |c: usize| {
         aligned.columns[c].text[changed]
@@ -468,8 +468,9 @@ fn compare_is_left_aligned_summarised_and_steps_through_its_differences() {
     for text in [&left, &right] {
         let body = text.trim_start_matches(' ');
         let indent = &text[..text.len() - body.len()];
+        assert!(body.starts_with("\"text\": \""), "{body}");
         let skipped: String = body.chars().skip(at - 24).collect();
-        harness.get_by_label(&format!("{indent}…{skipped}"));
+        harness.get_by_label(&format!("{indent}\"text\": \"…{skipped}"));
     }
     harness.get_by_label("Previous difference").click();
     harness.run_steps(3);
