@@ -155,7 +155,8 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     let timeline = PaneSpec {
         id: PaneId::SendTimeline,
         side: Side::Bottom,
-        default: (height * 0.4).clamp(180.0, 400.0),
+        // At 1024×700 at least three of the answer's events under the bar and Continue strip.
+        default: (height * 0.4).clamp(265.0, 400.0),
         min: 90.0,
         max: (height * 0.75).max(100.0),
     };

@@ -24,14 +24,22 @@ pub struct ContinueUi {
     user: String,
 }
 
-/// Draws the strip in a room of fixed height, there from the first send on (scrolling when
-/// many calls need answers): the timeline under it never moves when Continue appears.
+/// Draws the strip in a room of fixed height (two or three rows, by the pane's height), there
+/// from the first send on (scrolling when many calls need answers): the timeline under it never
+/// moves when Continue appears.
 pub fn continue_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &CommandSender) {
     let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+    // Three rows in a roomy pane; two in a short one (1024×700), where the answer's events
+    // need the height more: the room follows the pane, never the state, so nothing jumps.
+    let rows = if ui.available_height() < 320.0 {
+        2.0
+    } else {
+        3.0
+    };
     egui::ScrollArea::vertical()
         .id_salt("continue_strip")
         .auto_shrink([false, false])
-        .max_height(row * 3.0)
+        .max_height(row * rows)
         .show(ui, |ui| {
             if !strip_ui(ui, state, cui, tx) {
                 ui.weak(

@@ -11,7 +11,7 @@ use crate::support::ui as ui_support;
 use std::path::PathBuf;
 
 use egui::accesskit::Role;
-use egui::{Key, Modifiers, Pos2, Rect};
+use egui::{Key, Modifiers, Pos2};
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
 use promptwire::app::panes::PaneId;
@@ -23,7 +23,7 @@ use promptwire::store::{
     NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source,
 };
 use serde_json::json;
-use ui_support::{App, app_with, scratch_dir, state, wait_until};
+use ui_support::{App, app_with, pane_rect, scratch_dir, state, wait_until};
 
 /// Input, cached and output tokens of the recorded usage.
 const USAGE: (u64, u64, u64) = (123_456, 98_304, 2_048);
@@ -191,19 +191,6 @@ fn sessions_app(db: PathBuf) -> App {
         s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
     });
     harness
-}
-
-/// Where pane `id` was drawn last frame, inside the window.
-fn pane_rect(harness: &App, id: PaneId) -> Rect {
-    let screen = harness.ctx.content_rect();
-    harness
-        .state()
-        .ui_state()
-        .panes
-        .rects
-        .get(&id)
-        .unwrap_or_else(|| panic!("{id:?} was drawn"))
-        .intersect(screen)
 }
 
 /// True when a node labelled `label` lies wholly inside the inspector (as drawn, in the window).

@@ -21,22 +21,9 @@ use promptwire::app::{AppCommand, PromptEdit};
 use promptwire::ui::PromptwireApp;
 use std::sync::Arc;
 use std::time::Duration;
-use ui_support::{App, app_with, scratch_dir, state, wait_for_compile, wait_until};
+use ui_support::{App, app_with, pane_rect, scratch_dir, state, wait_for_compile, wait_until};
 
 const SMALL: (f32, f32) = (1024.0, 700.0);
-
-/// Where pane `id` was drawn last frame (the part inside the window).
-fn pane_rect(harness: &App, id: PaneId) -> egui::Rect {
-    let screen = harness.ctx.content_rect();
-    harness
-        .state()
-        .ui_state()
-        .panes
-        .rects
-        .get(&id)
-        .unwrap_or_else(|| panic!("{id:?} was drawn"))
-        .intersect(screen)
-}
 
 /// A sideways wheel of `dx` points with the pointer at `at`.
 fn wheel_sideways(harness: &mut App, at: egui::Pos2, dx: f32) {

@@ -36,10 +36,20 @@ const KEY: &str = "sk-test-0123";
 /// The whole app on a scratch database, reading API keys through `lookup`, its provider's base
 /// URL pointed at `base_url`.
 fn send_app(name: &str, base_url: &str, lookup: KeyLookup) -> (App, PathBuf) {
+    send_app_sized(name, base_url, lookup, (1500.0, 950.0))
+}
+
+/// [`send_app`] in a window of `size`.
+fn send_app_sized(
+    name: &str,
+    base_url: &str,
+    lookup: KeyLookup,
+    size: (f32, f32),
+) -> (App, PathBuf) {
     let db = scratch_dir(name).join("promptwire.sqlite");
     let path = db.clone();
     let mut harness = Harness::builder()
-        .with_size(egui::vec2(1500.0, 950.0))
+        .with_size(egui::vec2(size.0, size.1))
         .build_eframe(move |cc| PromptwireApp::with_db(cc, Some(path)).with_key_lookup(lookup));
     wait_for_compile(&mut harness);
     harness
@@ -942,4 +952,24 @@ fn a_reasoning_item_with_one_summary_part_says_so_in_the_singular() {
         harness.query_all_by_label_contains("summary parts").count(),
         0
     );
+}
+
+/// At 1024×700, after a Send with no tool call to answer, the workbench's timeline shows at
+/// least three whole event rows under the Continue strip (the pane's first height is at least
+/// 265 points, and the strip's room two rows in a short pane; before, two event rows).
+#[test]
+fn after_a_send_at_1024x700_the_timeline_shows_three_event_rows() {
+    let server = Upstream::in_order(vec![Reply::answer(
+        pieces(&sse_file("text-answer.sse"), 4, Duration::from_millis(5)),
+        End::Complete,
+    )]);
+    let (mut harness, _db) =
+        send_app_sized("send-1024", &server.base_url(), with_key(), (1024.0, 700.0));
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    harness.run_steps(4);
+    harness.get_by_label("Continue");
+    let shown =
+        ui_support::event_rows_in_view(&harness, promptwire::app::panes::PaneId::SendTimeline);
+    assert!(shown >= 3, "{shown} event rows in view");
 }

@@ -18,7 +18,7 @@ use promptwire::app::session_view::MainView;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::seed::open_seeded;
 use promptwire::store::{NewRequest, NewSession, OutcomeRecord, RecordedState, Source};
-use ui_support::{App, app_with, scratch_dir, wait_until};
+use ui_support::{App, app_with, event_rows_in_view, scratch_dir, wait_until};
 
 /// Events recorded for the request (created, deltas, completed).
 const EVENTS: usize = 40;
@@ -122,41 +122,6 @@ fn opened(name: &str, size: (f32, f32)) -> App {
     harness
 }
 
-/// Where pane `id` was drawn last frame (the part inside the window).
-fn pane_rect(harness: &App, id: PaneId) -> egui::Rect {
-    let screen = harness.ctx.content_rect();
-    harness
-        .state()
-        .ui_state()
-        .panes
-        .rects
-        .get(&id)
-        .unwrap_or_else(|| panic!("{id:?} was drawn"))
-        .intersect(screen)
-}
-
-/// Event rows of the timeline wholly in view: their time cells (`+0.015`), inside the pane and
-/// below the table's header.
-fn event_rows_in_view(harness: &App) -> usize {
-    let pane = pane_rect(harness, PaneId::ReplayTimeline);
-    let header = harness
-        .query_all_by_label("time")
-        .filter(|n| pane.contains_rect(n.rect()))
-        .map(|n| n.rect().bottom())
-        .fold(f32::NAN, f32::max);
-    assert!(
-        header.is_finite(),
-        "the timeline's header is in its pane {pane:?}"
-    );
-    harness
-        .query_all_by_label_contains("+0.")
-        .filter(|n| {
-            let rect = n.rect();
-            pane.contains_rect(rect) && rect.top() >= header - 0.5
-        })
-        .count()
-}
-
 /// Replays the request instantly and waits for the whole timeline.
 fn replay(harness: &mut App) {
     harness
@@ -175,7 +140,7 @@ fn the_timeline_shows_several_event_rows_at_1024_by_700() {
     ] {
         let mut harness = opened(name, size);
         replay(&mut harness);
-        let shown = event_rows_in_view(&harness);
+        let shown = event_rows_in_view(&harness, PaneId::ReplayTimeline);
         assert!(
             shown >= rows,
             "{shown} event rows in view at {size:?}, want at least {rows}"
@@ -250,13 +215,13 @@ fn a_resend_leaves_the_timeline_event_rows_at_1024_by_700() {
     assert_eq!(server.received().len(), 1);
     // The comparison starts closed here (its header stays), the timeline keeps its rows.
     harness.get_by_label("Recorded vs re-sent");
-    let shown = event_rows_in_view(&harness);
+    let shown = event_rows_in_view(&harness, PaneId::ReplayTimeline);
     assert!(shown >= 3, "{shown} event rows in view after a re-send");
     // Opened, it scrolls in what the timeline leaves it: an event row is still in view.
     harness.get_by_label("Recorded vs re-sent").click();
     harness.run_steps(4);
     harness.get_by_label("recorded state: completed");
-    let shown = event_rows_in_view(&harness);
+    let shown = event_rows_in_view(&harness, PaneId::ReplayTimeline);
     assert!(
         shown >= 1,
         "{shown} event rows in view with the comparison open"

@@ -120,3 +120,44 @@ pub fn fully_visible(harness: &App, label: &str) -> bool {
     let screen = harness.ctx.content_rect();
     screen.contains_rect(rect)
 }
+
+/// Where pane `id` was drawn last frame (the part inside the window).
+///
+/// # Panics
+/// When the pane was not drawn.
+pub fn pane_rect(harness: &App, id: promptwire::app::panes::PaneId) -> egui::Rect {
+    let screen = harness.ctx.content_rect();
+    harness
+        .state()
+        .ui_state()
+        .panes
+        .rects
+        .get(&id)
+        .unwrap_or_else(|| panic!("{id:?} was drawn"))
+        .intersect(screen)
+}
+
+/// Event rows of the timeline in pane `id` wholly in view: their time cells (`+0.015`), inside
+/// the pane and below the table's header.
+///
+/// # Panics
+/// When the timeline's header is not in the pane.
+pub fn event_rows_in_view(harness: &App, id: promptwire::app::panes::PaneId) -> usize {
+    let pane = pane_rect(harness, id);
+    let header = harness
+        .query_all_by_label("time")
+        .filter(|n| pane.contains_rect(n.rect()))
+        .map(|n| n.rect().bottom())
+        .fold(f32::NAN, f32::max);
+    assert!(
+        header.is_finite(),
+        "the timeline's header is in its pane {pane:?}"
+    );
+    harness
+        .query_all_by_label_contains("+0.")
+        .filter(|n| {
+            let rect = n.rect();
+            pane.contains_rect(rect) && rect.top() >= header - 0.5
+        })
+        .count()
+}
