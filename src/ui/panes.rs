@@ -197,9 +197,12 @@ pub fn pane(
     } else {
         rect.height()
     };
-    // Remembered when the user lets go of the edge (not while dragging, not every frame).
+    // Remembered when the user lets go of this pane's edge: a drag ended and the pane is not
+    // the size it was told to be. Any other click or drag leaves an unset size unset, so the
+    // default keeps following the window (a release anywhere used to fix every pane's
+    // window-derived default for good).
     let released = ui.input(|i| i.pointer.any_released());
-    if released && layout.size(id).is_none_or(|s| (s - size).abs() > 1.0) {
+    if released && dragging && (size - target).abs() > 1.0 {
         send(tx, PaneCommand::Resized(id, size));
     }
 }

@@ -227,3 +227,30 @@ fn a_pane_is_maximised_to_the_window_and_back() {
     assert_eq!(state(&harness).settings.panes.maximised, None);
     assert_eq!(form_height(&harness).round(), form.round());
 }
+
+/// Clicks that resize nothing leave the panes' sizes unset, so their defaults keep following
+/// the window: a release anywhere used to store every pane's window-derived default for good.
+#[test]
+fn clicks_that_resize_nothing_remember_no_pane_size() {
+    let mut harness = app_with((1024.0, 700.0), None);
+    wait_for_compile(&mut harness);
+    harness
+        .get_by_role_and_label(Role::Button, "Sessions")
+        .click();
+    harness.run_steps(3);
+    harness
+        .get_by_role_and_label(Role::Button, "Workbench")
+        .click();
+    harness.run_steps(3);
+    harness.get_by_label("Next difference").click();
+    harness.run_steps(3);
+    let sizes: Vec<(PaneId, Option<f32>)> = PaneId::WORKBENCH
+        .iter()
+        .chain(PaneId::SESSIONS.iter())
+        .map(|id| (*id, state(&harness).settings.panes.size(*id)))
+        .collect();
+    assert!(
+        sizes.iter().all(|(_, size)| size.is_none()),
+        "sizes stored without a resize: {sizes:?}"
+    );
+}
