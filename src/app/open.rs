@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use super::event::{AppEvent, PromptSource};
 use super::files::Opened;
 use super::imports::ImportCommand;
+use super::jobs::JobContext;
 use super::session_view::{MainView, SessionCommand};
 use super::sessions::StoreChange;
 use super::state::{AppState, Dialog};
@@ -31,15 +32,34 @@ fn close_file_dialog(state: &mut AppState) {
     }
 }
 
-/// Imports on the database's writer thread, waited for on a worker.
-fn import_on_writer(db: &Path, path: &Path, har: Option<String>) -> Result<(i64, usize), String> {
+/// Imports on the database's writer thread, waited for on a worker; a HAR reports its progress
+/// as the job's (about a hundred steps) and stops, keeping nothing, when the job is cancelled.
+fn import_on_writer(
+    db: &Path,
+    path: &Path,
+    har: Option<String>,
+    job: &JobContext,
+) -> Result<(i64, usize), String> {
     drop(open_seeded(db).map_err(|e| e.to_string())?);
     let writer = Writer::open(db).map_err(|e| e.to_string())?;
     let path = path.to_path_buf();
+    let job = job.clone();
     let done = writer.run(move |store| match har {
-        Some(text) => store
-            .import_har(&text, &stem(&path), &path)
-            .map_err(|e| e.to_string()),
+        Some(text) => {
+            let what = format!("Importing {}", stem(&path));
+            let mut progress = |done: usize, total: usize| {
+                let step = (total / 100).max(1);
+                if done.is_multiple_of(step) || done == total {
+                    let percent = done * 100 / total.max(1);
+                    job.progress(format!("{what}: {percent}%"), done as u64, total as u64)
+                } else {
+                    !job.is_cancelled()
+                }
+            };
+            store
+                .import_har_with(&text, &stem(&path), &path, &mut progress)
+                .map_err(|e| e.to_string())
+        }
         None => {
             let imports = store
                 .import_rollout_file(&path, DEFAULT_MAX_ROLLOUT_BYTES, &Limits::default())
@@ -63,13 +83,38 @@ fn import(state: &mut AppState, path: PathBuf, har: Option<String>) {
     close_file_dialog(state);
     state.set_status(format!("Importing {}…", path.display()), false);
     state.sessions.importing = Some(path.clone());
+    // The Sessions tab shows the import's progress and its Cancel, then the new session.
+    state.handle(super::AppCommand::Sessions(SessionCommand::ShowView(
+        MainView::Sessions,
+    )));
     let spawned = state.workers.spawn("import-file", move |ctx| {
-        let result = import_on_writer(&db, &path, har);
+        let result = import_on_writer(&db, &path, har, ctx);
         ctx.report(AppEvent::HarImported { path, result });
     });
-    if let Err(e) = spawned {
-        state.sessions.importing = None;
-        state.set_status(e, true);
+    match spawned {
+        Ok(job) => state.sessions.import_job = Some(job),
+        Err(e) => {
+            state.sessions.importing = None;
+            state.set_status(e, true);
+        }
+    }
+}
+
+/// A job ended: when it was the file import and it never reported (it was cancelled), the
+/// import is over and says so.
+pub fn job_finished(state: &mut AppState, job: super::jobs::JobId) {
+    if state.sessions.import_job != Some(job) {
+        return;
+    }
+    state.sessions.import_job = None;
+    if let Some(path) = state.sessions.importing.take() {
+        state.set_status(
+            format!(
+                "Import of {} cancelled: nothing was imported",
+                path.display()
+            ),
+            false,
+        );
     }
 }
 
@@ -105,6 +150,7 @@ pub fn opened(state: &mut AppState, path: PathBuf, result: Result<Opened, String
 /// Applies a finished import: the new session opens in the Sessions view.
 pub fn har_imported(state: &mut AppState, path: &Path, result: Result<(i64, usize), String>) {
     state.sessions.importing = None;
+    state.sessions.import_job = None;
     match result {
         Ok((session, requests)) => {
             state.set_status(

@@ -155,6 +155,7 @@ impl AppState {
             AppEvent::JobFinished { job } => {
                 super::proxy::job_finished(self, job);
                 super::imports::job_finished(self, job);
+                super::open::job_finished(self, job);
             }
             AppEvent::Failed { what, error } => self.set_status(format!("{what}: {error}"), true),
             AppEvent::Sessions(event) => super::session_view::apply(self, event),

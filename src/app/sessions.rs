@@ -59,6 +59,8 @@ pub struct SessionsModel {
     pub filter: crate::store::SessionFilter,
     /// A file being imported (HAR or rollout) by Open… or a drop.
     pub importing: Option<PathBuf>,
+    /// The job importing it (cancelled from its chip in the status bar).
+    pub import_job: Option<super::jobs::JobId>,
     /// The database is shown in the window title (opened with `--db` or switched to).
     pub db_shown: bool,
     /// A deleted session that can still be undone (hidden from the list, its rows kept).

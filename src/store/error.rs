@@ -68,6 +68,9 @@ pub enum StoreError {
         source: crate::core::redact::RedactError,
     },
     /// The live recorder's thread stopped.
+    /// A long operation (an import) was cancelled by its caller; nothing of it was kept.
+    #[error("cancelled: nothing was imported")]
+    Cancelled,
     #[error("the recorder stopped: {0}")]
     RecorderStopped(String),
     /// SQLite reported an error.

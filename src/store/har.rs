@@ -342,6 +342,20 @@ impl Store {
     /// Imports a HAR file's text as a new session; returns (session id, requests imported).
     /// `name` is used when the file carries no session name.
     pub fn import_har(&mut self, text: &str, name: &str, path: &Path) -> StoreResult<(i64, usize)> {
+        self.import_har_with(text, name, path, &mut |_, _| true)
+    }
+
+    /// [`Store::import_har`], telling `progress` how far it is — `(done, total)` steps: each
+    /// entry parsed, then each entry written, so `total` is twice the entries — after every
+    /// step. When `progress` returns false the import stops: nothing is kept (the one
+    /// transaction is rolled back) and the error is [`StoreError::Cancelled`].
+    pub fn import_har_with(
+        &mut self,
+        text: &str,
+        name: &str,
+        path: &Path,
+        progress: &mut dyn FnMut(usize, usize) -> bool,
+    ) -> StoreResult<(i64, usize)> {
         let bad = |message: String| StoreError::BadImport {
             message,
             path: path.to_path_buf(),
@@ -383,27 +397,35 @@ impl Store {
             created_us,
         };
         // Parse every entry before writing anything.
-        let parsed = entries
-            .iter()
-            .enumerate()
-            .map(|(i, e)| parse_entry(e).map_err(|m| bad(format!("entry {i}: {m}"))))
-            .collect::<Result<Vec<_>, _>>()?;
-        // One transaction: a failure or a kill midway leaves nothing behind.
+        let total = entries.len() * 2;
+        let mut parsed = Vec::with_capacity(entries.len());
+        for (i, e) in entries.iter().enumerate() {
+            parsed.push(parse_entry(e).map_err(|m| bad(format!("entry {i}: {m}")))?);
+            if !progress(i + 1, total) {
+                return Err(StoreError::Cancelled);
+            }
+        }
+        // One transaction: a failure, a cancel or a kill midway leaves nothing behind.
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
         let session_id = insert_session(&tx, &session)?;
-        import_entries(&tx, session_id, &parsed)?;
+        import_entries(&tx, session_id, &parsed, &mut |written| {
+            progress(parsed.len() + written, total)
+        })?;
         tx.commit()?;
         Ok((session_id, parsed.len()))
     }
 }
 
+/// Writes `parsed` into session `session_id`, telling `written` after each entry (false from
+/// it stops with [`StoreError::Cancelled`]; the caller's transaction is then dropped).
 fn import_entries(
     tx: &Transaction<'_>,
     session_id: i64,
     parsed: &[ParsedEntry],
+    written: &mut dyn FnMut(usize) -> bool,
 ) -> StoreResult<()> {
-    for entry in parsed {
+    for (done, entry) in parsed.iter().enumerate() {
         let id = insert_request(
             tx,
             session_id,
@@ -425,6 +447,9 @@ fn import_entries(
         insert_events(tx, id, &entry.events, Level::Kept)?;
         if let Some(outcome) = &entry.outcome {
             upsert_outcome(tx, id, outcome)?;
+        }
+        if !written(done + 1) {
+            return Err(StoreError::Cancelled);
         }
     }
     Ok(())

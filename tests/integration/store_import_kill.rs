@@ -30,7 +30,7 @@ fn scratch(name: &str) -> PathBuf {
 
 /// A HAR of 300 requests, each with ~40 KB of body no other shares (hard to compress) and 20 events, written by
 /// the store's own export.
-fn write_har(path: &Path) {
+pub(crate) fn write_har(path: &Path) {
     let db = scratch("source.sqlite");
     let mut store = Store::open(&db).expect("open source");
     let session = store
@@ -176,4 +176,42 @@ fn sigkill_mid_import_leaves_no_partial_session() {
         killed_mid_write > 0,
         "no attempt killed the import while it was writing"
     );
+}
+
+/// A HAR import tells its progress — each entry parsed, then each written, of twice the
+/// entries — and a cancel from the progress callback midway through the writes keeps nothing;
+/// the same file then imports whole.
+#[test]
+fn a_har_import_reports_progress_and_a_cancel_keeps_nothing() {
+    let har_path = scratch("progress.har");
+    write_har(&har_path);
+    let text = std::fs::read_to_string(&har_path).expect("har");
+    let db = scratch("progress.sqlite");
+    let mut store = Store::open(&db).expect("open");
+    let mut seen = Vec::new();
+    let cancelled = store.import_har_with(&text, "progress", &har_path, &mut |done, total| {
+        seen.push((done, total));
+        done < ENTRIES + ENTRIES / 2
+    });
+    assert!(
+        matches!(cancelled, Err(promptwire::store::StoreError::Cancelled)),
+        "{cancelled:?}"
+    );
+    let expected: Vec<(usize, usize)> = (1..=ENTRIES + ENTRIES / 2)
+        .map(|done| (done, 2 * ENTRIES))
+        .collect();
+    assert_eq!(seen, expected);
+    assert_eq!(store.list_sessions(Page::ALL).expect("sessions").len(), 0);
+    let mut last = None;
+    let (_, requests) = store
+        .import_har_with(&text, "progress", &har_path, &mut |done, total| {
+            last = Some((done, total));
+            true
+        })
+        .expect("imported");
+    assert_eq!(
+        (requests, last),
+        (ENTRIES, Some((2 * ENTRIES, 2 * ENTRIES)))
+    );
+    assert_eq!(store.list_sessions(Page::ALL).expect("sessions").len(), 1);
 }

@@ -262,3 +262,56 @@ fn only_what_replaces_the_form_asks_about_unsaved_edits() {
     .expect("prompt");
     assert_eq!(*state(&harness).prompt, hello);
 }
+
+/// A large HAR dropped on the window imports with its progress in the Sessions list ("Importing
+/// name: N%") and a Cancel that keeps nothing of it.
+#[cfg(unix)]
+#[test]
+fn a_har_import_shows_its_progress_and_cancels_to_nothing() {
+    let dir = scratch_dir("open-har-cancel");
+    let har = dir.join("big capture.har");
+    crate::store_import_kill::write_har(&har);
+    let mut harness = app_with((1024.0, 700.0), Some(dir.join("promptwire.sqlite")));
+    drop_file(&mut harness, har);
+    wait_until(&mut harness, "progress reported", |s| {
+        s.sessions.import_job.is_some_and(|id| {
+            s.workers
+                .running
+                .iter()
+                .any(|j| j.id == id && j.progress.is_some())
+        })
+    });
+    harness.run_steps(2);
+    assert_eq!(
+        harness
+            .query_all_by_label_contains("Importing big capture: ")
+            .count(),
+        2,
+        "in the Sessions list and on the job's chip"
+    );
+    harness
+        .get_by_role_and_label(Role::Button, "Cancel")
+        .click();
+    wait_until(&mut harness, "cancelled", |s| {
+        s.sessions.importing.is_none()
+    });
+    let s = state(&harness);
+    assert_eq!(
+        s.status.text,
+        format!(
+            "Import of {} cancelled: nothing was imported",
+            dir.join("big capture.har").display()
+        )
+    );
+    let store = promptwire::store::Store::open(dir.join("promptwire.sqlite")).expect("db");
+    let names: Vec<String> = store
+        .list_sessions(promptwire::store::Page::ALL)
+        .expect("sessions")
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    assert!(
+        !names.iter().any(|n| n == "big capture"),
+        "nothing of the cancelled import is kept: {names:?}"
+    );
+}

@@ -124,9 +124,25 @@ pub fn entry_ui(
 /// The Undo bar of the last delete, and a file import under way.
 pub fn pending_ui(ui: &mut Ui, state: &AppState, _sui: &mut SessionsUi, tx: &CommandSender) {
     if let Some(path) = &state.sessions.importing {
+        // The import job's progress ("Importing name: 40%") once it reports, and its Cancel.
+        let job = state
+            .sessions
+            .import_job
+            .and_then(|id| state.workers.running.iter().find(|j| j.id == id));
         ui.horizontal_wrapped(|ui| {
             ui.spinner();
-            ui.label(format!("Importing {}…", path.display()));
+            match job.and_then(|j| j.progress.as_deref()) {
+                Some(progress) => ui.label(progress),
+                None => ui.label(format!("Importing {}…", path.display())),
+            };
+            if let Some(job) = job
+                && ui
+                    .button("Cancel")
+                    .on_hover_text("Stop the import: nothing of it is kept")
+                    .clicked()
+            {
+                tx.send(crate::app::AppCommand::CancelJob(job.id));
+            }
         });
     }
     let Some(pending) = &state.sessions.pending_delete else {
