@@ -20,22 +20,11 @@ use promptwire::app::send::KeyLookup;
 use promptwire::app::session_view::MainView;
 use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::ui::PromptwireApp;
-use ui_support::{App, app_with, replace_text, scratch_dir, state, wait_for_compile, wait_until};
+use ui_support::{
+    App, app_with, pane_rect, replace_text, scratch_dir, state, wait_for_compile, wait_until,
+};
 
 const SMALL: (f32, f32) = (1024.0, 700.0);
-
-/// Where pane `id` was drawn last frame (the part inside the window).
-fn pane_rect(harness: &App, id: PaneId) -> egui::Rect {
-    let screen = harness.ctx.content_rect();
-    harness
-        .state()
-        .ui_state()
-        .panes
-        .rects
-        .get(&id)
-        .unwrap_or_else(|| panic!("{id:?} was drawn"))
-        .intersect(screen)
-}
 
 /// Every labelled node drawn inside `rect` (label, rectangle), in tree order.
 fn labelled_inside(harness: &App, rect: egui::Rect) -> Vec<(String, egui::Rect)> {
