@@ -323,59 +323,54 @@ mod tests {
             b"data: {\"b\":2}\n\n",
             b"data: [3]\n\n",
         ];
-        /// The compressed chunks of `events`, the compressor flushed after each.
-        type Compressor = Box<dyn Fn(&[&[u8]]) -> Vec<Vec<u8>>>;
-        let compressors: [(&str, Compressor); 3] = [
+        /// The compressed chunks of `events`, `encoder` flushed after each (`inner`: the
+        /// bytes it has written so far).
+        fn flushed<W: std::io::Write>(
+            mut encoder: W,
+            inner: fn(&mut W) -> &mut Vec<u8>,
+            events: &[&[u8]],
+        ) -> Vec<Vec<u8>> {
+            events
+                .iter()
+                .map(|event| {
+                    encoder.write_all(event).expect("write");
+                    encoder.flush().expect("flush");
+                    std::mem::take(inner(&mut encoder))
+                })
+                .collect()
+        }
+        let fast = flate2::Compression::fast();
+        let compressed = [
             (
                 "gzip",
-                Box::new(|events| {
-                    let mut e =
-                        flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-                    events
-                        .iter()
-                        .map(|event| {
-                            e.write_all(event).expect("write");
-                            e.flush().expect("flush");
-                            std::mem::take(e.get_mut())
-                        })
-                        .collect()
-                }),
+                flushed(
+                    flate2::write::GzEncoder::new(Vec::new(), fast),
+                    flate2::write::GzEncoder::get_mut,
+                    &events,
+                ),
             ),
             (
                 "deflate",
-                Box::new(|events| {
-                    let mut e =
-                        flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
-                    events
-                        .iter()
-                        .map(|event| {
-                            e.write_all(event).expect("write");
-                            e.flush().expect("flush");
-                            std::mem::take(e.get_mut())
-                        })
-                        .collect()
-                }),
+                flushed(
+                    flate2::write::ZlibEncoder::new(Vec::new(), fast),
+                    flate2::write::ZlibEncoder::get_mut,
+                    &events,
+                ),
             ),
             (
                 "zstd",
-                Box::new(|events| {
-                    let mut e = zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd");
-                    events
-                        .iter()
-                        .map(|event| {
-                            e.write_all(event).expect("write");
-                            e.flush().expect("flush");
-                            std::mem::take(e.get_mut())
-                        })
-                        .collect()
-                }),
+                flushed(
+                    zstd::stream::write::Encoder::new(Vec::new(), 3).expect("zstd"),
+                    zstd::stream::write::Encoder::get_mut,
+                    &events,
+                ),
             ),
         ];
-        for (encoding, compress) in compressors {
+        for (encoding, chunks) in compressed {
             let mut inflater = Inflater::for_encoding(Some(encoding), u64::MAX)
                 .expect("known")
                 .expect("encoded");
-            let pieces: Vec<Vec<u8>> = compress(&events)
+            let pieces: Vec<Vec<u8>> = chunks
                 .iter()
                 .map(|chunk| {
                     let mut out = Vec::new();

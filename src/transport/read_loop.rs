@@ -108,9 +108,7 @@ impl Reading {
         let reader = &mut self.reader;
         let mut entries = Vec::new();
         let decoded = inflater.push(bytes, &mut |plain| {
-            if !reader.is_done() {
-                entries.extend(reader.push(plain, at));
-            }
+            read_plain(reader, &mut entries, plain, at);
         });
         if let Err(e) = decoded {
             self.inflater = None;
@@ -125,9 +123,7 @@ impl Reading {
         if let Some(mut inflater) = self.inflater.take() {
             let reader = &mut self.reader;
             let decoded = inflater.finish(&mut |plain| {
-                if !reader.is_done() {
-                    entries.extend(reader.push(plain, at));
-                }
+                read_plain(reader, &mut entries, plain, at);
             });
             if let Err(e) = decoded {
                 self.reader.fail(e.stream_error(), at);
@@ -135,6 +131,19 @@ impl Reading {
         }
         entries.extend(self.reader.finish(at));
         entries
+    }
+}
+
+/// Reads decoded bytes `plain` received `at` into `reader`, keeping its entries in `entries`;
+/// nothing after its turn ended.
+fn read_plain(
+    reader: &mut StreamReader,
+    entries: &mut Vec<TimelineEntry>,
+    plain: &[u8],
+    at: Duration,
+) {
+    if !reader.is_done() {
+        entries.extend(reader.push(plain, at));
     }
 }
 
