@@ -22,7 +22,6 @@ use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
 use promptwire::app::panes::PaneId;
 use promptwire::app::send::KeyLookup;
-use promptwire::app::session_view::MainView;
 use promptwire::app::state::Dialog;
 use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::store::Store;
@@ -250,12 +249,7 @@ fn sessions_app(name: &str, size: (f32, f32), extra: &[(&str, String)]) -> App {
     }
     drop(store);
     let mut harness = app_with(size, Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness
 }
 

@@ -15,7 +15,6 @@ use std::time::Duration;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
-use promptwire::app::session_view::MainView;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::seed::open_seeded;
 use promptwire::store::{
@@ -130,12 +129,7 @@ fn database(name: &str) -> (PathBuf, i64) {
 /// in the inspector.
 fn inspector_app(db: PathBuf, session: i64) -> App {
     let mut harness = app_with((1024.0, 700.0), Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness
         .get_by_label(&format!(
             "#{session} inspect-me · 3 req · gpt-5.5 · ! 1 interrupted"

@@ -15,7 +15,6 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
 use promptwire::app::panes::PaneId;
-use promptwire::app::session_view::MainView;
 use promptwire::core::models::cache::family_kind;
 use promptwire::core::prefix::PriceTable;
 use promptwire::store::seed::open_seeded;
@@ -184,12 +183,7 @@ fn open_session(harness: &mut App, id: i64, name: &str, requests: usize, model: 
 /// The app at 1024×700 in the Sessions view on `db`.
 fn sessions_app(db: PathBuf) -> App {
     let mut harness = app_with((1024.0, 700.0), Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness
 }
 

@@ -16,7 +16,6 @@ use pretty_assertions::assert_eq;
 use promptwire::app::AppState;
 use promptwire::app::panes::PaneId;
 use promptwire::app::send::KeyLookup;
-use promptwire::app::session_view::MainView;
 use promptwire::app::{AppCommand, PromptEdit};
 use promptwire::ui::PromptwireApp;
 use std::sync::Arc;
@@ -87,12 +86,7 @@ fn the_lite_column_can_be_brought_into_view_at_1024_by_700() {
 fn sessions_at(name: &str, size: (f32, f32), label: &str) -> App {
     let db = scratch_dir(name).join("promptwire.sqlite");
     let mut harness = app_with(size, Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness.get_by_label(label).click();
     wait_until(&mut harness, "session analysed", |s: &AppState| {
         !s.sessions.rows.is_empty() && s.browser.analysis.is_some()

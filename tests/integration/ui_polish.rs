@@ -11,13 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::support::upstream::{End, Reply, Upstream, pieces, sse_file};
-use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use pretty_assertions::assert_eq;
 use promptwire::app::panes::PaneId;
 use promptwire::app::send::KeyLookup;
-use promptwire::app::session_view::MainView;
 use promptwire::app::{AppCommand, AppState, PromptEdit};
 use promptwire::ui::PromptwireApp;
 use ui_support::{
@@ -96,12 +94,7 @@ fn polish_the_sidebar_controls_do_not_cover_the_sessions_heading() {
 fn sessions_at(name: &str, size: (f32, f32), label: &str) -> App {
     let db = scratch_dir(name).join("promptwire.sqlite");
     let mut harness = app_with(size, Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness.get_by_label_contains(label).click();
     wait_until(&mut harness, "session analysed", |s: &AppState| {
         !s.sessions.rows.is_empty() && s.browser.analysis.is_some()

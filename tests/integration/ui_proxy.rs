@@ -10,10 +10,8 @@ use crate::support::ui as ui_support;
 use std::time::Duration;
 
 use crate::support::upstream::{End, Reply, Upstream, pieces, sse_file};
-use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
-use promptwire::app::session_view::MainView;
 use promptwire::core::stream::{TurnState, read_all};
 use promptwire::store::summary::OutcomeClass;
 use promptwire::store::{Page, Store};
@@ -52,12 +50,7 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     )]);
     let db = scratch_dir("ui-proxy").join("promptwire.sqlite");
     let mut harness = app_with((1500.0, 950.0), Some(db.clone()));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     let listed_before = state(&harness).sessions.sessions.len();
 
     harness.get_by_label("Record").click();

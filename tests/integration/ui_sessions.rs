@@ -32,12 +32,7 @@ use ui_support::{App, app_with, scratch_dir, state, wait_until};
 fn sessions_app(name: &str) -> (App, std::path::PathBuf) {
     let db = scratch_dir(name).join("promptwire.sqlite");
     let mut harness = app_with((1500.0, 950.0), Some(db.clone()));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     (harness, db)
 }
 

@@ -14,7 +14,6 @@ use std::time::Duration;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use promptwire::app::panes::PaneId;
-use promptwire::app::session_view::MainView;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::seed::open_seeded;
 use promptwire::store::{NewRequest, NewSession, OutcomeRecord, RecordedState, Source};
@@ -107,12 +106,7 @@ fn database(name: &str) -> (PathBuf, i64) {
 fn opened(name: &str, size: (f32, f32)) -> App {
     let (db, session) = database(name);
     let mut harness = app_with(size, Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness
         .get_by_label_contains(&format!("#{session} many-events"))
         .click();
@@ -238,12 +232,7 @@ fn moving_between_requests_and_copying_keep_the_panes_contents_in_place() {
     let db = scratch_dir("small-steady").join("promptwire.sqlite");
     open_seeded(&db).expect("seeded database");
     let mut harness = app_with((1024.0, 700.0), Some(db));
-    harness
-        .get_by_role_and_label(Role::Button, "Sessions")
-        .click();
-    wait_until(&mut harness, "sessions listed", |s| {
-        s.browser.view == MainView::Sessions && !s.sessions.sessions.is_empty()
-    });
+    ui_support::show_sessions(&mut harness);
     harness
         .get_by_label("#1 tool-calls · 3 req · gpt-5.5")
         .click();

@@ -161,3 +161,14 @@ pub fn event_rows_in_view(harness: &App, id: promptwire::app::panes::PaneId) -> 
         })
         .count()
 }
+
+/// Clicks the Sessions tab and waits until the view shows the listed sessions.
+pub fn show_sessions(harness: &mut App) {
+    harness
+        .get_by_role_and_label(egui::accesskit::Role::Button, "Sessions")
+        .click();
+    wait_until(harness, "sessions listed", |s| {
+        s.browser.view == promptwire::app::session_view::MainView::Sessions
+            && !s.sessions.sessions.is_empty()
+    });
+}
