@@ -20,6 +20,18 @@ use crate::core::prompt::Prompt;
 /// Largest file the workbench opens.
 pub const MAX_OPEN_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Shows a native file dialog (`show`, which blocks its thread: call it on a job) and says what
+/// it answered: the path chosen (`None`: cancelled) and whether no dialog could be shown at all —
+/// a dialog that "answers" at once was never shown: no dialog service is running.
+pub fn dialog_choice(
+    show: impl FnOnce() -> Option<std::path::PathBuf>,
+) -> (Option<std::path::PathBuf>, bool) {
+    let started = std::time::Instant::now();
+    let choice = show();
+    let unavailable = choice.is_none() && started.elapsed().as_millis() < 300;
+    (choice, unavailable)
+}
+
 /// Reads at most [`MAX_OPEN_BYTES`] of UTF-8 text from `path` (bounded while reading).
 pub fn read_limited(path: &Path) -> Result<String, String> {
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;

@@ -394,22 +394,21 @@ impl AppState {
         let saving = kind.is_some();
         let suggested = path.clone();
         self.spawn("file-dialog", move |job| {
-            let started = std::time::Instant::now();
-            let mut picker = rfd::FileDialog::new().add_filter("JSON / HAR", &["json", "har"]);
-            if let Some(dir) = suggested.parent() {
-                picker = picker.set_directory(dir);
-            }
-            let choice = if saving {
-                let name = suggested
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                picker.set_file_name(name).save_file()
-            } else {
-                picker.pick_file()
-            };
-            // A dialog that "answers" at once was never shown: no dialog service is running.
-            let unavailable = choice.is_none() && started.elapsed().as_millis() < 300;
+            let (choice, unavailable) = files::dialog_choice(|| {
+                let mut picker = rfd::FileDialog::new().add_filter("JSON / HAR", &["json", "har"]);
+                if let Some(dir) = suggested.parent() {
+                    picker = picker.set_directory(dir);
+                }
+                if saving {
+                    let name = suggested
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .unwrap_or_default();
+                    picker.set_file_name(name).save_file()
+                } else {
+                    picker.pick_file()
+                }
+            });
             job.report(super::AppEvent::PathChosen {
                 path: choice,
                 unavailable,

@@ -301,16 +301,15 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
 fn browse_upstream_ca(state: &mut AppState) {
     let current = state.settings.upstream_ca.clone();
     let spawned = state.workers.spawn("ca-file-dialog", move |job| {
-        let started = Instant::now();
-        let mut picker = rfd::FileDialog::new()
-            .add_filter("PEM certificates", &["pem", "crt", "cer"])
-            .add_filter("All files", &["*"]);
-        if let Some(dir) = current.as_deref().and_then(std::path::Path::parent) {
-            picker = picker.set_directory(dir);
-        }
-        let path = picker.pick_file();
-        // A dialog that "answers" at once was never shown: no dialog service is running.
-        let unavailable = path.is_none() && started.elapsed().as_millis() < 300;
+        let (path, unavailable) = super::files::dialog_choice(|| {
+            let mut picker = rfd::FileDialog::new()
+                .add_filter("PEM certificates", &["pem", "crt", "cer"])
+                .add_filter("All files", &["*"]);
+            if let Some(dir) = current.as_deref().and_then(std::path::Path::parent) {
+                picker = picker.set_directory(dir);
+            }
+            picker.pick_file()
+        });
         job.report(AppEvent::Record(RecordEvent::UpstreamCaChosen {
             path,
             unavailable,
