@@ -28,7 +28,7 @@ use serde_json::{Value, json};
 mod rollouts;
 
 use crate::core::format::grouped;
-use crate::core::session_label::split_key;
+use crate::core::session_label::listed_label;
 use crate::core::stream::usage::UsageCounts;
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::{OutcomeClass, status_label};
@@ -404,8 +404,5 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
 /// The name `list` prints: a proxy session's label (a replay's `replay of <label>`) without the
 /// grouping key its stored name ends in (`show` prints the whole name).
 fn listed_name(s: &SessionSummary) -> &str {
-    match split_key(&s.name) {
-        Some((label, _)) if s.source == "proxy" || s.source == "replay" => label,
-        _ => &s.name,
-    }
+    listed_label(&s.source, &s.name).unwrap_or(&s.name)
 }

@@ -115,6 +115,16 @@ pub fn split_key(name: &str) -> Option<(&str, &str)> {
     .then_some((label, key))
 }
 
+/// The label a session of `source` named `name` is listed by, without the grouping key its name
+/// ends in: a proxy session's, or a replay's (`replay of <label>`); `None` for any other name,
+/// listed as it is.
+pub fn listed_label<'a>(source: &str, name: &'a str) -> Option<&'a str> {
+    if source != "proxy" && source != "replay" {
+        return None;
+    }
+    split_key(name).map(|(label, _)| label)
+}
+
 /// True for a Codex context message (environment, user instructions, AGENTS.md).
 fn is_context(text: &str) -> bool {
     let text = text.trim_start();

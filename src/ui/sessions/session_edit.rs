@@ -10,7 +10,7 @@ use egui::{Response, TextEdit, Ui};
 use super::{SessionsUi, send};
 use crate::app::session_view::SessionCommand;
 use crate::app::{AppState, CommandSender};
-use crate::core::session_label::split_key;
+use crate::core::session_label::listed_label;
 use crate::store::SessionSummary;
 
 /// True when `word` looks like a UUID (8-4-4-4-12 hex digits).
@@ -34,10 +34,7 @@ pub fn date_text(created_us: i64) -> String {
 /// session whose name holds a UUID (`proxy session:0199…`), shown as `proxy <client> <time>`
 /// with the UUID's last digits.
 pub fn shown_name(session: &SessionSummary) -> String {
-    if session.source != "proxy" && session.source != "replay" {
-        return session.name.clone();
-    }
-    if let Some((label, _)) = split_key(&session.name) {
+    if let Some(label) = listed_label(&session.source, &session.name) {
         return label.to_string();
     }
     if session.source != "proxy" {
