@@ -1,15 +1,16 @@
-//! Benchmark: prefix analysis of a generated 1,000-request session whose last body is about
-//! 2 MB (about 1 GB of bodies in all). Target: ≤ 1 s and ≤ 200 MB peak memory for the whole
-//! analysis — every distinct item hashed, serialized and tokenized once, then pairs compared as
-//! lists of element ids. Peak memory: `examples/prefix_memory.rs` under `/usr/bin/time -v`.
+//! Benchmark: the ledger of a generated 1,000-request session whose last body is about 2 MB
+//! (about 1 GB of bodies in all), from the items: every distinct item hashed once, rendered and
+//! its segments tokenized once, then requests compared as lists of segment ids. Target: ≤ 1 s
+//! and ≤ 200 MB peak memory. Peak memory: `examples/prefix_memory.rs` under `/usr/bin/time -v`.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use promptwire::core::prefix::{PriceTable, RequestMeta, Session, Tokenizer};
+use promptwire::core::ledger::{self, Rules};
+use promptwire::core::prefix::{RequestMeta, Session, Tokenizer};
 
 #[path = "support/prefix_session.rs"]
 mod prefix_session;
 
-fn analyze(synthetic: &prefix_session::SyntheticSession, prices: &PriceTable) -> usize {
+fn analyze(synthetic: &prefix_session::SyntheticSession, rules: &Rules) -> usize {
     let mut session = Session::new(Tokenizer::o200k());
     let ids: Vec<_> = synthetic
         .items
@@ -23,13 +24,12 @@ fn analyze(synthetic: &prefix_session::SyntheticSession, prices: &PriceTable) ->
             .push_parts(head, &input, RequestMeta::default())
             .expect("valid request");
     }
-    let report = session.report(prices);
-    report.summary.breaks
+    ledger::ledger(&session, rules).summary.breaks
 }
 
 fn bench(c: &mut Criterion) {
     let synthetic = prefix_session::generate();
-    let prices = PriceTable::bundled();
+    let rules = Rules::bundled();
     eprintln!(
         "session: {} requests, {} distinct items, last body {} bytes",
         synthetic.requests.len(),
@@ -38,11 +38,11 @@ fn bench(c: &mut Criterion) {
     );
     // Load the tokenizer tables outside the measurement (a one-time cost per process).
     let _ = Tokenizer::o200k().count("warm up");
-    assert_eq!(analyze(&synthetic, &prices), 3);
+    assert_eq!(analyze(&synthetic, &rules), 3);
     let mut group = c.benchmark_group("prefix");
     group.sample_size(10);
     group.bench_function("analyze_1000_requests_2MB", |b| {
-        b.iter(|| analyze(&synthetic, &prices))
+        b.iter(|| analyze(&synthetic, &rules))
     });
     group.finish();
 }
@@ -77,7 +77,7 @@ fn two_bodies(items: usize, item_bytes: usize) -> (String, String) {
 }
 
 /// What `promptwire diff A B` does with two bodies: parse, analyze, report.
-fn diff_bodies(a: &str, b: &str, prices: &PriceTable) -> usize {
+fn diff_bodies(a: &str, b: &str, rules: &Rules) -> usize {
     let mut session = Session::new(Tokenizer::o200k());
     for text in [a, b] {
         let body: serde_json::Value = serde_json::from_str(text).expect("body");
@@ -85,17 +85,17 @@ fn diff_bodies(a: &str, b: &str, prices: &PriceTable) -> usize {
             .push_body_owned(body, RequestMeta::default())
             .expect("valid body");
     }
-    session.report(prices).summary.breaks
+    ledger::ledger(&session, rules).summary.breaks
 }
 
 /// `diff` of two 30 MB bodies (target ≤ 1 s; in process and end to end through the binary), and
 /// of two 8 MB runs of one character (the case that was quadratic in the tokenizer).
 fn bench_diff(c: &mut Criterion) {
-    let prices = PriceTable::bundled();
+    let rules = Rules::bundled();
     let _ = Tokenizer::o200k().count("warm up");
     let (a, b) = two_bodies(3000, 10_000);
     eprintln!("bodies: {} and {} bytes", a.len(), b.len());
-    assert_eq!(diff_bodies(&a, &b, &prices), 0);
+    assert_eq!(diff_bodies(&a, &b, &rules), 0);
     let run = |n: usize| {
         serde_json::json!({"model": "gpt-5.5", "input": [{"type": "message", "role": "user",
             "content": [{"type": "input_text", "text": "a".repeat(n)}]}]})
@@ -125,10 +125,10 @@ fn bench_diff(c: &mut Criterion) {
     let mut group = c.benchmark_group("diff");
     group.sample_size(10);
     group.bench_function("two_30MB_bodies", |bench| {
-        bench.iter(|| diff_bodies(&a, &b, &prices))
+        bench.iter(|| diff_bodies(&a, &b, &rules))
     });
     group.bench_function("two_8MB_runs_of_one_char", |bench| {
-        bench.iter(|| diff_bodies(&e, &f, &prices))
+        bench.iter(|| diff_bodies(&e, &f, &rules))
     });
     group.bench_function("cli_two_30MB_files", |bench| bench.iter(cli));
     group.finish();

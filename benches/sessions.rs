@@ -276,40 +276,55 @@ fn main() {
     );
 }
 
-/// The cache simulator (issue 21) over the generated 1,000-request session (last body ~2 MB),
-/// already pushed onto a prefix `Session` as opening does: the whole simulation with prices and
-/// hazards (what opening adds; target ≤ 100 ms) and one what-if re-simulation (an explicit
-/// breakpoint after an early item; target ≤ 200 ms), under the session's own cache model
-/// (gpt-5.5: prefix) and with every request on the breakpoint model. Prints medians of 7 runs.
+/// The ledger (issue 29) over the generated 1,000-request session (last body ~2 MB): pushing the
+/// requests onto a `Session` as opening does (items hashed and measured once), then the whole
+/// ledger — the rendered view with every distinct segment tokenized once, the comparisons, the
+/// simulation, prices and hazards (what opening adds; target ≤ 100 ms) — and one what-if
+/// against it (an explicit breakpoint after an early item; target ≤ 200 ms), under the
+/// session's own cache model (gpt-5.5: prefix) and with every request on the breakpoint model.
+/// Prints medians of 7 runs.
 fn cache_simulator() {
-    use promptwire::core::cache;
-    use promptwire::core::models::cache::CacheModels;
-    use promptwire::core::prefix::{PriceTable, RequestMeta, Session};
+    use promptwire::core::ledger::{self, CacheModels, Edit, Rules};
+    use promptwire::core::prefix::{RequestMeta, Session};
 
     let synthetic = prefix_session::generate();
-    let mut session = Session::default();
-    let ids: Vec<_> = synthetic
-        .items
-        .iter()
-        .map(|item| session.intern_item(item))
-        .collect();
-    for (i, (head, items)) in synthetic.requests.iter().enumerate() {
-        let input: Vec<_> = items.iter().map(|id| ids[*id as usize]).collect();
-        let sent = 1_700_000_000_000 + i as i64 * 20_000;
-        let meta = RequestMeta {
-            sent_at_ms: Some(sent),
-            finished_at_ms: Some(sent + 4_000),
-            ..RequestMeta::default()
-        };
+    let push = || {
+        let mut session = Session::default();
+        let ids: Vec<_> = synthetic
+            .items
+            .iter()
+            .map(|item| session.intern_item(item))
+            .collect();
+        for (i, (head, items)) in synthetic.requests.iter().enumerate() {
+            let input: Vec<_> = items.iter().map(|id| ids[*id as usize]).collect();
+            let sent = 1_700_000_000_000 + i as i64 * 20_000;
+            let meta = RequestMeta {
+                sent_at_ms: Some(sent),
+                finished_at_ms: Some(sent + 4_000),
+                ..RequestMeta::default()
+            };
+            session
+                .push_parts(&synthetic.heads[*head], &input, meta)
+                .expect("request");
+        }
         session
-            .push_parts(&synthetic.heads[*head], &input, meta)
-            .expect("request");
+    };
+    let mut push_ms = Vec::new();
+    let mut session = push();
+    for _ in 0..5 {
+        let t0 = Instant::now();
+        session = push();
+        push_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
     }
-    let prices = PriceTable::bundled();
+    println!(
+        "session_push_1000_requests_2MB: median {:.1} ms (items hashed and measured, requests pushed)",
+        median(&mut push_ms)
+    );
+    let _ = promptwire::core::prefix::Tokenizer::o200k().count("warm up");
     let all_breakpoints =
         CacheModels::from_json(r#"{"models":[{"prefix":"g","cache_model":"breakpoints"}]}"#)
             .expect("models");
-    let edit: Vec<cache::Edit> = vec!["breakpoint-after:3".parse().expect("edit")];
+    let edit: Vec<Edit> = vec!["breakpoint-after:3".parse().expect("edit")];
     for (name, models) in [
         ("own model", CacheModels::default()),
         ("breakpoints", all_breakpoints),
@@ -317,20 +332,23 @@ fn cache_simulator() {
         let mut report_ms = Vec::new();
         let mut what_if_ms = Vec::new();
         let mut read = 0;
+        let rules = Rules {
+            cache_models: models,
+            ..Rules::bundled()
+        };
         for _ in 0..7 {
             let t0 = Instant::now();
-            let report = cache::report(&session, &models, &prices);
+            let ledger = ledger::ledger(&session, &rules);
             report_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
-            read = report.totals.read_tokens;
-            std::hint::black_box(&report);
-            let prepared = cache::Prepared::new(&session, &models);
+            read = ledger.summary.totals.read_tokens;
             let t0 = Instant::now();
-            let what_if = cache::what_if_prepared(&prepared, &prices, &edit).expect("what-if");
+            let what_if = ledger.what_if(&session, &rules, &edit).expect("what-if");
             what_if_ms.push(t0.elapsed().as_secs_f64() * 1000.0);
             std::hint::black_box(&what_if);
+            std::hint::black_box(&ledger);
         }
         println!(
-            "cache_simulator_1000_requests_2MB ({name}): report median {:.1} ms (max {:.1}); what-if re-simulation median {:.1} ms (max {:.1}); {read} tokens read",
+            "ledger_1000_requests_2MB ({name}): ledger median {:.1} ms (max {:.1}); what-if median {:.1} ms (max {:.1}); {read} tokens read",
             median(&mut report_ms),
             report_ms.last().copied().unwrap_or(0.0),
             median(&mut what_if_ms),

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use promptwire::app::session_view::analyze_parts;
-use promptwire::core::prefix::PriceTable;
+use promptwire::core::ledger::PriceTable;
 use promptwire::core::stream::RawEvent;
 use promptwire::store::{
     NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source, Store,
@@ -174,7 +174,7 @@ fn bench(c: &mut Criterion) {
         &prices,
     )
     .expect("analysis");
-    let summary = &analysis.report.summary;
+    let summary = &analysis.ledger.summary;
     assert_eq!(
         (
             summary.requests,

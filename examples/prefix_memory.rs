@@ -6,7 +6,8 @@
 
 use std::time::Instant;
 
-use promptwire::core::prefix::{PriceTable, RequestMeta, Session, Tokenizer};
+use promptwire::core::ledger::{self, Rules};
+use promptwire::core::prefix::{RequestMeta, Session, Tokenizer};
 
 #[path = "../benches/support/prefix_session.rs"]
 mod prefix_session;
@@ -61,20 +62,24 @@ fn main() {
         }
     }
     println!("requests pushed at {}", millis(started));
-    let report = session.report(&PriceTable::bundled());
-    let total_sent: u64 = report.growth.iter().map(|g| g.sent_bytes).sum();
+    let ledger = ledger::ledger(&session, &Rules::bundled());
+    let total_sent: u64 = session.growth(|_| true).iter().map(|g| g.sent_bytes).sum();
     println!(
-        "analysis done at {} (tokenizer load included): {} breaks, {} input tokens, {} reusable, \
+        "ledger done at {} (tokenizer load included): {} breaks, {} input tokens, {} read, \
          {} bytes sent over the session",
         millis(started),
-        report.summary.breaks,
-        report.summary.input_tokens,
-        report.summary.reusable_tokens,
+        ledger.summary.breaks,
+        ledger.summary.estimated_tokens,
+        ledger.summary.totals.read_tokens,
         total_sent
     );
     println!("analyzed: {}", memory());
-    for pair in report.pairs.iter().filter(|p| !p.prefix_kept) {
-        let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
-        println!("  {} -> {}: {}", pair.from, pair.to, causes.join(", "));
+    for row in ledger.rows.iter().filter(|r| r.is_break()) {
+        let causes: Vec<&str> = row
+            .verdict
+            .iter()
+            .flat_map(|v| v.causes.iter().map(|c| c.as_str()))
+            .collect();
+        println!("  {:?} -> {}: {}", row.previous, row.index, causes.join(", "));
     }
 }

@@ -128,7 +128,7 @@ pub enum SendUpdate {
         /// The prompt revision checked.
         revision: u64,
         /// The pair report, or why it could not be computed.
-        result: Result<crate::core::prefix::PairReport, String>,
+        result: Result<crate::core::ledger::PairVerdict, String>,
     },
     /// The send ended: (session, request) recorded, or why the recording failed (None: not
     /// recorded, no store); and the recorded request's turn in its session, when read.

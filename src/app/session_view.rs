@@ -29,10 +29,9 @@ use crate::core::json::JsonMap;
 use crate::core::json_diff::Aligned;
 
 pub use super::sessions::SESSIONS_PAGE;
-pub use crate::core::prefix::{Concern, server_missed};
 pub use analysis::{
-    Analysis, CACHE_MODELS_FILE, CacheModelsNote, PrefixBadge, analyze_parts, analyze_parts_with,
-    break_text, cache_models_beside, warning_text,
+    Analysis, CACHE_MODELS_FILE, CacheModelsNote, PrefixBadge, Waterfall, analyze_parts,
+    analyze_parts_with, break_text, cache_models_beside,
 };
 pub use jobs::analyze_stored;
 pub use pair_view::{LineKind, PairLine, PairView};
@@ -245,7 +244,7 @@ pub enum SessionEvent {
         /// The what-if's generation.
         generation: u64,
         /// The session under the edit, or why the edit does not apply.
-        result: Result<Arc<crate::core::cache::WhatIf>, String>,
+        result: Result<Arc<crate::core::ledger::WhatIf>, String>,
     },
     /// The replay job reports.
     Replay {

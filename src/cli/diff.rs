@@ -1,17 +1,13 @@
-//! `promptwire diff (BODY.json… | --session ID [--db PATH]) [--json]`: cache-prefix analysis
-//! across the requests of a session — captured bodies or a stored session — one line per pair
-//! (kept or where it broke and why, each cause and concern explained — the warnings and the
-//! server missing the cache, `core::prefix::Concern`, as the Sessions view shows them), a
-//! session summary, and with `--json` the machine-readable report. A stored session is read
-//! through the store's one adapter (`store::prefix_input`), the Sessions view's input. `--requests N,M` compares two requests of a stored session
-//! structurally instead: the verdict, then every element aligned (same / added / removed /
-//! changed, with the changed lines of its pretty JSON).
-//!
-//! Beside the prefix verdicts, the cache as each request's model keeps it (`core::cache`): per
-//! request the predicted read / written / uncached tokens, the server's figures and the input
-//! dollars paid / ideal / lost (`requests` in `--json`, `summary.cost_usd`, `hazards`), and with
-//! `--what-if KIND:ARGS` the session re-simulated under an edit (`what_if`, README "The cache
-//! model").
+//! `promptwire diff (BODY.json… | --session ID [--db PATH]) [--json]`: the session's ledger
+//! (`core::ledger`) — captured bodies or a stored session (read through the store's one adapter,
+//! `store::prefix_input`, the Sessions view's input). One line per request compared with the
+//! turn before it (kept, or where its rendered prompt diverges, to the token, and why, in the
+//! server's vocabulary, each cause explained), the session's figures and the sentence the app
+//! opens with, the server's disagreements and the hazards; with `--json` the same rows
+//! (`pairs`, `requests`, `summary`, `hazards`). `--what-if KIND:ARGS` re-simulates the session
+//! under an edit against the ledger. `--requests N,M` compares two stored requests structurally
+//! instead: the verdict, then every element aligned (same / added / removed / changed, with the
+//! changed lines of its pretty JSON).
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -22,14 +18,14 @@ use clap::Args;
 use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
-use crate::core::cache::{self, CacheRequest, CacheTotals, Edit, Hazard};
 use crate::core::format::grouped;
-use crate::core::models::cache::CacheModels;
-use crate::core::prefix::{
-    ChangeKind, Concern, DiffRow, PairReport, PriceTable, RequestMeta, RowKind, Session,
-    SessionSummary,
+use crate::core::ledger::summary::{Totals, usd};
+use crate::core::ledger::{
+    self, CacheModels, Counting, Edit, Hazard, Ledger, PairVerdict, PriceTable, Row, Rules,
+    WhatIf,
 };
-use crate::core::stream::StreamReader;
+use crate::core::prefix::{DiffRow, RequestMeta, RowKind, Session};
+use crate::core::stream::{PromptCacheDiagnostics, StreamReader};
 use crate::store::prefix_input::push_stored_session;
 use crate::store::{Store, seed};
 
@@ -70,14 +66,10 @@ pub struct DiffArgs {
     /// its `usage.input_tokens_details.cached_tokens` is shown beside the estimate. Repeatable.
     #[arg(long = "usage", value_name = "FILE")]
     usage: Vec<String>,
-    /// When each body was sent, in Unix milliseconds, comma-separated in body order (for the
-    /// `idle_gap` warning).
+    /// When each body was sent, in Unix milliseconds, comma-separated in body order (the cache
+    /// expires between requests further apart than its retention).
     #[arg(long, value_delimiter = ',', value_name = "MS,...")]
     sent_at_ms: Vec<i64>,
-    /// Seconds of inactivity after which the cache counts as gone, unless a request asks for its
-    /// own retention.
-    #[arg(long, value_name = "SECS")]
-    idle_gap_secs: Option<u64>,
     /// Cache models by slug prefix over the family rule (`{"models": [{"prefix",
     /// "cache_model", …}]}`, README "The cache model"); a bad file is refused whole.
     #[arg(long = "cache-models", value_name = "FILE")]
@@ -127,10 +119,12 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
                 .map_err(|e| anyhow::anyhow!("--cache-models {path}: {e}"))?
         }
     };
+    let rules = Rules {
+        cache_models,
+        prices,
+        counting: Counting::default(),
+    };
     let mut session = Session::default();
-    if let Some(secs) = args.idle_gap_secs {
-        session = session.with_idle_gap_secs(secs);
-    }
     match args.session {
         Some(id) => load_stored(&mut session, id, args.db.as_deref())?,
         None => load_bodies(&mut session, args)?,
@@ -146,76 +140,56 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
             n.saturating_sub(1)
         );
     }
-
     if !args.requests.is_empty() {
-        return pair_diff_out(&session, &args.requests, args.json);
+        return pair_diff_out(&session, &rules.counting, &args.requests, args.json);
     }
-    let report = session.report(&prices);
-    let cached = cache::report(&session, &cache_models, &prices);
+    let ledger = ledger::ledger(&session, &rules);
     let what_if = match args.what_if.as_slice() {
         [] => None,
-        edits => Some(cache::what_if(&session, &cache_models, &prices, edits)?),
+        edits => Some(ledger.what_if(&session, &rules, edits)?),
     };
-    let (requests, totals) = match &what_if {
-        Some(w) => (&w.requests, &w.after),
-        None => (&cached.requests, &cached.totals),
-    };
-    let pairs: Vec<PairReport> = if args.pairs.is_empty() {
-        report.pairs.clone()
+    let pairs: Vec<PairVerdict> = if args.pairs.is_empty() {
+        ledger.rows.iter().filter_map(|r| r.verdict.clone()).collect()
     } else {
         args.pairs
             .iter()
-            .map(|&(from, to)| session.compare(from, to))
-            .collect::<Result<_, _>>()?
+            .map(|&(from, to)| ledger::compare_pair(&session, &rules.counting, from, to))
+            .collect()
     };
-
     let mut out = std::io::stdout().lock();
     if args.json {
-        let mut summary = summary_json(&report.summary);
-        summary["cost_usd"] = cost_json(totals);
-        summary["cache_tokens"] = json!({
-            "read_tokens": totals.read_tokens,
-            "write_tokens": totals.write_tokens,
-            "uncached_tokens": totals.uncached_tokens,
-        });
         let mut value = json!({
-            "pairs": pairs.iter().map(pair_json).collect::<Vec<_>>(),
-            "summary": summary,
-            "requests": requests.iter().map(request_json).collect::<Vec<_>>(),
-            "hazards": cached.hazards,
+            "pairs": pairs.iter().map(|p| pair_json(p, &ledger)).collect::<Vec<_>>(),
+            "summary": summary_json(&ledger),
+            "requests": ledger.rows.iter().map(request_json).collect::<Vec<_>>(),
+            "hazards": ledger.hazards,
         });
         if let Some(w) = &what_if {
-            value["what_if"] = json!({
-                "edits": w.edits,
-                "read_tokens_gained": w.read_tokens_gained,
-                "usd_saved": w.usd_saved,
-                "before": {
-                    "read_tokens": w.before.read_tokens,
-                    "write_tokens": w.before.write_tokens,
-                    "uncached_tokens": w.before.uncached_tokens,
-                    "cost_usd": cost_json(&w.before),
-                },
-            });
+            value["what_if"] = what_if_json(w);
         }
         serde_json::to_writer(&mut out, &value)?;
         writeln!(out)?;
     } else {
         for pair in &pairs {
-            writeln!(out, "{}", pair_lines(pair))?;
+            writeln!(out, "{}", pair_lines(pair, &ledger))?;
         }
-        writeln!(out, "{}", summary_line(&report))?;
-        writeln!(out, "{}", cache_line(totals, what_if.as_ref()))?;
-        for request in requests {
-            if let Some(finding) = &request.finding {
+        writeln!(out, "{}", summary_line(&ledger))?;
+        writeln!(out, "{}", cost_line(&ledger.summary.totals))?;
+        writeln!(out, "{}", ledger.summary.sentence())?;
+        if let Some(w) = &what_if {
+            writeln!(out, "{}", what_if_line(w))?;
+        }
+        for row in &ledger.rows {
+            if let Some(finding) = &row.finding {
                 writeln!(
                     out,
                     "finding at request {}: {}",
-                    request.prediction.index,
+                    row.index,
                     super::shown::shown(finding)
                 )?;
             }
         }
-        for hazard in &cached.hazards {
+        for hazard in &ledger.hazards {
             writeln!(out, "{}", hazard_line(hazard))?;
         }
     }
@@ -223,8 +197,8 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
 }
 
 /// `{"paid", "ideal", "lost"}`, each null when a price is unknown.
-fn cost_json(totals: &CacheTotals) -> Value {
-    let field = |f: fn(&cache::Dollars) -> f64| totals.cost_usd.as_ref().map(f);
+fn cost_json(totals: &Totals) -> Value {
+    let field = |f: fn(&ledger::Dollars) -> f64| totals.cost_usd.as_ref().map(f);
     json!({
         "paid": field(|d| d.paid),
         "ideal": field(|d| d.ideal),
@@ -232,57 +206,124 @@ fn cost_json(totals: &CacheTotals) -> Value {
     })
 }
 
-/// One request of `requests` in `--json` (the documented contract, plus the reason in words and
-/// a disagreement with the server).
-fn request_json(request: &CacheRequest) -> Value {
-    let p = &request.prediction;
+fn summary_json(ledger: &Ledger) -> Value {
+    let s = &ledger.summary;
+    let t = &s.totals;
     json!({
-        "index": p.index,
-        "model": p.model,
-        "cache_model": p.cache_model.as_str(),
+        "requests": s.requests,
+        "warmups": s.warmups,
+        "compactions": s.compactions,
+        "undetermined": s.undetermined,
+        "breaks": s.breaks,
+        "input_tokens": s.estimated_tokens,
+        "reported_input_tokens": s.reported_input_tokens,
+        "reported_cached_tokens": s.reported_cached_tokens,
+        "cache_tokens": {
+            "input_tokens": t.input_tokens,
+            "read_tokens": t.read_tokens,
+            "write_tokens": t.write_tokens,
+            "uncached_tokens": t.uncached_tokens,
+        },
+        "cost_usd": cost_json(t),
+        "unpriced_models": t.unpriced_models,
+        "lost_by_cause": s.lost_by_cause.iter().map(|l| json!({
+            "cause": l.cause.as_str(), "usd": l.usd, "tokens": l.tokens, "requests": l.requests,
+        })).collect::<Vec<_>>(),
+        "compaction_usd": s.compaction_usd,
+        "sentence": s.sentence(),
+    })
+}
+
+/// One request of `requests` in `--json`: a ledger row.
+fn request_json(row: &Row) -> Value {
+    let p = &row.prediction;
+    json!({
+        "index": row.index,
+        "kind": row.kind,
+        "previous": row.previous,
+        "model": row.model,
+        "cache_model": row.cache_model.as_str(),
+        "tokens": row.tokens,
         "predicted": {
             "read_tokens": p.predicted.read_tokens,
             "write_tokens": p.predicted.write_tokens,
             "uncached_tokens": p.predicted.uncached_tokens,
         },
-        "reported": request.reported.map(|r| json!({
+        "reported": row.reported.as_ref().map(|r| json!({
+            "input_tokens": r.input_tokens,
             "cached_tokens": r.cached_tokens,
             "cache_write_tokens": r.cache_write_tokens,
+            "diagnostics": r.diagnostics,
         })),
-        "cost_usd": request.cost_usd.map(|c| json!({"paid": c.paid, "ideal": c.ideal, "lost": c.lost})),
+        "ideal_read_tokens": row.ideal_read_tokens,
+        "cost_usd": row.cost_usd.map(|c| json!({"paid": c.paid, "ideal": c.ideal, "lost": c.lost})),
+        "lost_by_cause": row.lost_by_cause.iter().map(|l| json!({
+            "cause": l.cause.as_str(), "usd": l.usd, "tokens": l.tokens,
+        })).collect::<Vec<_>>(),
+        "notes": row.notes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
         "reason": p.reason,
-        "finding": request.finding,
+        "finding": row.finding,
+        "not_recorded": row.not_recorded,
     })
 }
 
-/// The human cache line: predicted tokens and dollars (or "price unknown"), and a what-if's
-/// saving.
-fn cache_line(totals: &CacheTotals, what_if: Option<&cache::WhatIf>) -> String {
+fn what_if_json(w: &WhatIf) -> Value {
+    json!({
+        "edits": w.edits,
+        "read_tokens_gained": w.read_tokens_gained,
+        "usd_saved": w.usd_saved,
+        "before": {
+            "read_tokens": w.before.read_tokens,
+            "write_tokens": w.before.write_tokens,
+            "uncached_tokens": w.before.uncached_tokens,
+            "cost_usd": cost_json(&w.before),
+        },
+        "after": {
+            "read_tokens": w.after.read_tokens,
+            "write_tokens": w.after.write_tokens,
+            "uncached_tokens": w.after.uncached_tokens,
+            "cost_usd": cost_json(&w.after),
+        },
+    })
+}
+
+/// The session's tokens and dollars: one paid, one ideal, one lost.
+fn cost_line(totals: &Totals) -> String {
     let mut line = format!(
-        "cache: read {}, wrote {}, uncached {} tokens; ",
+        "cache: read {}, wrote {}, uncached {} of {} input tokens; ",
         grouped(totals.read_tokens),
         grouped(totals.write_tokens),
-        grouped(totals.uncached_tokens)
+        grouped(totals.uncached_tokens),
+        grouped(totals.input_tokens)
     );
     match &totals.cost_usd {
         Some(d) => line.push_str(&format!(
-            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
-            d.paid, d.ideal, d.lost
+            "paid {} · ideal {} · lost {}",
+            usd(d.paid),
+            usd(d.ideal),
+            usd(d.lost)
         )),
         None => line.push_str(&format!(
             "price unknown ({})",
             totals.unpriced_models.join(", ")
         )),
     }
-    if let Some(w) = what_if {
+    line
+}
+
+fn what_if_line(w: &WhatIf) -> String {
+    let mut line = format!(
+        "what-if {}: {} more tokens read",
+        w.edits.join(" + "),
+        w.read_tokens_gained
+    );
+    if let (Some(before), Some(after)) = (w.before.cost_usd, w.after.cost_usd) {
         line.push_str(&format!(
-            "; what-if {}: {} more tokens read",
-            w.edits.join(" + "),
-            w.read_tokens_gained
+            "; paid {} → {} ({} saved)",
+            usd(before.paid),
+            usd(after.paid),
+            usd(before.paid - after.paid)
         ));
-        if let Some(saved) = w.usd_saved {
-            line.push_str(&format!(", ${saved:.4} saved"));
-        }
     }
     line
 }
@@ -295,7 +336,12 @@ fn hazard_line(hazard: &Hazard) -> String {
 }
 
 /// `--requests N,M`: the verdict and the aligned diff of two stored requests.
-fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyhow::Result<()> {
+fn pair_diff_out(
+    session: &Session,
+    counting: &Counting,
+    requests: &[usize],
+    json_out: bool,
+) -> anyhow::Result<()> {
     let &[from, to] = requests else {
         bail!("--requests takes two request positions, N,M");
     };
@@ -306,16 +352,16 @@ fn pair_diff_out(session: &Session, requests: &[usize], json_out: bool) -> anyho
             n.saturating_sub(1)
         );
     }
-    let pair = session.compare(from, to)?;
+    let pair = ledger::compare_pair(session, counting, from, to);
     let diff = session.pair_diff(from, to)?;
     let mut out = std::io::stdout().lock();
     if json_out {
-        let value = json!({"pair": pair_json(&pair), "diff": diff}).to_string();
+        let value = json!({"pair": verdict_json(&pair, None), "diff": diff}).to_string();
         // The diff quotes body lines: printed through the redaction policy.
         writeln!(out, "{}", super::shown::shown(&value))?;
         return Ok(());
     }
-    writeln!(out, "{}", pair_lines(&pair))?;
+    writeln!(out, "{}", verdict_lines(&pair, None))?;
     let mut same: Vec<&DiffRow> = Vec::new();
     let flush_same = |same: &mut Vec<&DiffRow>, out: &mut dyn std::io::Write| {
         if let (Some(first), Some(last)) = (same.first(), same.last()) {
@@ -384,6 +430,7 @@ fn load_bodies(session: &mut Session, args: &DiffArgs) -> anyhow::Result<()> {
             reported_cached_tokens: reported.cached,
             reported_cache_write_tokens: reported.write,
             reported_input_tokens: reported.input,
+            diagnostics: reported.diagnostics,
             sent_at_ms: args.sent_at_ms.get(i).copied(),
             ..RequestMeta::default()
         };
@@ -409,71 +456,65 @@ fn load_stored(session: &mut Session, id: i64, db: Option<&Path>) -> anyhow::Res
     Ok(())
 }
 
-/// The `--json` view of a pair (the documented shape, nothing more).
-fn pair_json(pair: &PairReport) -> Value {
+/// The row a pair stands for, when it is the ledger's own comparison of `to`.
+fn row_of<'a>(pair: &PairVerdict, ledger: &'a Ledger) -> Option<&'a Row> {
+    ledger
+        .rows
+        .get(pair.to)
+        .filter(|r| r.previous == Some(pair.from) && r.verdict.is_some())
+}
+
+/// The `--json` view of a pair.
+fn pair_json(pair: &PairVerdict, ledger: &Ledger) -> Value {
+    verdict_json(pair, row_of(pair, ledger))
+}
+
+fn verdict_json(pair: &PairVerdict, row: Option<&Row>) -> Value {
     json!({
         "from": pair.from,
         "to": pair.to,
+        "kind": row.map(|r| r.kind),
         "prefix_kept": pair.prefix_kept,
-        "break": pair.break_at.as_ref().map(|b| json!({
-            "at": b.at.as_str(),
-            "index": b.index,
-            "path": b.path,
-            "change": b.change,
-            "also_changed": b.also_changed,
-        })),
+        "break": pair.divergence,
         "causes": pair.causes.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
-        "warnings": concern_names(pair),
-        "notes": notes(pair)
+        "warnings": row.map(|r| r.notes.iter().map(|c| c.as_str()).collect::<Vec<_>>()).unwrap_or_default(),
+        "notes": notes(pair, row)
             .into_iter()
             .map(|(code, explanation, fix)| json!({"code": code, "explanation": explanation, "fix": fix}))
             .collect::<Vec<_>>(),
-        "reusable_bytes": pair.reusable_bytes,
         "reusable_tokens": pair.reusable_tokens,
-        "reported_cached_tokens": pair.reported_cached_tokens,
-        "warmup": pair.warmup,
-        "undetermined": pair.undetermined,
+        "shared_tokens": pair.shared_tokens,
+        "from_tokens": pair.from_tokens,
+        "to_tokens": pair.to_tokens,
+        "reported_cached_tokens": row.and_then(|r| r.reported.as_ref()).and_then(|r| r.cached_tokens),
+        "lost_usd": row.and_then(|r| r.cost_usd).map(|c| c.lost),
+        "not_recorded": pair.not_recorded,
     })
 }
 
-fn summary_json(summary: &SessionSummary) -> Value {
-    json!({
-        "requests": summary.requests,
-        "warmups": summary.warmups,
-        "undetermined": summary.undetermined,
-        "breaks": summary.breaks,
-        "input_tokens": summary.input_tokens,
-        "reusable_tokens": summary.reusable_tokens,
-        "reported_cached_tokens": summary.reported_cached_tokens,
-    })
-}
-
-/// (code, explanation, fix) of every cause, then every concern ([`Concern::of`]: the
-/// warnings, then the server missing the cache), of a pair.
-fn notes(pair: &PairReport) -> Vec<(&'static str, String, Option<&'static str>)> {
-    let causes = pair
-        .causes
-        .iter()
-        .map(|c| (c.as_str(), c.explanation().to_string(), c.fix()));
-    let concerns = Concern::of(pair)
-        .into_iter()
-        .map(|c| (c.name(), c.explanation(), c.fix()));
-    causes.chain(concerns).collect()
-}
-
-/// The names of a pair's concerns: its warnings, then `server_missed_cache` where it applies.
-fn concern_names(pair: &PairReport) -> Vec<&'static str> {
-    Concern::of(pair).into_iter().map(Concern::name).collect()
-}
-
-/// The human lines for a pair: the verdict, then one indented line per cause or warning with its
-/// explanation and fix.
-fn pair_lines(pair: &PairReport) -> String {
-    let mut text = pair_line(pair);
-    if pair.warmup || pair.undetermined.is_some() {
-        return text;
+/// (code, explanation, fix) of every cause, then of every note of the row (idle gap, …).
+fn notes(pair: &PairVerdict, row: Option<&Row>) -> Vec<(&'static str, String, Option<&'static str>)> {
+    let mut causes: Vec<ledger::Cause> = pair.causes.clone();
+    for note in row.map(|r| r.notes.as_slice()).unwrap_or(&[]) {
+        if !causes.contains(note) {
+            causes.push(*note);
+        }
     }
-    for (code, explanation, fix) in notes(pair) {
+    causes
+        .into_iter()
+        .map(|c| (c.as_str(), c.explanation().to_string(), c.fix()))
+        .collect()
+}
+
+/// The human lines for a pair: the verdict, then one indented line per cause with its
+/// explanation and fix.
+fn pair_lines(pair: &PairVerdict, ledger: &Ledger) -> String {
+    verdict_lines(pair, row_of(pair, ledger))
+}
+
+fn verdict_lines(pair: &PairVerdict, row: Option<&Row>) -> String {
+    let mut text = verdict_line(pair, row);
+    for (code, explanation, fix) in notes(pair, row) {
         text.push_str(&format!("\n    {code}: {explanation}"));
         if let Some(fix) = fix {
             text.push_str(&format!(" Fix: {fix}"));
@@ -483,71 +524,68 @@ fn pair_lines(pair: &PairReport) -> String {
 }
 
 /// The verdict line for a pair.
-fn pair_line(pair: &PairReport) -> String {
+fn verdict_line(pair: &PairVerdict, row: Option<&Row>) -> String {
+    use crate::core::ledger::RowKind as K;
     let mut line = format!("{} -> {}: ", pair.from, pair.to);
-    if let Some(why) = &pair.undetermined {
-        line.push_str(&format!("not judged: {why}"));
-        return line;
+    match row.map(|r| r.kind) {
+        Some(K::Warmup) => line.push_str("warm-up (generate: false), not a turn; "),
+        Some(K::Compaction) => line.push_str("compaction request; "),
+        Some(K::AfterCompaction) => line.push_str("first turn after a compaction; "),
+        _ => {}
     }
-    if pair.warmup {
-        line.push_str("warm-up (generate: false), not a turn; ");
-        // A warm-up shorter than the turn before it (a resumed conversation's first frame)
-        // only reads part of that turn's prefix: no break to report.
-        if pair.causes == [crate::core::prefix::Cause::InputItemsRemoved] {
-            line.push_str(&format!(
-                "its prompt is the first {} of request {}'s {} tokens",
-                pair.reusable_tokens, pair.from, pair.from_tokens
-            ));
-            return line;
-        }
-    }
-    match &pair.break_at {
+    match &pair.divergence {
         None => line.push_str("kept"),
-        Some(b) => {
-            line.push_str("BROKEN at ");
-            line.push_str(b.at.as_str());
-            if let Some(index) = b.index {
-                line.push_str(&format!("[{index}]"));
-            }
-            if let Some(path) = &b.path {
-                line.push_str(&format!(" {path}"));
-            }
-            if b.change == ChangeKind::KeyOrder {
-                line.push_str(" [key order]");
-            }
-            if !b.also_changed.is_empty() {
-                line.push_str(&format!(" (with {})", b.also_changed.join(", ")));
-            }
+        Some(d) => {
+            line.push_str(&format!(
+                "BROKEN at {} ({}, token {})",
+                d.pointer,
+                d.source.as_str(),
+                grouped(d.token)
+            ));
             let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
             line.push_str(&format!(" ({})", causes.join(", ")));
         }
     }
-    line.push_str(&format!(
-        "; reusable {} of {} tokens ({} bytes)",
-        pair.reusable_tokens, pair.from_tokens, pair.reusable_bytes
-    ));
-    if let Some(cached) = pair.reported_cached_tokens {
-        line.push_str(&format!("; server cached {cached}"));
+    if pair.divergence.is_none() && !pair.causes.is_empty() {
+        let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
+        line.push_str(&format!(" ({})", causes.join(", ")));
     }
-    let warnings = concern_names(pair);
-    if !warnings.is_empty() {
-        line.push_str(&format!("; warnings: {}", warnings.join(", ")));
-        if let Some(gap) = pair.idle_gap_secs
-            && pair
-                .warnings
-                .contains(&crate::core::prefix::Warning::IdleGap)
-        {
-            line.push_str(&format!(" (gap {gap} s)"));
+    line.push_str(&format!(
+        "; reusable {} of {} tokens",
+        grouped(pair.reusable_tokens),
+        grouped(pair.from_tokens)
+    ));
+    if let Some(row) = row {
+        if let Some(cached) = row.reported.as_ref().and_then(|r| r.cached_tokens) {
+            line.push_str(&format!("; server cached {}", grouped(cached)));
         }
+        if let Some(lost) = row.cost_usd.map(|c| c.lost).filter(|l| *l > 0.0) {
+            line.push_str(&format!("; lost {}", usd(lost)));
+        }
+        let notes: Vec<&str> = row.notes.iter().map(|c| c.as_str()).collect();
+        if !notes.is_empty() {
+            line.push_str(&format!("; also: {}", notes.join(", ")));
+            if let Some(gap) = row.prediction.idle_gap_secs
+                && row.notes.contains(&ledger::Cause::IdleGap)
+            {
+                line.push_str(&format!(" (gap {gap} s)"));
+            }
+        }
+    }
+    if !pair.not_recorded.is_empty() {
+        line.push_str(&format!(
+            "; not recorded (assumed unchanged): {}",
+            pair.not_recorded.join(", ")
+        ));
     }
     line
 }
 
-fn summary_line(report: &crate::core::prefix::SessionReport) -> String {
-    let s = &report.summary;
+fn summary_line(ledger: &Ledger) -> String {
+    let s = &ledger.summary;
     let cached = s
         .reported_cached_tokens
-        .map_or_else(|| "no".to_string(), |c| c.to_string());
+        .map_or_else(|| "no".to_string(), grouped);
     let mut requests = match s.requests {
         1 => "1 request".to_string(),
         n => format!("{n} requests"),
@@ -558,28 +596,22 @@ fn summary_line(report: &crate::core::prefix::SessionReport) -> String {
         1 => aside.push("1 warm-up".to_string()),
         n => aside.push(format!("{n} warm-ups")),
     }
+    match s.compactions {
+        0 => {}
+        1 => aside.push("1 compaction".to_string()),
+        n => aside.push(format!("{n} compactions")),
+    }
     if s.undetermined > 0 {
         aside.push(format!("{} not judged", s.undetermined));
     }
     if !aside.is_empty() {
         requests.push_str(&format!(" ({})", aside.join(", ")));
     }
-    let mut line = format!(
-        "session: {requests}, {} breaks, {} input tokens, {} reusable, {cached} reported cached; \
-         misses: {} tokens, ${:.4}",
+    format!(
+        "session: {requests}, {} breaks, {} input tokens (estimated), {cached} reported cached",
         s.breaks,
-        s.input_tokens,
-        s.reusable_tokens,
-        report.cost.missed_tokens,
-        report.cost.miss_cost_usd
-    );
-    if !report.cost.unpriced_models.is_empty() {
-        line.push_str(&format!(
-            " (no price for {})",
-            report.cost.unpriced_models.join(", ")
-        ));
-    }
-    line
+        grouped(s.estimated_tokens),
+    )
 }
 
 /// What a response's usage reports.
@@ -588,6 +620,7 @@ struct Reported {
     cached: Option<u64>,
     write: Option<u64>,
     input: Option<u64>,
+    diagnostics: Option<PromptCacheDiagnostics>,
 }
 
 /// `usage.input_tokens_details.cached_tokens` (and `cache_write_tokens`, `input_tokens`) of a
@@ -611,6 +644,10 @@ fn reported_usage(text: &str) -> anyhow::Result<Reported> {
                 .and_then(|d| d.get("cache_write_tokens"))
                 .and_then(Value::as_u64),
             input: usage.get("input_tokens").and_then(Value::as_u64),
+            diagnostics: value
+                .get("prompt_cache_diagnostics")
+                .or_else(|| value.get("response").and_then(|r| r.get("prompt_cache_diagnostics")))
+                .and_then(PromptCacheDiagnostics::from_value),
         });
     }
     let mut reader = StreamReader::new();
@@ -625,5 +662,6 @@ fn reported_usage(text: &str) -> anyhow::Result<Reported> {
         cached: count(Some(usage.cached_input_tokens)),
         write: count(Some(usage.cache_write_input_tokens)).filter(|&w| w > 0),
         input: count(Some(usage.input_tokens)),
+        diagnostics: reader.outcome().cache_diagnostics.clone(),
     })
 }

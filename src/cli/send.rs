@@ -35,7 +35,8 @@ use super::shown::shown;
 use super::stream::{Failure, Printer, describe_event, secs};
 use crate::core::compile::CompiledRequest;
 use crate::core::import::import_body;
-use crate::core::prefix::{PairReport, Tokenizer};
+use crate::core::ledger::PairVerdict;
+use crate::core::prefix::Tokenizer;
 use crate::core::prompt::{Dialect, Prompt};
 use crate::core::rules::CompileRules;
 use crate::core::stream::TurnOutcome;
@@ -135,7 +136,7 @@ struct Plan {
     name: String,
     /// The prefix verdict against the previous request and the number of items added
     /// (`--continue`).
-    prefix: Option<(PairReport, usize)>,
+    prefix: Option<(PairVerdict, usize)>,
 }
 
 impl SendArgs {
@@ -174,12 +175,12 @@ fn plan_continue(args: &SendArgs, session: i64) -> anyhow::Result<Plan> {
     if let Some(path) = &args.prompt {
         let (_, start) = load_and_compile(path, args.max_bytes, &args.choice(None))?;
         let report = prefix_check(&start.body, &previous_body, tokenizer)?;
-        if let Some(at) = &report.break_at {
+        if let Some(at) = &report.divergence {
             bail!(
                 "{}: session {session} did not start from this prompt (its request {} differs at {})",
                 display_name(path),
                 turn.position,
-                at.path.as_deref().unwrap_or(at.at.as_str())
+                at.pointer
             );
         }
     }
@@ -223,12 +224,12 @@ fn parse_tool_output(arg: &str, max_bytes: u64) -> anyhow::Result<(String, Strin
     Ok((call_id.trim().to_string(), output))
 }
 
-fn prefix_json(report: &PairReport, added: usize) -> Value {
+fn prefix_json(report: &PairVerdict, added: usize) -> Value {
     json!({"continue": {
         "previous_request": report.from,
         "added_items": added,
         "prefix_kept": report.prefix_kept,
-        "break": report.break_at,
+        "break": report.divergence,
         "causes": report.causes,
         "reusable_tokens": report.reusable_tokens,
         "previous_tokens": report.from_tokens,
@@ -398,15 +399,15 @@ pub fn run(args: &SendArgs) -> anyhow::Result<()> {
 }
 
 /// One readable line about the prefix property of a continued request.
-fn prefix_note(report: &PairReport) -> String {
-    match &report.break_at {
+fn prefix_note(report: &PairVerdict) -> String {
+    match &report.divergence {
         None => format!(
             "prefix kept: the new request begins with request {} exactly ({} of its {} tokens reusable)",
             report.from, report.reusable_tokens, report.from_tokens
         ),
         Some(at) => format!(
             "prefix BROKEN at {} ({}): {} of {} tokens reusable",
-            at.path.as_deref().unwrap_or(at.at.as_str()),
+            at.pointer,
             report
                 .causes
                 .iter()

@@ -5,7 +5,7 @@
 //! ([`CODEX_CACHE_FILE`] in `$CODEX_HOME`); unknown fields are ignored, and catalogs merge
 //! ([`ModelCatalog::merge`]) reporting the models added or changed.
 
-pub mod cache;
+
 mod shape;
 
 use serde::{Deserialize, Serialize};

@@ -30,7 +30,8 @@ use super::items::{
     ToolOutput,
 };
 use super::json::JsonMap;
-use super::prefix::{PairReport, PrefixError, RequestMeta, Session, Tokenizer};
+use super::ledger::{Counting, PairVerdict, compare_pair};
+use super::prefix::{PrefixError, RequestMeta, Session, Tokenizer};
 use super::prompt::Prompt;
 use super::stream::{TurnOutcome, TurnState};
 
@@ -307,19 +308,20 @@ fn user_message(message: &UserMessage) -> ResponseItem {
 }
 
 /// The prefix verdict of two compiled request bodies (previous, next): whether the next prompt
-/// begins with the previous one exactly, and if not where and why (see [`crate::core::prefix`]).
+/// begins with the previous one exactly, and if not where and why, on the rendered prompt
+/// (see [`crate::core::ledger`]).
 pub fn prefix_check(
     previous_body: &JsonMap,
     next_body: &JsonMap,
     tokenizer: Tokenizer,
-) -> Result<PairReport, PrefixError> {
+) -> Result<PairVerdict, PrefixError> {
     let mut session = Session::new(tokenizer);
     session.push_body(
         &Value::Object(previous_body.clone()),
         RequestMeta::default(),
     )?;
     session.push_body(&Value::Object(next_body.clone()), RequestMeta::default())?;
-    session.compare(0, 1)
+    Ok(compare_pair(&session, &Counting::default(), 0, 1))
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@
 
 use std::path::Path;
 
-use crate::core::prefix::{PriceTable, Session};
+use crate::core::ledger::{self, Rules};
+use crate::core::prefix::Session;
 use crate::core::rollout::Limits;
 use crate::store::prefix_input::push_stored_session;
 use crate::store::{Page, Store};
@@ -78,7 +79,7 @@ fn read_back(store: &mut Store, id: i64, count: Option<usize>) {
     }
     let mut session = Session::default();
     if push_stored_session(&mut session, store, id).is_ok() {
-        let _ = session.report(&PriceTable::bundled());
+        let _ = ledger::ledger(&session, &Rules::bundled());
     }
     let _ = store.export_jsonl(id, true);
     let _ = store.export_har(id, true);

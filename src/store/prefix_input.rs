@@ -91,6 +91,7 @@ pub fn push_parts(
         let fail = |message: String| part_error(format!("request {position}"), message);
         let mut meta = request_meta(request.usage.as_ref(), request.started_us, request.total_us);
         meta.response_id.clone_from(&request.response_id);
+        meta.not_recorded.clone_from(&request.not_recorded);
         for json in outputs.remove(&request.id).unwrap_or_default() {
             let item = parse(&json, format!("output of request {position}"))?;
             meta.output.push(session.intern_item_owned(item));

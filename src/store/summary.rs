@@ -179,6 +179,9 @@ pub struct StoredParts {
     pub usage: Option<Value>,
     /// The id of its response, when recorded.
     pub response_id: Option<String>,
+    /// Parts of the request its source did not record (a Codex rollout's `tools` and
+    /// `client_metadata`, from `extra.rollout.not_recorded`).
+    pub not_recorded: Vec<String>,
 }
 
 /// Input, cached and output tokens of a stored usage, in any shape ([`UsageCounts`]).
@@ -277,7 +280,8 @@ impl Store {
         let mut cut_bodies = Vec::new();
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.input_items, r.body_verbatim, r.started_us, r.total_us,
-                    o.usage, r.body_pieces, o.response_id
+                    o.usage, r.body_pieces, o.response_id,
+                    CASE WHEN json_valid(r.extra) THEN json_extract(r.extra, '$.rollout.not_recorded') END
              FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id
              WHERE r.session_id = ?1 ORDER BY r.position",
         )?;
@@ -306,6 +310,10 @@ impl Store {
                 total_us: row.get(4)?,
                 usage: parse_usage(row.get(5)?),
                 response_id: row.get(7)?,
+                not_recorded: row
+                    .get::<_, Option<String>>(8)?
+                    .and_then(|json| serde_json::from_str::<Vec<String>>(&json).ok())
+                    .unwrap_or_default(),
             });
         }
         for request in &parts.requests {

@@ -1,11 +1,12 @@
 //! Matching incoming requests to a recording, by content: the replay endpoint's one matcher,
 //! over HTTP and WebSocket alike.
 //!
-//! Two prefix analyses hold the recorded requests first (index = position in the recording),
-//! then each incoming request as it arrives: `exact`, the bodies as sent, and `content`, the
-//! bodies without what a client derives per thread or per run — the `id` of every input item
-//! (Codex mints them from the thread, session and turn ids); `client_metadata` and
-//! `prompt_cache_key` never take part in a prompt comparison. Each analysis reads a request
+//! Two sessions hold the recorded requests first (index = position in the recording), then each
+//! incoming request as it arrives: `exact`, the bodies as sent, and `content`, the bodies
+//! without what a client derives per thread or per run — the `id` of every input item (Codex
+//! mints them from the thread, session and turn ids). Requests are compared on the rendered
+//! prompt (`core::ledger::compare_pair`), where ids, `client_metadata` and key order never
+//! count. Each analysis reads a request
 //! that continues a response (`previous_response_id`, Codex over WebSocket) as its whole
 //! prompt: the recorded requests with their recorded responses, an incoming one with the
 //! recorded response it was served.
@@ -13,12 +14,13 @@
 //! An incoming request is matched to the recorded request at the expected position when the
 //! content comparison keeps at least the minimum share of the recorded prompt's tokens, else to
 //! the best unused recorded request that does. The verdict names the first differing *content*
-//! with the prefix analysis's cause names, or says "same as recorded" — and, when only derived
-//! ids differ, that a new thread cannot reuse the old thread's cache.
+//! with the ledger's cause names (the server's vocabulary), or says "same as recorded" — and
+//! when only item ids differ, that they are not rendered.
 
 use serde_json::Value;
 
-use crate::core::prefix::{Cause, ElementId, PairReport, RequestMeta, Session};
+use crate::core::ledger::{Counting, PairVerdict, compare_pair};
+use crate::core::prefix::{ElementId, RequestMeta, Session};
 use crate::core::stream::output_items::output_items;
 use crate::transport::replay::Recording;
 
@@ -44,9 +46,9 @@ pub struct Matched {
     /// Share of the recorded prompt's tokens the incoming one keeps, by content.
     pub similarity: f64,
     /// The comparison of the bodies as sent.
-    pub exact: PairReport,
+    pub exact: PairVerdict,
     /// The comparison by content.
-    pub content: PairReport,
+    pub content: PairVerdict,
     /// The verdict in words ([`verdict`]).
     pub verdict: String,
 }
@@ -146,11 +148,12 @@ impl Matcher {
             })
             .map_err(|e| format!("the request cannot be compared: {e}"))?;
         let fits = |i: usize| !self.used[i] && self.kinds[i] == compact;
-        let score = |i: usize| -> Option<(f64, PairReport)> {
-            let report = self.content.compare(i, incoming).ok()?;
+        let counting = Counting::default();
+        let score = |i: usize| -> Option<(f64, PairVerdict)> {
+            let report = compare_pair(&self.content, &counting, i, incoming);
             Some((similarity(&report), report))
         };
-        let mut best: Option<(usize, f64, PairReport)> = None;
+        let mut best: Option<(usize, f64, PairVerdict)> = None;
         if self.next < self.recorded
             && fits(self.next)
             && let Some((s, report)) = score(self.next)
@@ -172,10 +175,13 @@ impl Matcher {
             Some((i, s, content)) if s >= min_similarity => {
                 self.used[i] = true;
                 self.next = i + 1;
-                let exact = self
-                    .exact
-                    .compare(i, incoming)
-                    .map_err(|e| format!("the request cannot be compared: {e}"))?;
+                let exact = compare_pair(&self.exact, &counting, i, incoming);
+                let ids_differ = {
+                    let ids = |k: usize| -> Vec<ElementId> {
+                        self.exact.requests()[k].shape.elements().collect()
+                    };
+                    ids(i) != ids(incoming)
+                };
                 if let Some(response) = &self.responses[i] {
                     self.exact
                         .set_response(incoming, response.id.clone(), response.exact.clone());
@@ -185,7 +191,7 @@ impl Matcher {
                         response.content.clone(),
                     );
                 }
-                let verdict = verdict(&exact, &content);
+                let verdict = verdict(&content, ids_differ);
                 Ok(Matched {
                     recorded: i,
                     similarity: s,
@@ -207,20 +213,18 @@ impl Matcher {
 }
 
 /// Share of the earlier prompt's tokens the later one keeps.
-fn similarity(report: &PairReport) -> f64 {
+fn similarity(report: &PairVerdict) -> f64 {
     if report.from_tokens == 0 {
         return if report.prefix_kept { 1.0 } else { 0.0 };
     }
     report.reusable_tokens as f64 / report.from_tokens as f64
 }
 
-/// The verdict of a match in words: "same as recorded" (and what a change of derived ids alone
-/// means), how much longer the incoming prompt is, or where its content first differs and why.
-pub fn verdict(exact: &PairReport, content: &PairReport) -> String {
-    if let Some(why) = &content.undetermined {
-        return format!("not compared: {why}");
-    }
-    let Some(at) = &content.break_at else {
+/// The verdict of a match in words: "same as recorded" (and, when the bodies differ only in
+/// item ids, that those are not rendered), how much longer the incoming prompt is, or where its
+/// content first differs and why.
+pub fn verdict(content: &PairVerdict, ids_differ: bool) -> String {
+    let Some(at) = &content.divergence else {
         let mut text = if content.to_tokens > content.from_tokens {
             format!(
                 "extends the recorded prompt by {} tokens",
@@ -229,25 +233,13 @@ pub fn verdict(exact: &PairReport, content: &PairReport) -> String {
         } else {
             "same as recorded".to_string()
         };
-        if exact.break_at.is_some() {
-            text.push_str(&format!(
-                " (new thread id → new derived ids; the prefix differs from byte {}, so a new thread cannot reuse the old thread's cache)",
-                exact.reusable_bytes
-            ));
+        if ids_differ {
+            text.push_str(" (new item ids: not part of the rendered prompt)");
         }
         return text;
     };
-    let mut text = "differs from recorded at ".to_string();
-    match &at.path {
-        Some(path) => text.push_str(path),
-        None => text.push_str(at.at.as_str()),
-    }
-    let causes: Vec<&str> = content
-        .causes
-        .iter()
-        .filter(|c| **c != Cause::DerivedIdsChanged)
-        .map(|c| c.as_str())
-        .collect();
+    let mut text = format!("differs from recorded at {}", at.pointer);
+    let causes: Vec<&str> = content.causes.iter().map(|c| c.as_str()).collect();
     if !causes.is_empty() {
         text.push_str(&format!(" ({})", causes.join(", ")));
     }

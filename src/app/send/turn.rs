@@ -19,7 +19,8 @@ use crate::app::command::AppCommand;
 use crate::app::event::AppEvent;
 use crate::app::state::{AppState, Dialog, PendingAction, UNDO_LIMIT};
 use crate::core::compile::CompiledRequest;
-use crate::core::prefix::{PairReport, Tokenizer};
+use crate::core::ledger::PairVerdict;
+use crate::core::prefix::Tokenizer;
 use crate::core::prompt::Prompt;
 use crate::core::turn_loop::{Continuation, next_prompt, prefix_check};
 
@@ -35,7 +36,7 @@ pub struct Continued {
     /// The prefix check was started.
     pub checking: bool,
     /// The verdict: the pair report, or why it could not be computed.
-    pub prefix: Option<Result<PairReport, String>>,
+    pub prefix: Option<Result<PairVerdict, String>>,
 }
 
 /// Builds the next request from the last send's outcome and loads it into the form.
@@ -146,7 +147,7 @@ pub fn check_prefix(state: &mut AppState) {
 }
 
 /// Stores a prefix verdict (when it is for the prompt still loaded).
-pub fn apply_prefix(state: &mut AppState, revision: u64, result: Result<PairReport, String>) {
+pub fn apply_prefix(state: &mut AppState, revision: u64, result: Result<PairVerdict, String>) {
     if let Some(continued) = state.send.continued.as_mut()
         && continued.revision == revision
     {
@@ -155,27 +156,17 @@ pub fn apply_prefix(state: &mut AppState, revision: u64, result: Result<PairRepo
 }
 
 /// The verdict in one line: kept (with the reusable tokens), or where it broke and why.
-pub fn verdict_text(report: &PairReport) -> String {
+pub fn verdict_text(report: &PairVerdict) -> String {
     if report.prefix_kept {
         return format!(
             "prefix kept: the new request begins with the sent one ({} of {} tokens reusable)",
             report.reusable_tokens, report.to_tokens
         );
     }
-    let name = |v: serde_json::Result<serde_json::Value>| {
-        v.ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default()
-    };
-    let at = report.break_at.as_ref().map_or_else(String::new, |b| {
-        b.path
-            .clone()
-            .unwrap_or_else(|| name(serde_json::to_value(b.at)))
-    });
-    let causes: Vec<String> = report
-        .causes
-        .iter()
-        .map(|c| name(serde_json::to_value(c)))
-        .collect();
+    let at = report
+        .divergence
+        .as_ref()
+        .map_or_else(String::new, |b| b.pointer.clone());
+    let causes: Vec<&str> = report.causes.iter().map(|c| c.as_str()).collect();
     format!("prefix broken at {at}: {}", causes.join(", "))
 }

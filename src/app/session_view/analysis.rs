@@ -1,106 +1,169 @@
-//! A stored session's cache-prefix analysis for the Sessions view, computed on a worker from
-//! the store's content-addressed parts through the store's one adapter
-//! (`store::prefix_input`, which `diff --session` reads too) — no body is rebuilt or
-//! re-serialized. Everything the view draws per frame (badges, chart series, the break list's
-//! text) is computed here once; what a pair's verdict hides ([`Concern`]) is core's.
+//! A stored session's ledger for the Sessions view, computed on a worker from the store's
+//! content-addressed parts through the store's one adapter (`store::prefix_input`, which
+//! `diff --session` reads too) — no body is rebuilt or re-serialized. Every figure the view
+//! draws (badges, the sentence, the waterfall, the break list's text, the inspector's cost) is
+//! read from the ledger's rows here, once; nothing here computes a cache figure of its own.
 
 use std::sync::Arc;
 
-use crate::core::cache::CacheReport;
-use crate::core::models::cache::CacheModels;
-use crate::core::prefix::{
-    Concern, PairReport, PriceTable, Session, SessionReport, missed_cacheable_tokens,
-};
+use crate::core::format::grouped;
+use crate::core::ledger::summary::usd;
+use crate::core::ledger::{self, Cause, CacheModels, Ledger, PriceTable, Row, RowKind, Rules};
+use crate::core::prefix::Session;
 use crate::store::prefix_input::push_parts;
 use crate::store::summary::SessionParts;
 
 /// A request's prefix badge in the browser.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PrefixBadge {
-    /// The first request (nothing to compare with).
+    /// The first request of its conversation (nothing to compare with).
     First,
-    /// Its prompt starts with the previous one's; what a bare "kept" would hide.
-    Kept(Vec<Concern>),
-    /// The prefix broke before it: the causes, by name, and the pair's concerns.
-    Broken(String, Vec<Concern>),
-    /// A `generate: false` warm-up: not a turn, not judged as one.
+    /// Its prompt starts with the previous turn's; the notes a bare "kept" would hide (an idle
+    /// gap, a routing change, a server shortfall).
+    Kept(Vec<Cause>),
+    /// The prefix broke before it: the causes, by name, and its notes.
+    Broken(String, Vec<Cause>),
+    /// A `generate: false` warm-up: not a turn.
     Warmup,
+    /// A compaction request: expected, its own cost.
+    Compaction,
+    /// The first turn after a compaction: its history was rewritten (and the routing causes, if
+    /// any).
+    AfterCompaction(Vec<Cause>),
     /// It continues a response the recording does not have: its prompt is not known.
     Undetermined,
 }
 
 impl PrefixBadge {
-    /// The badge text (`kept`, `kept · ! cache key changed`, `broken: tools_changed`).
+    /// The badge of a ledger row.
+    pub fn of(row: &Row) -> Self {
+        let notes = || -> Vec<Cause> {
+            let mut notes: Vec<Cause> = row
+                .verdict
+                .as_ref()
+                .map(|v| v.causes.iter().copied().filter(|c| c.is_routing()).collect())
+                .unwrap_or_default();
+            for n in &row.notes {
+                if !notes.contains(n) {
+                    notes.push(*n);
+                }
+            }
+            notes
+        };
+        match row.kind {
+            RowKind::First => Self::First,
+            RowKind::Warmup => Self::Warmup,
+            RowKind::Compaction => Self::Compaction,
+            RowKind::Undetermined => Self::Undetermined,
+            RowKind::AfterCompaction => Self::AfterCompaction(notes()),
+            RowKind::Turn => match &row.verdict {
+                Some(v) if !v.prefix_kept => {
+                    let causes: Vec<&str> = v
+                        .causes
+                        .iter()
+                        .filter(|c| !c.is_routing())
+                        .map(|c| c.as_str())
+                        .collect();
+                    Self::Broken(causes.join(", "), notes())
+                }
+                _ => Self::Kept(notes()),
+            },
+        }
+    }
+
+    /// The badge text (`kept`, `kept · ! idle gap`, `broken: tools_changed`).
     pub fn label(&self) -> String {
         let mut text = match self {
             Self::First => return "first".to_string(),
             Self::Warmup => return "warm-up".to_string(),
+            Self::Compaction => return "compaction (expected)".to_string(),
             Self::Undetermined => {
                 return "not judged: continues an unrecorded response".to_string();
             }
+            Self::AfterCompaction(_) => "after compaction".to_string(),
             Self::Kept(_) => "kept".to_string(),
             Self::Broken(causes, _) => format!("broken: {causes}"),
         };
-        let concerns = self.concerns();
-        if !concerns.is_empty() {
-            let words: Vec<&str> = concerns.iter().map(|c| c.short()).collect();
+        let notes = self.notes();
+        if !notes.is_empty() {
+            let words: Vec<&str> = notes.iter().map(|c| c.short()).collect();
             text.push_str(&format!(" · ! {}", words.join(", ")));
         }
         text
     }
 
-    /// The concerns shown with the verdict.
-    pub fn concerns(&self) -> &[Concern] {
+    /// The notes shown with the verdict.
+    pub fn notes(&self) -> &[Cause] {
         match self {
-            Self::First | Self::Warmup | Self::Undetermined => &[],
-            Self::Kept(c) | Self::Broken(_, c) => c,
+            Self::First | Self::Warmup | Self::Compaction | Self::Undetermined => &[],
+            Self::Kept(c) | Self::Broken(_, c) | Self::AfterCompaction(c) => c,
         }
     }
 
-    /// Kept, with a concern: the strip and the table mark it as a warning, not as kept.
+    /// Kept, with a note: the strip and the table mark it as a warning, not as kept.
     pub fn is_warned_kept(&self) -> bool {
         matches!(self, Self::Kept(c) if !c.is_empty())
     }
+
+    /// Whether it marks a costly break.
+    pub fn is_broken(&self) -> bool {
+        matches!(self, Self::Broken(..))
+    }
 }
 
-/// The prefix analysis of one session and what the view draws from it.
+/// The waterfall's series: per request, tokens read, written and uncached (the ledger's rows:
+/// the server's figures where reported), and where breaks and compactions fall.
+#[derive(Debug, Clone, Default)]
+pub struct Waterfall {
+    /// `[index, tokens]` read from the cache.
+    pub read: Vec<[f64; 2]>,
+    /// `[index, tokens]` written to it.
+    pub written: Vec<[f64; 2]>,
+    /// `[index, tokens]` neither.
+    pub uncached: Vec<[f64; 2]>,
+    /// Requests whose prefix broke at a cost.
+    pub breaks: Vec<f64>,
+    /// Compaction requests.
+    pub compactions: Vec<f64>,
+    /// The highest input of a request.
+    pub top: f64,
+}
+
+/// The ledger of one session and what the view draws from it.
 #[derive(Debug)]
 pub struct Analysis {
     /// The session id.
     pub session: i64,
-    /// The analysed session (for pair diffs on demand).
+    /// The analysed session (for pair diffs and what-ifs on demand).
     pub prefix: Arc<Session>,
-    /// Consecutive pairs, totals, miss cost, growth.
-    pub report: SessionReport,
+    /// The ledger: every cache figure of the session.
+    pub ledger: Arc<Ledger>,
+    /// The rules it was computed under (the what-if re-simulates with them).
+    pub rules: Arc<Rules>,
     /// Per request: its badge.
     pub badges: Vec<PrefixBadge>,
-    /// Per break: (pair index in `report.pairs`, the row's text).
+    /// Per costly break: (request index, the row's text).
     pub breaks: Vec<(usize, String)>,
-    /// Per break or warned pair, in pair order: (pair index in `report.pairs`, the row's text)
-    /// — the "Breaks and warnings" list.
+    /// Per break or warned request, in order: (request index, the row's text) — the "Breaks and
+    /// warnings" list.
     pub notes: Vec<(usize, String)>,
-    /// The cache as each request's model keeps it (`core::cache`): per request read / written /
-    /// uncached tokens and dollars, the session's paid / ideal / lost, the hazards.
-    pub cache: CacheReport,
-    /// Per priced request `[index, dollars]`: what its input paid, under its cache model.
+    /// The sentence the pane opens with (the ledger summary's).
+    pub sentence: String,
+    /// The waterfall's series.
+    pub waterfall: Waterfall,
+    /// Per priced request `[index, dollars]`: what its input paid.
     pub cost_paid: Vec<[f64; 2]>,
-    /// Per priced request `[index, dollars]`: what the break before it lost.
+    /// Per priced request `[index, dollars]`: what it lost.
     pub cost_lost: Vec<[f64; 2]>,
-    /// Per request `[index, tokens]`: locally estimated reusable (cached) input.
-    pub cached_local: Vec<[f64; 2]>,
-    /// Per request `[index, tokens]`: locally estimated uncached input.
-    pub uncached_local: Vec<[f64; 2]>,
     /// Per request that reported it `[index, tokens]`: the server's `cached_tokens`.
     pub cached_server: Vec<[f64; 2]>,
     /// Per request `[index, bytes]`: the body as sent.
     pub sent_bytes: Vec<[f64; 2]>,
     /// Per request `[index, bytes]`: the body if it resent the whole history.
     pub full_history_bytes: Vec<[f64; 2]>,
-    /// Milliseconds the analysis took (read + analyse).
+    /// Milliseconds the analysis took (read + ledger).
     pub millis: f64,
-    /// The cache models it simulated with (the what-if re-simulates with them too).
-    pub cache_models: Arc<CacheModels>,
-    /// Where they came from, or why a cache-models file was not applied.
+    /// Where the cache models came from, or why a cache-models file was not applied.
     pub cache_models_note: Option<CacheModelsNote>,
 }
 
@@ -132,17 +195,17 @@ pub const CACHE_MODELS_FILE: &str = "cache-models.json";
 /// Reads `cache-models.json` beside the database at `db`: the built-in table (and no note) when
 /// there is none; the built-in table and the reason when it cannot be read or does not parse
 /// (nothing of a bad file is applied).
-pub fn cache_models_beside(db: &std::path::Path) -> (Arc<CacheModels>, Option<CacheModelsNote>) {
+pub fn cache_models_beside(db: &std::path::Path) -> (CacheModels, Option<CacheModelsNote>) {
     let path = db.with_file_name(CACHE_MODELS_FILE);
     let shown = path.display().to_string();
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return (Arc::new(CacheModels::default()), None);
+            return (CacheModels::default(), None);
         }
         Err(e) => {
             return (
-                Arc::new(CacheModels::default()),
+                CacheModels::default(),
                 Some(CacheModelsNote::Refused(format!("{shown}: {e}"))),
             );
         }
@@ -150,176 +213,158 @@ pub fn cache_models_beside(db: &std::path::Path) -> (Arc<CacheModels>, Option<Ca
     match CacheModels::from_json(&text) {
         Ok(models) => {
             let rows = models.models.len();
-            (Arc::new(models), Some(CacheModelsNote::Loaded(shown, rows)))
+            (models, Some(CacheModelsNote::Loaded(shown, rows)))
         }
         Err(e) => (
-            Arc::new(CacheModels::default()),
+            CacheModels::default(),
             Some(CacheModelsNote::Refused(format!("{shown}: {e}"))),
         ),
     }
 }
 
 impl Analysis {
-    /// The first broken pair (earlier, later), if any.
-    pub fn first_break(&self) -> Option<(usize, usize)> {
-        let (pair, _) = self.breaks.first()?;
-        let pair = self.report.pairs.get(*pair)?;
-        Some((pair.from, pair.to))
+    /// The ledger row of request `index`.
+    pub fn row(&self, index: usize) -> Option<&Row> {
+        self.ledger.rows.get(index)
     }
 
-    /// The first broken pair, else the first pair with a warning: the pair shown on opening.
+    /// The pair (earlier, later) a row was compared as.
+    fn pair_of(&self, index: usize) -> Option<(usize, usize)> {
+        let row = self.row(index)?;
+        Some((row.previous?, index))
+    }
+
+    /// The first costly break (earlier, later), if any.
+    pub fn first_break(&self) -> Option<(usize, usize)> {
+        let (index, _) = self.breaks.first()?;
+        self.pair_of(*index)
+    }
+
+    /// The first break, else the first warned request: the pair shown on opening.
     pub fn first_note(&self) -> Option<(usize, usize)> {
         if let Some(pair) = self.first_break() {
             return Some(pair);
         }
-        let (pair, _) = self.notes.first()?;
-        let pair = self.report.pairs.get(*pair)?;
-        Some((pair.from, pair.to))
+        let (index, _) = self.notes.first()?;
+        self.pair_of(*index)
     }
 }
 
-/// The text of a break row: where, why, and what it cost.
-pub fn break_text(pair: &PairReport) -> String {
-    let place = pair.break_at.as_ref().map_or_else(String::new, |b| {
-        let at = b.path.clone().unwrap_or_else(|| b.at.as_str().to_string());
-        if b.also_changed.is_empty() {
-            format!(" at {at}")
-        } else {
-            format!(" at {at} (with {})", b.also_changed.join(", "))
-        }
-    });
-    let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
-    let missed = missed_cacheable_tokens(pair);
-    format!(
-        "turns {}–{}: broken{place} · {} · reusable {} of {} tokens · {missed} cacheable tokens missed",
-        pair.from,
-        pair.to,
-        causes.join(", "),
-        pair.reusable_tokens,
-        pair.from_tokens
-    )
+/// The text of a row in the "Breaks and warnings" list: where, why, and what it cost — all
+/// figures the row's.
+pub fn break_text(row: &Row) -> String {
+    let Some(v) = &row.verdict else {
+        return format!("request {}: {}", row.index, PrefixBadge::of(row).label());
+    };
+    let mut text = format!("request {} (against {})", row.index, v.from);
+    match &v.divergence {
+        Some(d) => text.push_str(&format!(
+            ": broken at {} ({}, token {})",
+            d.pointer,
+            d.source.label(),
+            grouped(d.token)
+        )),
+        None => text.push_str(": prefix kept"),
+    }
+    let causes: Vec<&str> = v.causes.iter().map(|c| c.as_str()).collect();
+    if !causes.is_empty() {
+        text.push_str(&format!(" · {}", causes.join(", ")));
+    }
+    text.push_str(&format!(
+        " · reusable {} of {} tokens · read {}",
+        grouped(v.reusable_tokens),
+        grouped(v.from_tokens),
+        grouped(row.read_tokens())
+    ));
+    if let Some(d) = row.cost_usd.filter(|d| d.lost > 0.0) {
+        text.push_str(&format!(" · lost {}", usd(d.lost)));
+    }
+    let notes: Vec<&str> = row.notes.iter().map(|c| c.as_str()).collect();
+    if !notes.is_empty() {
+        text.push_str(&format!(" · ! {}", notes.join(", ")));
+    }
+    text
 }
 
-/// The text of a kept pair's row in the "Breaks and warnings" list.
-pub fn warning_text(pair: &PairReport, concerns: &[Concern]) -> String {
-    let names: Vec<&str> = concerns.iter().map(|c| c.name()).collect();
-    let server = pair
-        .reported_cached_tokens
-        .map_or_else(String::new, |c| format!(" · server cached {c}"));
-    format!(
-        "turns {}–{}: kept · ! {} · reusable {} of {} tokens{server}",
-        pair.from,
-        pair.to,
-        names.join(", "),
-        pair.reusable_tokens,
-        pair.from_tokens
-    )
-}
-
-/// Analyses session `session` from its stored parts (read into the analysis by the store's
-/// one adapter, [`push_parts`]).
+/// Analyses session `session` from its stored parts with the bundled rules.
 pub fn analyze_parts(
     session: i64,
     parts: SessionParts,
     prices: &PriceTable,
 ) -> Result<Analysis, String> {
-    analyze_parts_with(session, parts, prices, Arc::default(), None)
+    let rules = Rules {
+        prices: prices.clone(),
+        ..Rules::bundled()
+    };
+    analyze_parts_with(session, parts, Arc::new(rules), None)
 }
 
-/// [`analyze_parts`] with these cache models (and the note of where they came from).
+/// [`analyze_parts`] under these rules (and the note of where their cache models came from).
 pub fn analyze_parts_with(
     session: i64,
     parts: SessionParts,
-    prices: &PriceTable,
-    cache_models: Arc<CacheModels>,
+    rules: Arc<Rules>,
     cache_models_note: Option<CacheModelsNote>,
 ) -> Result<Analysis, String> {
     let started = std::time::Instant::now();
     let mut prefix = Session::default();
     push_parts(&mut prefix, session, parts).map_err(|e| e.to_string())?;
-    let server = prefix
-        .requests()
-        .iter()
-        .enumerate()
-        .filter_map(|(position, request)| {
-            let tokens = request.meta.reported_cached_tokens?;
-            Some([position as f64, tokens as f64])
-        })
-        .collect();
-    let report = prefix.report(prices);
-    let cache = crate::core::cache::report(&prefix, &cache_models, prices);
-    let priced = || {
-        cache
-            .requests
-            .iter()
-            .filter_map(|r| r.cost_usd.map(|d| (r.prediction.index as f64, d)))
-    };
-    let cost_paid = priced().map(|(x, d)| [x, d.paid]).collect();
-    let cost_lost = priced().map(|(x, d)| [x, d.lost]).collect();
-    let n = prefix.len();
-    let mut badges = vec![PrefixBadge::First];
-    let mut cached_local = vec![[0.0, 0.0]];
-    let mut uncached_local = vec![[0.0, prefix.requests()[0].tokens as f64]];
+    let ledger = ledger::ledger(&prefix, &rules);
+    let rows = &ledger.rows;
+    let badges: Vec<PrefixBadge> = rows.iter().map(PrefixBadge::of).collect();
     let mut breaks = Vec::new();
     let mut notes = Vec::new();
-    for (k, pair) in report.pairs.iter().enumerate() {
-        let x = pair.to as f64;
-        cached_local.push([x, pair.reusable_tokens as f64]);
-        uncached_local.push([
-            x,
-            pair.to_tokens.saturating_sub(pair.reusable_tokens) as f64,
-        ]);
-        let concerns = Concern::of(pair);
-        if pair.warmup {
-            badges.push(PrefixBadge::Warmup);
-        } else if let Some(why) = &pair.undetermined {
-            notes.push((k, format!("request {}: not judged: {why}", pair.to)));
-            badges.push(PrefixBadge::Undetermined);
-        } else if pair.prefix_kept {
-            if !concerns.is_empty() {
-                notes.push((k, warning_text(pair, &concerns)));
-            }
-            badges.push(PrefixBadge::Kept(concerns));
-        } else {
-            let causes: Vec<&str> = pair.causes.iter().map(|c| c.as_str()).collect();
-            let mut text = break_text(pair);
-            if !concerns.is_empty() {
-                let names: Vec<&str> = concerns.iter().map(|c| c.name()).collect();
-                text.push_str(&format!(" · ! {}", names.join(", ")));
-            }
-            breaks.push((k, text.clone()));
-            notes.push((k, text));
-            badges.push(PrefixBadge::Broken(causes.join(", "), concerns));
+    for (row, badge) in rows.iter().zip(&badges) {
+        let warned = !badge.notes().is_empty() || row.finding.is_some();
+        if row.is_break() {
+            breaks.push((row.index, break_text(row)));
+        }
+        if row.is_break() || (warned && row.verdict.is_some()) || row.kind == RowKind::Undetermined
+        {
+            notes.push((row.index, break_text(row)));
         }
     }
-    debug_assert_eq!(badges.len(), n);
-    let sent_bytes = report
-        .growth
-        .iter()
-        .map(|g| [g.index as f64, g.sent_bytes as f64])
-        .collect();
-    let full_history_bytes = report
-        .growth
-        .iter()
-        .map(|g| [g.index as f64, g.full_history_bytes as f64])
-        .collect();
+    let x = |row: &Row| row.index as f64;
+    let priced = || rows.iter().filter_map(|r| r.cost_usd.map(|d| (x(r), d)));
+    let waterfall = Waterfall {
+        read: rows.iter().map(|r| [x(r), r.read_tokens() as f64]).collect(),
+        written: rows.iter().map(|r| [x(r), r.write_tokens() as f64]).collect(),
+        uncached: rows.iter().map(|r| [x(r), r.uncached_tokens() as f64]).collect(),
+        breaks: rows.iter().filter(|r| r.is_break()).map(x).collect(),
+        compactions: rows
+            .iter()
+            .filter(|r| r.kind == RowKind::Compaction)
+            .map(x)
+            .collect(),
+        top: rows.iter().map(|r| r.input_tokens() as f64).fold(0.0, f64::max),
+    };
+    let growth = prefix.growth(|i| {
+        rows.get(i)
+            .and_then(|r| r.verdict.as_ref())
+            .is_some_and(|v| v.prefix_kept && v.from + 1 == i)
+    });
     Ok(Analysis {
         session,
-        prefix: Arc::new(prefix),
-        report,
-        cache,
-        cost_paid,
-        cost_lost,
+        cost_paid: priced().map(|(x, d)| [x, d.paid]).collect(),
+        cost_lost: priced().map(|(x, d)| [x, d.lost]).collect(),
+        cached_server: rows
+            .iter()
+            .filter_map(|r| Some([x(r), r.reported.as_ref()?.cached_tokens? as f64]))
+            .collect(),
+        sent_bytes: growth.iter().map(|g| [g.index as f64, g.sent_bytes as f64]).collect(),
+        full_history_bytes: growth
+            .iter()
+            .map(|g| [g.index as f64, g.full_history_bytes as f64])
+            .collect(),
+        sentence: ledger.summary.sentence(),
         badges,
         breaks,
         notes,
-        cached_local,
-        uncached_local,
-        cached_server: server,
-        sent_bytes,
-        full_history_bytes,
+        waterfall,
+        prefix: Arc::new(prefix),
+        ledger: Arc::new(ledger),
+        rules,
         millis: started.elapsed().as_secs_f64() * 1000.0,
-        cache_models,
         cache_models_note,
     })
 }

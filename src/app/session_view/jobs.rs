@@ -13,7 +13,7 @@ use super::{CompareSide, Compared, PairView, SessionEvent, form_body};
 use crate::app::event::AppEvent;
 use crate::app::state::AppState;
 use crate::core::json_diff::align;
-use crate::core::prefix::PriceTable;
+use crate::core::ledger::{self, Rules};
 use crate::store::Store;
 use crate::store::seed::open_seeded;
 
@@ -25,11 +25,15 @@ fn open_store(path: &Path) -> Result<Store, String> {
 /// worker that read its rows (`sessions::read_open`), with the cache models of
 /// `cache-models.json` beside the database when there is one.
 pub fn analyze_stored(store: &Store, session: i64, generation: u64) -> SessionEvent {
-    let (models, note) = cache_models_beside(store.path());
+    let (cache_models, note) = cache_models_beside(store.path());
+    let rules = Arc::new(Rules {
+        cache_models,
+        ..Rules::bundled()
+    });
     let result = store
         .session_parts(session)
         .map_err(|e| e.to_string())
-        .and_then(|parts| analyze_parts_with(session, parts, &PriceTable::bundled(), models, note))
+        .and_then(|parts| analyze_parts_with(session, parts, rules, note))
         .map(Arc::new);
     SessionEvent::Analyzed {
         session,
@@ -50,14 +54,22 @@ pub fn pair_diff(state: &mut AppState, from: usize, to: usize) {
         let result = analysis
             .prefix
             .pair_diff(from, to)
-            .and_then(|diff| {
-                let verdict = analysis.prefix.compare(from, to)?;
+            .map(|diff| {
+                // The ledger's own verdict when the pair is a row's; any other pair is compared
+                // on the rendered prompt the same way.
+                let verdict = analysis
+                    .row(to)
+                    .and_then(|r| r.verdict.clone())
+                    .filter(|v| v.from == from)
+                    .unwrap_or_else(|| {
+                        ledger::compare_pair(&analysis.prefix, &analysis.rules.counting, from, to)
+                    });
                 let causes: Vec<&str> = verdict.causes.iter().map(|c| c.as_str()).collect();
-                Ok(PairView::new(
+                PairView::new(
                     &diff,
-                    verdict.break_at.as_ref(),
+                    verdict.divergence.as_ref().map(|d| d.pointer.as_str()),
                     &causes.join(", "),
-                ))
+                )
             })
             .map(Arc::new)
             .map_err(|e| e.to_string());

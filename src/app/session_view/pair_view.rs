@@ -11,7 +11,7 @@
 //! break's.
 
 use crate::core::format::grouped;
-use crate::core::prefix::{Break, PairDiff, RowKind};
+use crate::core::prefix::{PairDiff, RowKind};
 
 /// What a line of the pair view shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,9 +155,9 @@ impl PathTracker {
 }
 
 impl PairView {
-    /// Flattens `diff`; `brk` and `causes` describe where and why the prefix broke.
-    pub fn new(diff: &PairDiff, brk: Option<&Break>, causes: &str) -> Self {
-        let break_path = brk.and_then(|b| b.path.clone());
+    /// Flattens `diff`; `break_path` (the JSON pointer of the divergence) and `causes` describe
+    /// where and why the prefix broke.
+    pub fn new(diff: &PairDiff, break_path: Option<&str>, causes: &str) -> Self {
         let at_pointer_path = |path: &str| break_path.as_deref().is_some_and(|b| inside(path, b));
         let mut lines = Vec::new();
         let mut first_difference = None;
@@ -424,9 +424,18 @@ mod tests {
         let mut session = Session::default();
         session.push_body(a, RequestMeta::default()).expect("a");
         session.push_body(b, RequestMeta::default()).expect("b");
-        let report = session.compare(0, 1).expect("compare");
+        let report = crate::core::ledger::compare_pair(
+            &session,
+            &crate::core::ledger::Counting::default(),
+            0,
+            1,
+        );
         let diff = session.pair_diff(0, 1).expect("diff");
-        PairView::new(&diff, report.break_at.as_ref(), "tools_changed")
+        PairView::new(
+            &diff,
+            report.divergence.as_ref().map(|d| d.pointer.as_str()),
+            "tools_changed",
+        )
     }
 
     fn marked(view: &PairView) -> Vec<(LineKind, String)> {

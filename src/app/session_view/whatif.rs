@@ -10,9 +10,9 @@ use super::SessionEvent;
 use crate::app::event::AppEvent;
 use crate::app::jobs::JobId;
 use crate::app::state::AppState;
-use crate::core::cache::{self, Edit, WhatIf};
 use crate::core::format::grouped;
-use crate::core::prefix::PriceTable;
+use crate::core::ledger::summary::usd;
+use crate::core::ledger::{Edit, WhatIf};
 
 /// The what-if kinds the picker offers: (`KIND` as `--what-if` spells it, button label, what
 /// its argument is).
@@ -63,14 +63,11 @@ pub fn start(state: &mut AppState, text: String) {
         return;
     };
     let spawned = state.workers.spawn("what-if", move |ctx| {
-        let result = cache::what_if(
-            &analysis.prefix,
-            &analysis.cache_models,
-            &PriceTable::bundled(),
-            &[edit],
-        )
-        .map(Arc::new)
-        .map_err(|e| e.to_string());
+        let result = analysis
+            .ledger
+            .what_if(&analysis.prefix, &analysis.rules, &[edit])
+            .map(Arc::new)
+            .map_err(|e| e.to_string());
         if ctx.is_cancelled() {
             return;
         }
@@ -116,17 +113,18 @@ pub fn forget(state: &mut AppState) {
     };
 }
 
-/// The headline: `what if breakpoint-after:0: paid $X -> $Y (saves $Z) · read A -> B tokens`.
+/// The headline: `what if breakpoint-after:0: paid $X -> $Y (saves $Z) · read A -> B tokens`
+/// ("paid $X" is the ledger's).
 pub fn headline(w: &WhatIf) -> String {
     let money = match (&w.before.cost_usd, &w.after.cost_usd) {
         (Some(b), Some(a)) => {
             let saved = b.paid - a.paid;
             let verb = if saved >= 0.0 { "saves" } else { "costs" };
             format!(
-                "paid ${:.4} -> ${:.4} ({verb} ${:.4})",
-                b.paid,
-                a.paid,
-                saved.abs()
+                "paid {} -> {} ({verb} {})",
+                usd(b.paid),
+                usd(a.paid),
+                usd(saved.abs())
             )
         }
         _ => {
@@ -147,8 +145,8 @@ pub fn headline(w: &WhatIf) -> String {
     )
 }
 
-/// Request `index`'s line: predicted under the edit against the baseline (the session as
-/// recorded, predicted): `(read, written, uncached)` of each.
+/// Request `index`'s line: under the edit against the ledger: `(read, written, uncached)` of
+/// each.
 pub fn request_line(index: usize, baseline: [u64; 3], predicted: [u64; 3]) -> String {
     let [br, bw, bu] = baseline.map(grouped);
     let [r, w, u] = predicted.map(grouped);

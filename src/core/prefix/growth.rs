@@ -15,7 +15,6 @@
 
 use serde::Serialize;
 
-use super::compare::PairReport;
 use super::conversation::Continuation;
 use super::pool::ElementPool;
 use super::session::SessionRequest;
@@ -34,23 +33,17 @@ pub struct GrowthPoint {
     pub continuation_bytes: u64,
 }
 
-/// The series for `requests`, given the verdicts of their consecutive pairs.
+/// The series for `requests`; `kept(i)` says whether request `i` kept the prefix of request
+/// `i − 1`.
 pub fn growth(
     pool: &ElementPool,
     requests: &[SessionRequest],
-    pairs: &[PairReport],
+    kept: impl Fn(usize) -> bool,
 ) -> Vec<GrowthPoint> {
     let mut points = Vec::with_capacity(requests.len());
     for (index, request) in requests.iter().enumerate() {
         let shape = &request.shape;
-        let is_step = |p: &&PairReport| p.to == index && p.from + 1 == index;
-        let kept = index > 0
-            && index
-                .checked_sub(1)
-                .and_then(|i| pairs.get(i))
-                .filter(is_step)
-                .or_else(|| pairs.iter().find(is_step))
-                .is_some_and(|p| p.prefix_kept);
+        let kept = index > 0 && kept(index);
         let continuation_bytes = match request.continuation {
             Continuation::Whole if kept => {
                 let previous = &requests[index - 1].shape;

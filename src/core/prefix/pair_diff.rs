@@ -7,7 +7,7 @@ use similar::DiffOp;
 
 use crate::core::seq_diff::diff_ops;
 
-use super::compare::BreakAt;
+use super::shape::BreakAt;
 use super::pool::{ElementId, ElementPool};
 use super::shape::{HeaderPart, RequestShape};
 

@@ -1,7 +1,7 @@
 //! The element pool: every distinct JSON element of a session (a setting, a tool list, an input
-//! item) stored once, keyed by its digest as sent (key order counts), with its byte and token
-//! counts computed once. A batch of elements (a body's input items) is hashed, serialized and
-//! tokenized on all cores.
+//! item) stored once, keyed by its digest as sent (key order counts), with its compact byte count
+//! computed once. A batch of elements (a body's input items) is hashed and measured on all cores.
+//! Tokens are not counted here: the ledger counts the rendered prompt (`core::ledger::render`).
 
 use std::collections::HashMap;
 
@@ -22,8 +22,6 @@ pub struct Element {
     pub digest: Digest,
     /// Bytes of its compact JSON as sent.
     pub bytes: u64,
-    /// o200k_base tokens of its compact JSON as sent.
-    pub tokens: u64,
     /// The value as first seen.
     pub value: Value,
 }
@@ -37,7 +35,7 @@ pub struct ElementPool {
 }
 
 impl ElementPool {
-    /// An empty pool counting tokens with `tokenizer`.
+    /// An empty pool whose session counts tokens with `tokenizer`.
     pub fn new(tokenizer: Tokenizer) -> Self {
         Self {
             tokenizer,
@@ -65,7 +63,7 @@ impl ElementPool {
     }
 
     /// The ids of `values` in order, adding (cloned) those that are new; new elements are
-    /// hashed, serialized and tokenized in parallel.
+    /// hashed and measured in parallel.
     pub fn intern_all(&mut self, values: &[Value]) -> Vec<ElementId> {
         let digests: Vec<Digest> = values.par_iter().map(digest).collect();
         self.intern_batch(digests, |i| values[i].clone())
@@ -103,14 +101,10 @@ impl ElementPool {
                 })),
             })
             .collect();
-        let tokenizer = self.tokenizer;
-        let measured: Vec<(u64, u64)> = fresh
-            .par_iter()
-            .map(|(_, value)| measure(tokenizer, value))
-            .collect();
+        let measured: Vec<u64> = fresh.par_iter().map(|(_, value)| measure(value)).collect();
         let first = self.elements.len();
-        for ((digest, value), (bytes, tokens)) in fresh.into_iter().zip(measured) {
-            self.push(digest, value, bytes, tokens);
+        for ((digest, value), bytes) in fresh.into_iter().zip(measured) {
+            self.push(digest, value, bytes);
         }
         slots
             .into_iter()
@@ -122,16 +116,15 @@ impl ElementPool {
     }
 
     fn insert(&mut self, digest: Digest, value: Value) -> ElementId {
-        let (bytes, tokens) = measure(self.tokenizer, &value);
-        self.push(digest, value, bytes, tokens)
+        let bytes = measure(&value);
+        self.push(digest, value, bytes)
     }
 
-    fn push(&mut self, digest: Digest, value: Value, bytes: u64, tokens: u64) -> ElementId {
+    fn push(&mut self, digest: Digest, value: Value, bytes: u64) -> ElementId {
         let id = ElementId(u32::try_from(self.elements.len()).unwrap_or(u32::MAX));
         self.elements.push(Element {
             digest,
             bytes,
-            tokens,
             value,
         });
         self.by_digest.insert(digest, id);
@@ -153,11 +146,6 @@ impl ElementPool {
         self.get(id).map_or(0, |e| e.bytes)
     }
 
-    /// Tokens of an element (0 for an unknown id).
-    pub fn tokens(&self, id: ElementId) -> u64 {
-        self.get(id).map_or(0, |e| e.tokens)
-    }
-
     /// The value of an element (`null` for an unknown id).
     pub fn value(&self, id: ElementId) -> &Value {
         self.get(id).map_or(&Value::Null, |e| &e.value)
@@ -173,17 +161,32 @@ impl ElementPool {
         self.elements.is_empty()
     }
 
-    /// The tokenizer the pool counts with.
+    /// The tokenizer the session counts with.
     pub fn tokenizer(&self) -> Tokenizer {
         self.tokenizer
     }
 }
 
-/// Bytes and o200k tokens of `value`'s compact JSON.
-fn measure(tokenizer: Tokenizer, value: &Value) -> (u64, u64) {
-    // Serializing a `Value` into a String cannot fail (keys are strings, no I/O).
-    let text = serde_json::to_string(value).unwrap_or_default();
-    (text.len() as u64, tokenizer.count(&text))
+/// Bytes of `value`'s compact JSON.
+fn measure(value: &Value) -> u64 {
+    let mut counter = ByteCount(0);
+    // Writing a `Value` into a counter cannot fail (keys are strings, the writer never errs).
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// A writer that only counts.
+struct ByteCount(u64);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -235,13 +238,13 @@ mod tests {
         );
         let facts = |pool: &ElementPool, id: ElementId| {
             let e = pool.get(id).expect("element");
-            (e.digest, e.bytes, e.tokens, e.value.clone())
+            (e.digest, e.bytes, e.value.clone())
         };
         for (i, value) in values.iter().enumerate() {
             let a = facts(&one_by_one, expected[i]);
             assert_eq!(facts(&batch, by_ref[i]), a);
             assert_eq!(facts(&owned, by_ref[i]), a);
-            assert_eq!(&a.3, value);
+            assert_eq!(&a.2, value);
         }
         assert_eq!((batch.len(), owned.len(), one_by_one.len()), (4, 4, 4));
     }

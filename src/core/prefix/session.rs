@@ -1,6 +1,6 @@
-//! A session for prefix analysis: requests pushed one at a time (whole bodies, or a head plus
-//! ids of items interned once, as a content-addressed store holds them), then pair verdicts, the
-//! session summary, the cost of the misses and the growth series.
+//! A session as the ledger and the structural diff read it: requests pushed one at a time (whole
+//! bodies, or a head plus ids of items interned once, as a content-addressed store holds them),
+//! each with what is known besides its body (the server's usage, times, response id).
 //!
 //! A request that continues an earlier response (`previous_response_id`) is read as the whole
 //! prompt the server sees ([`super::conversation`]); a `generate: false` warm-up is kept and shown
@@ -16,19 +16,14 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::PrefixError;
-use super::compare::{PairReport, Warning, compare};
 use super::conversation::{Continuation, split_head};
-use super::cost::{CacheCost, PriceTable};
 use super::growth::{GrowthPoint, growth};
 use super::pair_diff::{PairDiff, pair_diff};
 use super::pool::{ElementId, ElementPool};
 use super::shape::{RequestShape, body_sizes};
 use super::tokens::Tokenizer;
 use crate::core::json::{JsonMap, kind_of};
-
-/// Default cache retention for the `idle_gap` warning: in-memory caches are typically cleared
-/// after 5–10 minutes of inactivity (WIRE_SPEC §19); warn from the lower bound.
-pub const DEFAULT_IDLE_GAP_SECS: u64 = 5 * 60;
+use crate::core::stream::PromptCacheDiagnostics;
 
 /// What is known about a request besides its body.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -50,6 +45,12 @@ pub struct RequestMeta {
     /// continue it.
     #[serde(skip)]
     pub output: Vec<ElementId>,
+    /// The server's `prompt_cache_diagnostics` for it, when reported.
+    #[serde(skip)]
+    pub diagnostics: Option<PromptCacheDiagnostics>,
+    /// Parts of the request the recording does not have (`tools`, `client_metadata`: a Codex
+    /// rollout records neither).
+    pub not_recorded: Vec<String>,
 }
 
 /// One request of the session.
@@ -59,9 +60,7 @@ pub struct SessionRequest {
     pub shape: RequestShape,
     /// What is known besides the body.
     pub meta: RequestMeta,
-    /// Tokens of its whole rendering.
-    pub tokens: u64,
-    /// Bytes of its whole rendering.
+    /// Compact JSON bytes of its whole prompt (the body with every item of the conversation).
     pub bytes: u64,
     /// Compact JSON bytes of the body as sent (less than the whole prompt's for a continuation).
     pub sent_bytes: u64,
@@ -78,41 +77,8 @@ pub struct SessionRequest {
 pub struct Session {
     pool: ElementPool,
     requests: Vec<SessionRequest>,
-    idle_gap_secs: Option<u64>,
     /// Response id → the request it answered.
     responses: HashMap<String, usize>,
-}
-
-/// Totals over a session (consecutive pairs).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct SessionSummary {
-    /// Number of requests.
-    pub requests: usize,
-    /// Warm-ups among them (`generate: false`): not turns, their pairs not counted.
-    pub warmups: usize,
-    /// Requests that continue a response the recording does not have: not compared.
-    pub undetermined: usize,
-    /// Counted pairs whose prefix broke.
-    pub breaks: usize,
-    /// Tokens of all renderings.
-    pub input_tokens: u64,
-    /// Reusable tokens summed over consecutive pairs.
-    pub reusable_tokens: u64,
-    /// Reported `cached_tokens` summed over the requests that report it (`None` if none does).
-    pub reported_cached_tokens: Option<u64>,
-}
-
-/// Everything the analysis says about a session.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SessionReport {
-    /// Verdicts of consecutive pairs.
-    pub pairs: Vec<PairReport>,
-    /// Totals.
-    pub summary: SessionSummary,
-    /// What the misses cost.
-    pub cost: CacheCost,
-    /// Bytes per request for the growth chart.
-    pub growth: Vec<GrowthPoint>,
 }
 
 impl Session {
@@ -121,19 +87,12 @@ impl Session {
         Self {
             pool: ElementPool::new(tokenizer),
             requests: Vec::new(),
-            idle_gap_secs: None,
             responses: HashMap::new(),
         }
     }
 
-    /// Sets the default cache retention used for `idle_gap` when a request does not ask for one.
-    pub fn with_idle_gap_secs(mut self, secs: u64) -> Self {
-        self.idle_gap_secs = Some(secs);
-        self
-    }
-
     /// Adds a whole request body; returns its index. Each input item is hashed once here; only
-    /// items not seen before are serialized and tokenized.
+    /// items not seen before are serialized.
     pub fn push_body(&mut self, body: &Value, meta: RequestMeta) -> Result<usize, PrefixError> {
         let Value::Object(head) = body else {
             return Err(PrefixError::InvalidBody {
@@ -237,9 +196,7 @@ impl Session {
             }
         }
         let shape = RequestShape::new(&wire.head, &whole, &mut self.pool)?;
-        let (tokens, bytes) = shape.elements().fold((0, 0), |(t, b), id| {
-            (t + self.pool.tokens(id), b + self.pool.bytes(id))
-        });
+        let bytes = shape.elements().map(|id| self.pool.bytes(id)).sum();
         let sent_bytes = match continuation {
             Continuation::Whole if matches!(wire.head, Cow::Borrowed(_)) => shape.body_bytes,
             _ => body_sizes(head, &shape.header, input, &self.pool).0,
@@ -251,7 +208,6 @@ impl Session {
         self.requests.push(SessionRequest {
             shape,
             meta,
-            tokens,
             bytes,
             sent_bytes,
             continuation,
@@ -299,126 +255,10 @@ impl Session {
         })
     }
 
-    /// The verdict for any two requests (`from` earlier). `idle_gap` is only judged for
-    /// consecutive requests: requests in between keep the cache warm.
-    pub fn compare(&self, from: usize, to: usize) -> Result<PairReport, PrefixError> {
-        self.judge(from, to, to == from + 1)
-    }
-
-    /// [`Session::compare`]; `idle` says whether the gap before `to` is judged (from the
-    /// request just before it, whichever it is: any request keeps the cache warm).
-    fn judge(&self, from: usize, to: usize, idle: bool) -> Result<PairReport, PrefixError> {
-        let a = self.request(from)?;
-        let b = self.request(to)?;
-        let idle_gap_secs = match (idle, to.checked_sub(1)) {
-            (true, Some(before)) => {
-                let before = self.request(before)?;
-                let idle_from = before.meta.finished_at_ms.or(before.meta.sent_at_ms);
-                match (idle_from, b.meta.sent_at_ms) {
-                    (Some(start), Some(end)) => {
-                        Some(u64::try_from((end - start) / 1000).unwrap_or(0))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        let undetermined = match &b.continuation {
-            Continuation::Unrecorded { .. } => b.continuation.describe(),
-            _ => None,
-        };
-        let verdict = if undetermined.is_some() {
-            Default::default()
-        } else {
-            compare(&self.pool, &a.shape, &b.shape)
-        };
-        let mut warnings = verdict.warnings;
-        let retention = a
-            .shape
-            .cache_ttl_secs
-            .or(self.idle_gap_secs)
-            .unwrap_or(DEFAULT_IDLE_GAP_SECS);
-        if idle_gap_secs.is_some_and(|gap| gap > retention) {
-            warnings.push(Warning::IdleGap);
-        }
-        Ok(PairReport {
-            from,
-            to,
-            prefix_kept: verdict.break_at.is_none() && undetermined.is_none(),
-            break_at: verdict.break_at,
-            causes: verdict.causes,
-            warnings,
-            reusable_bytes: verdict.reusable_bytes,
-            reusable_tokens: verdict.reusable_tokens,
-            from_tokens: a.tokens,
-            to_tokens: b.tokens,
-            idle_gap_secs,
-            reported_cached_tokens: b.meta.reported_cached_tokens,
-            warmup: b.warmup,
-            undetermined,
-        })
-    }
-
-    /// One verdict per request after the first, in order: each request against the latest
-    /// earlier *turn* (a warm-up is skipped as the earlier side — the turn after it reads what
-    /// the turn before it left — unless no turn precedes it).
-    pub fn consecutive_pairs(&self) -> Vec<PairReport> {
-        let mut last_turn: Option<usize> = None;
-        let mut pairs = Vec::with_capacity(self.requests.len().saturating_sub(1));
-        for (to, request) in self.requests.iter().enumerate() {
-            if to > 0 {
-                let from = last_turn.unwrap_or(to - 1);
-                if let Ok(pair) = self.judge(from, to, true) {
-                    pairs.push(pair);
-                }
-            }
-            if !request.warmup {
-                last_turn = Some(to);
-            }
-        }
-        pairs
-    }
-
-    /// Totals over the session, given its consecutive pair verdicts.
-    pub fn summary(&self, pairs: &[PairReport]) -> SessionSummary {
-        let reported: Vec<u64> = self
-            .requests
-            .iter()
-            .filter_map(|r| r.meta.reported_cached_tokens)
-            .collect();
-        let counted = || pairs.iter().filter(|p| p.counts());
-        SessionSummary {
-            requests: self.requests.len(),
-            warmups: self.requests.iter().filter(|r| r.warmup).count(),
-            undetermined: self
-                .requests
-                .iter()
-                .filter(|r| matches!(r.continuation, Continuation::Unrecorded { .. }))
-                .count(),
-            breaks: counted().filter(|p| !p.prefix_kept).count(),
-            input_tokens: self.requests.iter().map(|r| r.tokens).sum(),
-            reusable_tokens: counted().map(|p| p.reusable_tokens).sum(),
-            reported_cached_tokens: (!reported.is_empty()).then(|| reported.iter().sum()),
-        }
-    }
-
-    /// The full report: consecutive pairs, totals, cost of the misses, growth series.
-    pub fn report(&self, prices: &PriceTable) -> SessionReport {
-        let pairs = self.consecutive_pairs();
-        let summary = self.summary(&pairs);
-        let counted: Vec<PairReport> = pairs.iter().filter(|p| p.counts()).cloned().collect();
-        let cost = CacheCost::of_pairs(
-            &counted,
-            |to| self.requests.get(to).map_or("", |r| r.shape.model.as_str()),
-            prices,
-        );
-        let growth = growth(&self.pool, &self.requests, &pairs);
-        SessionReport {
-            pairs,
-            summary,
-            cost,
-            growth,
-        }
+    /// Bytes per request for the growth chart; `kept(i)` says whether request `i` kept the
+    /// prefix of the request before it (the ledger's verdict).
+    pub fn growth(&self, kept: impl Fn(usize) -> bool) -> Vec<GrowthPoint> {
+        growth(&self.pool, &self.requests, kept)
     }
 
     /// Item-aligned diff of two requests, for the app.

@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use super::PrefixError;
 use super::canon::{Digest, digest_unordered, escape_pointer_segment};
-use super::compare::BreakAt;
 use super::pool::{ElementId, ElementPool};
 use crate::core::compile::compaction::compaction_kind;
 use crate::core::json::{JsonMap, kind_of};
@@ -34,6 +33,38 @@ pub const OUTSIDE_RENDERING: &[&str] = &[
     "top_p",
     "top_logprobs",
 ];
+
+/// A position of the prompt order (the element a header part is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakAt {
+    /// The model slug.
+    Model,
+    /// `reasoning`.
+    Reasoning,
+    /// `text` and the other rendered top-level settings.
+    Text,
+    /// The tool list (`tools` or Lite `additional_tools`), `parallel_tool_calls`, `tool_choice`.
+    Tools,
+    /// Base instructions (`instructions` or the Lite developer message).
+    Instructions,
+    /// An input item.
+    Input,
+}
+
+impl BreakAt {
+    /// The snake_case name used on the wire of the report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Model => "model",
+            Self::Reasoning => "reasoning",
+            Self::Text => "text",
+            Self::Tools => "tools",
+            Self::Instructions => "instructions",
+            Self::Input => "input",
+        }
+    }
+}
 
 /// Request shape: standard (tools and instructions as top-level fields) or Responses Lite (tools
 /// and instructions as the first input items, WIRE_SPEC §6).

@@ -1,13 +1,15 @@
-//! The prefix view's charts (egui_plot), from series the analysis computed once: input tokens
-//! per request — locally estimated cached and uncached, with the server's reported
-//! `cached_tokens` as points beside the estimate — and payload growth (bytes sent vs. bytes of
-//! the whole history), and the input dollars per request under each request's cache model
-//! (paid, and lost to the break before it).
+//! The analysis pane's charts (egui_plot), from series the ledger's rows gave once: the
+//! waterfall — per request, tokens read, written and uncached stacked (the server's figures
+//! where reported), breaks and compactions marked, hover for the row, click to select it — then
+//! payload growth (bytes sent vs. bytes of the whole history) and the input dollars per request
+//! (paid, and lost).
 
 use egui::{Color32, Ui};
-use egui_plot::{Line, Plot, PlotPoints, PlotUi, Points};
+use egui_plot::{Bar, BarChart, Line, Plot, PlotPoints, PlotUi, Points, VLine};
 
-use crate::app::session_view::Analysis;
+use super::send;
+use crate::app::session_view::{Analysis, SessionCommand};
+use crate::app::{AppState, CommandSender};
 use crate::ui::widgets::count;
 
 /// The highest y of `series`.
@@ -92,26 +94,121 @@ fn label_plot(response: &egui::Response, label: String) {
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Figure, true, &label));
 }
 
-/// Draws the three charts side by side.
+/// The waterfall's colours: read, written, uncached; break and compaction marks.
+const READ: Color32 = Color32::from_rgb(0x3c, 0xb3, 0x71);
+const WRITTEN: Color32 = Color32::from_rgb(0xf0, 0x8c, 0x2e);
+const UNCACHED: Color32 = Color32::from_rgb(0x4c, 0x9a, 0xff);
+const BREAK: Color32 = Color32::from_rgb(0xe0, 0x40, 0x40);
+const COMPACTION: Color32 = Color32::from_rgb(0xa0, 0x60, 0xd0);
+
+/// The waterfall's height: most of a small pane, never more than a comfortable chart.
+fn waterfall_height(ui: &Ui) -> f32 {
+    (ui.available_height() * 0.35).clamp(110.0, 200.0)
+}
+
+/// The per-request waterfall: read, written and uncached tokens stacked, a red mark at each
+/// costly break and a purple one at each compaction; hovering a request names its row, a click
+/// selects it.
+pub fn waterfall_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
+    let w = &analysis.waterfall;
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Input tokens per request");
+        for (name, colour) in [
+            ("read from the cache", READ),
+            ("written", WRITTEN),
+            ("uncached", UNCACHED),
+            ("break", BREAK),
+            ("compaction", COMPACTION),
+        ] {
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            ui.painter().rect_filled(rect, 1.0, colour);
+            ui.label(name);
+        }
+    });
+    let requests = w.read.len();
+    let bars = |series: &[[f64; 2]], colour: Color32| -> Vec<Bar> {
+        series
+            .iter()
+            .map(|[x, y]| Bar::new(*x, *y).width(0.8).fill(colour))
+            .collect()
+    };
+    let read = BarChart::new("read", bars(&w.read, READ)).color(READ);
+    let written = BarChart::new("written", bars(&w.written, WRITTEN))
+        .color(WRITTEN)
+        .stack_on(&[&read]);
+    let uncached = BarChart::new("uncached", bars(&w.uncached, UNCACHED))
+        .color(UNCACHED)
+        .stack_on(&[&read, &written]);
+    let selected = state.browser.selected;
+    let shown = plot("prefix_waterfall", "tokens", waterfall_height(ui), requests, w.top)
+        .show_x(false)
+        .show_y(false)
+        .show(ui, |plot_ui| {
+            plot_ui.bar_chart(read);
+            plot_ui.bar_chart(written);
+            plot_ui.bar_chart(uncached);
+            for x in &w.breaks {
+                plot_ui.vline(VLine::new("break", *x - 0.5).color(BREAK).width(1.5));
+            }
+            for x in &w.compactions {
+                plot_ui.vline(VLine::new("compaction", *x - 0.5).color(COMPACTION).width(1.5));
+            }
+            if let Some(i) = selected {
+                plot_ui.vline(
+                    VLine::new("selected", i as f64)
+                        .color(plot_ui.ctx().global_style().visuals.selection.stroke.color)
+                        .width(0.5),
+                );
+            }
+            plot_ui.pointer_coordinate()
+        });
+    let index = shown
+        .inner
+        .map(|p| p.x.round())
+        .filter(|x| *x >= 0.0 && (*x as usize) < requests)
+        .map(|x| x as usize);
+    let response = shown.response;
+    label_plot(
+        &response,
+        format!(
+            "Input tokens per request: {}, {} breaks, {} compactions",
+            count(requests as u64, "request"),
+            w.breaks.len(),
+            w.compactions.len()
+        ),
+    );
+    if let Some(i) = index {
+        if let Some(row) = analysis.row(i) {
+            let badge = analysis
+                .badges
+                .get(i)
+                .map(|b| b.label())
+                .unwrap_or_default();
+            let text = format!("{badge}\n{}", super::prefix::row_text(row));
+            response.clone().on_hover_ui_at_pointer(|ui| {
+                ui.set_max_width(420.0);
+                ui.add(egui::Label::new(text).wrap());
+            });
+        }
+        if response.clicked() {
+            send(tx, SessionCommand::Select(i));
+            if let Some(from) = analysis.row(i).and_then(|r| r.previous) {
+                send(tx, SessionCommand::SelectPair(from, i));
+            }
+        }
+    }
+}
+
+/// Draws the payload and cost charts side by side.
 pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
-    // A third of what is left, between a readable minimum and a comfortable maximum.
     let height = (ui.available_height() * 0.4).clamp(80.0, 170.0);
-    ui.columns(3, |columns| {
+    ui.columns(2, |columns| {
         // Titles and legends first, then the plots from one height: a legend that wraps to
-        // two lines does not push its plot below the others.
-        columns[0].strong("Input tokens per request");
-        legend(
-            &mut columns[0],
-            &[
-                "cached (local estimate)",
-                "uncached (local estimate)",
-                "cached_tokens (server)",
-            ],
-        );
-        columns[1].strong("Payload growth");
-        legend(&mut columns[1], &["sent", "whole history"]);
-        columns[2].strong("Input cost per request (USD)");
-        legend(&mut columns[2], &["paid", "lost"]);
+        // two lines does not push its plot below the other.
+        columns[0].strong("Payload growth");
+        legend(&mut columns[0], &["sent", "whole history"]);
+        columns[1].strong("Input cost per request (USD)");
+        legend(&mut columns[1], &["paid", "lost"]);
         let top = columns
             .iter()
             .map(|c| c.cursor().top())
@@ -123,52 +220,9 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
             }
         }
         let requests = analysis.sent_bytes.len();
-        let top = max_y(&[
-            &analysis.cached_local,
-            &analysis.uncached_local,
-            &analysis.cached_server,
-        ]);
-        let tokens = plot("prefix_tokens_chart", "tokens", height, requests, top).show(
-            &mut columns[0],
-            |plot_ui| {
-                series(
-                    plot_ui,
-                    "cached (local estimate)",
-                    &analysis.cached_local,
-                    COLOURS[0],
-                );
-                series(
-                    plot_ui,
-                    "uncached (local estimate)",
-                    &analysis.uncached_local,
-                    COLOURS[1],
-                );
-                if !analysis.cached_server.is_empty() {
-                    plot_ui.points(
-                        Points::new(
-                            "cached_tokens (server)",
-                            PlotPoints::from(analysis.cached_server.clone()),
-                        )
-                        .radius(3.0)
-                        .color(COLOURS[2]),
-                    );
-                }
-            },
-        );
-        label_plot(
-            &tokens.response,
-            chart_label(
-                "Input tokens per request",
-                &[
-                    ("cached (local estimate)", &analysis.cached_local),
-                    ("uncached (local estimate)", &analysis.uncached_local),
-                    ("cached_tokens (server)", &analysis.cached_server),
-                ],
-            ),
-        );
         let top = max_y(&[&analysis.sent_bytes, &analysis.full_history_bytes]);
         let growth = plot("prefix_growth_chart", "bytes", height, requests, top).show(
-            &mut columns[1],
+            &mut columns[0],
             |plot_ui| {
                 series(plot_ui, "sent", &analysis.sent_bytes, COLOURS[0]);
                 series(
@@ -191,7 +245,7 @@ pub fn charts_ui(ui: &mut Ui, analysis: &Analysis) {
         );
         let top = max_y(&[&analysis.cost_paid, &analysis.cost_lost]);
         let cost = plot("prefix_cost_chart", "US dollars", height, requests, top).show(
-            &mut columns[2],
+            &mut columns[1],
             |plot_ui| {
                 series(plot_ui, "paid", &analysis.cost_paid, COLOURS[0]);
                 series(plot_ui, "lost", &analysis.cost_lost, COLOURS[1]);

@@ -1,141 +1,126 @@
-//! The cache-prefix view of the open session: its totals and miss cost, a strip of its turns
-//! with a marker on every break and every warning (hover: cause; click: that pair), the list of
-//! breaks and warnings (where, causes, tokens missed; the selected one's explanation and fix), the charts, and the
-//! selected pair's item-aligned diff. The strip draws only the cells in view.
+//! The cache analysis of the open session, read from its ledger: the sentence it opens with
+//! (what the input cost, what was lost and to what, the compactions), the per-request waterfall
+//! (read, written and uncached tokens stacked; breaks and compactions marked; hover: the row's
+//! reason; click: that request), the what-if, the hazards and the breaks with their explanations
+//! and fixes — body-size text that wraps, never cut — the charts, and the selected pair's diff.
 
-use egui::{Rect, Sense, Ui, vec2};
+use egui::{RichText, Ui};
 
-use super::{SessionsUi, charts, grouped, pair, send};
+use super::{SessionsUi, charts, pair, send};
 use crate::app::session_view::whatif::{self, KINDS};
-use crate::app::session_view::{Analysis, Concern, PrefixBadge, SessionCommand};
+use crate::app::session_view::{Analysis, SessionCommand};
 use crate::app::{AppState, CommandSender};
-use crate::ui::widgets;
+use crate::core::format::grouped;
+use crate::core::ledger::summary::usd;
+use crate::core::ledger::{Hazard, Row};
 
-/// Narrowest and widest a turn gets in the strip.
-const CELL_RANGE: (f32, f32) = (12.0, 48.0);
 /// Below this height the view scrolls as a whole.
 const ROOMY_HEIGHT: f32 = 420.0;
 /// The pair diff's height when the view scrolls.
 const SMALL_PAIR_HEIGHT: f32 = 240.0;
-/// Height of the strip.
-const STRIP_HEIGHT: f32 = 22.0;
+/// Up to this many rows, the breaks list lays every row out whole and wrapped.
+const WRAPPED_ROWS: usize = 100;
 
-/// The totals line.
-pub fn summary_text(analysis: &Analysis) -> String {
-    let s = &analysis.report.summary;
-    let cost = &analysis.report.cost;
-    let server = s
-        .reported_cached_tokens
-        .map_or_else(|| "not reported".to_string(), grouped);
+/// The figures line under the sentence: tokens read / written / uncached, the server's figures
+/// beside the estimate, the hazards.
+pub fn figures_text(analysis: &Analysis) -> String {
+    let s = &analysis.ledger.summary;
+    let t = &s.totals;
     let mut text = format!(
-        "{} · {} · local estimate: {} of {} input tokens reusable · server cached_tokens: {server} · missed {} cacheable tokens (${:.4})",
-        widgets::count(s.requests as u64, "request"),
-        widgets::count(s.breaks as u64, "break"),
-        grouped(s.reusable_tokens),
-        grouped(s.input_tokens),
-        grouped(cost.missed_tokens),
-        cost.miss_cost_usd
+        "{} requests · {} · input {} tokens: read {}, wrote {}, uncached {}",
+        grouped(s.requests as u64),
+        match s.breaks {
+            1 => "1 break".to_string(),
+            n => format!("{n} breaks"),
+        },
+        grouped(t.input_tokens),
+        grouped(t.read_tokens),
+        grouped(t.write_tokens),
+        grouped(t.uncached_tokens)
     );
-    // Kept pairs the server did not serve from cache: not in the miss cost (the prompt kept its
-    // prefix), but never hidden behind it.
-    let missed: Vec<(u64, u64)> = analysis
-        .badges
-        .iter()
-        .flat_map(|b| b.concerns())
-        .filter_map(|c| match c {
-            Concern::ServerMissed {
-                reported,
-                cacheable,
-            } => Some((*reported, *cacheable)),
-            Concern::Warning(_) => None,
-        })
-        .collect();
-    if !missed.is_empty() {
-        let tokens: u64 = missed.iter().map(|(r, c)| c.saturating_sub(*r)).sum();
-        let pairs = missed.len();
+    match s.reported_input_tokens {
+        Some(_) => text.push_str(&format!(
+            " (the server's figures where reported; estimated prompt {} tokens)",
+            grouped(s.estimated_tokens)
+        )),
+        None => text.push_str(" (estimates: no server usage recorded)"),
+    }
+    if let Some(d) = t.cost_usd {
         text.push_str(&format!(
-            " · the server missed the cache after {pairs} kept turn{} ({} cacheable tokens)",
-            if pairs == 1 { "" } else { "s" },
-            grouped(tokens)
+            " · paid {} · ideal {} · lost {}",
+            usd(d.paid),
+            usd(d.ideal),
+            usd(d.lost)
         ));
     }
-    if !cost.unpriced_models.is_empty() {
-        text.push_str(&format!("; unpriced: {}", cost.unpriced_models.join(", ")));
-    }
     text
 }
 
-/// The cache-cost line: what the session's input paid, would have paid with every reusable
-/// token read, and lost — under each request's own cache model — or "price unknown".
-pub fn cost_text(analysis: &Analysis) -> String {
-    let totals = &analysis.cache.totals;
-    let mut text = match &totals.cost_usd {
-        Some(d) => format!(
-            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
-            d.paid, d.ideal, d.lost
-        ),
-        None => format!("price unknown ({})", totals.unpriced_models.join(", ")),
-    };
-    text.push_str(&format!(
-        " · predicted: read {}, wrote {}, uncached {} tokens",
-        grouped(totals.read_tokens),
-        grouped(totals.write_tokens),
-        grouped(totals.uncached_tokens)
-    ));
-    if !analysis.cache.hazards.is_empty() {
-        let codes: Vec<&str> = analysis.cache.hazards.iter().map(|h| h.code).collect();
-        text.push_str(&format!(" · hazards: {}", codes.join(", ")));
-    }
-    text
-}
-
-/// What request `index` reads and costs under its model's cache rules: the simulator's reason
-/// and the dollars lost to the break before it (or "price unknown").
-pub fn request_cost_text(analysis: &Analysis, index: usize) -> Option<String> {
-    let request = analysis.cache.requests.get(index)?;
-    let p = &request.prediction;
-    let money = match &request.cost_usd {
-        Some(d) => format!(
-            "lost ${:.4} (paid ${:.4}, ideal ${:.4})",
-            d.lost, d.paid, d.ideal
-        ),
+/// A row's figures in words.
+pub fn row_text(row: &Row) -> String {
+    let p = &row.prediction;
+    let money = match &row.cost_usd {
+        Some(d) if d.lost > 0.0 => {
+            let by: Vec<String> = row
+                .lost_by_cause
+                .iter()
+                .map(|l| format!("{} to {}", usd(l.usd), l.cause.short()))
+                .collect();
+            format!(
+                "paid {}, ideal {}, lost {} ({})",
+                usd(d.paid),
+                usd(d.ideal),
+                usd(d.lost),
+                by.join(", ")
+            )
+        }
+        Some(d) => format!("paid {}, nothing lost", usd(d.paid)),
         None => "price unknown".to_string(),
     };
-    Some(format!(
-        "request {index} under the {} cache: {} · {money}",
+    let server = match &row.reported {
+        Some(r) => format!(
+            " · server: input {}, cached {}",
+            r.input_tokens.map_or_else(|| "?".to_string(), grouped),
+            r.cached_tokens.map_or_else(|| "?".to_string(), grouped)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "request {} ({} cache): {}{server} · {money}",
+        row.index,
         p.cache_model.as_str(),
         p.reason
-    ))
+    )
 }
 
-/// Draws the prefix view.
+/// Draws the analysis pane.
 pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let browser = &state.browser;
     let Some(analysis) = &browser.analysis else {
         if browser.analyzing {
             ui.horizontal(|ui| {
                 ui.spinner();
-                ui.label("Analysing the cache prefix on a worker…");
+                ui.label("Computing the session's cache ledger on a worker…");
             });
         } else if state.sessions.open.is_some() {
-            ui.weak("No prefix analysis.");
+            ui.weak("No cache analysis.");
         }
         return;
     };
     let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
-        ui.label(summary_text(analysis));
-        ui.label(cost_text(analysis));
+        ui.add(egui::Label::new(RichText::new(&analysis.sentence).strong()).wrap());
+        ui.add(egui::Label::new(figures_text(analysis)).wrap());
         match &analysis.cache_models_note {
             Some(note @ crate::app::session_view::CacheModelsNote::Refused(_)) => {
                 ui.colored_label(ui.visuals().error_fg_color, note.text());
             }
             Some(note) => {
-                ui.label(egui::RichText::new(note.text()).small());
+                ui.label(note.text());
             }
             None => {}
         }
+        charts::waterfall_ui(ui, state, analysis, tx);
         whatif_ui(ui, state, analysis, tx);
-        strip_ui(ui, state, analysis, tx);
         hazards_ui(ui, state, analysis, tx);
         breaks_ui(ui, state, analysis, tx);
         charts::charts_ui(ui, analysis);
@@ -153,166 +138,121 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     }
 }
 
-fn strip_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
-    let n = analysis.badges.len();
-    let selected = state.browser.selected;
-    let cell_width = (ui.available_width() / n.max(1) as f32).clamp(CELL_RANGE.0, CELL_RANGE.1);
-    egui::ScrollArea::horizontal()
-        .id_salt("prefix_strip")
-        .show_viewport(ui, |ui, viewport| {
-            let (rect, response) =
-                ui.allocate_exact_size(vec2(cell_width * n as f32, STRIP_HEIGHT), Sense::click());
-            let first = (viewport.min.x / cell_width).floor().max(0.0) as usize;
-            let last = ((viewport.max.x / cell_width).ceil() as usize + 1).min(n);
-            let visuals = ui.visuals().clone();
-            let painter = ui.painter_at(rect);
-            for (i, badge) in analysis.badges.iter().enumerate().take(last).skip(first) {
-                let x = rect.min.x + i as f32 * cell_width;
-                let cell = Rect::from_min_size(
-                    egui::pos2(x + 1.0, rect.min.y + 4.0),
-                    vec2(cell_width - 2.0, STRIP_HEIGHT - 8.0),
-                );
-                let fill = match badge {
-                    PrefixBadge::First | PrefixBadge::Warmup | PrefixBadge::Undetermined => {
-                        visuals.widgets.inactive.bg_fill
-                    }
-                    // Kept with a warning is never drawn as kept.
-                    PrefixBadge::Kept(concerns) if !concerns.is_empty() => visuals.warn_fg_color,
-                    PrefixBadge::Kept(_) => widgets::added_background(ui),
-                    PrefixBadge::Broken(..) => visuals.error_fg_color,
-                };
-                painter.rect_filled(cell, 2.0, fill);
-                let marker = match badge {
-                    // The break marker: a full-height bar at the turn's left edge.
-                    PrefixBadge::Broken(..) => Some(visuals.error_fg_color),
-                    _ if !badge.concerns().is_empty() => Some(visuals.warn_fg_color),
-                    _ => None,
-                };
-                if let Some(color) = marker {
-                    let bar =
-                        Rect::from_min_size(egui::pos2(x, rect.min.y), vec2(2.0, STRIP_HEIGHT));
-                    painter.rect_filled(bar, 0.0, color);
-                }
-                if badge.is_warned_kept() && cell.width() >= 10.0 {
-                    painter.text(
-                        cell.center(),
-                        egui::Align2::CENTER_CENTER,
-                        "!",
-                        egui::FontId::proportional(10.0),
-                        visuals.extreme_bg_color,
-                    );
-                }
-                if selected == Some(i) {
-                    painter.rect_stroke(
-                        cell.expand(1.0),
-                        2.0,
-                        visuals.selection.stroke,
-                        egui::StrokeKind::Outside,
-                    );
-                }
-            }
-            let index_at = |x: f32| ((x - rect.min.x) / cell_width).floor().max(0.0) as usize;
-            if let Some(pos) = response.hover_pos() {
-                let i = index_at(pos.x).min(n.saturating_sub(1));
-                if let Some(badge) = analysis.badges.get(i) {
-                    response
-                        .clone()
-                        .on_hover_text(format!("turn {i}: {}", badge.label()));
-                }
-            }
-            if response.clicked()
-                && let Some(pos) = response.interact_pointer_pos()
-            {
-                let i = index_at(pos.x).min(n.saturating_sub(1));
-                send(tx, SessionCommand::Select(i));
-                if i > 0 {
-                    send(tx, SessionCommand::SelectPair(i - 1, i));
-                }
-            }
-        });
+/// A wrapped label in body size.
+fn wrapped(ui: &mut Ui, text: impl Into<egui::WidgetText>) -> egui::Response {
+    ui.add(egui::Label::new(text).wrap())
 }
 
 fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
     if analysis.notes.is_empty() {
-        ui.label("The prefix was kept across every turn, without warnings.");
+        ui.label("Every turn kept its prefix, without warnings.");
         return;
     }
     ui.strong("Breaks and warnings");
+    let pick = |ui: &mut Ui, index: usize, text: &str, wrap: bool| {
+        let Some(row) = analysis.row(index) else {
+            return;
+        };
+        let from = row.previous.unwrap_or(index.saturating_sub(1));
+        let chosen = state.browser.pair == Some((from, index));
+        let mut label = RichText::new(text);
+        if !row.is_break() {
+            label = label.color(ui.visuals().warn_fg_color);
+        }
+        let button = egui::Button::selectable(chosen, label);
+        let button = if wrap { button.wrap() } else { button.truncate() };
+        let response = ui.add(button);
+        let response = if wrap { response } else { response.on_hover_text(text) };
+        if response.clicked() {
+            send(tx, SessionCommand::Select(index));
+            send(tx, SessionCommand::SelectPair(from, index));
+        }
+    };
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
-    egui::ScrollArea::vertical()
+    let scroll = egui::ScrollArea::vertical()
         .id_salt("prefix_breaks")
-        .max_height(row_height * 4.0)
-        .auto_shrink([false, true])
-        .show_rows(ui, row_height, analysis.notes.len(), |ui, range| {
-            for (pair_index, text) in &analysis.notes[range] {
-                let Some(pair) = analysis.report.pairs.get(*pair_index) else {
-                    continue;
-                };
-                let chosen = state.browser.pair == Some((pair.from, pair.to));
-                let mut label = egui::RichText::new(text);
-                if pair.prefix_kept {
-                    label = label.color(ui.visuals().warn_fg_color);
-                }
-                if ui.selectable_label(chosen, label).clicked() {
-                    send(tx, SessionCommand::Select(pair.to));
-                    send(tx, SessionCommand::SelectPair(pair.from, pair.to));
-                }
+        .max_height(row_height * 5.0)
+        .auto_shrink([false, true]);
+    if analysis.notes.len() <= WRAPPED_ROWS {
+        // A few rows: each whole, wrapped.
+        scroll.show(ui, |ui| {
+            for (index, text) in &analysis.notes {
+                pick(ui, *index, text, true);
             }
         });
-    let chosen = state.browser.pair.and_then(|(from, to)| {
-        analysis
-            .report
-            .pairs
-            .iter()
-            .find(|p| p.from == from && p.to == to)
-    });
-    if let Some(pair) = chosen {
-        if let Some(text) = request_cost_text(analysis, pair.to) {
-            ui.label(egui::RichText::new(text).small());
-        }
-        for hazard in analysis
-            .cache
-            .hazards
-            .iter()
-            .filter(|h| h.request == pair.to)
-        {
-            ui.label(
-                egui::RichText::new(format!(
-                    "! {}: {} Fix: {}",
-                    hazard.code, hazard.message, hazard.fix
-                ))
-                .small()
-                .color(ui.visuals().warn_fg_color),
-            );
-        }
-        for cause in &pair.causes {
-            let mut text = format!("{}: {}", cause.as_str(), cause.explanation());
-            if let Some(fix) = cause.fix() {
-                text.push_str(&format!(" Fix: {fix}"));
+    } else {
+        // Many: one line each (the whole text on hover), only the rows in view laid out.
+        scroll.show_rows(ui, row_height, analysis.notes.len(), |ui, range| {
+            for (index, text) in &analysis.notes[range] {
+                pick(ui, *index, text, false);
             }
-            ui.label(egui::RichText::new(text).small());
-        }
-        let concerns = analysis
-            .badges
-            .get(pair.to)
-            .map_or(&[][..], PrefixBadge::concerns);
-        for concern in concerns {
-            let mut text = format!("! {}: {}", concern.name(), concern.explanation());
-            if let Some(fix) = concern.fix() {
-                text.push_str(&format!(" Fix: {fix}"));
-            }
-            ui.label(
-                egui::RichText::new(text)
-                    .small()
-                    .color(ui.visuals().warn_fg_color),
-            );
-        }
+        });
+    }
+    let chosen = state
+        .browser
+        .pair
+        .and_then(|(from, to)| analysis.row(to).filter(|r| r.previous == Some(from)));
+    if let Some(row) = chosen {
+        explain_row(ui, analysis, row);
     }
 }
 
-/// The what-if picker (kind and argument, run on a worker) and its result: the headline and,
-/// per request, predicted under the edit against the baseline. The picker's draft lives in egui
-/// memory (it is widget state, not app state).
+/// The selected row's explanation: its figures, its hazards, each cause and note with its fix.
+fn explain_row(ui: &mut Ui, analysis: &Analysis, row: &Row) {
+    wrapped(ui, row_text(row));
+    for hazard in analysis
+        .ledger
+        .hazards
+        .iter()
+        .filter(|h| h.request == row.index)
+    {
+        wrapped(
+            ui,
+            RichText::new(format!(
+                "! {}: {} Fix: {}",
+                hazard.code, hazard.message, hazard.fix
+            ))
+            .color(ui.visuals().warn_fg_color),
+        );
+    }
+    let mut causes: Vec<_> = row
+        .verdict
+        .as_ref()
+        .map(|v| v.causes.clone())
+        .unwrap_or_default();
+    for note in &row.notes {
+        if !causes.contains(note) {
+            causes.push(*note);
+        }
+    }
+    for cause in causes {
+        let mut text = format!("{}: {}", cause.as_str(), cause.explanation());
+        if let Some(fix) = cause.fix() {
+            text.push_str(&format!(" Fix: {fix}"));
+        }
+        wrapped(ui, text);
+    }
+    if let Some(finding) = &row.finding {
+        wrapped(
+            ui,
+            RichText::new(format!("! the server disagrees: {finding}"))
+                .color(ui.visuals().warn_fg_color),
+        );
+    }
+    if !row.not_recorded.is_empty() {
+        wrapped(
+            ui,
+            format!(
+                "Not recorded (assumed unchanged, never blamed): {}",
+                row.not_recorded.join(", ")
+            ),
+        );
+    }
+}
+
+/// The what-if picker (kind and argument, run on a worker) and its result: the headline (its
+/// "before" is the ledger's paid) and, per request, the ledger's figures against those under
+/// the edit. The picker's draft lives in egui memory (it is widget state, not app state).
 fn whatif_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
     let id = egui::Id::unique("prefix_whatif_draft");
     let (mut kind, mut arg) =
@@ -348,44 +288,43 @@ fn whatif_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
     let Some(result) = &w.result else {
         return;
     };
-    ui.label(whatif::headline(result));
-    let tokens =
-        |t: &crate::core::cache::Tokens| [t.read_tokens, t.write_tokens, t.uncached_tokens];
-    let row_height = ui.text_style_height(&egui::TextStyle::Small) + 2.0;
+    wrapped(ui, whatif::headline(result));
+    let row_height = ui.text_style_height(&egui::TextStyle::Body) + 2.0;
     egui::ScrollArea::vertical()
         .id_salt("prefix_whatif")
         .max_height(row_height * 4.0)
         .auto_shrink([false, true])
         .show_rows(ui, row_height, result.requests.len(), |ui, range| {
             for after in &result.requests[range] {
-                let i = after.prediction.index;
-                let Some(before) = analysis.cache.requests.get(i) else {
+                let Some(before) = analysis.row(after.index) else {
                     continue;
                 };
-                ui.label(
-                    egui::RichText::new(whatif::request_line(
-                        i,
-                        tokens(&before.prediction.predicted),
-                        tokens(&after.prediction.predicted),
-                    ))
-                    .small(),
-                );
+                let t = &after.tokens;
+                ui.label(whatif::request_line(
+                    after.index,
+                    [
+                        before.read_tokens(),
+                        before.write_tokens(),
+                        before.uncached_tokens(),
+                    ],
+                    [t.read_tokens, t.write_tokens, t.uncached_tokens],
+                ));
             }
         });
 }
 
 /// A hazard's row in the "Cache hazards" list: the request it names, what happens, the fix.
-pub fn hazard_text(hazard: &crate::core::cache::Hazard) -> String {
+pub fn hazard_text(hazard: &Hazard) -> String {
     format!(
         "request {} · {}: {} Fix: {}",
         hazard.request, hazard.code, hazard.message, hazard.fix
     )
 }
 
-/// The hazards the simulator found, with their fixes; a click selects the request each names
-/// (and its pair with the one before).
+/// The hazards, with their fixes, whole and wrapped; a click selects the request each names
+/// (and its pair with the turn before).
 fn hazards_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
-    let hazards = &analysis.cache.hazards;
+    let hazards = &analysis.ledger.hazards;
     if hazards.is_empty() {
         return;
     }
@@ -393,25 +332,19 @@ fn hazards_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSe
     let row_height = ui.text_style_height(&egui::TextStyle::Body) + 4.0;
     egui::ScrollArea::vertical()
         .id_salt("prefix_hazards")
-        .max_height(row_height * 8.0)
+        .max_height(row_height * 6.0)
         .auto_shrink([false, true])
         .show(ui, |ui| {
             // Few rows (one per hazard found): laid out whole.
             for hazard in hazards {
                 let chosen = state.browser.selected == Some(hazard.request);
                 let label =
-                    egui::RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
-                // One line a hazard (the whole text on hover), so that the list stays short.
-                let row = ui
-                    .add(egui::Button::selectable(chosen, label).truncate())
-                    .on_hover_text(hazard_text(hazard));
+                    RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
+                let row = ui.add(egui::Button::selectable(chosen, label).wrap());
                 if row.clicked() {
                     send(tx, SessionCommand::Select(hazard.request));
-                    if hazard.request > 0 {
-                        send(
-                            tx,
-                            SessionCommand::SelectPair(hazard.request - 1, hazard.request),
-                        );
+                    if let Some(from) = analysis.row(hazard.request).and_then(|r| r.previous) {
+                        send(tx, SessionCommand::SelectPair(from, hazard.request));
                     }
                 }
             }

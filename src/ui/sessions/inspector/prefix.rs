@@ -8,6 +8,7 @@ use egui::Ui;
 
 use super::super::{SessionsUi, pair, send};
 use crate::app::session_view::{SessionCommand, break_text};
+use crate::ui::sessions::prefix::row_text;
 use crate::app::{AppState, CommandSender};
 
 /// Draws the tab for request `index`.
@@ -18,10 +19,6 @@ pub fn prefix_ui(
     index: usize,
     tx: &CommandSender,
 ) {
-    if index == 0 {
-        ui.weak("The first request: there is no previous one to compare with.");
-        return;
-    }
     let tab_height = ui.available_height();
     egui::ScrollArea::vertical()
         .id_salt("inspector_prefix")
@@ -45,13 +42,21 @@ fn tab_ui(
         ui.weak("The prefix analysis is not ready.");
         return;
     };
+    let Some(row) = analysis.row(index) else {
+        ui.weak("This request is not in the session's ledger.");
+        return;
+    };
+    let Some(previous) = row.previous else {
+        ui.weak("The first request of its conversation: there is no earlier turn to compare with.");
+        ui.add(egui::Label::new(row_text(row)).wrap());
+        return;
+    };
     if let Some(badge) = analysis.badges.get(index) {
-        ui.label(format!("Against turn {}: {}", index - 1, badge.label()));
+        ui.label(format!("Against request {previous}: {}", badge.label()));
     }
-    if let Some(pair) = analysis.report.pairs.iter().find(|p| p.to == index) {
-        ui.label(break_text(pair));
-    }
-    let pair = (index - 1, index);
+    ui.add(egui::Label::new(break_text(row)).wrap());
+    ui.add(egui::Label::new(row_text(row)).wrap());
+    let pair = (previous, index);
     if browser.pair != Some(pair) {
         if ui
             .button("Show the diff with the previous request")

@@ -3,12 +3,13 @@
 //! lost), the usage with cached and cache-write tokens, its cost in dollars, and the output
 //! text or error body.
 //!
-//! The cost is the session analysis's (`core::cache::report`, priced with the bundled price
+//! The cost is the session ledger's row (`core::ledger`, priced with the bundled price
 //! table on the analysis worker — the figures the Sessions prefix view sums): what the
 //! request's input paid, what it would have with every reusable token read, and what the
 //! difference lost; "price unknown" for a model without a checked price. Nothing is priced on
 //! the UI thread.
 
+use crate::core::ledger::summary::usd;
 use egui::{Label, RichText, Ui};
 
 use super::request::headers_grid;
@@ -76,37 +77,36 @@ pub fn cost_lines(state: &AppState, found: &Inspected) -> (String, Option<String
                 .iter()
                 .position(|r| r.id == found.request)
         });
-    let request = index.and_then(|index| {
-        let requests = &analysis.cache.requests;
-        requests
-            .get(index)
-            .filter(|r| r.prediction.index == index)
-            .or_else(|| requests.iter().find(|r| r.prediction.index == index))
-    });
-    let Some(request) = request else {
+    let Some(row) = index.and_then(|index| analysis.row(index)) else {
         return (
-            "unknown (not in the session's analysis yet)".to_string(),
+            "unknown (not in the session's ledger yet)".to_string(),
             None,
         );
     };
-    let p = &request.prediction;
-    match &request.cost_usd {
+    match &row.cost_usd {
         Some(d) => (
             format!(
-                "input: paid ${:.4} · ideal ${:.4} · lost ${:.4}",
-                d.paid, d.ideal, d.lost
+                "input: paid {} · ideal {} · lost {}",
+                usd(d.paid),
+                usd(d.ideal),
+                usd(d.lost)
             ),
             Some(format!(
-                "{} under the {} cache, bundled prices; output tokens not included",
-                p.model,
-                p.cache_model.as_str()
+                "{} under the {} cache, bundled prices, {}; output tokens not included",
+                row.model,
+                row.cache_model.as_str(),
+                if row.is_reported() {
+                    "from the server's usage"
+                } else {
+                    "from the estimate (no usage recorded)"
+                }
             )),
         ),
-        None if p.undetermined => (
+        None if row.prediction.undetermined => (
             "not determined: it continues a response the recording does not have".to_string(),
             None,
         ),
-        None => (format!("price unknown ({})", p.model), None),
+        None => (format!("price unknown ({})", row.model), None),
     }
 }
 

@@ -1,20 +1,15 @@
-//! What cache misses cost: the price table (`assets/prices.json`, editable) and the tokens a
-//! broken prefix kept out of the cache.
+//! What input costs: the price table (`assets/prices.json`, editable), the rates one request is
+//! billed at, and the cache's counting in steps.
 //!
 //! The table is dated data (WIRE_SPEC §19.1): per model slug prefix the input, cached-input,
 //! cache-write and output prices, each row with its `source` and the date it was `checked`. A
 //! row nobody checked prices nothing ("price unknown"). [`PriceTable::rates`] applies the
 //! long-context rule (more than 272K input tokens: 2× input and cache rates, 1.5× output) and
 //! the service tier (`flex` ½, `priority` 2×).
-//!
-//! Caching applies from 1,024 prompt tokens and counts hits in 128-token steps past that
-//! (WIRE_SPEC §19), so a pair's *missed* tokens are `cacheable(from_tokens) −
-//! cacheable(reusable_tokens)`, priced at the difference between input and cached input.
 
 use serde::{Deserialize, Serialize};
 
-use super::PrefixError;
-use super::compare::PairReport;
+use crate::core::prefix::PrefixError;
 
 /// The bundled price table.
 pub const BUNDLED_PRICES_JSON: &str = include_str!("../../../assets/prices.json");
@@ -47,8 +42,8 @@ pub struct ModelPrice {
 }
 
 /// A price table file: `{"about": "...", "models": [{"prefix", "input", "cached_input",
-/// "cache_write", "output", "source", "checked"}]}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// "cache_write", "output", "source", "checked"}]}`. The default is empty (every price unknown).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PriceTable {
     /// Where the figures come from.
     #[serde(default)]
@@ -138,11 +133,11 @@ impl PriceTable {
     pub fn rates(
         &self,
         model: &str,
-        kind: crate::core::models::cache::CacheKind,
+        kind: super::models::CacheKind,
         input_tokens: u64,
         service_tier: Option<&str>,
     ) -> Option<Rates> {
-        use crate::core::models::cache::CacheKind;
+        use super::models::CacheKind;
         let row = self.lookup(model).filter(|r| r.is_checked())?;
         let (input, cached_input, output) = (row.input?, row.cached_input?, row.output?);
         let cache_write = match kind {
@@ -180,55 +175,6 @@ pub fn cacheable_steps(tokens: u64, floor: u64, step: u64) -> u64 {
     }
 }
 
-/// Tokens the server can serve from cache out of a reusable prefix of `tokens`: nothing below
-/// 1,024, then 1,024 plus whole 128-token steps.
-pub fn cacheable_tokens(tokens: u64) -> u64 {
-    cacheable_steps(tokens, 1024, 128)
-}
-
-/// The cost of a session's cache misses.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CacheCost {
-    /// Tokens that a kept prefix would have served from cache, over all broken pairs.
-    pub missed_tokens: u64,
-    /// What those tokens cost beyond the cached price, in US dollars (priced models only).
-    pub miss_cost_usd: f64,
-    /// Models of broken pairs that the price table does not cover.
-    pub unpriced_models: Vec<String>,
-}
-
-impl CacheCost {
-    /// Sums the misses of `pairs`; `model_of(to)` names the model of request `to`.
-    pub fn of_pairs<'a>(
-        pairs: &[PairReport],
-        model_of: impl Fn(usize) -> &'a str,
-        prices: &PriceTable,
-    ) -> Self {
-        let mut cost = Self {
-            missed_tokens: 0,
-            miss_cost_usd: 0.0,
-            unpriced_models: Vec::new(),
-        };
-        for pair in pairs.iter().filter(|p| !p.prefix_kept) {
-            let missed = cacheable_tokens(pair.from_tokens)
-                .saturating_sub(cacheable_tokens(pair.reusable_tokens));
-            cost.missed_tokens += missed;
-            let model = model_of(pair.to);
-            match prices.priced(model) {
-                Some((input, cached)) => {
-                    cost.miss_cost_usd += missed as f64 * (input - cached).max(0.0) / 1_000_000.0;
-                }
-                None => {
-                    if !cost.unpriced_models.iter().any(|m| m == model) {
-                        cost.unpriced_models.push(model.to_string());
-                    }
-                }
-            }
-        }
-        cost
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,12 +191,12 @@ mod tests {
     }
 
     #[test]
-    fn cacheable_steps() {
-        assert_eq!(cacheable_tokens(0), 0);
-        assert_eq!(cacheable_tokens(1023), 0);
-        assert_eq!(cacheable_tokens(1024), 1024);
-        assert_eq!(cacheable_tokens(1151), 1024);
-        assert_eq!(cacheable_tokens(1152), 1152);
+    fn cacheable_steps_count_from_the_floor() {
+        let steps = |t| cacheable_steps(t, 1024, 128);
+        assert_eq!(
+            [0, 1023, 1024, 1151, 1152].map(steps),
+            [0, 0, 1024, 1024, 1152]
+        );
     }
 
     #[test]

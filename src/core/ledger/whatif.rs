@@ -1,5 +1,5 @@
-//! What-if edits: a change to the session the simulator re-runs under, as the [`Plan`] the
-//! layout step reads (`KIND:ARGS` on the command line):
+//! What-if edits: a change to the session the simulator re-runs under, as the [`Plan`] it reads
+//! (`KIND:ARGS` on the command line):
 //!
 //! - `breakpoint-after:K` — an explicit breakpoint after `/input/K` in every request that has
 //!   it (the fix Codex cannot make today);
@@ -14,11 +14,13 @@
 //! - `close-gap:K` — the idle gap before request K closed: request K and every later one are
 //!   moved earlier by that gap.
 
+use std::ops::Range;
 use std::str::FromStr;
 
-use super::layout::{Origin, Piece};
-use crate::core::prefix::shape::{RequestShape, parse_duration_secs};
-use crate::core::prefix::{BreakAt, ElementId, Session};
+use super::render::{Layout, Rendered, SegmentId};
+use super::sim::{ADDED_KEY, Piece};
+use crate::core::prefix::Session;
+use crate::core::prefix::shape::parse_duration_secs;
 
 /// One edit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -93,29 +95,49 @@ impl std::fmt::Display for Edit {
     }
 }
 
-/// A header segment swapped from request `from` on.
+/// A section of the prompt a what-if can swap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    Tools,
+    Instructions,
+}
+
+impl Section {
+    fn range(self, layout: &Layout) -> Range<usize> {
+        let s = layout.sections;
+        match self {
+            Self::Tools => s.settings..s.tools,
+            Self::Instructions => s.tools..s.instructions,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Tools => "tools",
+            Self::Instructions => "instructions",
+        }
+    }
+}
+
+/// A section swapped from request `from` on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Swap {
     from: usize,
-    at: BreakAt,
-    old: Vec<ElementId>,
-    new: Vec<ElementId>,
+    section: Section,
+    old: Vec<SegmentId>,
+    new: Vec<SegmentId>,
 }
 
-/// The resolved edits, as the layout step and the simulator read them.
+/// The resolved edits, as the simulator reads them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Plan {
     swaps: Vec<Swap>,
-    /// (from request, position in the shape's input, tokens, key) of the added message.
+    /// (from request, items before it, tokens, key) of the added message.
     insert: Option<(usize, usize, u64, u64)>,
     after: Vec<u32>,
     /// TTL every request asks for, when set.
     pub ttl_secs: Option<u64>,
     shift: Option<(usize, i64)>,
-}
-
-fn segment(shape: &RequestShape, at: BreakAt) -> Vec<ElementId> {
-    shape.parts_at(at).map(|p| p.id).collect()
 }
 
 impl Plan {
@@ -124,8 +146,13 @@ impl Plan {
         Self::default()
     }
 
-    /// Resolves `edits` against `session`.
-    pub fn new(session: &Session, edits: &[Edit]) -> Result<Self, WhatIfError> {
+    /// Whether it changes nothing.
+    pub fn is_none(&self) -> bool {
+        *self == Self::default()
+    }
+
+    /// Resolves `edits` against `session` and its rendered view.
+    pub fn new(session: &Session, rendered: &Rendered, edits: &[Edit]) -> Result<Self, WhatIfError> {
         let requests = session.requests();
         let mut plan = Self::default();
         for edit in edits {
@@ -141,32 +168,33 @@ impl Plan {
                         requests.len().saturating_sub(1)
                     )));
                 }
-                Ok((&requests[k - 1].shape, &requests[k].shape))
+                Ok((&rendered.layouts[k - 1], &rendered.layouts[k]))
             };
             match *edit {
                 Edit::BreakpointAfter(k) => plan.after.push(k),
                 Edit::Ttl(secs) => plan.ttl_secs = Some(secs),
                 Edit::UndoTools(k) | Edit::MoveInstructions(k) => {
-                    let at = match edit {
-                        Edit::UndoTools(_) => BreakAt::Tools,
-                        _ => BreakAt::Instructions,
+                    let section = match edit {
+                        Edit::UndoTools(_) => Section::Tools,
+                        _ => Section::Instructions,
                     };
                     let (before, this) = pair(k)?;
-                    let (old, new) = (segment(this, at), segment(before, at));
+                    let old = this.parts[section.range(this)].to_vec();
+                    let new = before.parts[section.range(before)].to_vec();
                     if old == new {
                         return Err(fail(format!(
                             "request {k}'s {} are request {}'s: nothing to undo",
-                            at.as_str(),
+                            section.name(),
                             k - 1
                         )));
                     }
-                    if at == BreakAt::Instructions {
-                        let tokens = old.iter().map(|id| session.pool().tokens(*id)).sum();
-                        plan.insert = Some((k, this.input.len(), tokens, (1 << 40) | k as u64));
+                    if section == Section::Instructions {
+                        let tokens = old.iter().map(|id| rendered.segments.get(*id).tokens).sum();
+                        plan.insert = Some((k, this.items(), tokens, ADDED_KEY | k as u64));
                     }
                     plan.swaps.push(Swap {
                         from: k,
-                        at,
+                        section,
                         old,
                         new,
                     });
@@ -191,55 +219,45 @@ impl Plan {
         Ok(plan)
     }
 
-    /// Request `i`'s header as (header index, id), when a swap changes it.
-    pub(super) fn replace_header(
-        &self,
-        i: usize,
-        shape: &RequestShape,
-        ids: &[ElementId],
-    ) -> Option<Vec<(u32, ElementId)>> {
-        let active: Vec<&Swap> = self
-            .swaps
+    /// The sections of request `i` a swap replaces: (their parts, the parts put instead).
+    pub(super) fn swapped(&self, i: usize, layout: &Layout) -> Vec<(Range<usize>, Vec<SegmentId>)> {
+        self.swaps
             .iter()
-            .filter(|s| i >= s.from && segment(shape, s.at) == s.old)
-            .collect();
-        if active.is_empty() {
-            return None;
-        }
-        let mut out = Vec::with_capacity(ids.len());
-        let mut done: Vec<BreakAt> = Vec::new();
-        for (h, part) in shape.header.iter().enumerate() {
-            let h = u32::try_from(h).unwrap_or(u32::MAX);
-            match active.iter().find(|s| s.at == part.at) {
-                Some(swap) if !done.contains(&swap.at) => {
-                    done.push(swap.at);
-                    out.extend(swap.new.iter().map(|id| (h, *id)));
-                }
-                Some(_) => {}
-                None => out.push((h, part.id)),
-            }
-        }
-        Some(out)
+            .filter(|s| i >= s.from && layout.parts[s.section.range(layout)] == *s.old)
+            .map(|s| (s.section.range(layout), s.new.clone()))
+            .collect()
     }
 
-    /// The message a `move-instructions` edit adds to request `i`: (position in its input,
+    /// The message a `move-instructions` edit adds to request `i`: (the part it goes before,
     /// piece).
-    pub(super) fn insert_at(&self, i: usize) -> Option<(usize, Piece)> {
-        let (from, at, tokens, key) = self.insert?;
-        (i >= from).then_some((
+    pub(super) fn insert_at(&self, i: usize, layout: &Layout) -> Option<(usize, Piece)> {
+        let (from, items, tokens, key) = self.insert?;
+        if i < from {
+            return None;
+        }
+        let at = match layout.item_parts(layout.first_item() + items) {
+            Some(range) => range.start,
+            None => layout.len(),
+        };
+        Some((
             at,
             Piece {
                 key,
                 tokens,
                 class: 0,
-                origin: Origin::Added,
+                part: None,
             },
         ))
     }
 
-    /// Body input items after which the edits add explicit breakpoints.
-    pub(super) fn breakpoints_after(&self, _i: usize) -> &[u32] {
-        &self.after
+    /// Whether an edit puts an explicit breakpoint after part `k` of request `i` (the last part
+    /// of a body input item it names).
+    pub(super) fn breakpoint_after_part(&self, _i: usize, layout: &Layout, k: usize) -> bool {
+        self.after.iter().any(|&item| {
+            layout
+                .item_parts(item as usize)
+                .is_some_and(|r| !r.is_empty() && r.end - 1 == k)
+        })
     }
 
     /// How much earlier request `i` is sent, ms.
