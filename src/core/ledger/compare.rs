@@ -115,8 +115,9 @@ impl Partials {
 }
 
 /// Tokens two texts share before their first difference, counted up to the last point before it
-/// where o200k's pre-tokenizer always splits (a space after a printable ASCII character), so the
-/// tokens counted are tokens of both texts.
+/// where o200k's pre-tokenizer always splits (before a space that follows a printable ASCII
+/// character, or after a line end followed by a letter or digit), so the tokens counted are tokens
+/// of both texts.
 pub fn common_text_tokens(tokenizer: Tokenizer, a: &str, b: &str) -> u64 {
     let d = a
         .bytes()
@@ -127,7 +128,11 @@ pub fn common_text_tokens(tokenizer: Tokenizer, a: &str, b: &str) -> u64 {
     let floor = d.saturating_sub(4096);
     let cut = (floor.max(1)..=d.min(bytes.len().saturating_sub(1)))
         .rev()
-        .find(|&i| bytes[i] == b' ' && bytes[i - 1].is_ascii_graphic() && b.is_char_boundary(i));
+        .find(|&i| {
+            let space = bytes[i] == b' ' && bytes[i - 1].is_ascii_graphic();
+            let line = bytes[i - 1] == b'\n' && bytes[i].is_ascii_alphanumeric();
+            (space || line) && b.is_char_boundary(i)
+        });
     match cut {
         Some(i) => tokenizer.count(&b[..i]),
         None => {
@@ -201,7 +206,17 @@ pub fn compare(
     let token = b.cum.get(k).copied().unwrap_or(b.total()) + partial;
     // Everything that differs, section by section.
     let section_causes = section_causes(rendered, a, b);
-    let at = section_of(rendered, b.parts.get(k).map_or(a, |_| b), k);
+    // The side whose part at `k` comes first in the prompt order is where they part: the other
+    // side has no part of that section there (a tool list dropped, an effort added).
+    let section_a = (k < a.len()).then(|| section_of(rendered, a, k));
+    let section_b = (k < b.len()).then(|| section_of(rendered, b, k));
+    let (at, earlier_is_a) = match (section_a, section_b) {
+        (Some(x), Some(y)) if rank(x) < rank(y) => (x, true),
+        (Some(_), Some(y)) => (y, false),
+        (Some(x), None) => (x, true),
+        (None, Some(y)) => (y, false),
+        (None, None) => (Section::Input, false),
+    };
     let compaction = context.compaction || rb.shape.is_compaction;
     let place_cause = |section: Section| match section {
         Section::Setting(Setting::Effort) => Cause::ReasoningEffortChanged,
@@ -230,12 +245,21 @@ pub fn compare(
     let rest: Vec<Cause> = causes.iter().copied().filter(|c| !c.is_routing()).collect();
     let causes: Vec<Cause> = routing.into_iter().chain(rest).collect();
     // How much content is shared, wherever it sits.
-    let (equal, change) = aligned(rendered, a, b, k);
+    let (equal, mut change) = aligned(rendered, a, b, k);
+    if let (Some(x), Some(y)) = (section_a, section_b)
+        && x != y
+    {
+        change = if earlier_is_a {
+            Change::Removed
+        } else {
+            Change::Inserted
+        };
+    }
     let shared_tokens = (equal + partial).max(token).min(b.total());
-    let (which, on) = if k < b.len() { (b, k) } else { (a, k) };
+    let (which, on) = if earlier_is_a { (a, k) } else { (b, k) };
     let source = rendered.segments.get(which.parts[on]).source;
     let mut at_pointer = pointer(which, &rendered.segments, on);
-    if k < a.len() && k < b.len() {
+    if k < a.len() && k < b.len() && section_a == section_b {
         let (pa, pb) = (pointer(a, &rendered.segments, k), pointer(b, &rendered.segments, k));
         if let (Some(x), Some(y)) = (value_at(session, from, &pa), value_at(session, to, &pb))
             && let Some(inside) = first_rendered_difference(x, y)
@@ -269,6 +293,17 @@ enum Section {
     Setting(Setting),
     Tools,
     Input,
+}
+
+/// A section's place in the prompt order.
+fn rank(section: Section) -> u8 {
+    match section {
+        Section::Setting(Setting::Effort) => 0,
+        Section::Setting(Setting::Verbosity) => 1,
+        Section::Setting(Setting::Format) => 2,
+        Section::Tools => 3,
+        Section::Input => 4,
+    }
 }
 
 fn section_of(rendered: &Rendered, layout: &Layout, k: usize) -> Section {
@@ -379,14 +414,15 @@ fn value_at<'a>(session: &'a Session, index: usize, pointer: &str) -> Option<&'a
     }
 }
 
-/// Where two values first differ in what is rendered: not in key order, not in an `id`,
+/// Where two values first differ in what is rendered: not in the order of an object's own keys
+/// (deeper key order counts: a schema's properties are rendered in order), not in an `id`,
 /// `status` or `call_id` (a relative JSON pointer; `None` when only those differ).
 fn first_rendered_difference(a: &serde_json::Value, b: &serde_json::Value) -> Option<String> {
     use crate::core::prefix::ChangeKind;
     crate::core::prefix::canon::differences(a, b, 64)
         .into_iter()
         .find(|d| {
-            d.kind != ChangeKind::KeyOrder
+            !(d.kind == ChangeKind::KeyOrder && d.path.matches('/').count() <= 1)
                 && !d
                     .path
                     .rsplit('/')

@@ -2,7 +2,8 @@
 //! (no hazard computes a figure of its own):
 //!
 //! - `cache_stuck` — three or more requests on one route read about the same number of tokens
-//!   while their input grows: only the start of the prompt is reused;
+//!   while what they share with the turn before them grows past it: only the start of the
+//!   prompt is reused;
 //! - `tools_changed` — the tools changed between two turns of one model (never a compaction);
 //! - `cache_key_changed` — `prompt_cache_key` changed mid-conversation;
 //! - `idle_gap` — a gap longer than the cache's retention lost a kept prefix;
@@ -158,12 +159,16 @@ pub fn find(session: &Session, rows: &[Row]) -> Vec<Hazard> {
 }
 
 /// `cache_stuck`: the first run of three or more requests on one route whose read stays within
-/// 128 tokens while their input grows.
+/// 128 tokens while their input grows and each reads at least 1,024 tokens less than it shares
+/// with the turn before it (the row's ideal read).
 fn stuck(rows: &[Row], out: &mut Vec<Hazard>) {
+    let short = |r: &Row| r.ideal_read_tokens >= r.read_tokens() + 1024;
     let same = |a: &Row, b: &Row| {
         a.read_tokens() > 0
             && a.read_tokens().abs_diff(b.read_tokens()) <= 128
             && b.input_tokens() > a.input_tokens()
+            && short(a)
+            && short(b)
             && a.prediction.route == b.prediction.route
             && !matches!(b.kind, RowKind::Warmup | RowKind::Compaction)
     };

@@ -14,7 +14,8 @@
 //!
 //! What the recording does not have (a rollout's tools) is a *not recorded* segment: it renders
 //! nothing, counts nothing, and is equal to every other not-recorded segment of its kind — never
-//! compared, never blamed.
+//! compared, never blamed. An item or tool the rendering does not know is its JSON with its keys
+//! sorted (key order never renders).
 
 use std::collections::HashMap;
 use std::hash::Hasher as _;
@@ -26,6 +27,7 @@ use siphasher::sip128::{Hasher128 as _, SipHasher13};
 use super::counting::Counting;
 use super::source::{self, Source};
 use super::tool_text::render_tool;
+use crate::core::prefix::canon::canonical_json;
 use crate::core::prefix::{BreakAt, ElementId, Session, Tokenizer};
 
 /// Index of a segment in a [`Segments`] pool.
@@ -725,7 +727,7 @@ impl Renderer {
                     source: Source::ToolCalls,
                     kind: Kind::Call,
                     label: Some(t.trim_end_matches("_call").to_string()),
-                    body: Body::Text(serde_json::to_string(&rest).unwrap_or_default().into()),
+                    body: Body::Text(canonical_json(&Value::Object(rest)).into()),
                     lead: c.call_tokens.saturating_sub(1),
                     trail: c.call_tokens.min(1),
                     salt: 2,
@@ -788,7 +790,7 @@ impl Renderer {
                 source: Source::Other,
                 kind: Kind::Item,
                 label: ty.map(str::to_string),
-                body: Body::Text(serde_json::to_string(&stripped(item)).unwrap_or_default().into()),
+                body: Body::Text(canonical_json(&Value::Object(stripped(item))).into()),
                 lead: c.message_tokens.saturating_sub(1),
                 trail: c.message_tokens.min(1),
                 salt: 0,
@@ -880,7 +882,7 @@ fn block<'a>(b: &'a Value, c: &Counting) -> Block<'a> {
             }
         }
         _ => {
-            let text = serde_json::to_string(&stripped(b)).unwrap_or_default();
+            let text = canonical_json(&Value::Object(stripped(b)));
             Block {
                 body: Body::Opaque(text.len() as u64),
                 opaque_tokens: (text.len() as u64).div_ceil(4),

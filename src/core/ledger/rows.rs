@@ -116,7 +116,8 @@ pub struct Row {
     pub prediction: Prediction,
     /// The server's figures.
     pub reported: Option<Reported>,
-    /// What it would have read had every shared token been read (estimate).
+    /// What it would have read had every token it shares with the turn before it been read (in
+    /// its own figures: the server's count where it reported one).
     pub ideal_read_tokens: u64,
     /// Dollars, when the model has a checked price.
     pub cost_usd: Option<Dollars>,
@@ -269,7 +270,6 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         .map(|v| v.causes.clone())
         .unwrap_or_default();
     let ideal_read = counted(shareable).max(p.predicted.read_tokens);
-    row.ideal_read_tokens = ideal_read;
     let input = row.input_tokens();
     let (reported, estimated) = (row.is_reported(), row.tokens);
     let scale = |tokens: u64| -> u64 {
@@ -280,6 +280,8 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         scaled.min(input)
     };
     let (read, written) = (row.read_tokens(), row.write_tokens());
+    let ideal_read_paid = scale(ideal_read).max(read);
+    row.ideal_read_tokens = ideal_read_paid;
     row.cost_usd = None;
     row.lost_by_cause.clear();
     let Some(rates) = prices.rates(&row.model, p.cache_model, input, tier) else {
@@ -293,7 +295,6 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         row.kind,
         RowKind::First | RowKind::Warmup | RowKind::Compaction | RowKind::Undetermined
     );
-    let ideal_read_paid = scale(ideal_read).max(read);
     let ideal_write_paid = match p.cache_model {
         CacheKind::Breakpoints => scale(p.latest_breakpoint_tokens.saturating_sub(ideal_read)),
         CacheKind::Prefix => 0,

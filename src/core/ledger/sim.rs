@@ -107,9 +107,6 @@ impl Offsets {
         lo
     }
 
-    fn boundary_at(&self, tokens: u64) -> usize {
-        self.cum.partition_point(|&c| c < tokens).min(self.len())
-    }
 }
 
 /// The session prepared for simulation: the rendered view, each segment's class and each
@@ -546,6 +543,7 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
     let mut routes: HashMap<u64, Route> = HashMap::new();
     let mut last_finish: Option<i64> = None;
     let mut pieces = Vec::new();
+    let mut heads: HashMap<(u64, u64), u64> = HashMap::new();
     let mut out = Vec::with_capacity(requests.len());
     for (i, request) in requests.iter().enumerate() {
         let model = prepared.models[i];
@@ -605,7 +603,7 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
             request.shape.prompt_cache_key.as_deref(),
             request.shape.service_tier.as_deref(),
             &request.shape.model,
-            offsets.hash[offsets.boundary_at(ROUTING_TOKENS)],
+            head_hash(rendered, &offsets, &mut heads),
         );
         let route = routes.entry(route_key).or_default();
         route.expire(sent);
@@ -679,6 +677,41 @@ fn gap_words(ms: i64) -> String {
     } else {
         format!("{secs} s")
     }
+}
+
+/// A hash of the first [`ROUTING_TOKENS`] tokens of a prompt: the pieces wholly inside them,
+/// then the start of the piece they end in — its text up to about as many bytes as tokens are
+/// left (four a token), or the whole piece when it is opaque. `memo` keeps the start of a
+/// piece per (key, tokens left).
+fn head_hash(rendered: &Rendered, offsets: &Offsets, memo: &mut HashMap<(u64, u64), u64>) -> u64 {
+    let whole = offsets.cum.partition_point(|&c| c <= ROUTING_TOKENS).saturating_sub(1);
+    let hash = offsets.hash[whole];
+    let Some(&key) = offsets.keys.get(whole) else {
+        return hash;
+    };
+    let left = ROUTING_TOKENS - offsets.cum[whole];
+    let start = *memo.entry((key, left)).or_insert_with(|| {
+        if key >= ADDED_KEY {
+            return key;
+        }
+        let segment = rendered.segments.get(super::render::SegmentId(key as u32));
+        match segment.text() {
+            Some(text) => {
+                let left_bytes = (left.saturating_sub(segment.lead) as usize).saturating_mul(4);
+                let mut end = left_bytes.min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                use std::hash::{Hash, Hasher};
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                segment.lead.hash(&mut h);
+                text[..end].hash(&mut h);
+                h.finish()
+            }
+            None => key,
+        }
+    });
+    chain(hash, start)
 }
 
 fn route_hash(key: Option<&str>, tier: Option<&str>, model: &str, head: u64) -> u64 {

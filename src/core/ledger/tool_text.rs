@@ -3,7 +3,7 @@
 //! its parameters **in the JSON schema's property order**, each with its description, `?` when
 //! optional, its type (enums as unions of literals, arrays, nested objects) and its default;
 //! a custom (freeform) tool is its description, name and grammar; any other tool (web search,
-//! local shell, …) is its compact JSON. Pure.
+//! local shell, …) is its JSON with sorted keys. Pure.
 
 use serde_json::Value;
 
@@ -48,7 +48,7 @@ pub fn render_tool(tool: &Value, prefix: &str) -> String {
             }
         }
         _ => {
-            out.push_str(&serde_json::to_string(tool).unwrap_or_default());
+            out.push_str(&crate::core::prefix::canon::canonical_json(tool));
             out.push('\n');
         }
     }
@@ -217,7 +217,7 @@ mod tests {
         let search = json!({"type": "web_search", "external_web_access": false});
         assert_eq!(
             render_tool(&search, ""),
-            "{\"type\":\"web_search\",\"external_web_access\":false}\n"
+            "{\"external_web_access\":false,\"type\":\"web_search\"}\n"
         );
         let bare = json!({"type": "function", "name": "now", "parameters": {"type": "object", "properties": {}}});
         assert_eq!(render_tool(&bare, ""), "type now = () => any;\n");
