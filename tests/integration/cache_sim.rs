@@ -2,14 +2,13 @@
 //! append-only session under both cache models, a change between two breakpoints, explicit mode
 //! without a breakpoint, TTL expiry after a 31-minute gap, a changed cache key, a model switch.
 //!
-//! The expected figures are computed here from the rules and the elements' token counts (read
-//! from the session's pool, the analysis's measure of each element): the offset of a breakpoint
-//! is the sum of the elements up to the end of its item, a prefix read is the shared tokens from
-//! 1,024 in 128-token steps.
+//! The expected figures are computed here from the rules and the rendered segments' token counts
+//! (read from the ledger's rendered view, the analysis's measure of each segment): the offset of
+//! a breakpoint is the running count at the end of its item, a prefix read is the shared tokens
+//! from 1,024 in 128-token steps.
 
 use pretty_assertions::assert_eq;
-use promptwire::core::cache::{self, Plan, Prepared, simulate};
-use promptwire::core::models::cache::{CacheKind, CacheModels};
+use promptwire::core::ledger::{self, CacheKind, Ledger, Rules};
 use promptwire::core::prefix::{RequestMeta, Session};
 use serde_json::{Value, json};
 
@@ -45,20 +44,19 @@ fn session(bodies: &[Value], times: &[(i64, i64)]) -> Session {
     session
 }
 
+fn ledger_of(session: &Session) -> Ledger {
+    ledger::ledger(session, &Rules::bundled())
+}
+
 /// Tokens of request `i` up to the end of body input item `k` (the header included).
 fn through(session: &Session, i: usize, k: usize) -> u64 {
-    let r = &session.requests()[i];
-    let pool = session.pool();
-    let header: u64 = r.shape.header.iter().map(|p| pool.tokens(p.id)).sum();
-    header
-        + r.shape.input[..=k - r.shape.input_offset]
-            .iter()
-            .map(|id| pool.tokens(*id))
-            .sum::<u64>()
+    let l = ledger_of(session);
+    let layout = &l.rendered.layouts[i];
+    layout.cum[layout.item_parts(k).expect("item").end]
 }
 
 fn total(session: &Session, i: usize) -> u64 {
-    session.requests()[i].tokens
+    ledger_of(session).rows[i].tokens
 }
 
 fn steps(tokens: u64) -> u64 {
@@ -78,8 +76,8 @@ type Triple = (u64, u64, u64);
 
 /// (read, write, uncached) per request, and the reasons.
 fn run(session: &Session) -> (Vec<Triple>, Vec<String>, Vec<CacheKind>) {
-    let prepared = Prepared::new(session, &CacheModels::default());
-    let predictions = simulate(&prepared, &Plan::none());
+    let l = ledger_of(session);
+    let predictions: Vec<_> = l.rows.iter().map(|r| &r.prediction).collect();
     (
         predictions
             .iter()
@@ -130,19 +128,19 @@ fn cache_sim_append_only_under_both_models() {
         reasons,
         vec![
             format!(
-                "read nothing: the first request on its route (model, prompt_cache_key and \
-                 first ~256 tokens); wrote 1 breakpoint, {} tokens",
+                "read nothing: the first request on its route (model, prompt_cache_key, service \
+                 tier and first ~256 tokens); wrote 1 breakpoint, {} tokens",
                 grouped(t0)
             ),
             format!(
-                "read {} tokens up to the breakpoint of request 0 (end of the user message at \
-                 /input/0); wrote 1 breakpoint, {} tokens",
+                "read {} tokens up to the breakpoint of request 0 (the end of \
+                 /input/0/content/0); wrote 1 breakpoint, {} tokens",
                 grouped(t0),
                 grouped(t1 - t0)
             ),
             format!(
-                "read {} tokens up to the breakpoint of request 1 (end of the user message at \
-                 /input/2); wrote 1 breakpoint, {} tokens",
+                "read {} tokens up to the breakpoint of request 1 (the end of \
+                 /input/2/content/0); wrote 1 breakpoint, {} tokens",
                 grouped(t1),
                 grouped(t2 - t1)
             ),
@@ -191,8 +189,8 @@ fn cache_sim_change_between_breakpoints_falls_back_to_the_earlier_one() {
     assert_eq!(
         reasons[2],
         format!(
-            "read {} tokens up to the breakpoint of request 0 (end of the user message at \
-             /input/0); the break at /input/1 is after it; wrote 1 breakpoint, {} tokens",
+            "read {} tokens up to the breakpoint of request 0 (the end of /input/0/content/0); \
+             wrote 1 breakpoint, {} tokens",
             grouped(t0),
             grouped(t2 - t0)
         )
@@ -252,8 +250,8 @@ fn cache_sim_ttl_expires_after_a_31_minute_gap() {
     assert_eq!(
         reasons[1],
         format!(
-            "read nothing: the breakpoints of request 0 expired (idle 31 min past the TTL); \
-             wrote 1 breakpoint, {} tokens",
+            "read nothing: request 0's cache expired (idle 31 min past its retention); wrote 1 \
+             breakpoint, {} tokens",
             grouped(t1)
         )
     );
@@ -290,8 +288,8 @@ fn cache_sim_changed_cache_key_and_model_switch_route_elsewhere() {
     assert_eq!(
         reasons[1],
         format!(
-            "read nothing: the first request on its route (model, prompt_cache_key and first \
-             ~256 tokens); wrote 1 breakpoint, {} tokens",
+            "read nothing: the first request on its route (model, prompt_cache_key, service tier \
+             and first ~256 tokens); wrote 1 breakpoint, {} tokens",
             grouped(t1)
         )
     );
@@ -338,9 +336,8 @@ fn cache_sim_what_if_breakpoint_keeps_the_stable_prefix() {
     let s = session(&bodies, &[]);
     let (t0, t1, kept) = (total(&s, 0), total(&s, 1), through(&s, 1, 0));
     assert_eq!(run(&s).0, vec![(0, t0, 0), (0, t1, 0)]);
-    let prices = promptwire::core::prefix::PriceTable::bundled();
-    let report = cache::report(&s, &CacheModels::default(), &prices);
-    let hazards: Vec<(&str, usize, String)> = report
+    let l = ledger_of(&s);
+    let hazards: Vec<(&str, usize, String)> = l
         .hazards
         .iter()
         .map(|h| (h.code, h.request, h.fix.clone()))
@@ -355,18 +352,18 @@ fn cache_sim_what_if_breakpoint_keeps_the_stable_prefix() {
                 .to_string()
         )]
     );
-    let what_if = cache::what_if(
-        &s,
-        &CacheModels::default(),
-        &prices,
-        &["breakpoint-after:0".parse().expect("edit")],
-    )
-    .expect("what-if");
+    let what_if = l
+        .what_if(
+            &s,
+            &Rules::bundled(),
+            &["breakpoint-after:0".parse().expect("edit")],
+        )
+        .expect("what-if");
     let after: Vec<Triple> = what_if
         .requests
         .iter()
         .map(|r| {
-            let p = &r.prediction.predicted;
+            let p = &r.tokens;
             (p.read_tokens, p.write_tokens, p.uncached_tokens)
         })
         .collect();
@@ -381,32 +378,21 @@ fn cache_sim_what_if_breakpoint_keeps_the_stable_prefix() {
 }
 
 fn what_if_reads(s: &Session, edit: &str) -> (Vec<u64>, i64) {
-    let w = cache::what_if(
-        s,
-        &CacheModels::default(),
-        &promptwire::core::prefix::PriceTable::bundled(),
-        &[edit.parse().expect("edit")],
-    )
-    .expect("what-if");
+    let w = ledger_of(s)
+        .what_if(s, &Rules::bundled(), &[edit.parse().expect("edit")])
+        .expect("what-if");
     (
-        w.requests
-            .iter()
-            .map(|r| r.prediction.predicted.read_tokens)
-            .collect(),
+        w.requests.iter().map(|r| r.tokens.read_tokens).collect(),
         w.read_tokens_gained,
     )
 }
 
 fn hazard_codes(s: &Session) -> Vec<(&'static str, usize)> {
-    cache::report(
-        s,
-        &CacheModels::default(),
-        &promptwire::core::prefix::PriceTable::bundled(),
-    )
-    .hazards
-    .iter()
-    .map(|h| (h.code, h.request))
-    .collect()
+    ledger_of(s)
+        .hazards
+        .iter()
+        .map(|h| (h.code, h.request))
+        .collect()
 }
 
 #[test]
@@ -487,9 +473,10 @@ fn cache_sim_hazards_key_rate_and_stuck_cache() {
         vec![("overflow_rate", 15)]
     );
 
-    // The server reports the same cached count while the prompt grows: stuck.
+    // The server reports the same cached count while the prompt grows and what each request
+    // shares with the one before it runs far past it: stuck.
     let mut s = Session::default();
-    let mut items = vec![msg("user", &text("q0", 200))];
+    let mut items = vec![msg("user", &text("q0", 3000))];
     for i in 0..4 {
         let meta = RequestMeta {
             reported_cached_tokens: Some(1280),
@@ -500,12 +487,8 @@ fn cache_sim_hazards_key_rate_and_stuck_cache() {
         items.push(msg("assistant", &text(&format!("a{i}"), 300)));
         items.push(msg("user", &text(&format!("q{}", i + 1), 200)));
     }
-    let report = cache::report(
-        &s,
-        &CacheModels::default(),
-        &promptwire::core::prefix::PriceTable::bundled(),
-    );
-    let stuck: Vec<(&str, usize, String)> = report
+    let l = ledger_of(&s);
+    let stuck: Vec<(&str, usize, String)> = l
         .hazards
         .iter()
         .map(|h| (h.code, h.request, h.message.clone()))
@@ -514,18 +497,25 @@ fn cache_sim_hazards_key_rate_and_stuck_cache() {
         stuck,
         vec![(
             "cache_stuck",
-            0,
+            1,
             format!(
-                "requests 0 to 3 read about 1,280 tokens each while the prompt grows from {} to \
-                 {}: only the instructions and tools are reused",
-                grouped(total(&s, 0)),
+                "requests 1 to 3 read 1,280 tokens each while their input grows from {} to {}: \
+                 only the start of the prompt is reused",
+                grouped(total(&s, 1)),
                 grouped(total(&s, 3))
             )
         )]
     );
     // …and the server reading far less than the rules predict is a finding.
-    let findings: Vec<Option<String>> = report.requests.iter().map(|r| r.finding.clone()).collect();
-    let predicted: Vec<u64> = (0..3).map(|i| steps(total(&s, i))).collect();
+    let findings: Vec<Option<String>> = l.rows.iter().map(|r| r.finding.clone()).collect();
+    let predicted: Vec<u64> = (0..4).map(|i| steps(total(&s, i))).collect();
+    let less = |i: usize| {
+        Some(format!(
+            "server read 1,280 where the rules predict {}: evicted, overflowed past ~15 \
+             requests/min, or routed elsewhere",
+            grouped(predicted[i])
+        ))
+    };
     assert_eq!(
         findings,
         vec![
@@ -535,17 +525,9 @@ fn cache_sim_hazards_key_rate_and_stuck_cache() {
                  model"
                     .to_string()
             ),
-            None,
-            Some(format!(
-                "server read 1,280 where the rules predict {}: evicted, overflowed past ~15 \
-                 requests/min, or routed elsewhere",
-                grouped(predicted[1])
-            )),
-            Some(format!(
-                "server read 1,280 where the rules predict {}: evicted, overflowed past ~15 \
-                 requests/min, or routed elsewhere",
-                grouped(predicted[2])
-            )),
+            less(0),
+            less(1),
+            less(2),
         ]
     );
 }

@@ -1,5 +1,5 @@
 //! `diff` stays linear in its input: bodies added by value (`push_body_owned`) give the same
-//! report as by reference, and `diff` of two 8 MB runs of one character (once seconds and
+//! ledger as by reference, and `diff` of two 8 MB runs of one character (once seconds and
 //! hundreds of megabytes in the tokenizer) finishes quickly through the built binary.
 
 use std::path::Path;
@@ -7,7 +7,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use pretty_assertions::assert_eq;
-use promptwire::core::prefix::{PriceTable, RequestMeta, Session, Tokenizer};
+use promptwire::core::ledger::{self, Rules};
+use promptwire::core::prefix::{RequestMeta, Session, Tokenizer};
 use serde_json::{Value, json};
 
 fn bodies() -> Vec<Value> {
@@ -24,8 +25,8 @@ fn bodies() -> Vec<Value> {
 }
 
 #[test]
-fn owned_bodies_give_the_same_report() {
-    let prices = PriceTable::bundled();
+fn owned_bodies_give_the_same_ledger() {
+    let rules = Rules::bundled();
     let mut by_ref = Session::new(Tokenizer::o200k());
     let mut owned = Session::new(Tokenizer::o200k());
     for body in bodies() {
@@ -36,7 +37,8 @@ fn owned_bodies_give_the_same_report() {
             .push_body_owned(body, RequestMeta::default())
             .expect("owned");
     }
-    assert_eq!(owned.report(&prices), by_ref.report(&prices));
+    let (a, b) = (ledger::ledger(&owned, &rules), ledger::ledger(&by_ref, &rules));
+    assert_eq!((a.rows, a.summary, a.hazards), (b.rows, b.summary, b.hazards));
     // Bad bodies fail the same way.
     for bad in [json!([1]), json!({"model": "m", "input": 3})] {
         assert_eq!(

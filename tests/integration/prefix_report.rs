@@ -1,11 +1,11 @@
-//! Session-level results of the prefix analysis: the summary and the cost of misses, the growth
-//! series (checked against bodies serialized independently), and the item-aligned pair diff.
+//! Session-level results: the ledger's rows and sums for an instructions edit (dollars computed
+//! here from the bundled prices), unpriced models named, the growth series (checked against
+//! bodies serialized independently), and the item-aligned pair diff.
 
 use pretty_assertions::assert_eq;
-use promptwire::core::prefix::cost::cacheable_tokens;
+use promptwire::core::ledger::{self, Cause, Rules, Source};
 use promptwire::core::prefix::{
-    BreakAt, CacheCost, DiffRow, GrowthPoint, LineChange, PairDiff, PriceTable, RequestMeta,
-    RowKind, Session, SessionSummary, Tokenizer,
+    BreakAt, DiffRow, GrowthPoint, LineChange, PairDiff, RequestMeta, RowKind, Session, Tokenizer,
 };
 use serde_json::{Value, json};
 
@@ -38,15 +38,6 @@ fn compact_len(value: &Value) -> u64 {
     serde_json::to_string(value).expect("serialize").len() as u64
 }
 
-fn tokens(values: &[&Value]) -> u64 {
-    let t = Tokenizer::o200k();
-    // The rendering is the compact JSON as sent.
-    values
-        .iter()
-        .map(|v| t.count(&serde_json::to_string(v).expect("serialize")))
-        .sum()
-}
-
 /// A long user message (well over 1,024 tokens), so that caching applies.
 fn long_message() -> Value {
     let text: String = (0..600)
@@ -55,8 +46,17 @@ fn long_message() -> Value {
     msg("user", &text)
 }
 
+/// The rendered text of a message segment's markers (harmony: `<|start|>role<|message|>` …
+/// `<|end|>`).
+const OPEN: u64 = 3;
+const CLOSE: u64 = 1;
+
+fn text_of(item: &Value) -> String {
+    item["content"][0]["text"].as_str().expect("text").to_string()
+}
+
 #[test]
-fn summary_and_cost_of_a_miss() {
+fn an_instructions_edit_loses_the_history_after_it() {
     let big = long_message();
     let a = body("gpt-5.5", "Be brief.", std::slice::from_ref(&big));
     let b = body(
@@ -74,7 +74,7 @@ fn summary_and_cost_of_a_miss() {
         ],
     );
     let mut session = Session::default();
-    let cached = [None, Some(0), Some(1280)];
+    let cached = [None, Some(0), None];
     for (body, cached) in [&a, &b, &c].into_iter().zip(cached) {
         let meta = RequestMeta {
             reported_cached_tokens: cached,
@@ -82,55 +82,66 @@ fn summary_and_cost_of_a_miss() {
         };
         session.push_body(body, meta).expect("body");
     }
-    let report = session.report(&PriceTable::bundled());
+    let l = ledger::ledger(&session, &Rules::bundled());
+    let big_tokens = OPEN + Tokenizer::o200k().count(&text_of(&big)) + CLOSE;
+    assert!(l.rows[0].tokens > 1024, "the long message makes the prompt cacheable");
 
-    let settings = |x: &Value| -> Vec<Value> {
-        [
-            "model",
-            "reasoning",
-            "text",
-            "tools",
-            "parallel_tool_calls",
-            "tool_choice",
-        ]
-        .iter()
-        .map(|k| x[*k].clone())
-        .collect()
-    };
-    let head = settings(&a);
-    let head_refs: Vec<&Value> = head.iter().collect();
-    let before_instructions = tokens(&head_refs);
-    let whole = |x: &Value| {
-        let mut all = settings(x);
-        all.push(x["instructions"].clone());
-        all.extend(x["input"].as_array().expect("items").iter().cloned());
-        tokens(&all.iter().collect::<Vec<_>>())
-    };
-    let (ta, tb, tc) = (whole(&a), whole(&b), whole(&c));
-    assert!(ta > 1024, "the long message makes the prompt cacheable");
-
+    // b against a: the instructions' text differs after "Be" — the break; the long message
+    // after it is content b shares with a, wherever it sits.
+    let v = l.rows[1].verdict.clone().expect("verdict");
+    let d = v.divergence.clone().expect("break");
     assert_eq!(
-        report.summary,
-        SessionSummary {
-            requests: 3,
-            warmups: 0,
-            undetermined: 0,
-            breaks: 1,
-            input_tokens: ta + tb + tc,
-            reusable_tokens: before_instructions + tb,
-            reported_cached_tokens: Some(1280),
-        }
+        (v.causes.clone(), d.pointer.as_str(), d.source, v.shared_tokens),
+        (
+            vec![Cause::InputChanged],
+            "/instructions",
+            Source::Instructions,
+            v.reusable_tokens + big_tokens
+        )
     );
-    // The instructions edit keeps the settings only: everything cacheable of `a` is missed,
-    // priced at gpt-5.5's input minus cached-input rate (5 − 0.5 $/M in the bundled table).
-    let missed = cacheable_tokens(ta) - cacheable_tokens(before_instructions);
+    // Dollars at gpt-5.5's $5 / $0.50 per million (bundled table): b paid for every token
+    // uncached (the server said 0 cached); had it read what it shares with a, it would have
+    // paid the shared part at the cached rate, from 1,024 in 128-token steps.
+    let (input, shared) = (l.rows[1].tokens as f64, v.shared_tokens);
+    let read = (1024 + (shared - 1024) / 128 * 128) as f64;
+    let paid = input * 5.0 / 1e6;
+    let ideal = read * 0.5 / 1e6 + (input - read) * 5.0 / 1e6;
+    let cost = l.rows[1].cost_usd.expect("priced");
+    assert!((cost.paid - paid).abs() < 1e-12, "{cost:?} vs {paid}");
+    assert!((cost.ideal - ideal).abs() < 1e-12, "{cost:?} vs {ideal}");
+    assert!((cost.lost - (paid - ideal)).abs() < 1e-12);
+    let causes: Vec<Cause> = l.rows[1].lost_by_cause.iter().map(|l| l.cause).collect();
+    assert_eq!(causes, vec![Cause::InputChanged]);
+
+    // c keeps b's prefix: it reads all of b (in steps), loses nothing.
+    let tb = l.rows[1].tokens;
     assert_eq!(
-        report.cost,
-        CacheCost {
-            missed_tokens: missed,
-            miss_cost_usd: missed as f64 * (5.0 - 0.5) / 1_000_000.0,
-            unpriced_models: vec![],
-        }
+        (
+            l.rows[2].verdict.as_ref().map(|v| v.prefix_kept),
+            l.rows[2].prediction.predicted.read_tokens,
+            l.rows[2].cost_usd.map(|c| c.lost)
+        ),
+        (Some(true), 1024 + (tb - 1024) / 128 * 128, Some(0.0))
+    );
+    // The session: its rows summed, one loss figure.
+    let s = &l.summary;
+    assert_eq!(
+        (
+            s.requests,
+            s.breaks,
+            s.estimated_tokens,
+            s.reported_cached_tokens
+        ),
+        (3, 1, l.rows.iter().map(|r| r.tokens).sum(), Some(0))
+    );
+    let total = s.totals.cost_usd.expect("priced");
+    assert!((total.lost - cost.lost).abs() < 1e-12);
+    assert_eq!(
+        s.lost_by_cause
+            .iter()
+            .map(|x| (x.cause, x.requests.clone()))
+            .collect::<Vec<_>>(),
+        vec![(Cause::InputChanged, vec![1])]
     );
 }
 
@@ -150,10 +161,16 @@ fn models_without_a_price_are_named() {
             RequestMeta::default(),
         )
         .expect("b");
-    let cost = session.report(&PriceTable::bundled()).cost;
-    assert_eq!(cost.miss_cost_usd, 0.0);
-    assert_eq!(cost.unpriced_models, vec!["llama3.3".to_string()]);
-    assert!(cost.missed_tokens > 0);
+    let l = ledger::ledger(&session, &Rules::bundled());
+    assert_eq!(
+        (
+            l.summary.totals.cost_usd,
+            l.summary.totals.unpriced_models.clone()
+        ),
+        (None, vec!["llama3.3".to_string()])
+    );
+    assert!(l.rows.iter().all(|r| r.cost_usd.is_none()));
+    assert!(l.summary.sentence().ends_with("price unknown for llama3.3"));
 }
 
 #[test]
@@ -185,7 +202,13 @@ fn growth_series_matches_independently_built_bodies() {
         };
         session.push_body(x, meta).expect("body");
     }
-    let growth = session.report(&PriceTable::bundled()).growth;
+    let l = ledger::ledger(&session, &Rules::bundled());
+    let growth = session.growth(|i| {
+        l.rows[i]
+            .verdict
+            .as_ref()
+            .is_some_and(|v| v.prefix_kept && v.from + 1 == i)
+    });
     let all_items = [t2.clone(), new_items.clone()].concat();
     // The whole prompt c stands for: b's items (its response had no output), then c's, sent
     // without previous_response_id.

@@ -1,10 +1,10 @@
 //! `promptwire diff --session` reads a stored session through the store's one adapter
-//! (`store::prefix_input`, which the Sessions view reads too) and reports what core says a bare
-//! verdict hides — here "the server missed the cache": a pair the local analysis keeps, whose
-//! reusable prefix is cacheable (≥ 1,024 tokens), for which the server reported 0
-//! `cached_tokens` — in its `--json` report (the `warnings` and `notes` of the pair, every
-//! other field as before) and in its text, on a real SQLite file, as a user runs the binary;
-//! a stored session without requests is a user error.
+//! (`store::prefix_input`, which the Sessions view reads too) and reports the ledger's rows —
+//! here a server shortfall: a request that keeps the turn before it, whose shared prefix is
+//! cacheable (≥ 1,024 tokens), for which the server reported 0 `cached_tokens` — in its `--json`
+//! report (the `warnings` and `notes` of the pair) and in its text, on a real SQLite file, as a
+//! user runs the binary; the Sessions view says the same; a stored session without requests is
+//! a user error.
 
 use crate::support::cli;
 use crate::support::sample_har;
@@ -13,13 +13,11 @@ use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use promptwire::app::session_view::{PrefixBadge, analyze_parts};
-use promptwire::core::prefix::cost::cacheable_tokens;
-use promptwire::core::prefix::{Concern, PriceTable, Session};
+use promptwire::core::ledger::{self, Cause, PriceTable, Rules};
+use promptwire::core::prefix::Session;
 use promptwire::store::Store;
 use promptwire::store::prefix_input::push_stored_session;
 use serde_json::{Value, json};
-
-const MISSED_FIX: &str = "Keep one prompt_cache_key per conversation and keep turns within the cache retention (prompt_cache_retention: \"24h\" where supported).";
 
 /// The tool-calls sample with a long developer message (the same in every request, so the
 /// prefix is kept and reusable past 1,024 tokens), the server reporting `cached` per request,
@@ -62,80 +60,93 @@ fn diff(db: &Path, session: i64, json: bool) -> String {
     String::from_utf8(out.stdout).expect("utf8")
 }
 
-#[test]
-fn diff_session_json_reports_that_the_server_missed_the_cache() {
-    let (db, session) = stored_long_session("diff-server-missed", [0, 0, 2048]);
-    // The counts the analysis makes of these bodies (what this test is not about), read
-    // through the same adapter.
-    let store = Store::open(&db).expect("reopen");
+/// The ledger of stored session `session` of `db`, read through the store's one adapter.
+fn ledger_of(db: &Path, session: i64) -> promptwire::core::ledger::Ledger {
+    let store = Store::open(db).expect("reopen");
     let mut prefix = Session::default();
     push_stored_session(&mut prefix, &store, session).expect("stored session");
-    let report = prefix.report(&PriceTable::bundled());
-    let [first, second] = [&report.pairs[0], &report.pairs[1]];
+    ledger::ledger(&prefix, &Rules::bundled())
+}
+
+#[test]
+fn diff_session_json_reports_a_server_shortfall() {
+    // What the rules predict the third request reads: the server reports exactly that.
+    let (db, session) = stored_long_session("diff-predicted", [0, 0, 0]);
+    let third = ledger_of(&db, session).rows[2].prediction.predicted.read_tokens;
+    let (db, session) = stored_long_session("diff-server-missed", [0, 0, third]);
+    let l = ledger_of(&db, session);
+    let [first, second] = [&l.rows[1], &l.rows[2]].map(|r| r.verdict.clone().expect("verdict"));
     assert!(first.reusable_tokens >= 1024, "{}", first.reusable_tokens);
-    let cacheable = cacheable_tokens(first.reusable_tokens);
-    let explanation = format!(
-        "The prompt starts with the previous one, yet the server reported 0 cached tokens where about {cacheable} were cacheable: the cache was lost (another server, evicted, or a cache key or retention the analysis cannot see)."
-    );
+    let shortfall = Cause::ServerShortfall;
+    let lost = l.rows[1].cost_usd.expect("priced").lost;
+    assert!(lost > 0.0);
 
     let mut got: Value = serde_json::from_str(&diff(&db, session, true)).expect("JSON");
-    // The cache simulation's part of the report is checked whole in cache_cli.rs.
+    // The rows' part of the report is checked whole in cache_cli.rs.
     if let Some(map) = got.as_object_mut() {
         map.shift_remove("requests");
         map.shift_remove("hazards");
-    }
-    if let Some(summary) = got.get_mut("summary").and_then(Value::as_object_mut) {
-        summary.shift_remove("cost_usd");
-        summary.shift_remove("cache_tokens");
+        map.shift_remove("summary");
     }
     assert_eq!(
         got,
         json!({
             "pairs": [
                 {
-                    "from": 0, "to": 1, "prefix_kept": true, "break": null,
-                    "causes": [], "warnings": ["server_missed_cache"],
+                    "from": 0, "to": 1, "kind": "turn", "prefix_kept": true, "break": null,
+                    "causes": [], "warnings": ["server_shortfall"],
                     "notes": [{
-                        "code": "server_missed_cache",
-                        "explanation": explanation,
-                        "fix": MISSED_FIX,
+                        "code": "server_shortfall",
+                        "explanation": shortfall.explanation(),
+                        "fix": shortfall.fix(),
                     }],
-                    "reusable_bytes": first.reusable_bytes,
                     "reusable_tokens": first.reusable_tokens,
-                    "reported_cached_tokens": 0, "warmup": false, "undetermined": null
+                    "shared_tokens": first.shared_tokens,
+                    "from_tokens": first.from_tokens,
+                    "to_tokens": first.to_tokens,
+                    "reported_cached_tokens": 0,
+                    "lost_usd": lost,
+                    "not_recorded": []
                 },
                 {
-                    // The server served the third request: no concern.
-                    "from": 1, "to": 2, "prefix_kept": true, "break": null,
+                    // The server read what the rules predict: nothing to say, nothing lost.
+                    "from": 1, "to": 2, "kind": "turn", "prefix_kept": true, "break": null,
                     "causes": [], "warnings": [], "notes": [],
-                    "reusable_bytes": second.reusable_bytes,
                     "reusable_tokens": second.reusable_tokens,
-                    "reported_cached_tokens": 2048, "warmup": false, "undetermined": null
+                    "shared_tokens": second.shared_tokens,
+                    "from_tokens": second.from_tokens,
+                    "to_tokens": second.to_tokens,
+                    "reported_cached_tokens": third,
+                    "lost_usd": 0.0,
+                    "not_recorded": []
                 }
-            ],
-            "summary": {
-                "requests": 3, "warmups": 0, "undetermined": 0, "breaks": 0,
-                "input_tokens": report.summary.input_tokens,
-                "reusable_tokens": report.summary.reusable_tokens,
-                "reported_cached_tokens": 2048
-            }
+            ]
         })
     );
 
     // The text says it too, explained, with the fix.
     let text = diff(&db, session, false);
     let pair_lines: Vec<&str> = text.lines().take(3).collect();
+    let g = promptwire::core::format::grouped;
     assert_eq!(
         pair_lines,
         [
             format!(
-                "0 -> 1: kept; reusable {} of {} tokens ({} bytes); server cached 0; warnings: server_missed_cache",
-                first.reusable_tokens, first.from_tokens, first.reusable_bytes
+                "0 -> 1: kept; reusable {} of {} tokens; server cached 0; lost {}; also: server_shortfall",
+                g(first.reusable_tokens),
+                g(first.from_tokens),
+                promptwire::core::ledger::summary::usd(lost)
             ),
-            format!("    server_missed_cache: {explanation} Fix: {MISSED_FIX}"),
             format!(
-                "1 -> 2: kept; reusable {} of {} tokens ({} bytes); server cached 2048",
-                second.reusable_tokens, second.from_tokens, second.reusable_bytes
+                "    server_shortfall: {} Fix: {}",
+                shortfall.explanation(),
+                shortfall.fix().expect("a fix")
+            ),
+            format!(
+                "1 -> 2: kept; reusable {} of {} tokens; server cached {}",
+                g(second.reusable_tokens),
+                g(second.from_tokens),
+                g(third)
             ),
         ]
     );
@@ -163,21 +174,23 @@ fn diff_session_json_reports_that_the_server_missed_the_cache() {
         .filter(|l| l.starts_with("finding at request "))
         .collect();
     assert_eq!(findings, expected);
+    // The summary's sentence is the text's, and both state the ledger's paid and lost.
+    assert_eq!(json["summary"]["sentence"], json!(l.summary.sentence()));
+    assert!(text.lines().any(|line| line == l.summary.sentence()));
 
-    // The Sessions view reads the same input and names the same concern.
+    // The Sessions view reads the same input and names the same note.
+    let store = Store::open(&db).expect("reopen");
     let parts = store.session_parts(session).expect("parts");
     let analysis = analyze_parts(session, parts, &PriceTable::bundled()).expect("analysis");
     assert_eq!(
         analysis.badges,
         [
             PrefixBadge::First,
-            PrefixBadge::Kept(vec![Concern::ServerMissed {
-                reported: 0,
-                cacheable
-            }]),
+            PrefixBadge::Kept(vec![Cause::ServerShortfall]),
             PrefixBadge::Kept(Vec::new()),
         ]
     );
+    assert_eq!(analysis.sentence, l.summary.sentence());
 }
 
 #[test]

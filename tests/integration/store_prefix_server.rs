@@ -1,15 +1,16 @@
-//! The prefix verdict against what the server reported, on a real SQLite file and without the
-//! CLI: a pair the local analysis keeps, whose reusable prefix is cacheable (≥ 1,024 tokens),
-//! but for which the server reported 0 `cached_tokens`, is flagged "server missed the cache" —
-//! its badge never reads a bare "kept" — while a pair the server did serve stays plain "kept".
+//! The ledger against what the server reported, on a real SQLite file and without the CLI: a
+//! request whose prompt keeps the turn before it, whose shared prefix is cacheable (≥ 1,024
+//! tokens), but for which the server reported 0 `cached_tokens`, carries a finding and loses its
+//! shared prefix to `server_shortfall` — its badge never reads a bare "kept" — while a request the
+//! server served as the rules predict, or whose prefix is too short to cache, stays plain "kept".
 
 use crate::support::sample_har;
 
 use std::path::Path;
 
 use pretty_assertions::assert_eq;
-use promptwire::app::session_view::{Concern, PrefixBadge, analyze_parts};
-use promptwire::core::prefix::PriceTable;
+use promptwire::app::session_view::{Analysis, PrefixBadge, analyze_parts, break_text};
+use promptwire::core::ledger::{Cause, PriceTable};
 use promptwire::store::Store;
 use serde_json::Value;
 
@@ -26,7 +27,7 @@ fn long_session(cached: [u64; 3]) -> String {
     })
 }
 
-fn analyse(har: &str, dir: &str) -> promptwire::app::session_view::Analysis {
+fn analyse(har: &str, dir: &str) -> Analysis {
     let dir = crate::support::module_scratch_root().join(format!("{dir}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
@@ -44,51 +45,58 @@ fn analyse(har: &str, dir: &str) -> promptwire::app::session_view::Analysis {
 }
 
 #[test]
-fn kept_locally_but_zero_cached_is_flagged_server_missed() {
+fn kept_locally_but_zero_cached_is_a_server_shortfall() {
     let analysis = analyse(&long_session([0, 0, 2048]), "server-missed");
-    let pairs = &analysis.report.pairs;
-    assert_eq!(
-        pairs.iter().map(|p| p.prefix_kept).collect::<Vec<_>>(),
-        [true, true]
-    );
-    let reusable = pairs[0].reusable_tokens;
+    let rows = &analysis.ledger.rows;
+    let kept: Vec<bool> = rows
+        .iter()
+        .map(|r| r.verdict.as_ref().is_none_or(|v| v.prefix_kept))
+        .collect();
+    assert_eq!(kept, [true, true, true]);
+    let reusable = rows[1].verdict.as_ref().expect("verdict").reusable_tokens;
     assert!(reusable >= 1024, "the prefix is cacheable: {reusable}");
-    let cacheable = promptwire::core::prefix::cost::cacheable_tokens(reusable);
     assert_eq!(
         analysis.badges[1],
-        PrefixBadge::Kept(vec![Concern::ServerMissed {
-            reported: 0,
-            cacheable
-        }])
+        PrefixBadge::Kept(vec![Cause::ServerShortfall])
     );
-    // The server served the third request: plain kept.
-    assert_eq!(analysis.badges[2], PrefixBadge::Kept(Vec::new()));
+    let causes: Vec<Cause> = rows[1].lost_by_cause.iter().map(|l| l.cause).collect();
+    assert_eq!(causes, [Cause::ServerShortfall]);
+    assert!(rows[1].cost_usd.expect("priced").lost > 0.0);
+    assert!(
+        rows[1]
+            .finding
+            .as_deref()
+            .is_some_and(|f| f.starts_with("server read 0 where the rules predict ")),
+        "{:?}",
+        rows[1].finding
+    );
     let labels: Vec<String> = analysis.badges.iter().map(PrefixBadge::label).collect();
-    assert_eq!(
-        labels,
-        ["first", "kept · ! server missed the cache", "kept"]
-    );
-    // And it is listed with the warnings.
-    assert_eq!(
-        analysis.notes,
-        vec![(
-            0,
-            format!(
-                "turns 0–1: kept · ! server_missed_cache · reusable {reusable} of {} tokens · server cached 0",
-                pairs[0].from_tokens
-            )
-        )]
+    assert_eq!(labels[..2], ["first", "kept · ! server shortfall"]);
+    // And it is listed with the warnings, in the row's own figures.
+    assert_eq!(analysis.notes[0], (1, break_text(&rows[1])));
+    assert!(
+        analysis.notes[0].1.starts_with(&format!(
+            "request 1 (against 0): prefix kept · reusable {} of {} tokens · read 0 · lost $",
+            grouped(reusable),
+            grouped(rows[0].tokens)
+        )),
+        "{}",
+        analysis.notes[0].1
     );
 }
 
+fn grouped(n: u64) -> String {
+    promptwire::core::format::grouped(n)
+}
+
 #[test]
-fn a_short_prefix_or_a_served_cache_is_not_flagged() {
-    // The sample as bundled: the reusable prefix is under 1,024 tokens, so 0 cached is expected.
+fn a_short_prefix_or_a_cache_served_as_predicted_is_not_flagged() {
+    // The sample as bundled: the shared prefix is under 1,024 tokens, so 0 cached is expected.
     let short = sample_har::variant("tool-calls.har", "short", |_, _, entry| {
         sample_har::set_cached_tokens(entry, 0);
     });
     let analysis = analyse(&short, "server-short");
-    assert!(analysis.report.pairs[0].reusable_tokens < 1024);
+    assert!(analysis.ledger.rows[1].tokens < 1024);
     assert_eq!(
         analysis.badges,
         [
@@ -97,13 +105,11 @@ fn a_short_prefix_or_a_served_cache_is_not_flagged() {
             PrefixBadge::Kept(Vec::new())
         ]
     );
-    // Half of the cacheable prefix served is not a miss (the server counts its own way).
-    let analysis = analyse(&long_session([0, 1536, 1536]), "server-served");
-    let cacheable =
-        promptwire::core::prefix::cost::cacheable_tokens(analysis.report.pairs[0].reusable_tokens);
-    assert!(
-        1536 * 2 >= cacheable && 1536 < cacheable,
-        "cacheable {cacheable}"
-    );
+    // The server reading what the rules predict: nothing to say.
+    let predicted = analyse(&long_session([0, 0, 0]), "server-predicted");
+    let read = |i: usize| predicted.ledger.rows[i].prediction.predicted.read_tokens;
+    assert!(read(1) >= 1024 && read(2) >= read(1));
+    let analysis = analyse(&long_session([0, read(1), read(2)]), "server-served");
     assert_eq!(analysis.notes, Vec::new());
+    assert!(analysis.ledger.rows.iter().all(|r| r.finding.is_none()));
 }

@@ -97,7 +97,7 @@ fn codex_0169_two_turn_session_is_rebuilt_request_by_request() {
         let previous = compile_recorded(&prompt);
         let report = prefix_check(&previous.body, &compiled.body, tokenizer).expect("prefix");
         assert_eq!(
-            (report.prefix_kept, report.causes.len(), report.break_at),
+            (report.prefix_kept, report.causes.len(), report.divergence),
             (true, 0, None),
             "request {} keeps request {k}'s prefix",
             k + 1

@@ -13,6 +13,7 @@
 use serde::Serialize;
 
 use super::cause::Cause;
+use super::render::Rendered;
 use super::rows::{OVERFLOW_PER_MINUTE, Row, RowKind};
 use super::summary::usd;
 use crate::core::format::grouped;
@@ -38,8 +39,8 @@ fn lost_words(row: &Row, cause: Cause) -> String {
         .map_or_else(String::new, |l| format!(" ({} lost)", usd(l.usd)))
 }
 
-/// The hazards of a session, from its rows.
-pub fn find(session: &Session, rows: &[Row]) -> Vec<Hazard> {
+/// The hazards of a session, from its rows (and its rendered view, to name items).
+pub fn find(session: &Session, rendered: &Rendered, rows: &[Row]) -> Vec<Hazard> {
     let mut out = Vec::new();
     stuck(rows, &mut out);
     for row in rows {
@@ -103,11 +104,14 @@ pub fn find(session: &Session, rows: &[Row]) -> Vec<Hazard> {
             .iter()
             .find(|l| l.cause == Cause::NoBreakpoint && l.tokens >= 1024)
         {
-            let item = row
-                .verdict
-                .as_ref()
-                .and_then(|v| v.divergence.as_ref())
-                .map_or_else(String::new, |d| format!(" at {}", d.pointer));
+            let divergence = row.verdict.as_ref().and_then(|v| v.divergence.as_ref());
+            let item = divergence.map_or_else(String::new, |d| format!(" at {}", d.pointer));
+            // The last body input item the request shares with the turn before it: where an
+            // explicit breakpoint would keep the shared prefix.
+            let shared_item = divergence
+                .and_then(|d| d.part.checked_sub(1))
+                .and_then(|k| rendered.layouts.get(row.index)?.item_of(k))
+                .map_or_else(|| "K".to_string(), |k| k.to_string());
             out.push(Hazard {
                 code: "stable_prefix_behind_break",
                 request: row.index,
@@ -120,10 +124,11 @@ pub fn find(session: &Session, rows: &[Row]) -> Vec<Hazard> {
                     grouped(row.read_tokens()),
                     usd(l.usd)
                 ),
-                fix: "put an explicit prompt_cache_breakpoint on the last stable item (what-if \
-                      breakpoint-after:K), or keep changing content after the latest user \
-                      message"
-                    .to_string(),
+                fix: format!(
+                    "put an explicit prompt_cache_breakpoint on the last stable item (what-if \
+                     breakpoint-after:{shared_item}), or keep changing content after the latest \
+                     user message"
+                ),
             });
         }
     }

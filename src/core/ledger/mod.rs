@@ -97,7 +97,7 @@ pub fn ledger(session: &Session, rules: &Rules) -> Ledger {
     let mut partials = Partials::default();
     let rows = rows_of(session, &rendered, rules, &Plan::none(), &mut partials);
     let summary = summary::sum(&rows, session);
-    let hazards = hazards::find(session, &rows);
+    let hazards = hazards::find(session, &rendered, &rows);
     Ledger {
         rows,
         summary,

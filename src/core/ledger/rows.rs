@@ -150,12 +150,13 @@ impl Row {
         }
     }
 
-    /// Its input tokens, as the server reported (else the estimate).
+    /// Its input tokens, as the server reported (else the estimate, and never fewer than the
+    /// server says it read and wrote).
     pub fn input_tokens(&self) -> u64 {
-        self.reported
-            .as_ref()
-            .and_then(|r| r.input_tokens)
-            .unwrap_or(self.tokens)
+        match self.reported.as_ref().and_then(|r| r.input_tokens) {
+            Some(input) => input,
+            None => self.tokens.max(self.read_tokens() + self.write_tokens()),
+        }
     }
 
     /// Tokens neither read nor written.

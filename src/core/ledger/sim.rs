@@ -327,6 +327,8 @@ struct Outcome {
     written: u64,
     wrote: usize,
     from: Option<usize>,
+    /// The boundary of the breakpoint read (breakpoint models).
+    mark: Option<usize>,
     latest: u64,
     words: String,
 }
@@ -417,6 +419,7 @@ fn prefix_rule(
         written: 0,
         wrote: 0,
         from,
+        mark: None,
         latest: 0,
         words,
     }
@@ -439,13 +442,13 @@ fn breakpoint_rule(
         .skip(skip)
         .filter(|m| m.n <= latest && offsets.hash.get(m.n) == Some(&m.hash))
         .max_by_key(|m| (m.tokens, m.request));
-    let (read, from) = match best {
+    let (read, from, mark) = match best {
         Some(held) => {
             held.last_used = step.finished;
             held.ttl_ms = held.ttl_ms.max(step.ttl_ms);
-            (held.tokens, Some(held.request))
+            (held.tokens, Some(held.request), Some(held.n))
         }
-        None => (0, None),
+        None => (0, None, None),
     };
     let mut wrote = 0;
     let mut furthest = 0;
@@ -480,7 +483,7 @@ fn breakpoint_rule(
             .to_string()
     } else {
         match from {
-            Some(j) => format!("read {} tokens up to a breakpoint of request {j}", grouped(read)),
+            Some(j) => format!("read {} tokens up to the breakpoint of request {j}", grouped(read)),
             None => String::new(),
         }
     };
@@ -501,6 +504,7 @@ fn breakpoint_rule(
         written,
         wrote,
         from,
+        mark,
         latest: offsets.cum.get(latest).copied().unwrap_or(0),
         words,
     }
@@ -626,8 +630,19 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
             )
         };
         let expired = route.expired;
-        let outcome = model.apply(route, &step, &mut partial);
-        let reason = if outcome.read > 0 || !outcome.words.is_empty() && outcome.from.is_some() {
+        let mut outcome = model.apply(route, &step, &mut partial);
+        if let (Some(j), Some(n)) = (outcome.from, outcome.mark) {
+            // Name the breakpoint's place: the end of the part before it, in request j.
+            let at = super::render::pointer(&rendered.layouts[j], &rendered.segments, n - 1);
+            let of = format!("the breakpoint of request {j}");
+            outcome.words = outcome
+                .words
+                .replacen(&of, &format!("{of} (the end of {at})"), 1);
+        }
+        let reason = if outcome.read > 0
+            || outcome.from.is_some()
+            || outcome.words.starts_with("explicit mode")
+        {
             outcome.words.clone()
         } else {
             let miss = match (expired, first_on_route) {
