@@ -1,12 +1,15 @@
-//! `promptwire diff --json` and the cache contract of issue 21: the `requests` array (predicted
-//! read / written / uncached tokens, the server's figures, dollars), `summary.cost_usd`, the
-//! hazards, and `--what-if` changing the totals — on a small Lite session written to files:
-//! a stable developer message followed by a user message that changes.
+//! `promptwire diff --json` and the ledger's contract: the `requests` array (one row each:
+//! predicted read / written / uncached tokens, the server's figures, dollars paid / ideal / lost
+//! and the loss by cause), `summary.cost_usd` (the rows summed), the hazards, and `--what-if`
+//! whose "before" is the ledger's paid — on a small breakpoint-model session written to files:
+//! a stable developer message followed by a user message that changes. Dollars are computed
+//! here from the documented rules and the bundled prices.
 
 use std::path::PathBuf;
 
 use crate::support::cli::run;
 use pretty_assertions::assert_eq;
+use promptwire::core::ledger::{self, Rules};
 use promptwire::core::prefix::{RequestMeta, Session};
 use serde_json::{Value, json};
 
@@ -83,21 +86,25 @@ fn take_usd(value: &mut Value, pointer: &str, expected: f64) {
 
 #[test]
 fn cache_cli_requests_array_and_what_if() {
-    // Token counts of the elements, as the analysis measures them.
+    // Token counts of the rendered prompt, as the ledger measures them.
     let mut session = Session::default();
     for b in bodies() {
         session.push_body(&b, RequestMeta::default()).expect("body");
     }
-    let pool = session.pool();
-    let r = session.requests();
-    let (t0, t1) = (r[0].tokens, r[1].tokens);
-    let header: u64 = r[1].shape.header.iter().map(|p| pool.tokens(p.id)).sum();
-    let shared = header + pool.tokens(r[1].shape.input[0]);
+    let l = ledger::ledger(&session, &Rules::bundled());
+    let (t0, t1) = (l.rows[0].tokens, l.rows[1].tokens);
+    let v = l.rows[1].verdict.clone().expect("verdict");
+    // Request 1 shares the instructions, the stable message and the first word of the question.
+    let shared = v.reusable_tokens;
+    // Through the stable message (the end of /input/0): where an explicit breakpoint goes.
+    let layout = &l.rendered.layouts[1];
+    let kept = layout.cum[layout.item_parts(0).expect("item 0").end];
+    assert!(kept < shared && shared < t1, "{kept} {shared} {t1}");
     let g = promptwire::core::format::grouped;
 
     let (names, usage) = files();
     let mut args = vec!["diff", "--json", &names[0], &names[1], "--usage", &usage];
-    // Only the first body has a response: the second has `--usage` of its own below.
+    // The second body's response reports its input tokens and no cache details.
     let second_usage = PathBuf::from(&usage).with_file_name("resp_1.json");
     std::fs::write(
         &second_usage,
@@ -108,20 +115,27 @@ fn cache_cli_requests_array_and_what_if() {
     args.extend(["--usage", &second_usage]);
     let mut value = json_of(&args);
     // gpt-6-sol, assets/prices.json: $2 input, $0.20 cached, $2.50 cache writes per 1M.
-    // Request 0 is paid from the server's figures; request 1 reports no cache details: it reads
-    // 0 and writes 0 by the server's word (3,900 uncached), and loses the shared prefix, which a
-    // perfect cache would have read, at the input rate.
+    // Request 0, the first: paid from the server's figures, its own cost (ideal = paid).
     let paid0 = (3400.0 * 2.5 + 100.0 * 2.0) / 1e6;
+    // Request 1: usage without cache details reads and writes nothing (3,900 uncached). Had it
+    // read what it shares with request 0 (scaled to the server's 3,900) and written the rest up
+    // to its breakpoint, it would have paid the ideal; the difference is lost to the missing
+    // breakpoint (no fallback to an unmarked prefix).
+    let scale = |n: u64| (n as f64 * 3900.0 / t1 as f64).round();
+    let (r, w) = (scale(shared), scale(t1 - shared));
     let paid1 = 3900.0 * 2.0 / 1e6;
-    let lost1 = shared as f64 * (2.0 - 0.2) / 1e6;
+    let ideal1 = ((r * 0.2 + w * 2.5 + (3900.0 - r - w) * 2.0) / 1e6).min(paid1);
+    let lost1 = paid1 - ideal1;
+    assert!(lost1 > 0.0);
     take_usd(&mut value, "/requests/0/cost_usd/paid", paid0);
     take_usd(&mut value, "/requests/0/cost_usd/ideal", paid0);
     take_usd(&mut value, "/requests/0/cost_usd/lost", 0.0);
     take_usd(&mut value, "/requests/1/cost_usd/paid", paid1);
-    take_usd(&mut value, "/requests/1/cost_usd/ideal", paid1 - lost1);
+    take_usd(&mut value, "/requests/1/cost_usd/ideal", ideal1);
     take_usd(&mut value, "/requests/1/cost_usd/lost", lost1);
+    take_usd(&mut value, "/requests/1/lost_by_cause/0/usd", lost1);
     take_usd(&mut value, "/summary/cost_usd/paid", paid0 + paid1);
-    take_usd(&mut value, "/summary/cost_usd/ideal", paid0 + paid1 - lost1);
+    take_usd(&mut value, "/summary/cost_usd/ideal", paid0 + ideal1);
     take_usd(&mut value, "/summary/cost_usd/lost", lost1);
     let null_usd = json!({"paid": null, "ideal": null, "lost": null});
     assert_eq!(
@@ -130,63 +144,72 @@ fn cache_cli_requests_array_and_what_if() {
         json!({
             "requests": [
                 {
-                    "index": 0, "model": "gpt-6-sol", "cache_model": "breakpoints",
+                    "index": 0, "kind": "first", "previous": null,
+                    "model": "gpt-6-sol", "cache_model": "breakpoints", "tokens": t0,
                     "predicted": {"read_tokens": 0, "write_tokens": t0, "uncached_tokens": 0},
-                    "reported": {"cached_tokens": 0, "cache_write_tokens": 3400},
+                    "reported": {"input_tokens": 3500, "cached_tokens": 0,
+                                 "cache_write_tokens": 3400, "diagnostics": null},
+                    "ideal_read_tokens": 0,
                     "cost_usd": null_usd,
+                    "lost_by_cause": [],
+                    "notes": [],
                     "reason": format!("read nothing: the first request on its route (model, \
-                        prompt_cache_key and first ~256 tokens); wrote 1 breakpoint, {} tokens", g(t0)),
+                        prompt_cache_key, service tier and first ~256 tokens); wrote 1 \
+                        breakpoint, {} tokens", g(t0)),
                     "finding": null,
+                    "not_recorded": [],
                 },
                 {
-                    "index": 1, "model": "gpt-6-sol", "cache_model": "breakpoints",
+                    "index": 1, "kind": "turn", "previous": 0,
+                    "model": "gpt-6-sol", "cache_model": "breakpoints", "tokens": t1,
                     "predicted": {"read_tokens": 0, "write_tokens": t1, "uncached_tokens": 0},
-                    "reported": null,
+                    "reported": {"input_tokens": 3900, "cached_tokens": null,
+                                 "cache_write_tokens": null, "diagnostics": null},
+                    "ideal_read_tokens": r as u64,
                     "cost_usd": null_usd,
-                    "reason": format!("read nothing: no held breakpoint lies before the break at \
-                        /input/1 ({} shared tokens before it are not at a breakpoint, and there is \
-                        no fallback to an unmarked prefix); wrote 1 breakpoint, {} tokens",
-                        g(shared), g(t1)),
+                    "lost_by_cause": [{"cause": "no_breakpoint", "usd": null, "tokens": r as u64}],
+                    "notes": ["no_breakpoint"],
+                    "reason": format!("read nothing: nothing held on its route matches its \
+                        prefix from the floor on; wrote 1 breakpoint, {} tokens", g(t1)),
                     "finding": null,
+                    "not_recorded": [],
                 },
             ],
             "summary_cost": null_usd,
-            "cache_tokens": {"read_tokens": 0, "write_tokens": t0 + t1, "uncached_tokens": 0},
+            "cache_tokens": {"input_tokens": 3500 + 3900, "read_tokens": 0,
+                             "write_tokens": 3400, "uncached_tokens": 100 + 3900},
             "hazards": [{
                 "code": "stable_prefix_behind_break", "request": 1,
-                "message": format!("request 1 shares {} tokens with the one before but reads 0: \
-                    the stable prefix sits behind a changed message at /input/1 and no breakpoint \
-                    marks it (no fallback to an unmarked prefix)", g(shared)),
+                "message": format!("request 1 shares {} tokens of its prefix with request 0 but \
+                    reads 0: the prefix runs past the last breakpoint before the change at \
+                    /input/1/content/0/text, and no breakpoint marks it ({} lost)",
+                    g(r as u64), promptwire::core::ledger::summary::usd(lost1)),
                 "fix": "put an explicit prompt_cache_breakpoint on the last stable item (what-if \
                     breakpoint-after:0), or keep changing content after the latest user message",
             }],
         })
     );
 
-    // The what-if: a breakpoint after /input/0 lets request 1 read the stable prefix. Both sides
-    // are predictions (the server's figures belong to the session as recorded).
+    // The what-if: a breakpoint after /input/0 lets request 1 read the stable prefix. Its
+    // "before" is the ledger's paid; request 1 moves by what the edit changes in the
+    // prediction (it reads `kept` more, scaled to the server's count).
     let mut what_if_args = args.clone();
     what_if_args.extend(["--what-if", "breakpoint-after:0"]);
     let mut value = json_of(&what_if_args);
-    let before = (t0 + t1) as f64 * 2.5 / 1e6;
-    let after = (t0 as f64 * 2.5 + shared as f64 * 0.2 + (t1 - shared) as f64 * 2.5) / 1e6;
-    take_usd(&mut value, "/what_if/usd_saved", before - after);
-    take_usd(&mut value, "/what_if/before/cost_usd/paid", before);
-    take_usd(&mut value, "/summary/cost_usd/paid", after);
+    let read_after = scale(kept);
+    let after1 = (read_after * 0.2 + (3900.0 - read_after) * 2.0) / 1e6;
+    take_usd(&mut value, "/what_if/usd_saved", paid1 - after1);
+    take_usd(&mut value, "/what_if/before/cost_usd/paid", paid0 + paid1);
+    take_usd(&mut value, "/what_if/after/cost_usd/paid", paid0 + after1);
     assert_eq!(
-        json!({"what_if": {"edits": value["what_if"]["edits"],
-                "read_tokens_gained": value["what_if"]["read_tokens_gained"],
-                "before_tokens": [value["what_if"]["before"]["read_tokens"],
-                    value["what_if"]["before"]["write_tokens"]]},
-            "predicted": [value["requests"][0]["predicted"], value["requests"][1]["predicted"]],
-            "paid": value["summary"]["cost_usd"]["paid"]}),
-        json!({"what_if": {"edits": ["breakpoint-after:0"], "read_tokens_gained": shared,
-                "before_tokens": [0, t0 + t1]},
-            "predicted": [
-                {"read_tokens": 0, "write_tokens": t0, "uncached_tokens": 0},
-                {"read_tokens": shared, "write_tokens": t1 - shared, "uncached_tokens": 0},
-            ],
-            "paid": null})
+        json!({"edits": value["what_if"]["edits"],
+               "read_tokens_gained": value["what_if"]["read_tokens_gained"],
+               "before": [value["what_if"]["before"]["read_tokens"],
+                          value["what_if"]["before"]["write_tokens"]],
+               "after": [value["what_if"]["after"]["read_tokens"],
+                         value["what_if"]["after"]["write_tokens"]]}),
+        json!({"edits": ["breakpoint-after:0"], "read_tokens_gained": read_after as u64,
+               "before": [0, 3400], "after": [read_after as u64, 3400]})
     );
 
     // A what-if that does not apply is one line on stderr, exit 1.
@@ -211,9 +234,7 @@ fn cache_cli_requests_array_and_what_if() {
 /// with the same table; a bad file is refused whole with its line and column, nothing printed.
 #[test]
 fn cache_cli_cache_models_file_overrides_and_bad_file_says_where() {
-    use promptwire::core::cache;
-    use promptwire::core::models::cache::CacheModels;
-    use promptwire::core::prefix::PriceTable;
+    use promptwire::core::ledger::CacheModels;
     let (names, _) = files();
     let dir = PathBuf::from(&names[0]).with_file_name("models");
     std::fs::create_dir_all(&dir).expect("dir");
@@ -236,8 +257,12 @@ fn cache_cli_cache_models_file_overrides_and_bad_file_says_where() {
         session.push_body(&b, RequestMeta::default()).expect("body");
     }
     let table = CacheModels::from_json(text).expect("table");
-    let expected: Vec<Value> = cache::report(&session, &table, &PriceTable::bundled())
-        .requests
+    let rules = Rules {
+        cache_models: table,
+        ..Rules::bundled()
+    };
+    let expected: Vec<Value> = ledger::ledger(&session, &rules)
+        .rows
         .iter()
         .map(|r| {
             let p = &r.prediction.predicted;

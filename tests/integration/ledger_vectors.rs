@@ -11,7 +11,7 @@ use pretty_assertions::assert_eq;
 use promptwire::core::ledger::{
     self, Cause, Change, Divergence, Ledger, PairVerdict, RowKind, Rules, Source,
 };
-use promptwire::core::prefix::{RequestMeta, Session, Tokenizer};
+use promptwire::core::prefix::{PrefixError, RequestMeta, Session, Tokenizer};
 use serde_json::{Value, json};
 
 /// o200k tokens of a text.
@@ -503,4 +503,85 @@ fn rows_sum_to_the_summary_and_no_change_is_the_ledger() {
         .expect("what-if");
     assert_eq!((w.after.read_tokens, w.usd_saved), (t.read_tokens, Some(0.0)));
     assert_eq!(w.before, l.summary.totals);
+}
+
+#[test]
+fn a_content_addressed_feed_gives_the_rows_of_whole_bodies() {
+    let bodies = compaction_session();
+    let (_, whole) = ledger_of(&bodies);
+    let mut fed = Session::default();
+    for body in &bodies {
+        let ids: Vec<_> = body["input"]
+            .as_array()
+            .expect("items")
+            .iter()
+            .map(|item| fed.intern_item(item))
+            .collect();
+        let head = body.as_object().expect("object");
+        fed.push_parts(head, &ids, RequestMeta::default())
+            .expect("parts");
+    }
+    let l = ledger::ledger(&fed, &Rules::bundled());
+    assert_eq!((l.rows, l.summary), (whole.rows, whole.summary));
+}
+
+#[test]
+fn any_two_requests_can_be_compared() {
+    let a = body("gpt-5.5", vec![user("one")]);
+    let c = body("gpt-5.5", vec![user("one"), assistant("two"), user("three")]);
+    let s = session(&[a, c]);
+    let counting = ledger::Counting::default();
+    let forward = ledger::compare_pair(&s, &counting, 0, 1);
+    assert_eq!((forward.prefix_kept, forward.causes), (true, vec![]));
+    // Backwards: the later request lacks what the earlier one has after its end.
+    let back = ledger::compare_pair(&s, &counting, 1, 0);
+    let d = back.divergence.clone().expect("break");
+    assert_eq!(
+        (back.prefix_kept, back.causes, d.pointer.as_str(), d.change, back.reusable_tokens),
+        (false, vec![Cause::InputChanged], "/input/1", Change::Removed, back.to_tokens)
+    );
+}
+
+#[test]
+fn bodies_the_analysis_cannot_use() {
+    let mut s = Session::default();
+    let err = |s: &mut Session, body: Value| s.push_body(&body, RequestMeta::default());
+    assert_eq!(
+        err(&mut s, json!([1])),
+        Err(PrefixError::InvalidBody {
+            path: "$".to_string(),
+            message: "a request body must be a JSON object, got an array".to_string()
+        })
+    );
+    assert_eq!(
+        err(&mut s, json!({"input": []})),
+        Err(PrefixError::InvalidBody {
+            path: "model".to_string(),
+            message: "the body has no `model`".to_string()
+        })
+    );
+    assert_eq!(
+        err(&mut s, json!({"model": 5})),
+        Err(PrefixError::InvalidBody {
+            path: "model".to_string(),
+            message: "model must be a string, got a number".to_string()
+        })
+    );
+    assert_eq!(
+        err(&mut s, json!({"model": "m", "input": {"type": "message"}})),
+        Err(PrefixError::InvalidBody {
+            path: "input".to_string(),
+            message: "input must be an array or a string, got an object".to_string()
+        })
+    );
+    let head = json!({"model": "m"});
+    assert_eq!(
+        s.push_parts(
+            head.as_object().expect("object"),
+            &[promptwire::core::prefix::ElementId(99)],
+            RequestMeta::default()
+        ),
+        Err(PrefixError::UnknownElement { index: 0, id: 99 })
+    );
+    assert!(s.is_empty());
 }

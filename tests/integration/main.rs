@@ -11,7 +11,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
-// mod cache_cli;
+mod cache_cli;
 mod cache_options;
 mod cache_sim;
 // mod cache_standin;
@@ -39,7 +39,6 @@ mod harden_record;
 mod harden_redact;
 mod ledger_vectors;
 mod prefix_captured;
-// mod prefix_causes;
 // mod prefix_cli;
 mod prefix_report;
 mod proxy_answer_shapes;

@@ -258,7 +258,13 @@ pub fn compare(
     let shared_tokens = (equal + partial).max(token).min(b.total());
     let (which, on) = if earlier_is_a { (a, k) } else { (b, k) };
     let source = rendered.segments.get(which.parts[on]).source;
-    let mut at_pointer = pointer(which, &rendered.segments, on);
+    let mut at_pointer = match (change, which.place(on)) {
+        // A whole item removed or inserted: the item, not its first block.
+        (Change::Removed | Change::Inserted, Some(super::render::Place::Item { index, part: 0 })) => {
+            format!("/input/{index}")
+        }
+        _ => pointer(which, &rendered.segments, on),
+    };
     if k < a.len() && k < b.len() && section_a == section_b {
         let (pa, pb) = (pointer(a, &rendered.segments, k), pointer(b, &rendered.segments, k));
         if let (Some(x), Some(y)) = (value_at(session, from, &pa), value_at(session, to, &pb))

@@ -260,8 +260,10 @@ impl Ledger {
         let mut requests = Vec::with_capacity(after_rows.len());
         for (row, edited) in self.rows.iter().zip(&after_rows) {
             let (b, a) = (&row.prediction.predicted, &edited.prediction.predicted);
+            // The row's figures moved by the edit's change to the prediction, in the row's own
+            // figures (scaled to the server's count where it reported one).
             let moved = |was: u64, pred_b: u64, pred_a: u64| -> u64 {
-                (was as i64 + pred_a as i64 - pred_b as i64).max(0) as u64
+                (was as i64 + row.scale(pred_a) as i64 - row.scale(pred_b) as i64).max(0) as u64
             };
             let input = row.input_tokens();
             let read = moved(row.read_tokens(), b.read_tokens, a.read_tokens).min(input);

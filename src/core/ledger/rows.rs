@@ -132,12 +132,25 @@ pub struct Row {
 }
 
 impl Row {
-    /// Tokens it read, as the server reported (else as predicted).
+    /// Tokens it read, as the server reported (usage without `cached_tokens`: none), else as
+    /// predicted.
     pub fn read_tokens(&self) -> u64 {
-        self.reported
-            .as_ref()
-            .and_then(|r| r.cached_tokens)
-            .unwrap_or(self.prediction.predicted.read_tokens)
+        match &self.reported {
+            Some(r) if r.input_tokens.is_some() || r.cached_tokens.is_some() => {
+                r.cached_tokens.unwrap_or(0)
+            }
+            _ => self.prediction.predicted.read_tokens,
+        }
+    }
+
+    /// `tokens` of the rendered estimate in the row's own figures: scaled to the server's
+    /// `input_tokens` where it reported them.
+    pub fn scale(&self, tokens: u64) -> u64 {
+        scaled(
+            tokens,
+            self.tokens,
+            self.reported.as_ref().and_then(|r| r.input_tokens),
+        )
     }
 
     /// Tokens it wrote, as the server reported (else as predicted).
@@ -190,6 +203,16 @@ impl Row {
                 .as_ref()
                 .is_some_and(|v| !v.prefix_kept || v.causes.iter().any(|c| c.is_routing()))
             && self.cause() != Some(Cause::ContextCompacted)
+    }
+}
+
+/// `tokens` of an estimate of `estimated` tokens, in a count of `input` (when there is one).
+fn scaled(tokens: u64, estimated: u64, input: Option<u64>) -> u64 {
+    match input {
+        Some(input) if estimated > 0 => {
+            ((tokens as f64 * input as f64 / estimated as f64).round() as u64).min(input)
+        }
+        _ => tokens,
     }
 }
 
@@ -272,14 +295,12 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         .unwrap_or_default();
     let ideal_read = counted(shareable).max(p.predicted.read_tokens);
     let input = row.input_tokens();
-    let (reported, estimated) = (row.is_reported(), row.tokens);
-    let scale = |tokens: u64| -> u64 {
-        if !reported || estimated == 0 {
-            return tokens;
-        }
-        let scaled = (tokens as f64 * input as f64 / estimated as f64).round() as u64;
-        scaled.min(input)
-    };
+    let reported = row.is_reported();
+    let (input_reported, estimated) = (
+        row.reported.as_ref().and_then(|r| r.input_tokens),
+        row.tokens,
+    );
+    let scale = move |tokens: u64| scaled(tokens, estimated, input_reported);
     let (read, written) = (row.read_tokens(), row.write_tokens());
     let ideal_read_paid = scale(ideal_read).max(read);
     row.ideal_read_tokens = ideal_read_paid;
