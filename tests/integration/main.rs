@@ -39,7 +39,7 @@ mod harden_record;
 mod harden_redact;
 mod ledger_vectors;
 mod prefix_captured;
-// mod prefix_cli;
+mod prefix_cli;
 mod prefix_report;
 mod proxy_answer_shapes;
 mod proxy_cli;
