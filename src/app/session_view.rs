@@ -31,7 +31,7 @@ use crate::core::json_diff::Aligned;
 pub use super::sessions::SESSIONS_PAGE;
 pub use analysis::{
     Analysis, CACHE_MODELS_FILE, CacheModelsNote, PrefixBadge, Waterfall, analyze_parts,
-    analyze_parts_with, break_text, cache_models_beside,
+    analyze_parts_with, break_text, cache_models_beside, row_text,
 };
 pub use jobs::analyze_stored;
 pub use pair_view::{LineKind, PairLine, PairView};

@@ -284,6 +284,14 @@ fn what_if_json(w: &WhatIf) -> Value {
             "uncached_tokens": w.after.uncached_tokens,
             "cost_usd": cost_json(&w.after),
         },
+        "requests": w.requests.iter().map(|r| json!({
+            "index": r.index,
+            "read_tokens": r.tokens.read_tokens,
+            "write_tokens": r.tokens.write_tokens,
+            "uncached_tokens": r.tokens.uncached_tokens,
+            "paid": r.paid,
+            "reason": r.reason,
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -336,9 +336,9 @@ fn the_standin_caches_at_breakpoints_only() {
 /// (predicted read, predicted write) per request of every recorded session, in recorded order,
 /// by the simulator with the stand-in's model for the slug Codex sends.
 fn predictions(db: &Path, model: &str) -> Vec<(u64, u64)> {
-    use promptwire::core::cache;
-    use promptwire::core::models::cache::{CacheKind, CacheModelRow, CacheModels};
-    use promptwire::core::prefix::{PriceTable, Session};
+    use promptwire::core::ledger::models::CacheModelRow;
+    use promptwire::core::ledger::{self, CacheKind, CacheModels, Rules};
+    use promptwire::core::prefix::Session;
     let store = Store::open(db).expect("db");
     let mut session = Session::default();
     for s in &store.list_sessions(Page::ALL).expect("sessions") {
@@ -352,8 +352,12 @@ fn predictions(db: &Path, model: &str) -> Vec<(u64, u64)> {
     let models = CacheModels {
         models: vec![CacheModelRow::new("gpt-5.6-sol", kind)],
     };
-    cache::report(&session, &models, &PriceTable::bundled())
-        .requests
+    let rules = Rules {
+        cache_models: models,
+        ..Rules::bundled()
+    };
+    ledger::ledger(&session, &rules)
+        .rows
         .iter()
         .map(|r| {
             (

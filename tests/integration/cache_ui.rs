@@ -1,6 +1,7 @@
-//! The Sessions prefix view shows the cache's dollars (issue 21): paid / ideal / lost under each
-//! request's own cache model for a priced model, "price unknown" for a model whose price row
-//! nobody checked — on the whole app (egui_kittest) over a real database.
+//! The Sessions analysis pane tells the ledger's story: its sentence (paid, lost and to what) for
+//! a priced model, "price unknown" for a model whose price row nobody checked, each row's figures,
+//! the what-if against the ledger, the hazards with their fixes — on the whole app
+//! (egui_kittest) over a real database.
 
 use crate::support::ui as ui_support;
 
@@ -8,11 +9,11 @@ use crate::support::cli::run;
 use egui::accesskit::Role;
 use egui_kittest::kittest::Queryable as _;
 use promptwire::app::AppState;
-use promptwire::app::session_view::MainView;
-use promptwire::core::cache;
+use promptwire::app::session_view::{MainView, row_text};
 use promptwire::core::format::grouped;
-use promptwire::core::models::cache::CacheModels;
-use promptwire::core::prefix::{PriceTable, RequestMeta, Session};
+use promptwire::core::ledger::summary::usd;
+use promptwire::core::ledger::{self, CacheModels, Ledger, Rules};
+use promptwire::core::prefix::{RequestMeta, Session};
 use promptwire::store::{NewRequest, NewSession, Source, Store};
 use serde_json::{Value, json};
 use ui_support::{app_with, scratch_dir, wait_until};
@@ -61,28 +62,22 @@ fn store_session(store: &mut Store, name: &str, model: &str) -> i64 {
     id
 }
 
-/// The cost line the view should show, from core's report of the same bodies.
-fn expected(model: &str) -> String {
+/// The ledger of `bodies(model)` under `cache_models`.
+fn ledger_of(model: &str, cache_models: &CacheModels) -> Ledger {
     let mut session = Session::default();
     for b in bodies(model) {
         session.push_body(&b, RequestMeta::default()).expect("body");
     }
-    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
-    let t = &report.totals;
-    let money = match &t.cost_usd {
-        Some(d) => format!(
-            "paid ${:.4} · ideal ${:.4} · lost ${:.4}",
-            d.paid, d.ideal, d.lost
-        ),
-        None => format!("price unknown ({model})"),
+    let rules = Rules {
+        cache_models: cache_models.clone(),
+        ..Rules::bundled()
     };
-    format!(
-        "{money} · predicted: read {}, wrote {}, uncached {} tokens · hazards: \
-         stable_prefix_behind_break",
-        grouped(t.read_tokens),
-        grouped(t.write_tokens),
-        grouped(t.uncached_tokens)
-    )
+    ledger::ledger(&session, &rules)
+}
+
+/// The sentence the pane should open with: the ledger's.
+fn expected(model: &str) -> String {
+    ledger_of(model, &CacheModels::default()).summary.sentence()
 }
 
 #[test]
@@ -101,7 +96,17 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
         s.browser.view == MainView::Sessions && s.sessions.sessions.len() == 2
     });
     let priced = expected("gpt-6-sol");
-    assert!(priced.starts_with("paid $0.0"), "{priced}");
+    assert!(
+        priced.starts_with("Input cost $0.0") && priced.contains("lost: $"),
+        "{priced}"
+    );
+    assert_eq!(
+        expected("gpt-6-luna"),
+        format!(
+            "{} input tokens, 0 read from the cache (0 %); price unknown for gpt-6-luna",
+            grouped(ledger_of("gpt-6-luna", &CacheModels::default()).summary.totals.input_tokens)
+        )
+    );
     for (label, model, line, chart) in [
         (
             "#1 priced · 2 req · gpt-6-sol",
@@ -137,21 +142,21 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
                 .as_ref()
                 .is_some_and(|a| a.prefix.requests()[0].shape.model == "gpt-6-sol")
     });
-    let mut session = Session::default();
-    for b in bodies("gpt-6-sol") {
-        session.push_body(&b, RequestMeta::default()).expect("body");
-    }
-    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
-    let second = &report.requests[1];
+    let l = ledger_of("gpt-6-sol", &CacheModels::default());
+    let second = &l.rows[1];
     let d = second.cost_usd.expect("priced");
     assert!(d.lost > 0.0);
-    harness.get_by_label(&format!(
-        "request 1 under the breakpoints cache: {} · lost ${:.4} (paid ${:.4}, ideal ${:.4})",
-        second.prediction.reason, d.lost, d.paid, d.ideal
-    ));
+    assert!(row_text(second).ends_with(&format!(
+        "paid {}, ideal {}, lost {} ({} to no breakpoint)",
+        usd(d.paid),
+        usd(d.ideal),
+        usd(d.lost),
+        usd(d.lost)
+    )));
+    harness.get_by_label(&row_text(second));
     harness.get_by_label(&format!(
         "! stable_prefix_behind_break: {} Fix: {}",
-        report.hazards[0].message, report.hazards[0].fix
+        l.hazards[0].message, l.hazards[0].fix
     ));
 }
 
@@ -184,41 +189,48 @@ fn cache_ui_what_if_picker_shows_what_diff_what_if_computes() {
     // What the CLI computes for the same session and edit.
     let after = diff_json(&db, priced, &["--what-if", "breakpoint-after:0"]);
     let baseline = diff_json(&db, priced, &[]);
-    let usd = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_f64).expect(p);
     let tokens = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_u64).expect(p);
+    let dollars = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_f64).expect(p);
     let (before_paid, after_paid) = (
-        usd(&after, "/what_if/before/cost_usd/paid"),
-        usd(&after, "/summary/cost_usd/paid"),
+        dollars(&after, "/what_if/before/cost_usd/paid"),
+        dollars(&after, "/what_if/after/cost_usd/paid"),
     );
-    let saved = usd(&after, "/what_if/usd_saved");
+    // The what-if's "before" is the ledger's paid.
+    assert_eq!(before_paid, dollars(&baseline, "/summary/cost_usd/paid"));
+    let saved = dollars(&after, "/what_if/usd_saved");
     assert!(saved > 0.0, "{after}");
     let headline = format!(
-        "what if breakpoint-after:0: paid ${before_paid:.4} -> ${after_paid:.4} (saves ${saved:.4}) \
-         · read {} -> {} tokens",
+        "what if breakpoint-after:0: paid {} -> {} (saves {}) · read {} -> {} tokens",
+        usd(before_paid),
+        usd(after_paid),
+        usd(saved),
         grouped(tokens(&after, "/what_if/before/read_tokens")),
-        grouped(tokens(&after, "/summary/cache_tokens/read_tokens")),
+        grouped(tokens(&after, "/what_if/after/read_tokens")),
     );
-    let field =
-        |v: &Value, i: usize, f: &str| grouped(tokens(v, &format!("/requests/{i}/predicted/{f}")));
+    let field = |v: &Value, p: String| grouped(tokens(v, &p));
     let lines: Vec<String> = (0..2)
         .map(|i| {
+            let before = |f: &str| field(&baseline, format!("/requests/{i}/predicted/{f}"));
+            let after = |f: &str| field(&after, format!("/what_if/requests/{i}/{f}"));
             format!(
                 "request {i}: read {} -> {} · wrote {} -> {} · uncached {} -> {} tokens",
-                field(&baseline, i, "read_tokens"),
-                field(&after, i, "read_tokens"),
-                field(&baseline, i, "write_tokens"),
-                field(&after, i, "write_tokens"),
-                field(&baseline, i, "uncached_tokens"),
-                field(&after, i, "uncached_tokens"),
+                before("read_tokens"),
+                after("read_tokens"),
+                before("write_tokens"),
+                after("write_tokens"),
+                before("uncached_tokens"),
+                after("uncached_tokens"),
             )
         })
         .collect();
-    assert_ne!(
-        lines[1],
-        format!(
-            "request 1: read {0} -> {0}",
-            field(&baseline, 1, "read_tokens")
-        )
+    // Request 1 reads more under the edit.
+    assert!(
+        !lines[1].starts_with(&format!(
+            "request 1: read {0} -> {0} ",
+            field(&baseline, "/requests/1/predicted/read_tokens".to_string())
+        )),
+        "{}",
+        lines[1]
     );
 
     let mut harness = app_with((1500.0, 950.0), Some(db));
@@ -237,6 +249,9 @@ fn cache_ui_what_if_picker_shows_what_diff_what_if_computes() {
             .as_ref()
             .is_some_and(|a| a.session == priced)
     });
+    // The picker sits under the sentence and the waterfall: the pane shown whole.
+    harness.get_by_label("Maximise Analysis").click();
+    harness.run_steps(4);
     harness.get_by_label("breakpoint after item").click();
     harness.run_steps(2);
     harness
@@ -263,6 +278,8 @@ fn cache_ui_what_if_picker_shows_what_diff_what_if_computes() {
     // Another session: the what-if (running or done) goes with the one it was asked for.
     harness.get_by_label("Run what-if").click();
     harness.step();
+    harness.get_by_label("Restore Analysis").click();
+    harness.run_steps(2);
     harness.get_by_label("#2 other · 2 req · gpt-6-sol").click();
     wait_until(&mut harness, "other analysed", |s: &AppState| {
         s.browser
@@ -334,7 +351,7 @@ fn cache_ui_hazards_listed_with_fixes_and_clickable() {
     for b in hazard_bodies() {
         session.push_body(&b, RequestMeta::default()).expect("body");
     }
-    let report = cache::report(&session, &CacheModels::default(), &PriceTable::bundled());
+    let report = ledger::ledger(&session, &Rules::bundled());
     let rows: Vec<(usize, String)> = report
         .hazards
         .iter()
@@ -383,29 +400,9 @@ fn cache_ui_hazards_listed_with_fixes_and_clickable() {
     }
 }
 
-/// The cost line core's report gives for `bodies(model)` under `table`.
+/// The sentence the ledger of `bodies(model)` under `table` opens with.
 fn cost_line(model: &str, table: &CacheModels) -> String {
-    let mut session = Session::default();
-    for b in bodies(model) {
-        session.push_body(&b, RequestMeta::default()).expect("body");
-    }
-    let report = cache::report(&session, table, &PriceTable::bundled());
-    let t = &report.totals;
-    let d = t.cost_usd.expect("priced");
-    let mut line = format!(
-        "paid ${:.4} · ideal ${:.4} · lost ${:.4} · predicted: read {}, wrote {}, uncached {} tokens",
-        d.paid,
-        d.ideal,
-        d.lost,
-        grouped(t.read_tokens),
-        grouped(t.write_tokens),
-        grouped(t.uncached_tokens)
-    );
-    if !report.hazards.is_empty() {
-        let codes: Vec<&str> = report.hazards.iter().map(|h| h.code).collect();
-        line.push_str(&format!(" · hazards: {}", codes.join(", ")));
-    }
-    line
+    ledger_of(model, table).summary.sentence()
 }
 
 /// `cache-models.json` beside the database: applied (gpt-6-sol simulated by the prefix rules,

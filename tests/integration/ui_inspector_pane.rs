@@ -15,8 +15,8 @@ use egui::{Key, Modifiers, Pos2};
 use egui_kittest::kittest::Queryable as _;
 use pretty_assertions::assert_eq;
 use promptwire::app::panes::PaneId;
-use promptwire::core::models::cache::family_kind;
-use promptwire::core::prefix::PriceTable;
+use promptwire::core::ledger::PriceTable;
+use promptwire::core::ledger::models::family_kind;
 use promptwire::store::seed::open_seeded;
 use promptwire::store::{
     NewRequest, NewSession, OutcomeRecord, RecordedState, ResponseMeta, Source,
@@ -407,13 +407,13 @@ fn the_response_tab_shows_the_cost_core_computes_or_price_unknown() {
         .rates("gpt-5.5", family_kind("gpt-5.5"), input, None)
         .expect("gpt-5.5 is priced");
     let paid = rates.input_cost(cached, 0, input - cached);
-    let expected = format!("paid ${paid:.4}");
-    assert_eq!(expected, "paid $0.1749");
+    let expected = format!("paid ${paid:.3}");
+    assert_eq!(expected, "paid $0.175");
     let line = harness
         .query_all_by_label_contains(&expected)
         .find_map(|n| n.value())
         .unwrap_or_else(|| panic!("{expected} is shown"));
-    assert!(line.starts_with("input: paid $0.1749 · ideal $"), "{line}");
+    assert!(line.starts_with("input: paid $0.175 · ideal $"), "{line}");
     assert!(harness.query_by_label_contains("price unknown").is_none());
     // A gpt-5.4 request: its price was never checked.
     open_session(&mut harness, unpriced, "codex-unpriced", 1, "gpt-5.4");

@@ -137,10 +137,34 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
     let (mut harness, _db) = sessions_app("sessions-prefix");
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
     wait_until(&mut harness, "pair diff", |s| s.browser.pair_diff.is_some());
-    harness.get_by_label(
-        "turns 1–2: broken at /input/0/content/0/text (with /input/0/id) · instructions_changed · reusable 158 of 1220 tokens · 1152 cacheable tokens missed",
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    let row = analysis.row(2).expect("row 2");
+    let v = row.verdict.as_ref().expect("verdict");
+    let d = v.divergence.as_ref().expect("a break");
+    // The base instructions (Codex's first developer message) were edited at their end: the
+    // break is inside them, to the token, and every token before the edit is reusable.
+    let layout = &analysis.ledger.rendered.layouts[1];
+    let instructions_end = layout.cum[layout.sections.instructions];
+    assert_eq!(
+        (
+            d.pointer.as_str(),
+            d.source,
+            v.causes.clone(),
+            v.reusable_tokens <= instructions_end,
+            v.reusable_tokens + 8 >= instructions_end
+        ),
+        (
+            "/input/0/content/0/text",
+            promptwire::core::ledger::Source::Instructions,
+            vec![promptwire::core::ledger::Cause::InputChanged],
+            true,
+            true
+        ),
+        "reusable {} of the {instructions_end} tokens through the instructions",
+        v.reusable_tokens
     );
-    harness.get_by_label("» prefix broke at /input/0/content/0/text · instructions_changed");
+    harness.get_by_label(&promptwire::app::session_view::break_text(row));
+    harness.get_by_label("» prefix broke at /input/0/content/0/text · input_changed");
     // The edit is at the end of a 3.6 KB text, far off screen: a detail line says where.
     harness.get_by_label_contains("{+ Answer in one sentence.+}");
     let browser = &state(&harness).browser;
@@ -149,7 +173,7 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
     let first = view.first_difference.expect("a difference");
     assert_eq!(
         view.lines[first].text,
-        "» prefix broke at /input/0/content/0/text · instructions_changed"
+        "» prefix broke at /input/0/content/0/text · input_changed"
     );
     // The changed lines at the pointer (`"text": …`, not the derived id) are marked.
     let at_pointer: Vec<(LineKind, bool)> = view
@@ -173,7 +197,7 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
         .iter()
         .map(|b| b.label())
         .collect();
-    assert_eq!(badges, ["first", "kept", "broken: instructions_changed"]);
+    assert_eq!(badges, ["first", "kept", "broken: input_changed"]);
 }
 
 #[test]
@@ -193,40 +217,45 @@ fn the_charts_have_one_point_per_request() {
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
     harness.get_by_label("Input tokens per request");
     harness.get_by_label("Payload growth");
-    // The plots themselves were drawn: each plot's response names what it drew, and egui_plot
-    // drew the legend of every series.
+    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
+    // The plots themselves were drawn: each plot's response names what it drew, and the legend
+    // of every series is there.
     harness.get_by_role_and_label(
         Role::Figure,
-        "Input tokens per request: cached (local estimate) 3 points, uncached (local estimate) 3 points, cached_tokens (server) 3 points",
+        &format!(
+            "Input tokens per request: 3 requests, {} breaks, 0 compactions",
+            analysis.ledger.summary.breaks
+        ),
     );
     harness.get_by_role_and_label(
         Role::Figure,
         "Payload growth: sent 3 points, whole history 3 points",
     );
     for series in [
-        "cached (local estimate)",
-        "uncached (local estimate)",
-        "cached_tokens (server)",
+        "read from the cache",
+        "written to the cache",
+        "not cached",
         "sent",
         "whole history",
     ] {
         harness.get_by_label(series);
     }
-    let analysis = state(&harness).browser.analysis.clone().expect("analysis");
     let xs = |series: &[[f64; 2]]| series.iter().map(|p| p[0]).collect::<Vec<_>>();
     let per_request = vec![0.0, 1.0, 2.0];
-    assert_eq!(xs(&analysis.cached_local), per_request);
-    assert_eq!(xs(&analysis.uncached_local), per_request);
+    let w = &analysis.waterfall;
+    assert_eq!(xs(&w.read), per_request);
+    assert_eq!(xs(&w.uncached), per_request);
     assert_eq!(xs(&analysis.sent_bytes), per_request);
     assert_eq!(xs(&analysis.full_history_bytes), per_request);
-    // The server reported cached_tokens for each request of the sample.
+    // The server reported cached_tokens for each request of the sample: the waterfall's reads
+    // are the server's.
     let server: Vec<[f64; 2]> = state(&harness)
         .sessions
         .rows
         .iter()
         .filter_map(|r| Some([r.position as f64, r.cached_tokens? as f64]))
         .collect();
-    assert_eq!(analysis.cached_server, server);
+    assert_eq!(w.read, server);
     assert_eq!(server.len(), 3);
 }
 
@@ -528,20 +557,17 @@ fn a_changed_prompt_cache_key_is_shown_as_a_warning_not_as_kept() {
     });
     let analysis = state(&harness).browser.analysis.clone().expect("analysis");
     let labels: Vec<String> = analysis.badges.iter().map(|b| b.label()).collect();
-    assert_eq!(labels, ["first", "kept", "kept · ! cache key changed"]);
-    let pair = &analysis.report.pairs[1];
+    assert_eq!(labels, ["first", "kept", "kept · ! cache key change"]);
+    let row = analysis.row(2).expect("row 2");
     // On screen: the table's badge, the row in "Breaks and warnings", its explanation and fix.
-    harness.get_by_label("kept · ! cache key changed");
+    harness.get_by_label("kept · ! cache key change");
     harness.get_by_label("Breaks and warnings");
+    harness.get_by_label(&promptwire::app::session_view::break_text(row));
+    let cause = promptwire::core::ledger::Cause::PromptCacheKeyChanged;
     harness.get_by_label(&format!(
-        "turns 1–2: kept · ! prompt_cache_key_changed · reusable {} of {} tokens · server cached 1920",
-        pair.reusable_tokens, pair.from_tokens
-    ));
-    let warning = promptwire::core::prefix::Warning::PromptCacheKeyChanged;
-    harness.get_by_label(&format!(
-        "! prompt_cache_key_changed: {} Fix: {}",
-        warning.explanation(),
-        warning.fix().expect("a fix")
+        "prompt_cache_key_changed: {} Fix: {}",
+        cause.explanation(),
+        cause.fix().expect("a fix")
     ));
 }
 
@@ -665,7 +691,7 @@ fn step_mode_shows_one_more_or_one_fewer_event() {
 }
 
 #[test]
-fn a_kept_pair_the_server_did_not_serve_reads_server_missed() {
+fn a_kept_pair_the_server_did_not_serve_reads_server_shortfall() {
     // The tool-calls sample with a long developer message shared by every request (a kept,
     // cacheable prefix), and the server reporting 0 cached tokens for the second request.
     let db = scratch_dir("sessions-server-missed").join("promptwire.sqlite");
@@ -698,33 +724,29 @@ fn a_kept_pair_the_server_did_not_serve_reads_server_missed() {
         s.browser.pair == Some((0, 1))
     });
     let analysis = state(&harness).browser.analysis.clone().expect("analysis");
-    let pair = &analysis.report.pairs[0];
-    let cacheable = promptwire::core::prefix::cost::cacheable_tokens(pair.reusable_tokens);
-    harness.get_by_label("kept · ! server missed the cache");
+    let row = analysis.row(1).expect("row 1");
+    harness.get_by_label("kept · ! server shortfall");
+    harness.get_by_label(&promptwire::app::session_view::break_text(row));
+    let cause = promptwire::core::ledger::Cause::ServerShortfall;
     harness.get_by_label(&format!(
-        "turns 0–1: kept · ! server_missed_cache · reusable {} of {} tokens · server cached 0",
-        pair.reusable_tokens, pair.from_tokens
+        "server_shortfall: {} Fix: {}",
+        cause.explanation(),
+        cause.fix().expect("a fix")
     ));
-    let concern = promptwire::app::session_view::Concern::ServerMissed {
-        reported: 0,
-        cacheable,
-    };
-    harness.get_by_label(&format!(
-        "! server_missed_cache: {} Fix: {}",
-        concern.explanation(),
-        concern.fix().expect("a fix")
-    ));
-    // The totals line says so too (cacheable is between 1,024 and 9,999 here).
-    assert!((1024..10_000).contains(&cacheable), "{cacheable}");
-    let phrase = format!(
-        "the server missed the cache after 1 kept turn ({},{:03} cacheable tokens)",
-        cacheable / 1000,
-        cacheable % 1000
+    // The sentence says what it cost: the ledger's paid and lost, lost to the shortfall at
+    // request 1.
+    let summary = &analysis.ledger.summary;
+    let lost = summary.totals.cost_usd.expect("priced").lost;
+    assert!(lost > 0.0);
+    let sentence = summary.sentence();
+    assert!(
+        sentence.contains(&format!(
+            "lost: {} to server shortfall at request 1",
+            promptwire::core::ledger::summary::usd(lost)
+        )),
+        "{sentence}"
     );
-    let summary = harness
-        .query_all(egui_kittest::kittest::by().label_contains(&phrase))
-        .count();
-    assert_eq!(summary, 1, "{phrase}");
+    harness.get_by_label(&sentence);
 }
 
 #[test]

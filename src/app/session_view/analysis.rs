@@ -286,6 +286,44 @@ pub fn break_text(row: &Row) -> String {
     text
 }
 
+/// A row's figures in words: the simulator's reason, the server's figures, its dollars (the
+/// loss by cause) or "price unknown".
+pub fn row_text(row: &Row) -> String {
+    let p = &row.prediction;
+    let money = match &row.cost_usd {
+        Some(d) if d.lost > 0.0 => {
+            let by: Vec<String> = row
+                .lost_by_cause
+                .iter()
+                .map(|l| format!("{} to {}", usd(l.usd), l.cause.short()))
+                .collect();
+            format!(
+                "paid {}, ideal {}, lost {} ({})",
+                usd(d.paid),
+                usd(d.ideal),
+                usd(d.lost),
+                by.join(", ")
+            )
+        }
+        Some(d) => format!("paid {}, nothing lost", usd(d.paid)),
+        None => "price unknown".to_string(),
+    };
+    let server = match &row.reported {
+        Some(r) => format!(
+            " · server: input {}, cached {}",
+            r.input_tokens.map_or_else(|| "?".to_string(), grouped),
+            r.cached_tokens.map_or_else(|| "?".to_string(), grouped)
+        ),
+        None => String::new(),
+    };
+    format!(
+        "request {} ({} cache): {}{server} · {money}",
+        row.index,
+        p.cache_model.as_str(),
+        p.reason
+    )
+}
+
 /// Analyses session `session` from its stored parts with the bundled rules.
 pub fn analyze_parts(
     session: i64,

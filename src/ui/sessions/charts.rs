@@ -115,8 +115,8 @@ pub fn waterfall_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &Com
         ui.strong("Input tokens per request");
         for (name, colour) in [
             ("read from the cache", READ),
-            ("written", WRITTEN),
-            ("uncached", UNCACHED),
+            ("written to the cache", WRITTEN),
+            ("not cached", UNCACHED),
             ("break", BREAK),
             ("compaction", COMPACTION),
         ] {
@@ -184,7 +184,7 @@ pub fn waterfall_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &Com
                 .get(i)
                 .map(|b| b.label())
                 .unwrap_or_default();
-            let text = format!("{badge}\n{}", super::prefix::row_text(row));
+            let text = format!("{badge}\n{}", crate::app::session_view::row_text(row));
             response.clone().on_hover_ui_at_pointer(|ui| {
                 ui.set_max_width(420.0);
                 ui.add(egui::Label::new(text).wrap());

@@ -8,7 +8,7 @@ use egui::{RichText, Ui};
 
 use super::{SessionsUi, charts, pair, send};
 use crate::app::session_view::whatif::{self, KINDS};
-use crate::app::session_view::{Analysis, SessionCommand};
+use crate::app::session_view::{Analysis, SessionCommand, row_text};
 use crate::app::{AppState, CommandSender};
 use crate::core::format::grouped;
 use crate::core::ledger::summary::usd;
@@ -54,43 +54,6 @@ pub fn figures_text(analysis: &Analysis) -> String {
         ));
     }
     text
-}
-
-/// A row's figures in words.
-pub fn row_text(row: &Row) -> String {
-    let p = &row.prediction;
-    let money = match &row.cost_usd {
-        Some(d) if d.lost > 0.0 => {
-            let by: Vec<String> = row
-                .lost_by_cause
-                .iter()
-                .map(|l| format!("{} to {}", usd(l.usd), l.cause.short()))
-                .collect();
-            format!(
-                "paid {}, ideal {}, lost {} ({})",
-                usd(d.paid),
-                usd(d.ideal),
-                usd(d.lost),
-                by.join(", ")
-            )
-        }
-        Some(d) => format!("paid {}, nothing lost", usd(d.paid)),
-        None => "price unknown".to_string(),
-    };
-    let server = match &row.reported {
-        Some(r) => format!(
-            " · server: input {}, cached {}",
-            r.input_tokens.map_or_else(|| "?".to_string(), grouped),
-            r.cached_tokens.map_or_else(|| "?".to_string(), grouped)
-        ),
-        None => String::new(),
-    };
-    format!(
-        "request {} ({} cache): {}{server} · {money}",
-        row.index,
-        p.cache_model.as_str(),
-        p.reason
-    )
 }
 
 /// Draws the analysis pane.

@@ -7,8 +7,7 @@
 use egui::Ui;
 
 use super::super::{SessionsUi, pair, send};
-use crate::app::session_view::{SessionCommand, break_text};
-use crate::ui::sessions::prefix::row_text;
+use crate::app::session_view::{SessionCommand, break_text, row_text};
 use crate::app::{AppState, CommandSender};
 
 /// Draws the tab for request `index`.
