@@ -19,7 +19,7 @@
 
 use serde_json::Value;
 
-use crate::core::ledger::{Counting, PairVerdict, compare_pair};
+use crate::core::ledger::{Cause, Counting, PairVerdict, compare_pair};
 use crate::core::prefix::{ElementId, RequestMeta, Session};
 use crate::core::stream::output_items::output_items;
 use crate::transport::replay::Recording;
@@ -239,7 +239,13 @@ pub fn verdict(content: &PairVerdict, ids_differ: bool) -> String {
         return text;
     };
     let mut text = format!("differs from recorded at {}", at.pointer);
-    let causes: Vec<&str> = content.causes.iter().map(|c| c.as_str()).collect();
+    // What differs in content: a new run's cache key or tier routes it, and says nothing of it.
+    let causes: Vec<&str> = content
+        .causes
+        .iter()
+        .filter(|c| !matches!(c, Cause::PromptCacheKeyChanged | Cause::ServiceTierChanged))
+        .map(|c| c.as_str())
+        .collect();
     if !causes.is_empty() {
         text.push_str(&format!(" ({})", causes.join(", ")));
     }

@@ -163,7 +163,7 @@ async fn a_recording_is_served_back_matched_and_compared() {
                 recorded_ids[0]
             ),
             format!(
-                "incoming #2 -> recorded #1 (request {}): differs from recorded at /input/0/content/0/text (input_item_edited), similarity 0.85",
+                "incoming #2 -> recorded #1 (request {}): differs from recorded at /input/0/content/0/text (input_changed), similarity 0.96",
                 recorded_ids[1]
             ),
             format!(
@@ -208,8 +208,10 @@ async fn a_recording_is_served_back_matched_and_compared() {
         rows,
         vec![
             json!({"recorded_position": null, "prefix_kept": null, "causes": null, "state": "failed", "error": "invalid_request", "events": 1}),
-            json!({"recorded_position": 0, "prefix_kept": true, "causes": [], "state": "completed", "error": null, "events": turn1.len()}),
-            json!({"recorded_position": 1, "prefix_kept": false, "causes": ["input_item_edited"], "state": "completed", "error": null, "events": turn2.len()}),
+            // A new run of the client: a new thread, so another cache key (stored beside the
+            // content verdict, which the note line leaves out).
+            json!({"recorded_position": 0, "prefix_kept": true, "causes": ["prompt_cache_key_changed"], "state": "completed", "error": null, "events": turn1.len()}),
+            json!({"recorded_position": 1, "prefix_kept": false, "causes": ["prompt_cache_key_changed", "input_changed"], "state": "completed", "error": null, "events": turn2.len()}),
             json!({"recorded_position": null, "prefix_kept": null, "causes": null, "state": "failed", "error": "invalid_request", "events": 1}),
         ]
     );
