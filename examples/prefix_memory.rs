@@ -80,6 +80,11 @@ fn main() {
             .iter()
             .flat_map(|v| v.causes.iter().map(|c| c.as_str()))
             .collect();
-        println!("  {:?} -> {}: {}", row.previous, row.index, causes.join(", "));
+        println!(
+            "  {:?} -> {}: {}",
+            row.previous,
+            row.index,
+            causes.join(", ")
+        );
     }
 }

@@ -58,7 +58,10 @@ trailing `compaction_trigger` item is answered with a `compaction` item.
        ]}
     ]}
 
-The cache (--cache). A request is read in the prompt order of promptwire's prefix analysis
+The cache (--cache). With PROMPTWIRE_RENDER naming a promptwire binary, a request's elements
+are the segments of its prompt as the server renders it (`promptwire render --json`: content
+hashes, tokens, where user messages and tool outputs end), and the rules below run on them.
+Otherwise a request is read in the prompt order of promptwire's former prefix analysis
 (src/core/prefix/shape.rs): `model`, `reasoning`, `text`, the other rendered top-level fields
 (sorted by name), `tools` (Lite: the `additional_tools` item), `parallel_tool_calls`,
 `tool_choice`, `instructions` (or the developer message that carries them), then each input
@@ -266,20 +269,44 @@ def is_user_or_tool(item):
         "function_call_output", "custom_tool_call_output", "tool_search_output", "mcp_tool_call_output"))
 
 
+def rendered_segments(body):
+    """The segments `promptwire render --json -` gives for `body` (PROMPTWIRE_RENDER names the
+    binary), or None when it is not set or fails."""
+    binary = os.environ.get("PROMPTWIRE_RENDER")
+    if not binary:
+        return None
+    import subprocess
+    try:
+        done = subprocess.run([binary, "render", "--json", "-"], input=json.dumps(body).encode(),
+                              capture_output=True, timeout=60, check=True)
+        return json.loads(done.stdout.decode().splitlines()[0])["segments"]
+    except Exception:  # noqa: BLE001 - fall back to the elements
+        return None
+
+
 class Prompt:
-    """A request as the cache sees it: element digests, cumulative tokens, breakpoints."""
+    """A request as the cache sees it: element digests, cumulative tokens, breakpoints.
+
+    With PROMPTWIRE_RENDER set, the elements are the segments of the prompt as the server
+    renders it (`promptwire render --json`: each segment's content hash and tokens, and where
+    user messages and tool outputs end); the cache rules below run on them unchanged."""
 
     def __init__(self, body):
         self.body = body
-        self.elements = elements(body)
+        self.segments = rendered_segments(body)
+        if self.segments is not None:
+            self.elements = [("tools" if seg["source"] == "tools" else "input", seg["key"],
+                              seg["item"]) for seg in self.segments]
+        else:
+            self.elements = elements(body)
         self.digests = []
         self.ends = []  # tokens up to and including element k
         running = hashlib.sha256()
         total = 0
-        for _, text, _ in self.elements:
+        for k, (_, text, _) in enumerate(self.elements):
             running.update(hashlib.sha256(text.encode("utf-8")).digest())
             self.digests.append(running.hexdigest())
-            total += count_tokens(text)
+            total += self.segments[k]["tokens"] if self.segments is not None else count_tokens(text)
             self.ends.append(total)
         self.tokens = total
         self.route = (body.get("model"), body.get("prompt_cache_key"))
@@ -288,6 +315,14 @@ class Prompt:
 
     def breakpoints(self):
         """Element positions (0-based, inclusive) of this request's breakpoints, ascending."""
+        if self.segments is not None:
+            points = set()
+            if self.options.get("mode") != "explicit":
+                ends = [k for k, seg in enumerate(self.segments) if seg["ends"] in ("user", "tool")]
+                if ends:
+                    points.add(ends[-1])
+            points.update(k for k, seg in enumerate(self.segments) if seg["explicit_breakpoint"])
+            return sorted(points)
         items = self.body.get("input") if isinstance(self.body.get("input"), list) else []
         at_item = {index: k for k, (_, _, index) in enumerate(self.elements) if index is not None}
         points = set()

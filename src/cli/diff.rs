@@ -21,8 +21,7 @@ use super::input::{display_name, parse_json, read_text};
 use crate::core::format::grouped;
 use crate::core::ledger::summary::{Totals, usd};
 use crate::core::ledger::{
-    self, CacheModels, Counting, Edit, Hazard, Ledger, PairVerdict, PriceTable, Row, Rules,
-    WhatIf,
+    self, CacheModels, Counting, Edit, Hazard, Ledger, PairVerdict, PriceTable, Row, Rules, WhatIf,
 };
 use crate::core::prefix::{DiffRow, RequestMeta, RowKind, Session};
 use crate::core::stream::{PromptCacheDiagnostics, StreamReader};
@@ -149,7 +148,11 @@ pub fn run(args: &DiffArgs) -> anyhow::Result<()> {
         edits => Some(ledger.what_if(&session, &rules, edits)?),
     };
     let pairs: Vec<PairVerdict> = if args.pairs.is_empty() {
-        ledger.rows.iter().filter_map(|r| r.verdict.clone()).collect()
+        ledger
+            .rows
+            .iter()
+            .filter_map(|r| r.verdict.clone())
+            .collect()
     } else {
         args.pairs
             .iter()
@@ -501,7 +504,10 @@ fn verdict_json(pair: &PairVerdict, row: Option<&Row>) -> Value {
 }
 
 /// (code, explanation, fix) of every cause, then of every note of the row (idle gap, …).
-fn notes(pair: &PairVerdict, row: Option<&Row>) -> Vec<(&'static str, String, Option<&'static str>)> {
+fn notes(
+    pair: &PairVerdict,
+    row: Option<&Row>,
+) -> Vec<(&'static str, String, Option<&'static str>)> {
     let mut causes: Vec<ledger::Cause> = pair.causes.clone();
     for note in row.map(|r| r.notes.as_slice()).unwrap_or(&[]) {
         if !causes.contains(note) {
@@ -654,7 +660,11 @@ fn reported_usage(text: &str) -> anyhow::Result<Reported> {
             input: usage.get("input_tokens").and_then(Value::as_u64),
             diagnostics: value
                 .get("prompt_cache_diagnostics")
-                .or_else(|| value.get("response").and_then(|r| r.get("prompt_cache_diagnostics")))
+                .or_else(|| {
+                    value
+                        .get("response")
+                        .and_then(|r| r.get("prompt_cache_diagnostics"))
+                })
                 .and_then(PromptCacheDiagnostics::from_value),
         });
     }

@@ -12,6 +12,7 @@ mod limits;
 mod out_lines;
 mod pipe;
 mod record;
+mod render;
 mod replay;
 mod send;
 mod sessions;
@@ -45,6 +46,8 @@ enum Command {
     ImportBody(import::ImportArgs),
     /// Cache-prefix analysis across request bodies: where the prefix broke, why, what it cost.
     Diff(diff::DiffArgs),
+    /// The prompt as the server renders it: each request's segments, their sources and tokens.
+    Render(render::RenderArgs),
     /// Decode and map a recorded SSE stream: one line per raw event, then the outcome.
     Stream(stream::StreamArgs),
     /// Send a Prompt live and print the streamed timeline and outcome.
@@ -75,6 +78,7 @@ where
         Some(Command::Compile(args)) => compile::run(&args),
         Some(Command::ImportBody(args)) => import::run(&args),
         Some(Command::Diff(args)) => diff::run(&args),
+        Some(Command::Render(args)) => render::run(&args),
         Some(Command::Stream(args)) => stream::run(&args),
         Some(Command::Send(args)) => send::run(&args),
         Some(Command::Sessions(args)) => sessions::run(&args),

@@ -1,7 +1,6 @@
 //! The core: pure functions over plain data — Prompt model, model catalog, providers, compile
 //! rules, the request compiler and body import. No egui, no tokio, no reqwest, no I/O, no clock.
 
-pub mod ledger;
 pub mod codex_config;
 pub mod compile;
 pub mod error;
@@ -11,6 +10,7 @@ pub mod import;
 pub mod items;
 pub mod json;
 pub mod json_diff;
+pub mod ledger;
 pub mod models;
 pub mod prefix;
 pub mod pretty;

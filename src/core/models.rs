@@ -5,7 +5,6 @@
 //! ([`CODEX_CACHE_FILE`] in `$CODEX_HOME`); unknown fields are ignored, and catalogs merge
 //! ([`ModelCatalog::merge`]) reporting the models added or changed.
 
-
 mod shape;
 
 use serde::{Deserialize, Serialize};

@@ -82,7 +82,10 @@ fn start_standin(dir: &Path, model: &str) -> (Server, String, String) {
     if let Some(cache) = tiktoken_cache() {
         child.env("TIKTOKEN_CACHE_DIR", cache);
     }
+    // The stand-in keeps its cache on the segments promptwire renders (`promptwire render`);
+    // its cache rules are its own.
     let mut child = child
+        .env("PROMPTWIRE_RENDER", env!("CARGO_BIN_EXE_promptwire"))
         .arg(script)
         .args(["--record", dir.to_str().expect("path"), "--cache", model])
         .stdin(Stdio::null())
@@ -303,11 +306,11 @@ fn the_standin_caches_at_breakpoints_only() {
     );
     let (_, cached, written) = figures(&fourth);
     assert_eq!((cached, written), (0, 0));
-    // 5: explicit mode, a breakpoint on the first message (whose block now differs from
-    // request 1's): nothing read, the breakpoint written — up to it, not past it.
+    // 5: explicit mode, a breakpoint on a first message no earlier request had: nothing read,
+    // the breakpoint written — up to it, not past it.
     let explicit = |answer: &str| {
         body(
-            vec![user("Q1", true), assistant(answer)],
+            vec![user("Q5", true), assistant(answer)],
             Some(serde_json::json!({"mode": "explicit"})),
         )
     };

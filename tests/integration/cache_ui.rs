@@ -104,7 +104,12 @@ fn cache_ui_prefix_view_shows_paid_ideal_lost_or_price_unknown() {
         expected("gpt-6-luna"),
         format!(
             "{} input tokens, 0 read from the cache (0 %); price unknown for gpt-6-luna",
-            grouped(ledger_of("gpt-6-luna", &CacheModels::default()).summary.totals.input_tokens)
+            grouped(
+                ledger_of("gpt-6-luna", &CacheModels::default())
+                    .summary
+                    .totals
+                    .input_tokens
+            )
         )
     );
     for (label, model, line, chart) in [

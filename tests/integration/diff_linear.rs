@@ -37,8 +37,14 @@ fn owned_bodies_give_the_same_ledger() {
             .push_body_owned(body, RequestMeta::default())
             .expect("owned");
     }
-    let (a, b) = (ledger::ledger(&owned, &rules), ledger::ledger(&by_ref, &rules));
-    assert_eq!((a.rows, a.summary, a.hazards), (b.rows, b.summary, b.hazards));
+    let (a, b) = (
+        ledger::ledger(&owned, &rules),
+        ledger::ledger(&by_ref, &rules),
+    );
+    assert_eq!(
+        (a.rows, a.summary, a.hazards),
+        (b.rows, b.summary, b.hazards)
+    );
     // Bad bodies fail the same way.
     for bad in [json!([1]), json!({"model": "m", "input": 3})] {
         assert_eq!(

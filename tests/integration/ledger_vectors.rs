@@ -41,7 +41,8 @@ fn body(model: &str, items: Vec<Value>) -> Value {
 fn session(bodies: &[Value]) -> Session {
     let mut s = Session::default();
     for b in bodies {
-        s.push_body(b, RequestMeta::default()).expect("a usable body");
+        s.push_body(b, RequestMeta::default())
+            .expect("a usable body");
     }
     s
 }
@@ -65,7 +66,9 @@ fn instructions() -> u64 {
 
 /// A text of about `words` words, ending with a full stop.
 fn long_text(words: usize) -> String {
-    let list = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa"];
+    let list = [
+        "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "kappa",
+    ];
     let mut out = String::new();
     for i in 0..words {
         if i > 0 {
@@ -82,13 +85,19 @@ fn item_ids_status_and_key_order_never_break() {
     let call = json!({"type": "function_call", "id": "fc_1", "status": "completed",
                       "name": "exec_command", "arguments": "{\"cmd\":\"ls\"}", "call_id": "call_1"});
     let out = json!({"type": "function_call_output", "call_id": "call_1", "output": "a.txt"});
-    let a = body("gpt-5.5", vec![user("list the files"), call.clone(), out.clone()]);
+    let a = body(
+        "gpt-5.5",
+        vec![user("list the files"), call.clone(), out.clone()],
+    );
     // Over WebSocket after `codex exec resume` the same call comes back with its keys in
     // another order, another id and no status; the output's key order changes too.
     let call2 = json!({"arguments": "{\"cmd\":\"ls\"}", "call_id": "call_9", "name": "exec_command",
                        "type": "function_call", "id": "fc_other"});
     let out2 = json!({"output": "a.txt", "type": "function_call_output", "call_id": "call_9"});
-    let mut b = body("gpt-5.5", vec![user("list the files"), call2, out2, user("thanks")]);
+    let mut b = body(
+        "gpt-5.5",
+        vec![user("list the files"), call2, out2, user("thanks")],
+    );
     b["client_metadata"] = json!({"x": "changed"});
     let v = pair(&a, &b);
     assert_eq!(
@@ -119,7 +128,12 @@ fn a_tool_schemas_property_order_is_tools_changed_at_that_tool() {
     let shared_of_tool1 = t("// Run a command.\ntype exec_command = (_: {\n");
     let reusable = frame + tool0 + shared_of_tool1;
     assert_eq!(
-        (v.prefix_kept, v.divergence, v.causes.clone(), v.reusable_tokens),
+        (
+            v.prefix_kept,
+            v.divergence,
+            v.causes.clone(),
+            v.reusable_tokens
+        ),
         (
             false,
             Some(Divergence {
@@ -144,13 +158,21 @@ fn a_tool_schemas_property_order_is_tools_changed_at_that_tool() {
 fn an_edit_at_the_end_of_a_long_message_keeps_the_tokens_before_it() {
     let text = long_text(3000);
     let a = body("gpt-5.5", vec![user(&text)]);
-    let b = body("gpt-5.5", vec![user(&format!("{text} Answer in one sentence."))]);
+    let b = body(
+        "gpt-5.5",
+        vec![user(&format!("{text} Answer in one sentence."))],
+    );
     let reusable = instructions() + OPEN + t(&text);
     let (_, l) = ledger_of(&[a, b]);
     let row = &l.rows[1];
     let v = row.verdict.clone().expect("verdict");
     assert_eq!(
-        (v.prefix_kept, v.divergence, v.causes.clone(), v.reusable_tokens),
+        (
+            v.prefix_kept,
+            v.divergence,
+            v.causes.clone(),
+            v.reusable_tokens
+        ),
         (
             false,
             Some(Divergence {
@@ -167,7 +189,10 @@ fn an_edit_at_the_end_of_a_long_message_keeps_the_tokens_before_it() {
     // Prefix model (gpt-5.5): the longest common token prefix, from 1,024 in 128-token steps.
     let steps = 1024 + (reusable - 1024) / 128 * 128;
     assert_eq!(
-        (row.cache_model.as_str(), row.prediction.predicted.read_tokens),
+        (
+            row.cache_model.as_str(),
+            row.prediction.predicted.read_tokens
+        ),
         ("prefix", steps)
     );
     // Nothing of the shared content was lost beyond the steps: ideal = paid.
@@ -182,7 +207,10 @@ fn under_the_breakpoint_model_the_read_goes_back_to_the_last_breakpoint() {
     // (reads it, writes its own); request 2 edits the end of the first message: no breakpoint
     // before the edit matches, and there is no fallback to an unmarked prefix.
     let r0 = body("gpt-5.6-sol", vec![user(&text)]);
-    let r1 = body("gpt-5.6-sol", vec![user(&text), assistant("Ok."), user("more")]);
+    let r1 = body(
+        "gpt-5.6-sol",
+        vec![user(&text), assistant("Ok."), user("more")],
+    );
     let r2 = body(
         "gpt-5.6-sol",
         vec![user(&format!("{text} Answer in one sentence."))],
@@ -192,14 +220,16 @@ fn under_the_breakpoint_model_the_read_goes_back_to_the_last_breakpoint() {
     let p: Vec<(u64, u64)> = l
         .rows
         .iter()
-        .map(|r| (r.prediction.predicted.read_tokens, r.prediction.predicted.write_tokens))
+        .map(|r| {
+            (
+                r.prediction.predicted.read_tokens,
+                r.prediction.predicted.write_tokens,
+            )
+        })
         .collect();
     let total1 = l.rows[1].tokens;
     let total2 = l.rows[2].tokens;
-    assert_eq!(
-        p,
-        vec![(0, total0), (total0, total1 - total0), (0, total2)]
-    );
+    assert_eq!(p, vec![(0, total0), (total0, total1 - total0), (0, total2)]);
     // The ledger: what request 2 shares with request 1 (everything before the edit) was not
     // read because no breakpoint covers it: lost to `no_breakpoint`, in the server's vocabulary
     // the divergence is `input_changed`.
@@ -218,9 +248,16 @@ fn under_the_breakpoint_model_the_read_goes_back_to_the_last_breakpoint() {
     let written = row.prediction.predicted.write_tokens as f64;
     let paid = written * 5.0 / 1e6;
     let ideal = shared * 0.4 / 1e6 + (written - shared) * 5.0 / 1e6;
-    assert!((cost.paid - paid).abs() < 1e-12 && (cost.ideal - ideal).abs() < 1e-12, "{cost:?}");
+    assert!(
+        (cost.paid - paid).abs() < 1e-12 && (cost.ideal - ideal).abs() < 1e-12,
+        "{cost:?}"
+    );
     assert!((cost.lost - (paid - ideal)).abs() < 1e-12);
-    assert!(l.hazards.iter().any(|h| h.code == "stable_prefix_behind_break" && h.request == 2));
+    assert!(
+        l.hazards
+            .iter()
+            .any(|h| h.code == "stable_prefix_behind_break" && h.request == 2)
+    );
 }
 
 #[test]
@@ -315,7 +352,9 @@ fn compaction_session() -> Vec<Value> {
         vec![
             user(&long_text(1500)),
             user("again"),
-            user("Another language model started to solve this problem and produced a summary: done."),
+            user(
+                "Another language model started to solve this problem and produced a summary: done.",
+            ),
         ],
     );
     rebuilt["tools"] = tools;
@@ -338,7 +377,12 @@ fn an_in_band_compaction_is_context_compacted_and_never_a_tools_hazard() {
     let causes: Vec<Vec<Cause>> = l
         .rows
         .iter()
-        .map(|r| r.verdict.as_ref().map(|v| v.causes.clone()).unwrap_or_default())
+        .map(|r| {
+            r.verdict
+                .as_ref()
+                .map(|v| v.causes.clone())
+                .unwrap_or_default()
+        })
         .collect();
     assert_eq!(
         causes,
@@ -354,16 +398,26 @@ fn an_in_band_compaction_is_context_compacted_and_never_a_tools_hazard() {
     let previous: Vec<Option<usize>> = l.rows.iter().map(|r| r.previous).collect();
     assert_eq!(previous, vec![None, Some(0), Some(1), Some(1)]);
     // Its tool list dropped: the break points at the tools, and nothing of it is "lost".
-    let d = l.rows[2].verdict.as_ref().and_then(|v| v.divergence.clone()).expect("break");
-    assert_eq!((d.pointer.as_str(), d.source, d.change), ("/tools", Source::Tools, Change::Removed));
+    let d = l.rows[2]
+        .verdict
+        .as_ref()
+        .and_then(|v| v.divergence.clone())
+        .expect("break");
+    assert_eq!(
+        (d.pointer.as_str(), d.source, d.change),
+        ("/tools", Source::Tools, Change::Removed)
+    );
     for row in &l.rows[2..] {
         assert_eq!(row.cost_usd.map(|c| c.lost), Some(0.0), "row {}", row.index);
     }
-    assert_eq!(l.hazards.iter().filter(|h| h.code == "tools_changed").count(), 0);
     assert_eq!(
-        (l.summary.compactions, l.summary.breaks),
-        (1, 0)
+        l.hazards
+            .iter()
+            .filter(|h| h.code == "tools_changed")
+            .count(),
+        0
     );
+    assert_eq!((l.summary.compactions, l.summary.breaks), (1, 0));
     let paid = l.rows[2].cost_usd.expect("priced").paid;
     assert_eq!(l.summary.compaction_usd, Some(paid));
 }
@@ -380,7 +434,10 @@ fn a_compact_endpoint_call_and_a_trigger_item_are_compactions() {
     // v2: a normal turn with a trailing `compaction_trigger` item; the next turn carries the
     // compaction item.
     let mut trigger = turn.clone();
-    trigger["input"].as_array_mut().expect("input").push(json!({"type": "compaction_trigger"}));
+    trigger["input"]
+        .as_array_mut()
+        .expect("input")
+        .push(json!({"type": "compaction_trigger"}));
     let mut after = turn.clone();
     after["input"] = json!([user(&long_text(1500)), user("again"),
                             {"type": "compaction", "encrypted_content": "gAAAAAB-compacted"}]);
@@ -389,7 +446,15 @@ fn a_compact_endpoint_call_and_a_trigger_item_are_compactions() {
         let got: Vec<(RowKind, Vec<Cause>)> = l
             .rows
             .iter()
-            .map(|r| (r.kind, r.verdict.as_ref().map(|v| v.causes.clone()).unwrap_or_default()))
+            .map(|r| {
+                (
+                    r.kind,
+                    r.verdict
+                        .as_ref()
+                        .map(|v| v.causes.clone())
+                        .unwrap_or_default(),
+                )
+            })
             .collect();
         // Both keep the turn's tools and history: their prefix is kept (they read the cache).
         assert_eq!(
@@ -400,7 +465,13 @@ fn a_compact_endpoint_call_and_a_trigger_item_are_compactions() {
                 (RowKind::AfterCompaction, vec![Cause::ContextCompacted]),
             ]
         );
-        assert_eq!(l.hazards.iter().filter(|h| h.code == "tools_changed").count(), 0);
+        assert_eq!(
+            l.hazards
+                .iter()
+                .filter(|h| h.code == "tools_changed")
+                .count(),
+            0
+        );
     }
 }
 
@@ -413,13 +484,21 @@ fn a_rollout_without_tools_blames_nothing_on_tools() {
     };
     let mut s = Session::default();
     let a = body("gpt-5.5", vec![user(&long_text(1500))]);
-    let b = body("gpt-5.5", vec![user(&long_text(1500)), assistant("Ok."), user("next")]);
+    let b = body(
+        "gpt-5.5",
+        vec![user(&long_text(1500)), assistant("Ok."), user("next")],
+    );
     s.push_body(&a, meta()).expect("a");
     s.push_body(&b, meta()).expect("b");
     let l = ledger::ledger(&s, &Rules::bundled());
     let v = l.rows[1].verdict.clone().expect("verdict");
     assert_eq!(
-        (v.prefix_kept, v.causes, v.not_recorded, l.rows[1].not_recorded.clone()),
+        (
+            v.prefix_kept,
+            v.causes,
+            v.not_recorded,
+            l.rows[1].not_recorded.clone()
+        ),
         (true, vec![], vec!["tools"], vec!["tools"])
     );
     assert!(l.hazards.iter().all(|h| h.code != "tools_changed"));
@@ -464,7 +543,13 @@ fn a_websocket_continuation_and_warm_up_are_one_conversation() {
     let got: Vec<(RowKind, Option<usize>, bool)> = l
         .rows
         .iter()
-        .map(|r| (r.kind, r.previous, r.verdict.as_ref().is_none_or(|v| v.prefix_kept)))
+        .map(|r| {
+            (
+                r.kind,
+                r.previous,
+                r.verdict.as_ref().is_none_or(|v| v.prefix_kept),
+            )
+        })
         .collect();
     assert_eq!(
         got,
@@ -484,7 +569,11 @@ fn rows_sum_to_the_summary_and_no_change_is_the_ledger() {
     let t = &l.summary.totals;
     let cost = t.cost_usd.expect("priced");
     let sum = |f: fn(&ledger::Dollars) -> f64| -> f64 {
-        l.rows.iter().filter_map(|r| r.cost_usd).map(|d| f(&d)).sum()
+        l.rows
+            .iter()
+            .filter_map(|r| r.cost_usd)
+            .map(|d| f(&d))
+            .sum()
     };
     assert!((cost.paid - sum(|d| d.paid)).abs() < 1e-12);
     assert!((cost.ideal - sum(|d| d.ideal)).abs() < 1e-12);
@@ -501,7 +590,10 @@ fn rows_sum_to_the_summary_and_no_change_is_the_ledger() {
     let w = l
         .what_if(&s, &Rules::bundled(), &["ttl:24h".parse().expect("edit")])
         .expect("what-if");
-    assert_eq!((w.after.read_tokens, w.usd_saved), (t.read_tokens, Some(0.0)));
+    assert_eq!(
+        (w.after.read_tokens, w.usd_saved),
+        (t.read_tokens, Some(0.0))
+    );
     assert_eq!(w.before, l.summary.totals);
 }
 
@@ -528,7 +620,10 @@ fn a_content_addressed_feed_gives_the_rows_of_whole_bodies() {
 #[test]
 fn any_two_requests_can_be_compared() {
     let a = body("gpt-5.5", vec![user("one")]);
-    let c = body("gpt-5.5", vec![user("one"), assistant("two"), user("three")]);
+    let c = body(
+        "gpt-5.5",
+        vec![user("one"), assistant("two"), user("three")],
+    );
     let s = session(&[a, c]);
     let counting = ledger::Counting::default();
     let forward = ledger::compare_pair(&s, &counting, 0, 1);
@@ -537,8 +632,20 @@ fn any_two_requests_can_be_compared() {
     let back = ledger::compare_pair(&s, &counting, 1, 0);
     let d = back.divergence.clone().expect("break");
     assert_eq!(
-        (back.prefix_kept, back.causes, d.pointer.as_str(), d.change, back.reusable_tokens),
-        (false, vec![Cause::InputChanged], "/input/1", Change::Removed, back.to_tokens)
+        (
+            back.prefix_kept,
+            back.causes,
+            d.pointer.as_str(),
+            d.change,
+            back.reusable_tokens
+        ),
+        (
+            false,
+            vec![Cause::InputChanged],
+            "/input/1",
+            Change::Removed,
+            back.to_tokens
+        )
     );
 }
 

@@ -36,7 +36,11 @@ fn verdicts(dir: &str) -> Vec<Verdict> {
             .expect("a usable body");
     }
     let l = ledger::ledger(&session, &Rules::bundled());
-    assert!(l.hazards.iter().all(|h| h.code != "tools_changed"), "{:?}", l.hazards);
+    assert!(
+        l.hazards.iter().all(|h| h.code != "tools_changed"),
+        "{:?}",
+        l.hazards
+    );
     l.rows
         .iter()
         .map(|r| {

@@ -281,7 +281,12 @@ fn chosen_pairs_and_an_idle_gap_from_timestamps() {
             chosen(
                 &a,
                 brk(&a, "/input/0/tools/0/type", "tools", "edited"),
-                &["model_changed", "prompt_cache_key_changed", "tools_changed", "input_changed"]
+                &[
+                    "model_changed",
+                    "prompt_cache_key_changed",
+                    "tools_changed",
+                    "input_changed"
+                ]
             ),
             chosen(&b, Value::Null, &[]),
         ])
@@ -290,13 +295,15 @@ fn chosen_pairs_and_an_idle_gap_from_timestamps() {
     // cache expired — an idle gap, which loses the kept prefix.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefix_cli_gap");
     std::fs::create_dir_all(&dir).expect("dir");
-    let msg = |role: &str, text: &str| {
-        json!({"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]})
-    };
+    let msg = |role: &str, text: &str| json!({"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]});
     let long = "the build of crate number seven failed again; ".repeat(300);
     let files: Vec<String> = [
         vec![msg("user", &long)],
-        vec![msg("user", &long), msg("assistant", "Fixed."), msg("user", "Thanks.")],
+        vec![
+            msg("user", &long),
+            msg("assistant", "Fixed."),
+            msg("user", "Thanks."),
+        ],
     ]
     .iter()
     .enumerate()
@@ -368,7 +375,15 @@ fn real_pair_keeps_its_prefix_despite_client_metadata_key_order() {
     // An unknown model: no price, so no dollars.
     assert_eq!(
         json_out(&out),
-        json!([pair(v1, "turn", Value::Null, &[], &[], Value::Null, Value::Null)])
+        json!([pair(
+            v1,
+            "turn",
+            Value::Null,
+            &[],
+            &[],
+            Value::Null,
+            Value::Null
+        )])
     );
 }
 

@@ -52,7 +52,10 @@ const OPEN: u64 = 3;
 const CLOSE: u64 = 1;
 
 fn text_of(item: &Value) -> String {
-    item["content"][0]["text"].as_str().expect("text").to_string()
+    item["content"][0]["text"]
+        .as_str()
+        .expect("text")
+        .to_string()
 }
 
 #[test]
@@ -84,14 +87,22 @@ fn an_instructions_edit_loses_the_history_after_it() {
     }
     let l = ledger::ledger(&session, &Rules::bundled());
     let big_tokens = OPEN + Tokenizer::o200k().count(&text_of(&big)) + CLOSE;
-    assert!(l.rows[0].tokens > 1024, "the long message makes the prompt cacheable");
+    assert!(
+        l.rows[0].tokens > 1024,
+        "the long message makes the prompt cacheable"
+    );
 
     // b against a: the instructions' text differs after "Be" — the break; the long message
     // after it is content b shares with a, wherever it sits.
     let v = l.rows[1].verdict.clone().expect("verdict");
     let d = v.divergence.clone().expect("break");
     assert_eq!(
-        (v.causes.clone(), d.pointer.as_str(), d.source, v.shared_tokens),
+        (
+            v.causes.clone(),
+            d.pointer.as_str(),
+            d.source,
+            v.shared_tokens
+        ),
         (
             vec![Cause::InputChanged],
             "/instructions",

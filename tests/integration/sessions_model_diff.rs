@@ -72,7 +72,10 @@ fn ledger_of(db: &Path, session: i64) -> promptwire::core::ledger::Ledger {
 fn diff_session_json_reports_a_server_shortfall() {
     // What the rules predict the third request reads: the server reports exactly that.
     let (db, session) = stored_long_session("diff-predicted", [0, 0, 0]);
-    let third = ledger_of(&db, session).rows[2].prediction.predicted.read_tokens;
+    let third = ledger_of(&db, session).rows[2]
+        .prediction
+        .predicted
+        .read_tokens;
     let (db, session) = stored_long_session("diff-server-missed", [0, 0, third]);
     let l = ledger_of(&db, session);
     let [first, second] = [&l.rows[1], &l.rows[2]].map(|r| r.verdict.clone().expect("verdict"));

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::core::format::grouped;
 use crate::core::ledger::summary::usd;
-use crate::core::ledger::{self, Cause, CacheModels, Ledger, PriceTable, Row, RowKind, Rules};
+use crate::core::ledger::{self, CacheModels, Cause, Ledger, PriceTable, Row, RowKind, Rules};
 use crate::core::prefix::Session;
 use crate::store::prefix_input::push_parts;
 use crate::store::summary::SessionParts;
@@ -41,7 +41,13 @@ impl PrefixBadge {
             let mut notes: Vec<Cause> = row
                 .verdict
                 .as_ref()
-                .map(|v| v.causes.iter().copied().filter(|c| c.is_routing()).collect())
+                .map(|v| {
+                    v.causes
+                        .iter()
+                        .copied()
+                        .filter(|c| c.is_routing())
+                        .collect()
+                })
                 .unwrap_or_default();
             for n in &row.notes {
                 if !notes.contains(n) {
@@ -365,16 +371,28 @@ pub fn analyze_parts_with(
     let x = |row: &Row| row.index as f64;
     let priced = || rows.iter().filter_map(|r| r.cost_usd.map(|d| (x(r), d)));
     let waterfall = Waterfall {
-        read: rows.iter().map(|r| [x(r), r.read_tokens() as f64]).collect(),
-        written: rows.iter().map(|r| [x(r), r.write_tokens() as f64]).collect(),
-        uncached: rows.iter().map(|r| [x(r), r.uncached_tokens() as f64]).collect(),
+        read: rows
+            .iter()
+            .map(|r| [x(r), r.read_tokens() as f64])
+            .collect(),
+        written: rows
+            .iter()
+            .map(|r| [x(r), r.write_tokens() as f64])
+            .collect(),
+        uncached: rows
+            .iter()
+            .map(|r| [x(r), r.uncached_tokens() as f64])
+            .collect(),
         breaks: rows.iter().filter(|r| r.is_break()).map(x).collect(),
         compactions: rows
             .iter()
             .filter(|r| r.kind == RowKind::Compaction)
             .map(x)
             .collect(),
-        top: rows.iter().map(|r| r.input_tokens() as f64).fold(0.0, f64::max),
+        top: rows
+            .iter()
+            .map(|r| r.input_tokens() as f64)
+            .fold(0.0, f64::max),
     };
     let growth = prefix.growth(|i| {
         rows.get(i)
@@ -389,7 +407,10 @@ pub fn analyze_parts_with(
             .iter()
             .filter_map(|r| Some([x(r), r.reported.as_ref()?.cached_tokens? as f64]))
             .collect(),
-        sent_bytes: growth.iter().map(|g| [g.index as f64, g.sent_bytes as f64]).collect(),
+        sent_bytes: growth
+            .iter()
+            .map(|g| [g.index as f64, g.sent_bytes as f64])
+            .collect(),
         full_history_bytes: growth
             .iter()
             .map(|g| [g.index as f64, g.full_history_bytes as f64])

@@ -158,7 +158,7 @@ impl PairView {
     /// Flattens `diff`; `break_path` (the JSON pointer of the divergence) and `causes` describe
     /// where and why the prefix broke.
     pub fn new(diff: &PairDiff, break_path: Option<&str>, causes: &str) -> Self {
-        let at_pointer_path = |path: &str| break_path.as_deref().is_some_and(|b| inside(path, b));
+        let at_pointer_path = |path: &str| break_path.is_some_and(|b| inside(path, b));
         let mut lines = Vec::new();
         let mut first_difference = None;
         let mut same_run: Vec<&str> = Vec::new();
@@ -194,7 +194,7 @@ impl PairView {
                 continue;
             }
             flush(&mut same_run, &mut lines);
-            let at_break = break_path.as_deref().is_some_and(|path| {
+            let at_break = break_path.is_some_and(|path| {
                 [row.from_pointer.as_deref(), row.to_pointer.as_deref()]
                     .into_iter()
                     .flatten()
@@ -227,9 +227,7 @@ impl PairView {
                 && [row.from_pointer.as_deref(), row.to_pointer.as_deref()]
                     .into_iter()
                     .flatten()
-                    .any(|p| {
-                        at_pointer_path(p) || break_path.as_deref().is_some_and(|b| inside(b, p))
-                    });
+                    .any(|p| at_pointer_path(p) || break_path.is_some_and(|b| inside(b, p)));
             lines.push(PairLine {
                 kind: LineKind::Header,
                 text: format!("{kind} {} {places}", row.at.as_str()),

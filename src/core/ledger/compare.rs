@@ -260,13 +260,19 @@ pub fn compare(
     let source = rendered.segments.get(which.parts[on]).source;
     let mut at_pointer = match (change, which.place(on)) {
         // A whole item removed or inserted: the item, not its first block.
-        (Change::Removed | Change::Inserted, Some(super::render::Place::Item { index, part: 0 })) => {
+        (
+            Change::Removed | Change::Inserted,
+            Some(super::render::Place::Item { index, part: 0 }),
+        ) => {
             format!("/input/{index}")
         }
         _ => pointer(which, &rendered.segments, on),
     };
     if k < a.len() && k < b.len() && section_a == section_b {
-        let (pa, pb) = (pointer(a, &rendered.segments, k), pointer(b, &rendered.segments, k));
+        let (pa, pb) = (
+            pointer(a, &rendered.segments, k),
+            pointer(b, &rendered.segments, k),
+        );
         if let (Some(x), Some(y)) = (value_at(session, from, &pa), value_at(session, to, &pb))
             && let Some(inside) = first_rendered_difference(x, y)
         {
@@ -314,7 +320,11 @@ fn rank(section: Section) -> u8 {
 
 fn section_of(rendered: &Rendered, layout: &Layout, k: usize) -> Section {
     if k < layout.sections.settings {
-        return match layout.parts.get(k).map(|id| rendered.segments.get(*id).kind) {
+        return match layout
+            .parts
+            .get(k)
+            .map(|id| rendered.segments.get(*id).kind)
+        {
             Some(Kind::Setting(which)) => Section::Setting(which),
             _ => Section::Setting(Setting::Effort),
         };
@@ -359,9 +369,8 @@ fn section_causes(rendered: &Rendered, a: &Layout, b: &Layout) -> Vec<Section> {
 /// Tokens of `b`'s parts that `a` has too, aligned in order (a diff of the part lists), and how
 /// `b` differs at part `k`, the first difference.
 fn aligned(rendered: &Rendered, a: &Layout, b: &Layout, k: usize) -> (u64, Change) {
-    let tokens = |ids: &[SegmentId]| -> u64 {
-        ids.iter().map(|id| rendered.segments.get(*id).tokens).sum()
-    };
+    let tokens =
+        |ids: &[SegmentId]| -> u64 { ids.iter().map(|id| rendered.segments.get(*id).tokens).sum() };
     let equal_prefix = tokens(&b.parts[..k.min(b.len())]);
     let (ra, rb) = (&a.parts[k.min(a.len())..], &b.parts[k.min(b.len())..]);
     if rb.is_empty() {
@@ -376,7 +385,9 @@ fn aligned(rendered: &Rendered, a: &Layout, b: &Layout, k: usize) -> (u64, Chang
     let mut change = None;
     for op in &ops {
         match *op {
-            DiffOp::Equal { new_index, len, .. } => equal += tokens(&rb[new_index..new_index + len]),
+            DiffOp::Equal { new_index, len, .. } => {
+                equal += tokens(&rb[new_index..new_index + len])
+            }
             DiffOp::Delete { .. } => {
                 change.get_or_insert(Change::Removed);
             }
@@ -393,7 +404,11 @@ fn aligned(rendered: &Rendered, a: &Layout, b: &Layout, k: usize) -> (u64, Chang
 
 /// The value at JSON `pointer` of request `index`'s body (its whole prompt: the items of a
 /// continued response count as its own).
-fn value_at<'a>(session: &'a Session, index: usize, pointer: &str) -> Option<&'a serde_json::Value> {
+fn value_at<'a>(
+    session: &'a Session,
+    index: usize,
+    pointer: &str,
+) -> Option<&'a serde_json::Value> {
     let request = session.requests().get(index)?;
     let pool = session.pool();
     let shape = &request.shape;
@@ -428,7 +443,7 @@ fn first_rendered_difference(a: &serde_json::Value, b: &serde_json::Value) -> Op
     crate::core::prefix::canon::differences(a, b, 64)
         .into_iter()
         .find(|d| {
-            !(d.kind == ChangeKind::KeyOrder && d.path.matches('/').count() <= 1)
+            (d.kind != ChangeKind::KeyOrder || d.path.matches('/').count() > 1)
                 && !d
                     .path
                     .rsplit('/')

@@ -47,7 +47,11 @@ pub fn find(session: &Session, rendered: &Rendered, rows: &[Row]) -> Vec<Hazard>
         let Some(previous) = row.previous else {
             continue;
         };
-        let causes = row.verdict.as_ref().map(|v| v.causes.as_slice()).unwrap_or(&[]);
+        let causes = row
+            .verdict
+            .as_ref()
+            .map(|v| v.causes.as_slice())
+            .unwrap_or(&[]);
         let turn = matches!(row.kind, RowKind::Turn);
         if turn && causes.contains(&Cause::ToolsChanged) && !causes.contains(&Cause::ModelChanged) {
             out.push(Hazard {

@@ -177,7 +177,10 @@ fn rows_of(
             prediction,
         };
         if row.prediction.expired
-            && row.prediction.idle_gap_secs.is_some_and(|g| g > row.prediction.ttl_secs)
+            && row
+                .prediction
+                .idle_gap_secs
+                .is_some_and(|g| g > row.prediction.ttl_secs)
         {
             row.notes.push(Cause::IdleGap);
         }
@@ -207,7 +210,11 @@ fn overflowing(session: &Session, predictions: &[Prediction]) -> Vec<usize> {
         };
         let times = by_route.entry(p.route).or_default();
         times.push(now);
-        let in_minute = times.iter().rev().take_while(|t| now - **t < 60_000).count();
+        let in_minute = times
+            .iter()
+            .rev()
+            .take_while(|t| now - **t < 60_000)
+            .count();
         if in_minute > rows::OVERFLOW_PER_MINUTE {
             out.push(p.index);
         }
@@ -249,14 +256,21 @@ pub struct WhatIfRow {
 impl Ledger {
     /// The session re-simulated under `edits`: each request's figures are the ledger's, moved by
     /// the difference the edits make to the prediction (so no edit gives the ledger back).
-    pub fn what_if(&self, session: &Session, rules: &Rules, edits: &[Edit]) -> Result<WhatIf, WhatIfError> {
+    pub fn what_if(
+        &self,
+        session: &Session,
+        rules: &Rules,
+        edits: &[Edit],
+    ) -> Result<WhatIf, WhatIfError> {
         let plan = Plan::new(session, &self.rendered, edits)?;
         let mut partials = Partials::default();
         let after_rows = rows_of(session, &self.rendered, rules, &plan, &mut partials);
         let before = self.summary.totals.clone();
-        let mut after = summary::Totals::default();
-        after.cost_usd = before.cost_usd.map(|_| Dollars::default());
-        after.unpriced_models.clone_from(&before.unpriced_models);
+        let mut after = summary::Totals {
+            cost_usd: before.cost_usd.map(|_| Dollars::default()),
+            unpriced_models: before.unpriced_models.clone(),
+            ..summary::Totals::default()
+        };
         let mut requests = Vec::with_capacity(after_rows.len());
         for (row, edited) in self.rows.iter().zip(&after_rows) {
             let (b, a) = (&row.prediction.predicted, &edited.prediction.predicted);
@@ -302,7 +316,10 @@ impl Ledger {
             });
         }
         let read_tokens_gained = after.read_tokens as i64 - before.read_tokens as i64;
-        let usd_saved = before.cost_usd.zip(after.cost_usd).map(|(b, a)| b.paid - a.paid);
+        let usd_saved = before
+            .cost_usd
+            .zip(after.cost_usd)
+            .map(|(b, a)| b.paid - a.paid);
         Ok(WhatIf {
             edits: edits.iter().map(ToString::to_string).collect(),
             before,

@@ -63,6 +63,28 @@ pub enum Kind {
     NotRecorded,
 }
 
+impl Kind {
+    /// The snake_case name (`setting`, `tool`, `block`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Setting(Setting::Effort) => "effort",
+            Self::Setting(Setting::Verbosity) => "verbosity",
+            Self::Setting(Setting::Format) => "output_schema",
+            Self::ToolsFrame => "tools_frame",
+            Self::Tool => "tool",
+            Self::Instructions => "instructions",
+            Self::Block => "block",
+            Self::Call => "call",
+            Self::Output => "output",
+            Self::Reasoning => "reasoning",
+            Self::Compaction => "compaction",
+            Self::Marker => "marker",
+            Self::Item => "item",
+            Self::NotRecorded => "not_recorded",
+        }
+    }
+}
+
 /// The rendered settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Setting {
@@ -103,6 +125,8 @@ pub struct Segment {
     pub tokens: u64,
     /// Hash of its kind and markers: two segments with the same tag can share a token prefix.
     tag: u64,
+    /// Hash of everything it renders (its identity, stable across runs and sessions).
+    pub hash: u128,
 }
 
 impl Segment {
@@ -156,7 +180,8 @@ impl Segments {
 
     fn intern(&mut self, draft: Draft) -> SegmentId {
         let tag = tag_of(&draft);
-        let mut hasher = SipHasher13::new_with_keys(0x7365_676d_656e_7473, u64::from(draft.kind_code()));
+        let mut hasher =
+            SipHasher13::new_with_keys(0x7365_676d_656e_7473, u64::from(draft.kind_code()));
         hasher.write_u64(tag);
         hasher.write_u128(draft.salt);
         if let Body::Text(text) = &draft.body {
@@ -169,6 +194,7 @@ impl Segments {
         let id = SegmentId(u32::try_from(self.segments.len()).unwrap_or(u32::MAX));
         let text_pending = matches!(draft.body, Body::Text(_));
         self.segments.push(Segment {
+            hash: key,
             source: draft.source,
             kind: draft.kind,
             label: draft.label.map(String::into_boxed_str),
@@ -323,7 +349,10 @@ impl Layout {
             return None;
         }
         let k32 = u32::try_from(k).unwrap_or(u32::MAX);
-        let item = self.item_start.partition_point(|&s| s <= k32).checked_sub(1)?;
+        let item = self
+            .item_start
+            .partition_point(|&s| s <= k32)
+            .checked_sub(1)?;
         Some(Place::Item {
             index: self.first_item + item,
             part: (k32 - self.item_start[item]) as usize,
@@ -505,7 +534,11 @@ impl Renderer {
         // Settings.
         for part in shape.parts_at(BreakAt::Reasoning) {
             if let Some(effort) = pool.value(part.id).get("effort").and_then(Value::as_str) {
-                self.header(&mut layout, setting(Setting::Effort, format!("Reasoning: {effort}"), c), "/reasoning/effort");
+                self.header(
+                    &mut layout,
+                    setting(Setting::Effort, format!("Reasoning: {effort}"), c),
+                    "/reasoning/effort",
+                );
             }
         }
         for part in shape.parts_at(BreakAt::Text) {
@@ -514,18 +547,32 @@ impl Renderer {
             }
             let text = pool.value(part.id);
             if let Some(v) = text.get("verbosity").and_then(Value::as_str) {
-                self.header(&mut layout, setting(Setting::Verbosity, format!("Verbosity: {v}"), c), "/text/verbosity");
+                self.header(
+                    &mut layout,
+                    setting(Setting::Verbosity, format!("Verbosity: {v}"), c),
+                    "/text/verbosity",
+                );
             }
             if let Some(format) = text.get("format")
-                && format.get("type").and_then(Value::as_str).is_some_and(|t| t != "text")
+                && format
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t != "text")
             {
-                let name = format.get("name").and_then(Value::as_str).unwrap_or("output");
+                let name = format
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("output");
                 let schema = format.get("schema").map_or_else(
                     || serde_json::to_string(format).unwrap_or_default(),
                     |s| serde_json::to_string(s).unwrap_or_default(),
                 );
                 let rendered = format!("# Response Formats\n\n## {name}\n\n{schema}");
-                self.header(&mut layout, setting(Setting::Format, rendered, c), "/text/format");
+                self.header(
+                    &mut layout,
+                    setting(Setting::Format, rendered, c),
+                    "/text/format",
+                );
             }
         }
         layout.sections.settings = layout.parts.len();
@@ -536,12 +583,20 @@ impl Renderer {
             match &*part.pointer {
                 "/tools" => {
                     if let Some(list) = value.as_array() {
-                        tools.extend(list.iter().enumerate().map(|(k, t)| (format!("/tools/{k}"), t)));
+                        tools.extend(
+                            list.iter()
+                                .enumerate()
+                                .map(|(k, t)| (format!("/tools/{k}"), t)),
+                        );
                     }
                 }
                 p if value.get("type").and_then(Value::as_str) == Some("additional_tools") => {
                     if let Some(list) = value.get("tools").and_then(Value::as_array) {
-                        tools.extend(list.iter().enumerate().map(|(k, t)| (format!("{p}/tools/{k}"), t)));
+                        tools.extend(
+                            list.iter()
+                                .enumerate()
+                                .map(|(k, t)| (format!("{p}/tools/{k}"), t)),
+                        );
                     }
                 }
                 _ => {}
@@ -574,7 +629,13 @@ impl Renderer {
                 opaque_tokens: 0,
             });
             layout.parts.push(frame);
-            layout.header.push(tools[0].0.rsplit_once('/').map_or("/tools", |(p, _)| p).into());
+            layout.header.push(
+                tools[0]
+                    .0
+                    .rsplit_once('/')
+                    .map_or("/tools", |(p, _)| p)
+                    .into(),
+            );
             for (pointer, tool) in &tools {
                 self.tool(&mut layout, tool, pointer, "");
             }
@@ -639,7 +700,10 @@ impl Renderer {
                 continue;
             }
             let drafts = self.item(item, name);
-            let ids: Vec<SegmentId> = drafts.into_iter().map(|d| self.segments.intern(d)).collect();
+            let ids: Vec<SegmentId> = drafts
+                .into_iter()
+                .map(|d| self.segments.intern(d))
+                .collect();
             let marked = explicit_blocks(item, ids.len());
             layout.parts.extend_from_slice(&ids);
             layout.explicit.extend(marked.iter().map(|k| start + k));
@@ -659,7 +723,10 @@ impl Renderer {
             && let Some(inner) = tool.get("tools").and_then(Value::as_array)
         {
             let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
-            let description = tool.get("description").and_then(Value::as_str).unwrap_or("");
+            let description = tool
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or("");
             // The namespace's own line.
             let id = self.segments.intern(Draft {
                 source: Source::Tools,
@@ -707,7 +774,11 @@ impl Renderer {
             Some("message") | None if item.get("role").is_some() => self.message(item, None),
             Some("function_call") | Some("custom_tool_call") => {
                 let name = text("name");
-                let args = if ty == Some("function_call") { text("arguments") } else { text("input") };
+                let args = if ty == Some("function_call") {
+                    text("arguments")
+                } else {
+                    text("input")
+                };
                 vec![Draft {
                     source: Source::ToolCalls,
                     kind: Kind::Call,
@@ -750,12 +821,21 @@ impl Renderer {
             }
             Some("reasoning") => {
                 if let Some(blob) = item.get("encrypted_content").and_then(Value::as_str) {
-                    vec![opaque(Source::Reasoning, Kind::Reasoning, blob, c.reasoning_tokens_per_byte)]
+                    vec![opaque(
+                        Source::Reasoning,
+                        Kind::Reasoning,
+                        blob,
+                        c.reasoning_tokens_per_byte,
+                    )]
                 } else {
                     let texts: Vec<&str> = item
                         .get("content")
                         .and_then(Value::as_array)
-                        .map(|a| a.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect())
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                                .collect()
+                        })
                         .unwrap_or_default();
                     if texts.is_empty() {
                         return Vec::new();
@@ -774,7 +854,12 @@ impl Renderer {
             }
             Some("compaction") | Some("compaction_summary") | Some("context_compaction") => {
                 let blob = text("encrypted_content");
-                vec![opaque(Source::Compaction, Kind::Compaction, blob, c.compaction_tokens_per_byte)]
+                vec![opaque(
+                    Source::Compaction,
+                    Kind::Compaction,
+                    blob,
+                    c.compaction_tokens_per_byte,
+                )]
             }
             Some("compaction_trigger") => vec![Draft {
                 source: Source::Compaction,
@@ -826,7 +911,11 @@ impl Renderer {
                 Draft {
                     source: source.unwrap_or(own),
                     kind: Kind::Block,
-                    label: Some(if whole_string { format!("{role}*") } else { role.to_string() }),
+                    label: Some(if whole_string {
+                        format!("{role}*")
+                    } else {
+                        role.to_string()
+                    }),
                     body: b.body,
                     lead: if k == 0 { lead } else { 0 },
                     trail: if k + 1 == n { trail } else { 0 },
@@ -863,7 +952,11 @@ impl<'a> Block<'a> {
 /// `detail`, identified by its URL or file id), or anything else as an opaque estimate of its
 /// compact JSON.
 fn block<'a>(b: &'a Value, c: &Counting) -> Block<'a> {
-    if let Some(text) = b.get("text").or_else(|| b.get("refusal")).and_then(Value::as_str) {
+    if let Some(text) = b
+        .get("text")
+        .or_else(|| b.get("refusal"))
+        .and_then(Value::as_str)
+    {
         return Block::text(text);
     }
     match b.get("type").and_then(Value::as_str) {
@@ -876,7 +969,11 @@ fn block<'a>(b: &'a Value, c: &Counting) -> Block<'a> {
                 .unwrap_or("");
             Block {
                 body: Body::Opaque(source.len() as u64),
-                opaque_tokens: if low { c.image_low_tokens } else { c.image_tokens },
+                opaque_tokens: if low {
+                    c.image_low_tokens
+                } else {
+                    c.image_tokens
+                },
                 text: None,
                 salt: blob_hash(source.as_bytes()),
             }

@@ -216,16 +216,26 @@ fn scaled(tokens: u64, estimated: u64, input: Option<u64>) -> u64 {
     }
 }
 
-/// The kind of each request and the request it is compared with.
+/// The kind of each request and the request it is compared with: the latest turn of its
+/// conversation (its `prompt_cache_key`, else the latest turn), or — for a first turn — the
+/// warm-up before it. A warm-up is compared with the latest turn (a resumed session's warm-up
+/// re-sends the history), a compaction request with the turn before it, and the turn after a
+/// compaction with the last turn before the compaction.
 pub fn kinds(session: &Session) -> Vec<(RowKind, Option<usize>, bool)> {
     let mut out = Vec::with_capacity(session.len());
     // The latest turn per prompt_cache_key, and the latest turn of all.
     let mut last_by_key: std::collections::HashMap<Option<&str>, usize> = Default::default();
     let mut last_turn: Option<usize> = None;
+    // A warm-up before any turn: what the first turn reads.
+    let mut last_warmup: Option<usize> = None;
     let mut compacted_since: bool = false;
     for (i, request) in session.requests().iter().enumerate() {
         let key = request.shape.prompt_cache_key.as_deref();
-        let previous = last_by_key.get(&key).copied().or(last_turn);
+        let previous = last_by_key
+            .get(&key)
+            .copied()
+            .or(last_turn)
+            .or(last_warmup.filter(|_| !request.warmup));
         if let crate::core::prefix::Continuation::Unrecorded { .. } = request.continuation {
             out.push((RowKind::Undetermined, previous, false));
             continue;
@@ -244,7 +254,7 @@ pub fn kinds(session: &Session) -> Vec<(RowKind, Option<usize>, bool)> {
         out.push((kind, previous, kind == RowKind::AfterCompaction));
         match kind {
             RowKind::Compaction => compacted_since = true,
-            RowKind::Warmup => {}
+            RowKind::Warmup => last_warmup = Some(i),
             _ => {
                 compacted_since = false;
                 last_turn = Some(i);
@@ -264,7 +274,11 @@ fn has_new_compaction_item(session: &Session, previous: Option<usize>, i: usize)
             .iter()
             .filter(|id| {
                 matches!(
-                    session.pool().value(**id).get("type").and_then(serde_json::Value::as_str),
+                    session
+                        .pool()
+                        .value(**id)
+                        .get("type")
+                        .and_then(serde_json::Value::as_str),
                     Some("compaction" | "compaction_summary")
                 )
             })
@@ -346,8 +360,7 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         Cause::IdleGap
     } else if overflow {
         Cause::RoutingOverflow
-    } else if p.cache_model == CacheKind::Breakpoints && p.predicted.read_tokens < counted(prefix)
-    {
+    } else if p.cache_model == CacheKind::Breakpoints && p.predicted.read_tokens < counted(prefix) {
         Cause::NoBreakpoint
     } else {
         Cause::ServerShortfall

@@ -56,6 +56,18 @@ pub struct Piece {
     pub part: Option<u32>,
 }
 
+/// The class of a segment: [`USER`] for the last segment of a user message, [`TOOL`] for a tool
+/// output (where the implicit breakpoint goes).
+pub fn class_of(s: &super::render::Segment) -> u8 {
+    let user = s.kind == Kind::Block
+        && s.label
+            .as_deref()
+            .is_some_and(|r| r.trim_end_matches('*') == "user")
+        && s.trail > 0;
+    let tool = s.kind == Kind::Output;
+    (u8::from(user) * USER) | (u8::from(tool) * TOOL)
+}
+
 /// Running counts, chained hashes and keys at each boundary of a prompt.
 #[derive(Debug, Clone, Default)]
 pub struct Offsets {
@@ -106,7 +118,6 @@ impl Offsets {
         }
         lo
     }
-
 }
 
 /// The session prepared for simulation: the rendered view, each segment's class and each
@@ -126,14 +137,7 @@ impl<'a> Prepared<'a> {
     pub fn new(session: &'a Session, rendered: &'a Rendered, cache_models: &CacheModels) -> Self {
         let segments = &rendered.segments;
         let classes = (0..segments.len())
-            .map(|i| {
-                let s = segments.get(super::render::SegmentId(i as u32));
-                let user = s.kind == Kind::Block
-                    && s.label.as_deref().is_some_and(|r| r.trim_end_matches('*') == "user")
-                    && s.trail > 0;
-                let tool = s.kind == Kind::Output;
-                u8::from(user) * USER | u8::from(tool) * TOOL
-            })
+            .map(|i| class_of(segments.get(super::render::SegmentId(i as u32))))
             .collect();
         Self {
             session,
@@ -160,7 +164,7 @@ impl<'a> Prepared<'a> {
             Piece {
                 key: u64::from(id.0),
                 tokens: segments.get(id).tokens,
-                class: self.classes[id.0 as usize] | u8::from(explicit) * EXPLICIT,
+                class: self.classes[id.0 as usize] | (u8::from(explicit) * EXPLICIT),
                 part: Some(k as u32),
             }
         };
@@ -336,11 +340,21 @@ struct Outcome {
 /// The one interface the simulator calls: how a cache model reads and writes a request on its
 /// route.
 trait Rule {
-    fn apply(&self, route: &mut Route, step: &Step<'_>, partial: &mut dyn FnMut(u64, u64) -> u64) -> Outcome;
+    fn apply(
+        &self,
+        route: &mut Route,
+        step: &Step<'_>,
+        partial: &mut dyn FnMut(u64, u64) -> u64,
+    ) -> Outcome;
 }
 
 impl Rule for CacheModel {
-    fn apply(&self, route: &mut Route, step: &Step<'_>, partial: &mut dyn FnMut(u64, u64) -> u64) -> Outcome {
+    fn apply(
+        &self,
+        route: &mut Route,
+        step: &Step<'_>,
+        partial: &mut dyn FnMut(u64, u64) -> u64,
+    ) -> Outcome {
         match *self {
             CacheModel::Prefix {
                 floor_tokens,
@@ -483,7 +497,10 @@ fn breakpoint_rule(
             .to_string()
     } else {
         match from {
-            Some(j) => format!("read {} tokens up to the breakpoint of request {j}", grouped(read)),
+            Some(j) => format!(
+                "read {} tokens up to the breakpoint of request {j}",
+                grouped(read)
+            ),
             None => String::new(),
         }
     };
@@ -699,7 +716,10 @@ fn gap_words(ms: i64) -> String {
 /// left (four a token), or the whole piece when it is opaque. `memo` keeps the start of a
 /// piece per (key, tokens left).
 fn head_hash(rendered: &Rendered, offsets: &Offsets, memo: &mut HashMap<(u64, u64), u64>) -> u64 {
-    let whole = offsets.cum.partition_point(|&c| c <= ROUTING_TOKENS).saturating_sub(1);
+    let whole = offsets
+        .cum
+        .partition_point(|&c| c <= ROUTING_TOKENS)
+        .saturating_sub(1);
     let hash = offsets.hash[whole];
     let Some(&key) = offsets.keys.get(whole) else {
         return hash;

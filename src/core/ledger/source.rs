@@ -139,13 +139,37 @@ mod tests {
     fn blocks_are_told_apart_by_role_and_opening() {
         let cases = [
             ("assistant", "Done.", Source::Assistant),
-            ("developer", "<permissions instructions>\n…", Source::Developer),
+            (
+                "developer",
+                "<permissions instructions>\n…",
+                Source::Developer,
+            ),
             ("system", "x", Source::Developer),
-            ("user", "# AGENTS.md instructions for /w\n", Source::UserInstructions),
-            ("user", "<user_instructions>\nbe brief", Source::UserInstructions),
-            ("user", "<environment_context>\n  <cwd>/w</cwd>", Source::Environment),
-            ("user", "Another language model started to solve this problem and …", Source::Compaction),
-            ("user", "You are performing a CONTEXT CHECKPOINT COMPACTION. Create …", Source::Compaction),
+            (
+                "user",
+                "# AGENTS.md instructions for /w\n",
+                Source::UserInstructions,
+            ),
+            (
+                "user",
+                "<user_instructions>\nbe brief",
+                Source::UserInstructions,
+            ),
+            (
+                "user",
+                "<environment_context>\n  <cwd>/w</cwd>",
+                Source::Environment,
+            ),
+            (
+                "user",
+                "Another language model started to solve this problem and …",
+                Source::Compaction,
+            ),
+            (
+                "user",
+                "You are performing a CONTEXT CHECKPOINT COMPACTION. Create …",
+                Source::Compaction,
+            ),
             ("user", "list the files here", Source::User),
             ("tool", "42", Source::ToolOutputs),
             ("critic", "x", Source::Other),

@@ -122,15 +122,22 @@ pub fn sum(rows: &[Row], _session: &Session) -> Summary {
     Summary {
         requests: rows.len(),
         warmups: rows.iter().filter(|r| r.kind == RowKind::Warmup).count(),
-        compactions: rows.iter().filter(|r| r.kind == RowKind::Compaction).count(),
-        undetermined: rows.iter().filter(|r| r.kind == RowKind::Undetermined).count(),
+        compactions: rows
+            .iter()
+            .filter(|r| r.kind == RowKind::Compaction)
+            .count(),
+        undetermined: rows
+            .iter()
+            .filter(|r| r.kind == RowKind::Undetermined)
+            .count(),
         breaks: rows.iter().filter(|r| r.is_break()).count(),
         estimated_tokens: rows.iter().map(|r| r.tokens).sum(),
         reported_input_tokens: reported(|r| r.reported.as_ref().and_then(|x| x.input_tokens)),
         reported_cached_tokens: reported(|r| r.reported.as_ref().and_then(|x| x.cached_tokens)),
         totals,
         lost_by_cause,
-        compaction_usd: compaction_usd.filter(|_| rows.iter().any(|r| r.kind == RowKind::Compaction)),
+        compaction_usd: compaction_usd
+            .filter(|_| rows.iter().any(|r| r.kind == RowKind::Compaction)),
     }
 }
 
@@ -179,7 +186,11 @@ impl Summary {
         };
         let mut text = format!("Input cost {}", usd(cost.paid));
         if cost.lost > 0.0 {
-            let share = if cost.paid > 0.0 { cost.lost * 100.0 / cost.paid } else { 0.0 };
+            let share = if cost.paid > 0.0 {
+                cost.lost * 100.0 / cost.paid
+            } else {
+                0.0
+            };
             text.push_str(&format!("; {} ({share:.0} %) lost", usd(cost.lost)));
             let parts: Vec<String> = self
                 .lost_by_cause
@@ -202,7 +213,11 @@ impl Summary {
             text.push_str("; nothing lost");
         }
         if self.compactions > 0 {
-            let noun = if self.compactions == 1 { "compaction" } else { "compactions" };
+            let noun = if self.compactions == 1 {
+                "compaction"
+            } else {
+                "compactions"
+            };
             match self.compaction_usd {
                 Some(c) => text.push_str(&format!(
                     "; {} {noun} (expected, {})",

@@ -17,7 +17,9 @@ pub fn render_tool(tool: &Value, prefix: &str) -> String {
     let name = format!("{prefix}{}", text("name"));
     let mut out = String::new();
     match tool.get("type").and_then(Value::as_str) {
-        Some("function") | None if tool.get("parameters").is_some() || tool.get("name").is_some() => {
+        Some("function") | None
+            if tool.get("parameters").is_some() || tool.get("name").is_some() =>
+        {
             comment(&mut out, text("description"), "");
             out.push_str("type ");
             out.push_str(&name);
@@ -120,16 +122,14 @@ fn schema_type(out: &mut String, schema: &Value, depth: usize) {
             "number" | "integer" => out.push_str("number"),
             "boolean" => out.push_str("boolean"),
             "null" => out.push_str("null"),
-            "array" => {
-                match schema.get("items") {
-                    Some(items) if items.is_object() => {
-                        out.push_str("Array<");
-                        schema_type(out, items, depth + 1);
-                        out.push('>');
-                    }
-                    _ => out.push_str("any[]"),
+            "array" => match schema.get("items") {
+                Some(items) if items.is_object() => {
+                    out.push_str("Array<");
+                    schema_type(out, items, depth + 1);
+                    out.push('>');
                 }
-            }
+                _ => out.push_str("any[]"),
+            },
             "object" => object_type(out, schema, depth),
             other => out.push_str(other),
         }
@@ -179,14 +179,14 @@ mod tests {
     #[test]
     fn a_function_tool_renders_its_parameters_in_schema_order() {
         let tool = json!({"type": "function", "name": "get_weather",
-            "description": "Weather now.\nIn one city.",
-            "strict": false,
-            "parameters": {"type": "object", "required": ["city"], "properties": {
-                "unit": {"type": "string", "enum": ["c", "f"], "default": "c"},
-                "city": {"type": "string", "description": "City name"},
-                "days": {"type": "array", "items": {"type": "integer"}},
-                "opts": {"type": "object", "properties": {"x": {"type": ["string", "null"]}}}
-            }}});
+        "description": "Weather now.\nIn one city.",
+        "strict": false,
+        "parameters": {"type": "object", "required": ["city"], "properties": {
+            "unit": {"type": "string", "enum": ["c", "f"], "default": "c"},
+            "city": {"type": "string", "description": "City name"},
+            "days": {"type": "array", "items": {"type": "integer"}},
+            "opts": {"type": "object", "properties": {"x": {"type": ["string", "null"]}}}
+        }}});
         assert_eq!(
             render_tool(&tool, ""),
             "// Weather now.\n// In one city.\ntype get_weather = (_: {\nunit?: \"c\" | \"f\", // default: \"c\"\n// City name\ncity: string,\ndays?: Array<number>,\nopts?: {\nx?: string | null,\n},\n}) => any;\n"

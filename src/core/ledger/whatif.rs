@@ -152,7 +152,11 @@ impl Plan {
     }
 
     /// Resolves `edits` against `session` and its rendered view.
-    pub fn new(session: &Session, rendered: &Rendered, edits: &[Edit]) -> Result<Self, WhatIfError> {
+    pub fn new(
+        session: &Session,
+        rendered: &Rendered,
+        edits: &[Edit],
+    ) -> Result<Self, WhatIfError> {
         let requests = session.requests();
         let mut plan = Self::default();
         for edit in edits {

@@ -7,8 +7,8 @@ use similar::DiffOp;
 
 use crate::core::seq_diff::diff_ops;
 
-use super::shape::BreakAt;
 use super::pool::{ElementId, ElementPool};
+use super::shape::BreakAt;
 use super::shape::{HeaderPart, RequestShape};
 
 /// How an element fared between the two requests.

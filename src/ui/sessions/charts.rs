@@ -140,28 +140,38 @@ pub fn waterfall_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &Com
         .color(UNCACHED)
         .stack_on(&[&read, &written]);
     let selected = state.browser.selected;
-    let shown = plot("prefix_waterfall", "tokens", waterfall_height(ui), requests, w.top)
-        .show_x(false)
-        .show_y(false)
-        .show(ui, |plot_ui| {
-            plot_ui.bar_chart(read);
-            plot_ui.bar_chart(written);
-            plot_ui.bar_chart(uncached);
-            for x in &w.breaks {
-                plot_ui.vline(VLine::new("break", *x - 0.5).color(BREAK).width(1.5));
-            }
-            for x in &w.compactions {
-                plot_ui.vline(VLine::new("compaction", *x - 0.5).color(COMPACTION).width(1.5));
-            }
-            if let Some(i) = selected {
-                plot_ui.vline(
-                    VLine::new("selected", i as f64)
-                        .color(plot_ui.ctx().global_style().visuals.selection.stroke.color)
-                        .width(0.5),
-                );
-            }
-            plot_ui.pointer_coordinate()
-        });
+    let shown = plot(
+        "prefix_waterfall",
+        "tokens",
+        waterfall_height(ui),
+        requests,
+        w.top,
+    )
+    .show_x(false)
+    .show_y(false)
+    .show(ui, |plot_ui| {
+        plot_ui.bar_chart(read);
+        plot_ui.bar_chart(written);
+        plot_ui.bar_chart(uncached);
+        for x in &w.breaks {
+            plot_ui.vline(VLine::new("break", *x - 0.5).color(BREAK).width(1.5));
+        }
+        for x in &w.compactions {
+            plot_ui.vline(
+                VLine::new("compaction", *x - 0.5)
+                    .color(COMPACTION)
+                    .width(1.5),
+            );
+        }
+        if let Some(i) = selected {
+            plot_ui.vline(
+                VLine::new("selected", i as f64)
+                    .color(plot_ui.ctx().global_style().visuals.selection.stroke.color)
+                    .width(0.5),
+            );
+        }
+        plot_ui.pointer_coordinate()
+    });
     let index = shown
         .inner
         .map(|p| p.x.round())

@@ -123,9 +123,17 @@ fn breaks_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSen
             label = label.color(ui.visuals().warn_fg_color);
         }
         let button = egui::Button::selectable(chosen, label);
-        let button = if wrap { button.wrap() } else { button.truncate() };
+        let button = if wrap {
+            button.wrap()
+        } else {
+            button.truncate()
+        };
         let response = ui.add(button);
-        let response = if wrap { response } else { response.on_hover_text(text) };
+        let response = if wrap {
+            response
+        } else {
+            response.on_hover_text(text)
+        };
         if response.clicked() {
             send(tx, SessionCommand::Select(index));
             send(tx, SessionCommand::SelectPair(from, index));
@@ -301,8 +309,7 @@ fn hazards_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSe
             // Few rows (one per hazard found): laid out whole.
             for hazard in hazards {
                 let chosen = state.browser.selected == Some(hazard.request);
-                let label =
-                    RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
+                let label = RichText::new(hazard_text(hazard)).color(ui.visuals().warn_fg_color);
                 let row = ui.add(egui::Button::selectable(chosen, label).wrap());
                 if row.clicked() {
                     send(tx, SessionCommand::Select(hazard.request));
