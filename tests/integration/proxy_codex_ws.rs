@@ -11,6 +11,10 @@
 //! recorded request — the warm-up and the turn "same as recorded" in a new thread, the
 //! continuation named at the command output that changed —, and the upstream sees nothing more.
 //!
+//! And `exec` then `exec resume --last`, over WebSocket (a new connection whose warm-up re-sends
+//! the opening context) and over HTTP (the Python stand-in): the ledger reads one conversation
+//! with no break either way.
+//!
 //! Codex is found as in `proxy_codex.rs` (and the test fails under `CI=true` without it).
 
 use crate::support;
@@ -241,4 +245,120 @@ fn codex_over_websocket_is_analysed_as_one_conversation() {
         served,
         vec![("WS".to_string(), RecordedState::Completed); seen.len()]
     );
+}
+
+/// `diff --session --json` of every session in `db`: (the pairs' (from, to, kind, kept, causes),
+/// the summaries' breaks summed).
+fn ledger_pairs(db: &std::path::Path) -> (Vec<Value>, u64, Vec<i64>) {
+    let store = Store::open(db).expect("db");
+    let sessions: Vec<i64> = store
+        .list_sessions(Page::ALL)
+        .expect("sessions")
+        .iter()
+        .map(|s| s.id)
+        .collect();
+    drop(store);
+    let mut pairs = Vec::new();
+    let mut breaks = 0;
+    for session in &sessions {
+        let diff = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+            .args(["diff", "--session", &session.to_string(), "--db"])
+            .arg(db)
+            .arg("--json")
+            .output()
+            .expect("diff");
+        assert_ok(&diff, "diff --session");
+        let report: Value = serde_json::from_slice(&diff.stdout).expect("json");
+        breaks += report["summary"]["breaks"].as_u64().expect("breaks");
+        pairs.extend(report["pairs"].as_array().expect("pairs").iter().map(|p| {
+            json!({"from": p["from"], "to": p["to"], "kind": p["kind"],
+                   "prefix_kept": p["prefix_kept"], "causes": p["causes"]})
+        }));
+    }
+    (pairs, breaks, sessions)
+}
+
+/// The real Codex CLI 0.171: `exec`, then `exec resume --last`, through `record` — over
+/// WebSocket (the resumed run opens a new connection and re-sends the whole history in a
+/// warm-up, its function call's keys in another order) and over HTTP (the whole history in the
+/// next turn's body). Either way the ledger reads one conversation and no break: key order, ids
+/// and status are not rendered.
+#[test]
+fn codex_exec_then_resume_breaks_nothing_over_websocket_or_http() {
+    let Some(bin) = codex_bin() else {
+        return;
+    };
+    for transport in ["websocket", "http"] {
+        let dir = scratch(&format!("resume-{transport}"));
+        // Over HTTP: the Python stand-in (tools/standin_upstream.py), which answers the first
+        // turn with an `exec_command` call.
+        let (ws, http) = if transport == "websocket" {
+            (Some(WsStandIn::start()), None)
+        } else {
+            (None, Some(http_standin(&dir.join("standin"))))
+        };
+        let base = match (&ws, &http) {
+            (Some(ws), _) => ws.base_url(),
+            (_, Some((_, base))) => base.clone(),
+            _ => unreachable!("one upstream"),
+        };
+        let db = dir.join("rec.sqlite");
+        let work = dir.join("work");
+        std::fs::create_dir_all(&work).expect("work dir");
+        let (mut record, lines, addr) = start_record(&base, &db);
+        let extra = if transport == "websocket" {
+            "supports_websockets = true"
+        } else {
+            ""
+        };
+        let home = codex_home_with(&dir.join("record"), &format!("http://{addr}/v1"), extra);
+        assert_ok(
+            &codex(&bin, &home, &work, &["Run a command: echo promptwire."]),
+            "codex exec",
+        );
+        assert_ok(
+            &codex(&bin, &home, &work, &["resume", "--last", "Say it is done."]),
+            "codex exec resume --last",
+        );
+        stop_server(&mut record, lines);
+        let (pairs, breaks, sessions) = ledger_pairs(&db);
+        assert!(!pairs.is_empty(), "{transport}: {sessions:?}");
+        for pair in &pairs {
+            assert_eq!(
+                (&pair["prefix_kept"], &pair["causes"]),
+                (&json!(true), &json!([])),
+                "{transport}: {pairs:#?}"
+            );
+        }
+        assert_eq!(breaks, 0, "{transport}: {pairs:#?}");
+    }
+}
+
+/// The Python stand-in on a free port, recording into `dir`, answering one `exec_command` call
+/// before its answers: (the process, killed on drop; its base URL).
+fn http_standin(dir: &std::path::Path) -> (support::server::Server, String) {
+    use std::io::BufRead as _;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/standin_upstream.py");
+    let python = std::env::var_os("PROMPTWIRE_PYTHON").unwrap_or_else(|| "python3".into());
+    let mut child = Command::new(python)
+        .arg(script)
+        .args(["--record", dir.to_str().expect("path"), "--calls", "1"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn python3 tools/standin_upstream.py");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = std::io::BufReader::new(stdout).lines();
+    let port = lines
+        .next()
+        .expect("a line")
+        .expect("read")
+        .strip_prefix("PORT=")
+        .expect("PORT= first")
+        .to_string();
+    (
+        support::server::Server(child),
+        format!("http://127.0.0.1:{port}/v1"),
+    )
 }

@@ -167,7 +167,9 @@ pub fn compare(
     let (ra, rb) = (&session.requests()[from], &session.requests()[to]);
     let tokenizer = session.pool().tokenizer();
     let k = a.common(b);
-    let kept = k == a.len();
+    // A warm-up whose prompt is the start of the turn before it (a resumed session's first frame
+    // re-sends the opening context) reads all of itself: nothing diverges.
+    let kept = k == a.len() || (rb.warmup && k == b.len());
     let mut causes = Vec::new();
     if ra.shape.model != rb.shape.model {
         causes.push(Cause::ModelChanged);
@@ -185,14 +187,15 @@ pub fn compare(
         }
     }
     if kept {
+        let reusable = a.total().min(b.total());
         return PairVerdict {
             from,
             to,
             prefix_kept: true,
             divergence: None,
             causes,
-            reusable_tokens: a.total(),
-            shared_tokens: a.total(),
+            reusable_tokens: reusable,
+            shared_tokens: reusable,
             from_tokens: a.total(),
             to_tokens: b.total(),
             not_recorded,
