@@ -37,6 +37,7 @@ mod harden_escapes;
 mod harden_fifo;
 mod harden_record;
 mod harden_redact;
+mod ledger_props;
 mod ledger_vectors;
 mod prefix_captured;
 mod prefix_cli;

@@ -305,8 +305,12 @@ impl Ledger {
             after.write_tokens += written;
             after.uncached_tokens += tokens.uncached_tokens;
             after.input_tokens += input;
-            if let (Some(t), Some(p)) = (after.cost_usd.as_mut(), paid) {
+            // What a perfect cache would pay does not move with the edit (never above paid).
+            if let (Some(t), Some(p), Some(d)) = (after.cost_usd.as_mut(), paid, row.cost_usd) {
+                let ideal = d.ideal.min(p);
                 t.paid += p;
+                t.ideal += ideal;
+                t.lost += p - ideal;
             }
             requests.push(WhatIfRow {
                 index: row.index,

@@ -572,7 +572,7 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
         let sent = request.meta.sent_at_ms.map(|t| t - shift);
         let finished = request.meta.finished_at_ms.map(|t| t - shift).or(sent);
         let idle_gap_secs = match (last_finish, sent) {
-            (Some(from), Some(to)) => Some(u64::try_from((to - from) / 1000).unwrap_or(0)),
+            (Some(from), Some(to)) => Some(u64::try_from((to - from + 500) / 1000).unwrap_or(0)),
             _ => None,
         };
         let ttl_secs = plan
