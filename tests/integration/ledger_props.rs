@@ -61,8 +61,10 @@ fn words(tag: u8, n: usize) -> String {
 /// The bodies (and whether each is a warm-up) of a session following `steps`.
 fn bodies(steps: &[Step]) -> Vec<Value> {
     let mut items = vec![msg("user", &words(0, 1500))];
-    let mut tools = vec![json!({"type": "function", "name": "shell", "description": "Run.",
-                                "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}})];
+    let mut tools = vec![
+        json!({"type": "function", "name": "shell", "description": "Run.",
+                                "parameters": {"type": "object", "properties": {"cmd": {"type": "string"}}}}),
+    ];
     let (mut effort, mut key, mut model) = ("medium", "k1", "gpt-5.5");
     let body = |items: &[Value], tools: &[Value], effort: &str, key: &str, model: &str| {
         json!({"model": model, "instructions": "Be brief.", "input": items, "tools": tools,
@@ -75,8 +77,10 @@ fn bodies(steps: &[Step]) -> Vec<Value> {
                 items.push(msg("assistant", &words(*n, 60)));
                 items.push(msg("user", &words(n.wrapping_add(1), 30 + usize::from(*n))));
             }
-            Step::AddTool => tools.push(json!({"type": "function", "name": format!("t{}", tools.len()),
-                "parameters": {"type": "object", "properties": {}}})),
+            Step::AddTool => tools.push(
+                json!({"type": "function", "name": format!("t{}", tools.len()),
+                "parameters": {"type": "object", "properties": {}}}),
+            ),
             Step::Effort => effort = if effort == "medium" { "high" } else { "medium" },
             Step::Key => key = if key == "k1" { "k2" } else { "k1" },
             Step::Edit => items[0] = msg("user", &words(9, 1500)),
@@ -89,7 +93,10 @@ fn bodies(steps: &[Step]) -> Vec<Value> {
                 out.push(compact);
                 items = vec![
                     items[0].clone(),
-                    msg("user", "Another language model started to solve this problem: done."),
+                    msg(
+                        "user",
+                        "Another language model started to solve this problem: done.",
+                    ),
                 ];
             }
             Step::Warmup => {
@@ -98,7 +105,13 @@ fn bodies(steps: &[Step]) -> Vec<Value> {
                 out.push(warm);
                 continue;
             }
-            Step::Model => model = if model == "gpt-5.5" { "gpt-5.6-sol" } else { "gpt-5.5" },
+            Step::Model => {
+                model = if model == "gpt-5.5" {
+                    "gpt-5.6-sol"
+                } else {
+                    "gpt-5.5"
+                }
+            }
         }
         out.push(body(&items, &tools, effort, key, model));
     }
@@ -121,7 +134,11 @@ fn times(n: usize, gaps: u64) -> Vec<(i64, i64)> {
     let mut t = 1_700_000_000_000i64;
     (0..n)
         .map(|i| {
-            t += if gaps >> (i % 64) & 1 == 1 { 1_200_000 } else { 10_000 };
+            t += if gaps >> (i % 64) & 1 == 1 {
+                1_200_000
+            } else {
+                10_000
+            };
             (t, t + 2_000)
         })
         .collect()

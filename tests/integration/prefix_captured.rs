@@ -142,3 +142,95 @@ fn codex_0_171_lite_resume_keeps_every_prefix() {
     want.extend((1..rows.len()).map(|i| kept(RowKind::Turn, i - 1)));
     assert_eq!(rows, want);
 }
+
+/// The same conversation as the bodies Codex sent and as its rollout (`sessions import`): the
+/// same rows — kinds, the turn each is compared with, kept or broken, the causes — with the
+/// rollout's tools marked not recorded (never compared, never blamed).
+#[test]
+fn a_rollout_gives_the_rows_of_the_bodies_it_records() {
+    use promptwire::core::rollout::Limits;
+    use promptwire::store::{DEFAULT_MAX_ROLLOUT_BYTES, Page, Store};
+    for name in [
+        "codex-0.171-standard-sandbox-switch-to-lite",
+        "codex-0.169-lite-sandbox-switch-to-standard",
+        "codex-0.171-lite-resume-same-model",
+    ] {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/rollouts")
+            .join(name);
+        let rollout = std::fs::read_dir(&dir)
+            .expect("dir")
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| {
+                p.extension().is_some_and(|x| x == "jsonl")
+                    && p.to_string_lossy().contains("rollout-")
+            })
+            .expect("a rollout");
+        let scratch =
+            crate::support::module_scratch_root().join(format!("{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        std::fs::create_dir_all(&scratch).expect("dir");
+        let mut store = Store::open(&scratch.join("r.sqlite")).expect("db");
+        store
+            .import_rollout_file(&rollout, DEFAULT_MAX_ROLLOUT_BYTES, &Limits::default())
+            .expect("import");
+        let session = store.list_sessions(Page::ALL).expect("sessions")[0].id;
+        let mut from_rollout = Session::default();
+        promptwire::store::prefix_input::push_stored_session(&mut from_rollout, &store, session)
+            .expect("stored");
+        let l = ledger::ledger(&from_rollout, &Rules::bundled());
+        // A rollout does not record a turn's tools (a compaction's `tools: []` and a Lite
+        // request's tool item it does): never blamed where they are not recorded.
+        for r in &l.rows {
+            let causes = r
+                .verdict
+                .as_ref()
+                .map(|v| v.causes.clone())
+                .unwrap_or_default();
+            assert!(
+                !(r.not_recorded.contains(&"tools") && causes.contains(&Cause::ToolsChanged)),
+                "{name} request {}",
+                r.index
+            );
+        }
+        let of_rollout: Vec<(RowKind, Option<usize>, bool, Vec<Cause>)> = l
+            .rows
+            .iter()
+            .map(|r| {
+                let v = r.verdict.as_ref();
+                (
+                    r.kind,
+                    r.previous,
+                    v.is_none_or(|v| v.prefix_kept),
+                    v.map(|v| v.causes.clone()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        // The bodies' rows, less what only the tools tell (the rollout never blames them).
+        let of_bodies: Vec<(RowKind, Option<usize>, bool, Vec<Cause>, bool)> = verdicts(name)
+            .into_iter()
+            .map(|(kind, previous, kept, brk, causes)| {
+                let at_tools = brk.as_ref().is_some_and(|b| b.1 == Source::Tools);
+                let causes: Vec<Cause> = causes
+                    .into_iter()
+                    .filter(|c| *c != Cause::ToolsChanged)
+                    .collect();
+                (kind, previous, kept, causes, at_tools)
+            })
+            .collect();
+        assert_eq!(of_rollout.len(), of_bodies.len(), "{name}");
+        for (i, (r, b)) in of_rollout.iter().zip(&of_bodies).enumerate() {
+            // Kinds and pairing agree; so do the verdict and causes, except for a compaction
+            // request, whose own settings (Lite raises its effort) the rollout does not record.
+            assert_eq!((r.0, r.1), (b.0, b.1), "{name} request {i}");
+            if b.0 != RowKind::Compaction {
+                assert_eq!(&r.3, &b.3, "{name} request {i}");
+                // Kept or broken alike, unless the bodies broke in the tools the rollout lacks.
+                if !b.4 {
+                    assert_eq!(r.2, b.2, "{name} request {i}");
+                }
+            }
+        }
+    }
+}
