@@ -18,7 +18,8 @@
 //! sorted (key order never renders).
 
 use std::collections::HashMap;
-use std::hash::Hasher as _;
+use std::hash::{Hash as _, Hasher as _};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde_json::Value;
@@ -307,8 +308,9 @@ pub struct Layout {
     pub hash: Vec<u64>,
     /// Where the sections end.
     pub sections: Sections,
-    /// Pointer of each header part (settings, tools, instructions).
-    header: Vec<Box<str>>,
+    /// Pointer of each header part (settings, tools, instructions), shared by the requests with
+    /// the same header.
+    header: Arc<[Box<str>]>,
     /// For each input item after the header (in whole-prompt order), its first part.
     item_start: Vec<u32>,
     /// Whole-prompt position of the first of those items.
@@ -452,6 +454,8 @@ pub fn render_some(session: &Session, counting: &Counting, indices: &[usize]) ->
     let mut renderer = Renderer {
         segments: Segments::default(),
         items: HashMap::new(),
+        calls: HashMap::new(),
+        headers: HashMap::new(),
         counting: *counting,
     };
     let mut layouts: Vec<Layout> = vec![Layout::default(); session.len()];
@@ -504,7 +508,20 @@ struct Renderer {
     /// An item's segments and which of them carry an explicit breakpoint, by (item, the tool
     /// name an output is rendered with).
     items: HashMap<(ElementId, u64), (Vec<SegmentId>, Vec<u32>)>,
+    /// What pairs a call with its output, by item: (the `call_id`'s hash, the call's name).
+    calls: HashMap<ElementId, (Option<u64>, Option<Arc<str>>)>,
+    /// The header (settings, tools, instructions) of each distinct set of header parts.
+    headers: HashMap<u64, Header>,
     counting: Counting,
+}
+
+/// A rendered header, shared by the requests whose header parts are the same.
+#[derive(Clone)]
+struct Header {
+    parts: Vec<SegmentId>,
+    pointers: Arc<[Box<str>]>,
+    sections: Sections,
+    not_recorded: Vec<&'static str>,
 }
 
 impl Renderer {
@@ -515,7 +532,84 @@ impl Renderer {
     ) -> Layout {
         let pool = session.pool();
         let shape = &request.shape;
+        let tools_recorded = !request.meta.not_recorded.iter().any(|n| n == "tools");
+        let key = {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            tools_recorded.hash(&mut h);
+            for part in &shape.header {
+                part.id.hash(&mut h);
+                part.pointer.hash(&mut h);
+            }
+            h.finish()
+        };
+        let header = match self.headers.get(&key) {
+            Some(header) => header.clone(),
+            None => {
+                let header = self.header_of(session, request, tools_recorded);
+                self.headers.insert(key, header.clone());
+                header
+            }
+        };
+        let mut layout = Layout {
+            parts: header.parts,
+            header: header.pointers,
+            sections: header.sections,
+            not_recorded: header.not_recorded,
+            ..Layout::default()
+        };
+        // Items.
+        layout.first_item = shape.input_offset;
+        // call_id → the call's name, as the items come (a call precedes its output).
+        let mut names: HashMap<u64, (u64, Arc<str>)> = HashMap::new();
+        layout.item_start.reserve(shape.input.len());
+        layout.parts.reserve(shape.input.len());
+        for id in &shape.input {
+            let (call_id, call_name) = self
+                .calls
+                .entry(*id)
+                .or_insert_with(|| call_info(pool.value(*id)))
+                .clone();
+            let output_of = match (&call_name, call_id) {
+                (Some(name), Some(call)) => {
+                    names.insert(call, (name_hash(name), Arc::clone(name)));
+                    None
+                }
+                (None, Some(call)) => names.get(&call).cloned(),
+                _ => None,
+            };
+            let key = (*id, output_of.as_ref().map_or(0, |(h, _)| *h));
+            let start = u32::try_from(layout.parts.len()).unwrap_or(u32::MAX);
+            layout.item_start.push(start);
+            if let Some((ids, marked)) = self.items.get(&key) {
+                layout.parts.extend_from_slice(ids);
+                layout.explicit.extend(marked.iter().map(|k| start + k));
+                continue;
+            }
+            let item = pool.value(*id);
+            let drafts = self.item(item, output_of.as_ref().map(|(_, n)| &**n));
+            let ids: Vec<SegmentId> = drafts
+                .into_iter()
+                .map(|d| self.segments.intern(d))
+                .collect();
+            let marked = explicit_blocks(item, ids.len());
+            layout.parts.extend_from_slice(&ids);
+            layout.explicit.extend(marked.iter().map(|k| start + k));
+            self.items.insert(key, (ids, marked));
+        }
+        layout
+    }
+
+    /// The header of a request: its rendered settings, tools and instructions.
+    fn header_of(
+        &mut self,
+        session: &Session,
+        request: &crate::core::prefix::session::SessionRequest,
+        tools_recorded: bool,
+    ) -> Header {
+        let pool = session.pool();
+        let shape = &request.shape;
         let mut layout = Layout::default();
+        let mut pointers: Vec<Box<str>> = Vec::new();
         let c = self.counting;
         if c.request_tokens > 0 {
             let id = self.segments.intern(Draft {
@@ -529,13 +623,14 @@ impl Renderer {
                 opaque_tokens: 0,
             });
             layout.parts.push(id);
-            layout.header.push("".into());
+            pointers.push("".into());
         }
         // Settings.
         for part in shape.parts_at(BreakAt::Reasoning) {
             if let Some(effort) = pool.value(part.id).get("effort").and_then(Value::as_str) {
                 self.header(
                     &mut layout,
+                    &mut pointers,
                     setting(Setting::Effort, format!("Reasoning: {effort}"), c),
                     "/reasoning/effort",
                 );
@@ -549,6 +644,7 @@ impl Renderer {
             if let Some(v) = text.get("verbosity").and_then(Value::as_str) {
                 self.header(
                     &mut layout,
+                    &mut pointers,
                     setting(Setting::Verbosity, format!("Verbosity: {v}"), c),
                     "/text/verbosity",
                 );
@@ -570,6 +666,7 @@ impl Renderer {
                 let rendered = format!("# Response Formats\n\n## {name}\n\n{schema}");
                 self.header(
                     &mut layout,
+                    &mut pointers,
                     setting(Setting::Format, rendered, c),
                     "/text/format",
                 );
@@ -602,7 +699,6 @@ impl Renderer {
                 _ => {}
             }
         }
-        let tools_recorded = !request.meta.not_recorded.iter().any(|n| n == "tools");
         if !tools_recorded {
             layout.not_recorded.push("tools");
             let id = self.segments.intern(Draft {
@@ -616,7 +712,7 @@ impl Renderer {
                 opaque_tokens: 0,
             });
             layout.parts.push(id);
-            layout.header.push("/tools".into());
+            pointers.push("/tools".into());
         } else if !tools.is_empty() {
             let frame = self.segments.intern(Draft {
                 source: Source::Tools,
@@ -629,7 +725,7 @@ impl Renderer {
                 opaque_tokens: 0,
             });
             layout.parts.push(frame);
-            layout.header.push(
+            pointers.push(
                 tools[0]
                     .0
                     .rsplit_once('/')
@@ -637,7 +733,7 @@ impl Renderer {
                     .into(),
             );
             for (pointer, tool) in &tools {
-                self.tool(&mut layout, tool, pointer, "");
+                self.tool(&mut layout, &mut pointers, tool, pointer, "");
             }
         }
         layout.sections.tools = layout.parts.len();
@@ -657,7 +753,7 @@ impl Renderer {
                         opaque_tokens: 0,
                     });
                     layout.parts.push(id);
-                    layout.header.push(part.pointer.clone());
+                    pointers.push(part.pointer.clone());
                 }
                 item => {
                     let drafts = self.message(item, Some(Source::Instructions));
@@ -665,7 +761,7 @@ impl Renderer {
                         let id = self.segments.intern(draft);
                         layout.parts.push(id);
                         let blocks = item.get("content").is_some_and(Value::is_array);
-                        layout.header.push(if blocks {
+                        pointers.push(if blocks {
                             format!("{}/content/{k}", part.pointer).into()
                         } else {
                             format!("{}/content", part.pointer).into()
@@ -675,50 +771,34 @@ impl Renderer {
             }
         }
         layout.sections.instructions = layout.parts.len();
-        // Items.
-        layout.first_item = shape.input_offset;
-        let mut names: HashMap<&str, &str> = HashMap::new();
-        for id in &shape.input {
-            let item = pool.value(*id);
-            if let (Some(call), Some(name)) = (
-                item.get("call_id").and_then(Value::as_str),
-                item.get("name").and_then(Value::as_str),
-            ) {
-                names.insert(call, name);
-            }
+        Header {
+            parts: layout.parts,
+            pointers: pointers.into(),
+            sections: layout.sections,
+            not_recorded: layout.not_recorded,
         }
-        layout.item_start.reserve(shape.input.len());
-        for id in &shape.input {
-            let item = pool.value(*id);
-            let name = output_name(item, &names);
-            let key = (*id, name.map_or(0, name_hash));
-            let start = u32::try_from(layout.parts.len()).unwrap_or(u32::MAX);
-            layout.item_start.push(start);
-            if let Some((ids, marked)) = self.items.get(&key) {
-                layout.parts.extend_from_slice(ids);
-                layout.explicit.extend(marked.iter().map(|k| start + k));
-                continue;
-            }
-            let drafts = self.item(item, name);
-            let ids: Vec<SegmentId> = drafts
-                .into_iter()
-                .map(|d| self.segments.intern(d))
-                .collect();
-            let marked = explicit_blocks(item, ids.len());
-            layout.parts.extend_from_slice(&ids);
-            layout.explicit.extend(marked.iter().map(|k| start + k));
-            self.items.insert(key, (ids, marked));
-        }
-        layout
     }
 
-    fn header(&mut self, layout: &mut Layout, draft: Draft, pointer: &str) {
+    fn header(
+        &mut self,
+        layout: &mut Layout,
+        pointers: &mut Vec<Box<str>>,
+        draft: Draft,
+        pointer: &str,
+    ) {
         let id = self.segments.intern(draft);
         layout.parts.push(id);
-        layout.header.push(pointer.into());
+        pointers.push(pointer.into());
     }
 
-    fn tool(&mut self, layout: &mut Layout, tool: &Value, pointer: &str, prefix: &str) {
+    fn tool(
+        &mut self,
+        layout: &mut Layout,
+        pointers: &mut Vec<Box<str>>,
+        tool: &Value,
+        pointer: &str,
+        prefix: &str,
+    ) {
         if tool.get("type").and_then(Value::as_str) == Some("namespace")
             && let Some(inner) = tool.get("tools").and_then(Value::as_array)
         {
@@ -739,10 +819,16 @@ impl Renderer {
                 opaque_tokens: 0,
             });
             layout.parts.push(id);
-            layout.header.push(pointer.into());
+            pointers.push(pointer.into());
             let prefix = format!("{prefix}{name}.");
             for (k, t) in inner.iter().enumerate() {
-                self.tool(layout, t, &format!("{pointer}/tools/{k}"), &prefix);
+                self.tool(
+                    layout,
+                    pointers,
+                    t,
+                    &format!("{pointer}/tools/{k}"),
+                    &prefix,
+                );
             }
             return;
         }
@@ -762,7 +848,7 @@ impl Renderer {
             opaque_tokens: 0,
         });
         layout.parts.push(id);
-        layout.header.push(pointer.into());
+        pointers.push(pointer.into());
     }
 
     /// The segments of one input item.
@@ -1057,15 +1143,20 @@ fn output_text(output: Option<&Value>) -> (String, u64) {
     }
 }
 
-/// The tool name an output is rendered with: its call's, found by `call_id` among the
-/// request's items (the id itself is not rendered).
-fn output_name<'a>(item: &Value, names: &HashMap<&str, &'a str>) -> Option<&'a str> {
-    let ty = item.get("type").and_then(Value::as_str)?;
-    if !ty.ends_with("_call_output") {
-        return None;
-    }
-    let call = item.get("call_id").and_then(Value::as_str)?;
-    names.get(call).copied()
+/// What pairs an item with a call: the hash of its `call_id` (a call's or an output's), and for
+/// a call its name (an output is rendered with its call's name; the id itself is not rendered).
+fn call_info(item: &Value) -> (Option<u64>, Option<Arc<str>>) {
+    let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
+    let call_id = item.get("call_id").and_then(Value::as_str).map(name_hash);
+    let name = (!ty.ends_with("_call_output"))
+        .then(|| item.get("name").and_then(Value::as_str))
+        .flatten()
+        .filter(|_| call_id.is_some())
+        .map(Arc::from);
+    (
+        call_id.filter(|_| name.is_some() || ty.ends_with("_call_output")),
+        name,
+    )
 }
 
 fn name_hash(name: &str) -> u64 {
