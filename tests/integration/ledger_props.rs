@@ -6,7 +6,6 @@
 
 use std::path::Path;
 
-use pretty_assertions::assert_eq;
 use promptwire::core::ledger::{self, Ledger, Rules};
 use promptwire::core::prefix::{RequestMeta, Session};
 use promptwire::store::{
@@ -172,7 +171,7 @@ fn ledger_of_bodies(bodies: &[Value], seed: u64, gaps: u64) -> (Session, Ledger)
 fn stored(dir: &Path, bodies: &[Value], seed: u64, gaps: u64) -> (Store, i64) {
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).expect("dir");
-    let mut store = Store::open(&dir.join("p.sqlite")).expect("store");
+    let mut store = Store::open(dir.join("p.sqlite")).expect("store");
     let id = store
         .create_session(&NewSession {
             name: "props".to_string(),

@@ -171,7 +171,7 @@ fn a_rollout_gives_the_rows_of_the_bodies_it_records() {
             crate::support::module_scratch_root().join(format!("{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&scratch);
         std::fs::create_dir_all(&scratch).expect("dir");
-        let mut store = Store::open(&scratch.join("r.sqlite")).expect("db");
+        let mut store = Store::open(scratch.join("r.sqlite")).expect("db");
         store
             .import_rollout_file(&rollout, DEFAULT_MAX_ROLLOUT_BYTES, &Limits::default())
             .expect("import");
@@ -208,7 +208,9 @@ fn a_rollout_gives_the_rows_of_the_bodies_it_records() {
             })
             .collect();
         // The bodies' rows, less what only the tools tell (the rollout never blames them).
-        let of_bodies: Vec<(RowKind, Option<usize>, bool, Vec<Cause>, bool)> = verdicts(name)
+        // (kind, previous, kept, causes, broke in the tools).
+        type BodyRow = (RowKind, Option<usize>, bool, Vec<Cause>, bool);
+        let of_bodies: Vec<BodyRow> = verdicts(name)
             .into_iter()
             .map(|(kind, previous, kept, brk, causes)| {
                 let at_tools = brk.as_ref().is_some_and(|b| b.1 == Source::Tools);
