@@ -111,6 +111,7 @@ mod ui_imports;
 mod ui_inspector;
 mod ui_inspector_pane;
 mod ui_layout;
+mod ui_ledger;
 mod ui_open;
 mod ui_polish;
 mod ui_proxy;

@@ -23,14 +23,7 @@ use serde_json::{Value, json};
 /// prefix is kept and reusable past 1,024 tokens), the server reporting `cached` per request,
 /// imported into a fresh database: (the database, the session id).
 fn stored_long_session(name: &str, cached: [u64; 3]) -> (PathBuf, i64) {
-    let long = "Follow the repository's conventions. ".repeat(400);
-    let har = sample_har::variant("tool-calls.har", "long-prefix", |position, body, entry| {
-        let text = body
-            .pointer_mut("/input/0/content/0/text")
-            .expect("developer text");
-        *text = Value::String(format!("{long}{}", text.as_str().unwrap_or("")));
-        sample_har::set_cached_tokens(entry, cached[position]);
-    });
+    let har = sample_har::long_prefix_session("long-prefix", cached);
     let dir = crate::support::module_scratch_root().join(format!("{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");

@@ -14,17 +14,8 @@ use promptwire::core::ledger::{Cause, PriceTable};
 use promptwire::store::Store;
 use serde_json::Value;
 
-/// The tool-calls sample with a long developer message (the same in every request, so the
-/// prefix is kept and reusable past 1,024 tokens), the server reporting `cached` per request.
 fn long_session(cached: [u64; 3]) -> String {
-    let long = "Follow the repository's conventions. ".repeat(400);
-    sample_har::variant("tool-calls.har", "long-prefix", |position, body, entry| {
-        let text = body
-            .pointer_mut("/input/0/content/0/text")
-            .expect("developer text");
-        *text = Value::String(format!("{long}{}", text.as_str().unwrap_or("")));
-        sample_har::set_cached_tokens(entry, cached[position]);
-    })
+    sample_har::long_prefix_session("long-prefix", cached)
 }
 
 fn analyse(har: &str, dir: &str) -> Analysis {
@@ -91,9 +82,12 @@ fn grouped(n: u64) -> String {
 
 #[test]
 fn a_short_prefix_or_a_cache_served_as_predicted_is_not_flagged() {
-    // The sample as bundled: the shared prefix is under 1,024 tokens, so 0 cached is expected.
-    let short = sample_har::variant("tool-calls.har", "short", |_, _, entry| {
-        sample_har::set_cached_tokens(entry, 0);
+    // The sample as bundled, the server counting as the ledger does: the shared prefix is
+    // under 1,024 tokens, so 0 cached is expected.
+    let bundled = sample_har::variant("tool-calls.har", "short", |_, _, _| {});
+    let input = sample_har::estimated_tokens(&bundled);
+    let short = sample_har::variant("tool-calls.har", "short", |position, _, entry| {
+        sample_har::set_usage(entry, input[position], 0);
     });
     let analysis = analyse(&short, "server-short");
     assert!(analysis.ledger.rows[1].tokens < 1024);

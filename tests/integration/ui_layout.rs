@@ -102,7 +102,13 @@ fn every_request_table_column_can_be_brought_into_view_at_1024_by_700() {
         !shown_inside(&harness, "prefix", table),
         "the prefix column starts out of view"
     );
-    wheel_sideways(&mut harness, table.center(), -2000.0);
+    // Over the table's column headers (under its filter bar).
+    let headers = harness
+        .query_all_by_label("time")
+        .map(|n| n.rect())
+        .find(|r| table.contains_rect(*r))
+        .expect("the time column's header");
+    wheel_sideways(&mut harness, headers.center(), -2000.0);
     let table = pane_rect(&harness, PaneId::RequestTable);
     for title in ["duration", "1st event", "bytes", "prefix"] {
         assert!(

@@ -197,7 +197,14 @@ fn the_cache_prefix_sample_shows_its_break_cause_and_pointer() {
         .iter()
         .map(|b| b.label())
         .collect();
-    assert_eq!(badges, ["first", "kept", "broken: input_changed"]);
+    assert_eq!(
+        badges,
+        [
+            "first",
+            "kept",
+            "broken: input_changed · ! server shortfall"
+        ]
+    );
 }
 
 #[test]
@@ -215,7 +222,6 @@ fn a_one_request_session_charts_its_one_point() {
 fn the_charts_have_one_point_per_request() {
     let (mut harness, _db) = sessions_app("sessions-charts");
     open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
-    harness.get_by_label("Input tokens per request");
     harness.get_by_label("Payload growth");
     let analysis = state(&harness).browser.analysis.clone().expect("analysis");
     // The plots themselves were drawn: each plot's response names what it drew, and the legend
@@ -233,7 +239,7 @@ fn the_charts_have_one_point_per_request() {
     );
     for series in [
         "read from the cache",
-        "written to the cache",
+        "written to it",
         "not cached",
         "sent",
         "whole history",
@@ -695,18 +701,9 @@ fn a_kept_pair_the_server_did_not_serve_reads_server_shortfall() {
     // The tool-calls sample with a long developer message shared by every request (a kept,
     // cacheable prefix), and the server reporting 0 cached tokens for the second request.
     let db = scratch_dir("sessions-server-missed").join("promptwire.sqlite");
-    let long = "Follow the repository's conventions. ".repeat(400);
-    let har = sample_har::variant(
-        "tool-calls.har",
-        "server-missed",
-        |position, body, entry| {
-            let text = body
-                .pointer_mut("/input/0/content/0/text")
-                .expect("developer text");
-            *text = serde_json::Value::String(format!("{long}{}", text.as_str().unwrap_or("")));
-            sample_har::set_cached_tokens(entry, [0, 0, 2048][position]);
-        },
-    );
+    // The server serves the third request as the rules predict.
+    let served = sample_har::predicted_reads(&sample_har::long_prefix_session("x", [0, 0, 0]))[2];
+    let har = sample_har::long_prefix_session("server-missed", [0, 0, served]);
     let mut store = promptwire::store::seed::open_seeded(&db).expect("seeded db");
     store
         .import_har(&har, "server-missed", std::path::Path::new("missed.har"))

@@ -307,7 +307,6 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         .as_ref()
         .map(|v| v.causes.clone())
         .unwrap_or_default();
-    let ideal_read = counted(shareable).max(p.predicted.read_tokens);
     let input = row.input_tokens();
     let reported = row.is_reported();
     let (input_reported, estimated) = (
@@ -316,7 +315,9 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
     );
     let scale = move |tokens: u64| scaled(tokens, estimated, input_reported);
     let (read, written) = (row.read_tokens(), row.write_tokens());
-    let ideal_read_paid = scale(ideal_read).max(read);
+    // In the row's own figures (the server's count where it reported one): the floor and the
+    // steps apply to what the server counts.
+    let ideal_read_paid = counted(scale(shareable)).max(read);
     row.ideal_read_tokens = ideal_read_paid;
     row.cost_usd = None;
     row.lost_by_cause.clear();
@@ -332,7 +333,7 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
         RowKind::First | RowKind::Warmup | RowKind::Compaction | RowKind::Undetermined
     );
     let ideal_write_paid = match p.cache_model {
-        CacheKind::Breakpoints => scale(p.latest_breakpoint_tokens.saturating_sub(ideal_read)),
+        CacheKind::Breakpoints => scale(p.latest_breakpoint_tokens).saturating_sub(ideal_read_paid),
         CacheKind::Prefix => 0,
     };
     let ideal_cost = rates.input_cost(
@@ -346,7 +347,7 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
     if lost <= 0.0 {
         return;
     }
-    let prefix_paid = scale(counted(prefix)).min(ideal_read_paid);
+    let prefix_paid = counted(scale(prefix)).min(ideal_read_paid);
     let break_tokens = ideal_read_paid.saturating_sub(prefix_paid);
     let rest_tokens = prefix_paid.saturating_sub(read);
     let routing = causes.iter().copied().find(|c| c.is_routing());

@@ -101,9 +101,10 @@ const UNCACHED: Color32 = Color32::from_rgb(0x4c, 0x9a, 0xff);
 const BREAK: Color32 = Color32::from_rgb(0xe0, 0x40, 0x40);
 const COMPACTION: Color32 = Color32::from_rgb(0xa0, 0x60, 0xd0);
 
-/// The waterfall's height: most of a small pane, never more than a comfortable chart.
+/// The waterfall's height: what a small pane leaves under the sentence (the sentence and the
+/// waterfall are the first thing the pane shows), never more than a comfortable chart.
 fn waterfall_height(ui: &Ui) -> f32 {
-    (ui.available_height() * 0.35).clamp(110.0, 200.0)
+    (ui.available_height() - 8.0).clamp(100.0, 200.0)
 }
 
 /// The per-request waterfall: read, written and uncached tokens stacked, a red mark at each
@@ -111,11 +112,13 @@ fn waterfall_height(ui: &Ui) -> f32 {
 /// selects it.
 pub fn waterfall_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &CommandSender) {
     let w = &analysis.waterfall;
+    // One line of legend (the plot's own label names what it draws): the sentence and the
+    // waterfall fit a small pane.
     ui.horizontal_wrapped(|ui| {
-        ui.strong("Input tokens per request");
+        ui.spacing_mut().item_spacing.x = 4.0;
         for (name, colour) in [
             ("read from the cache", READ),
-            ("written to the cache", WRITTEN),
+            ("written to it", WRITTEN),
             ("not cached", UNCACHED),
             ("break", BREAK),
             ("compaction", COMPACTION),

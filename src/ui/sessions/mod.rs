@@ -141,8 +141,9 @@ pub fn sessions_ui(
         let table = PaneSpec {
             id: PaneId::RequestTable,
             side: Side::Top,
-            // Room for the header, the filter bar and a few rows at 1024×700.
-            default: (height * 0.4).clamp(150.0, 340.0),
+            // Room for the header, the filter bar and five rows at 1024×700 (the analysis under
+            // it shows its sentence and waterfall whole).
+            default: (height * 0.33).clamp(150.0, 340.0),
             min: 80.0,
             max: (height * 0.6).max(90.0),
         };

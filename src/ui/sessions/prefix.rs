@@ -72,6 +72,7 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     };
     let mut body = |ui: &mut Ui, pair_height: Option<f32>| {
         ui.add(egui::Label::new(RichText::new(&analysis.sentence).strong()).wrap());
+        charts::waterfall_ui(ui, state, analysis, tx);
         ui.add(egui::Label::new(figures_text(analysis)).wrap());
         match &analysis.cache_models_note {
             Some(note @ crate::app::session_view::CacheModelsNote::Refused(_)) => {
@@ -82,7 +83,6 @@ pub fn prefix_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
             }
             None => {}
         }
-        charts::waterfall_ui(ui, state, analysis, tx);
         whatif_ui(ui, state, analysis, tx);
         hazards_ui(ui, state, analysis, tx);
         breaks_ui(ui, state, analysis, tx);
