@@ -12,7 +12,6 @@ use pretty_assertions::assert_eq;
 use promptwire::app::session_view::{Analysis, PrefixBadge, analyze_parts, break_text};
 use promptwire::core::ledger::{Cause, PriceTable};
 use promptwire::store::Store;
-use serde_json::Value;
 
 fn long_session(cached: [u64; 3]) -> String {
     sample_har::long_prefix_session("long-prefix", cached)
