@@ -170,6 +170,23 @@ fn hand_made() -> Vec<String> {
     (0..4).map(|i| data(&format!("req_{i}.json"))).collect()
 }
 
+/// What request 2 of the hand-made session lost, by the documented rules: the server counted
+/// 1,390 input tokens and read none (resp_2.json); what it shares with request 1, scaled to the
+/// server's count, could have been read from 1,024 in 128-token steps at gpt-5.5's cached rate
+/// ($5 / $0.50 per million, assets/prices.json).
+fn lost_of_request_2(v2: &PairVerdict) -> f64 {
+    let input = 1390.0;
+    let shared = (v2.shared_tokens as f64 * input / v2.to_tokens as f64).round();
+    let read = if shared >= 1024.0 {
+        1024.0 + ((shared - 1024.0) / 128.0).floor() * 128.0
+    } else {
+        0.0
+    };
+    let paid = input * 5.0 / 1e6;
+    let ideal = (read * 0.5 + (input - read) * 5.0) / 1e6;
+    paid - ideal
+}
+
 #[test]
 fn json_report_of_a_hand_made_session() {
     let mut args = session_args();
@@ -181,12 +198,21 @@ fn json_report_of_a_hand_made_session() {
         v[2].as_ref().expect("2"),
         v[3].as_ref().expect("3"),
     );
+    let mut got = json_out(&run(&args, None));
+    let lost = lost_of_request_2(v2);
+    let shown = got[1]["lost_usd"].as_f64().expect("a loss");
+    assert!(
+        lost > 0.0 && (shown - lost).abs() < 1e-12,
+        "{shown} vs {lost}"
+    );
+    got[1]["lost_usd"] = Value::Null;
     assert_eq!(
-        json_out(&run(&args, None)),
+        got,
         json!([
             // A turn appended (client_metadata in another key order: not rendered).
             pair(v1, "turn", Value::Null, &[], &[], json!(1152), json!(0.0)),
-            // An earlier tool output edited, and another cache key.
+            // An earlier tool output edited, and another cache key: what it shares with the
+            // turn before it (scaled to the server's count) was lost.
             pair(
                 v2,
                 "turn",
@@ -194,7 +220,7 @@ fn json_report_of_a_hand_made_session() {
                 &["prompt_cache_key_changed", "input_changed"],
                 &[],
                 json!(0),
-                json!(0.0)
+                Value::Null
             ),
             // A Lite model: its tools in a namespace, the request's history trimmed.
             pair(
@@ -229,7 +255,7 @@ fn human_report_is_one_line_per_pair() {
         format!(
             "0 -> 1: kept; reusable {} of {} tokens; server cached 1,152\n\
              1 -> 2: BROKEN at /input/2/output (tool_outputs, token {}) (prompt_cache_key_changed, \
-             input_changed); reusable {} of {} tokens; server cached 0\n{}\
+             input_changed); reusable {} of {} tokens; server cached 0; lost {}\n{}\
              2 -> 3: BROKEN at /input/0/tools/0/type (tools, token {}) (model_changed, \
              tools_changed, input_changed); reusable {} of {} tokens\n{}",
             g(v1.reusable_tokens),
@@ -237,6 +263,7 @@ fn human_report_is_one_line_per_pair() {
             token(v2),
             g(v2.reusable_tokens),
             g(v2.from_tokens),
+            promptwire::core::ledger::summary::usd(lost_of_request_2(v2)),
             note_lines(&["prompt_cache_key_changed", "input_changed"]),
             token(v3),
             g(v3.reusable_tokens),
