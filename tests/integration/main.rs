@@ -53,6 +53,7 @@ mod proxy_names;
 mod proxy_sdk;
 mod proxy_store_trouble;
 mod proxy_ws;
+mod record_setup;
 mod redact_exits;
 mod redact_fail_closed;
 mod redact_import_body;
