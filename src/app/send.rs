@@ -3,8 +3,10 @@
 //! endpoint: [`wire_of`]) goes out through the one [`Sender`] on the app's network runtime; its
 //! live events are consumed by [`live::run`] — recorded through the database's writer and
 //! streamed into the workbench's [`TimelineModel`] through the bounded event channel — so the
-//! send is recorded into the store as it streams — into the session open in the sidebar, or a new one that the sidebar then
-//! opens, so a conversation is one session. Stop cancels the send's [`CancelToken`] at once (a
+//! send is recorded into the store as it streams — into the session the workbench's "Send into"
+//! names ([`SendState::into`]: chosen there, or a new session), which the send then keeps for the
+//! next one, so a conversation is one session. Browsing sessions (the Sessions tab, the
+//! sidebar's list) never changes where Send records. Stop cancels the send's [`CancelToken`] at once (a
 //! stalled stream too); the partial outcome still arrives and is recorded.
 //!
 //! The API key is read through the app's [`KeyLookup`] (the process environment, injectable for
@@ -72,6 +74,10 @@ pub struct SendState {
     pub recorded_turn: Option<i64>,
     /// The session the running send records into.
     pub session: Option<i64>,
+    /// The session the next Send records into (None: a new one). Changed only by the user's
+    /// choice in the workbench ("Send into", "New session") and by a send, which goes on in the
+    /// session it was recorded into; browsing sessions never changes it.
+    pub into: Option<i64>,
     /// The Prompt last sent (Continue builds the next one from it).
     pub sent_prompt: Option<Arc<crate::core::prompt::Prompt>>,
     /// The request Continue loaded into the form, and its prefix verdict.
@@ -93,8 +99,10 @@ pub enum SendCommand {
     Target(usize),
     /// A command of the timeline panel.
     Timeline(TimelineCommand),
-    /// The next Send starts a new session (the open one is closed in the sidebar).
+    /// The next Send starts a new session.
     NewSession,
+    /// The next Send records into this session (None: a new one).
+    Into(Option<i64>),
     /// Turn "ask the server why" on or off.
     AskWhy(bool),
     /// Build the next request from the last response: (call id, output) per pending call, and
@@ -150,9 +158,13 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
         SendCommand::Stop => stop(state),
         SendCommand::Target(i) => state.send.target = i,
         SendCommand::Timeline(command) => state.send.timeline.handle(&command),
-        SendCommand::NewSession => {
-            super::sessions::close(state);
+        SendCommand::NewSession | SendCommand::Into(None) => {
+            state.send.into = None;
             state.set_status("The next Send starts a new session", false);
+        }
+        SendCommand::Into(Some(session)) => {
+            state.send.into = Some(session);
+            state.set_status(format!("The next Send adds to session #{session}"), false);
         }
         SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
         SendCommand::AskWhy(on) => state.send.ask_why = on,
@@ -245,7 +257,7 @@ pub fn start(state: &mut AppState) {
     send.stopped = false;
     send.sent = Some(Arc::clone(&compiled));
     send.sent_prompt = Some(Arc::clone(&state.prompt));
-    send.session = state.sessions.open;
+    send.session = send.into;
     let cancel = CancelToken::new();
     send.cancel = Some(cancel.clone());
     let job = SendJob {
@@ -253,7 +265,7 @@ pub fn start(state: &mut AppState) {
         headers,
         wire,
         db: state.sessions.db_path.clone(),
-        session: state.sessions.open,
+        session: send.into,
         model: state.prompt.model.clone(),
         generation: send.generation,
         cancel,
@@ -286,9 +298,9 @@ pub fn start(state: &mut AppState) {
 
 /// The response "ask the server why" compares with: the previous send's, when it completed and
 /// belongs to the conversation the next send records into (not after "new session", nor once
-/// another session was opened).
+/// another session was chosen).
 fn previous_response(state: &AppState) -> Option<String> {
-    if state.send.session != state.sessions.open {
+    if state.send.session != state.send.into {
         return None;
     }
     state
@@ -309,6 +321,7 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Started(session) => state.send.session = session,
         SendUpdate::Recording { session, request } => {
             state.send.session = Some(session);
+            state.send.into = Some(session);
             let _ = request;
             state.set_status(format!("Sending; recording into session #{session}"), false);
             // The session and its new request show while the stream runs.
@@ -340,6 +353,7 @@ pub fn apply(state: &mut AppState, report: SendReport) {
                     // Where it was recorded, whether or not the live "recording into" step got
                     // through before the stream ended (the writer may report it after).
                     state.send.session = Some(session);
+                    state.send.into = Some(session);
                     state.send.recorded = Some((session, request));
                     state.send.recorded_turn = turn;
                     let what = turn.map_or_else(

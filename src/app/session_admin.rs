@@ -88,6 +88,9 @@ pub fn delete(state: &mut AppState, session: i64) {
     if state.sessions.open == Some(session) {
         sessions::close(state);
     }
+    if state.send.into == Some(session) {
+        state.send.into = None;
+    }
     state.set_status(
         format!("Deleted session #{session} (Undo brings it back)"),
         false,
@@ -127,6 +130,8 @@ pub fn commit_pending_delete(state: &mut AppState, timeout: Duration) -> bool {
 pub fn switch_db(state: &mut AppState, path: PathBuf) {
     commit_pending_delete(state, Duration::from_secs(5));
     sessions::close(state);
+    // Its session ids mean nothing in another database.
+    state.send.into = None;
     let model = &mut state.sessions;
     model.db_path = Some(path.clone());
     model.db_shown = true;

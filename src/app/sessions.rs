@@ -1,6 +1,7 @@
 //! The one sessions model: the listed page of sessions (searchable, paged), the open session
-//! and its request rows. The sidebar's session list and the Sessions tab both read it, and the
-//! open session is the one the workbench's next Send adds to. Every write to the store — a
+//! and its request rows. The sidebar's session list and the Sessions tab both read it. (Where
+//! the workbench's next Send records is its own choice, `SendState::into`: browsing never
+//! changes it.) Every write to the store — a
 //! workbench send, a Re-send, the recording proxy, an import — refreshes it through one app
 //! event, [`AppEvent::StoreChanged`], applied by [`store_changed`]: the page is read again, and
 //! the open session's rows (and, through `session_view`, its prefix analysis) when it is the
@@ -41,7 +42,7 @@ pub struct SessionsModel {
     pub list_generation: u64,
     /// Sessions were asked for at least once.
     pub listed: bool,
-    /// The open session: the one shown in both views, and the one Send adds to.
+    /// The open session: the one shown in both views.
     pub open: Option<i64>,
     /// Its name as last read (kept while a search hides it from the listed page).
     pub open_name: Option<String>,
@@ -190,7 +191,7 @@ pub fn reload(state: &mut AppState, session: i64) {
     read_open(state, session);
 }
 
-/// No session is open: the next Send starts a new one.
+/// No session is open.
 pub fn close(state: &mut AppState) {
     state.sessions.open = None;
     state.sessions.open_name = None;

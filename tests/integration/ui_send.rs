@@ -757,6 +757,88 @@ fn new_session_makes_the_next_send_start_a_fresh_session() {
 }
 
 #[test]
+fn browsing_a_session_does_not_change_where_send_records() {
+    let server = Upstream::in_order(vec![text_answer(2), text_answer(2), text_answer(2)]);
+    let (mut harness, db) = send_app("send-target-browse", &server.base_url(), with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let (first, first_request) = state(&harness).send.recorded.expect("first recorded");
+    assert_eq!(state(&harness).send.into, Some(first));
+    // Browse another (seeded) session in the Sessions tab: click it in the list.
+    ui_support::show_sessions(&mut harness);
+    let other = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id != first)
+        .map(|s| s.id)
+        .expect("a seeded session besides the sent one");
+    let label = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id == other)
+        .map(|s| format!("#{other} {}", promptwire::ui::sessions::shown_name(s)))
+        .expect("listed");
+    harness
+        .query_by_label_contains(&label)
+        .expect("listed")
+        .click();
+    wait_until(&mut harness, "other session open", move |s| {
+        s.sessions.open == Some(other) && s.sessions.loading == 0
+    });
+    assert_eq!(
+        state(&harness).send.into,
+        Some(first),
+        "browsing changed Send's target"
+    );
+    // Back on the workbench: the sidebar still names the sent session, and Send goes there.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Num1);
+    harness.run_steps(3);
+    harness.get_by_label(&format!("Send adds to session #{first}"));
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "second send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(_, r)| r != first_request)
+    });
+    assert_eq!(
+        state(&harness).send.recorded.map(|(session, _)| session),
+        Some(first)
+    );
+    let store = Store::open(&db).expect("db");
+    let count = |id| {
+        store
+            .requests(id, promptwire::store::Page::ALL)
+            .expect("rows")
+            .len()
+    };
+    let before_other = count(other);
+    assert_eq!(count(first), 2);
+    // The explicit choice, "Send into…" → the other session, is what changes it.
+    harness.get_by_label("Send into…").click();
+    harness.run();
+    let entry = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id == other)
+        .map(|s| format!("#{other} {}", promptwire::ui::sessions::shown_name(s)))
+        .expect("listed");
+    harness.get_by_label(&entry).click();
+    harness.run_steps(3);
+    assert_eq!(state(&harness).send.into, Some(other));
+    harness.get_by_label(&format!("Send adds to session #{other}"));
+    assert!(
+        harness.query_by_label(&entry).is_none(),
+        "the menu closed on the choice"
+    );
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "third send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(session, _)| session == other)
+    });
+    assert_eq!((count(first), count(other)), (2, before_other + 1));
+}
+
+#[test]
 fn the_sidebar_shows_the_session_while_it_streams_and_the_stop_button_stops_it() {
     let (sent, server) = stalling_text_answer();
     let (mut harness, db) = send_app("send-live-sidebar", &server.base_url(), with_key());
