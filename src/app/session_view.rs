@@ -418,9 +418,18 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
 }
 
 impl SessionBrowser {
-    /// Another session opens (or none is): what was shown of the previous one goes.
+    /// Another session opens (or none is): what was shown of the previous one goes — its
+    /// selection, analysis, the table's sort (filters stay), and a comparison of two requests
+    /// (a half-chosen one stays, so two sessions can still be compared).
     pub fn clear_open(&mut self) {
         self.selected = None;
+        self.filter.sort = None;
+        if self.compare.slots.iter().all(Option::is_some) {
+            self.compare = CompareState {
+                generation: self.compare.generation + 1,
+                ..CompareState::default()
+            };
+        }
         self.analysis = None;
         self.analyzing = false;
         self.pair = None;

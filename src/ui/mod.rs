@@ -122,12 +122,15 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     };
     let height = ui.available_height();
     if ui_state.record.open {
+        let width = ui.available_width();
         let spec = PaneSpec {
             id: PaneId::Record,
             side: Side::Right,
-            default: 300.0,
+            // A quarter of a narrow window (the views beside it keep their tables usable at
+            // 1024×700), up to 340 points in a wide one.
+            default: (width * 0.24).clamp(240.0, 340.0),
             min: 240.0,
-            max: (ui.available_width() * 0.6).max(260.0),
+            max: (width * 0.6).max(260.0),
         };
         let UiState {
             record,

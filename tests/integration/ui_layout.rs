@@ -98,13 +98,18 @@ fn sessions_at(name: &str, size: (f32, f32), label: &str) -> App {
 fn every_request_table_column_can_be_brought_into_view_at_1024_by_700() {
     let mut harness = sessions_at("layout-table", SMALL, "#1 tool-calls · 3 req · gpt-5.5");
     let table = pane_rect(&harness, PaneId::RequestTable);
+    // The prefix badge — the why — is in view without scrolling; the last column is not.
     assert!(
-        !shown_inside(&harness, "prefix", table),
-        "the prefix column starts out of view"
+        shown_inside(&harness, "prefix", table),
+        "the prefix column is in view from the start"
+    );
+    assert!(
+        !shown_inside(&harness, "dialect", table),
+        "the dialect column starts out of view"
     );
     wheel_sideways(&mut harness, table.center(), -2000.0);
     let table = pane_rect(&harness, PaneId::RequestTable);
-    for title in ["duration", "1st event", "bytes", "prefix"] {
+    for title in ["duration", "1st event", "bytes", "dialect"] {
         assert!(
             shown_inside(&harness, title, table),
             "the {title} column was brought into view"

@@ -23,7 +23,7 @@ pub use compare::compare_summary;
 pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
 pub use session_edit::shown_name;
-pub use table::status_text;
+pub use table::{badge_cell, status_text};
 
 use egui::{Key, Ui};
 
@@ -65,6 +65,9 @@ pub struct SessionsUi {
     pub inspector: inspector::InspectorUi,
     /// The filter bars' buffers.
     pub filters: filters::FiltersUi,
+    /// The Analysis area's height last frame ("Compare" shows it on the whole window when it
+    /// is short).
+    pub analysis_height: Option<f32>,
 }
 
 /// Sends a Sessions command.
@@ -116,7 +119,8 @@ pub fn sessions_ui(
     let list = PaneSpec {
         id: PaneId::SessionList,
         side: Side::Left,
-        default: 230.0,
+        // A fifth of a narrow window (the table keeps its room beside the Record panel).
+        default: (ui.available_width() * 0.22).clamp(170.0, 230.0),
         min: 160.0,
         max: 420.0,
     };
@@ -155,6 +159,7 @@ pub fn sessions_ui(
         });
         analysis.response.rect
     });
+    sui.analysis_height = Some(central.inner.height());
     rects.rects.insert(PaneId::Analysis, central.inner);
 }
 
