@@ -194,6 +194,8 @@ pub enum AppCommand {
     Record(super::proxy::RecordCommand),
     /// Codex session and model catalog imports (`imports.rs`).
     Import(super::imports::ImportCommand),
+    /// The Traffic view (`traffic.rs`).
+    Traffic(super::traffic::TrafficCommand),
 }
 
 /// The bundled example prompts: (file name, contents).

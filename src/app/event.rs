@@ -144,4 +144,6 @@ pub enum AppEvent {
     Record(super::proxy::RecordEvent),
     /// A Codex session or catalog import reports (`imports.rs`).
     Import(super::imports::ImportEvent),
+    /// A job of the Traffic view reports (`traffic.rs`).
+    Traffic(super::traffic::TrafficEvent),
 }

@@ -31,6 +31,8 @@ impl AppState {
             self.submit_compile();
         }
         super::send::turn::check_prefix(self);
+        // The Traffic view's analyses wait for a burst to settle: started once it has.
+        super::traffic::poll(self);
         more
     }
 
@@ -162,6 +164,7 @@ impl AppState {
             AppEvent::Record(event) => super::proxy::apply(self, event),
             AppEvent::Import(event) => super::imports::apply(self, event),
             AppEvent::Send(report) => super::send::apply(self, report),
+            AppEvent::Traffic(event) => super::traffic::apply(self, event),
         }
     }
 

@@ -8,7 +8,8 @@
 //! by that job before anything listens: a file that cannot be used is the server's error. When a request starts or finishes the Sessions view's list
 //! (and the open session's rows) are read again, so recorded requests appear as they arrive,
 //! and the newest proxied request streams into the Sessions view's timeline
-//! (`session_view/live.rs`).
+//! (`session_view/live.rs`). Every request either server handles is a row of the Traffic view
+//! (`traffic.rs`).
 //!
 //! Wiring: [`AppCommand::Record`](super::AppCommand::Record) goes to [`handle`],
 //! [`AppEvent::Record`] to [`apply`], a finished job to [`job_finished`].
@@ -417,6 +418,7 @@ pub fn apply(state: &mut AppState, event: RecordEvent) {
 }
 
 fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
+    super::traffic::server_event(state, kind, &event);
     if kind == ServerKind::Proxy {
         super::session_view::live::apply(&mut state.live, &mut state.browser, &event);
     }

@@ -28,6 +28,7 @@ use super::sessions::StoreChange;
 use super::settings::ViewKind;
 use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
+use super::traffic::Origin;
 use crate::core::compile::CompiledRequest;
 use crate::core::compile::ask_why::with_comparison_response;
 use crate::store::seed::open_seeded;
@@ -277,6 +278,19 @@ pub fn start(state: &mut AppState) {
     {
         Ok(id) => {
             state.send.job = Some(id);
+            let method = match wire {
+                Wire::Http => "POST",
+                Wire::WebSocket => "WS",
+            };
+            let url = state
+                .send
+                .sent
+                .as_ref()
+                .map_or("", |c| c.url.as_str())
+                .to_string();
+            let model = state.prompt.model.clone();
+            let generation = state.send.generation;
+            super::traffic::started(state, Origin::Send, generation, method, &url, &model);
             let asking = asked.map_or_else(String::new, |id| {
                 format!("; asking the server why against {id}")
             });
@@ -322,7 +336,7 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Recording { session, request } => {
             state.send.session = Some(session);
             state.send.into = Some(session);
-            let _ = request;
+            super::traffic::recorded_as(state, Origin::Send, report.generation, session, request);
             state.set_status(format!("Sending; recording into session #{session}"), false);
             // The session and its new request show while the stream runs.
             state.apply_event(AppEvent::StoreChanged(StoreChange {
@@ -334,6 +348,13 @@ pub fn apply(state: &mut AppState, report: SendReport) {
             state.send.job = None;
             state.send.cancel = None;
             let e = crate::core::redact::redact_text(&e);
+            super::traffic::ended(
+                state,
+                Origin::Send,
+                report.generation,
+                None,
+                Some(e.clone()),
+            );
             state.set_status(e.clone(), true);
             state.send.error = Some(e);
         }
@@ -342,6 +363,29 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Done(recorded, turn) => {
             state.send.job = None;
             state.send.cancel = None;
+            if let Some(Ok((session, request))) = recorded {
+                super::traffic::recorded_as(
+                    state,
+                    Origin::Send,
+                    report.generation,
+                    session,
+                    request,
+                );
+            }
+            let outcome =
+                crate::store::OutcomeRecord::from_turn(state.send.timeline.current_outcome());
+            let status = state.send.timeline.attempts().last().and_then(|a| a.status);
+            let error = match &recorded {
+                Some(Err(e)) => Some(format!("not recorded: {e}")),
+                _ => None,
+            };
+            super::traffic::ended(
+                state,
+                Origin::Send,
+                report.generation,
+                Some((&outcome, status)),
+                error,
+            );
             // Stopped by the user: say so, not "Sent".
             let verb = if state.send.stopped {
                 "Cancelled"

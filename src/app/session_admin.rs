@@ -132,6 +132,7 @@ pub fn switch_db(state: &mut AppState, path: PathBuf) {
     sessions::close(state);
     // Its session ids mean nothing in another database.
     state.send.into = None;
+    crate::app::traffic::database_switched(state);
     let model = &mut state.sessions;
     model.db_path = Some(path.clone());
     model.db_shown = true;

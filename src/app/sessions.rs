@@ -293,7 +293,8 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
             }
             match result {
                 Ok(rows) => {
-                    super::session_view::rows_read(&mut state.browser, rows.len());
+                    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+                    super::session_view::rows_read(&mut state.browser, &ids);
                     state.sessions.rows = rows;
                     super::session_view::filter::refresh(state);
                     super::session_view::inspect::ensure(state);

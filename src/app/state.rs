@@ -118,6 +118,8 @@ pub struct AppState {
     pub browser: super::session_view::SessionBrowser,
     /// The Record panel: recording proxy and replay endpoint.
     pub record: super::proxy::RecordState,
+    /// The Traffic view: every request the app handled in this run, newest last.
+    pub traffic: super::traffic::TrafficLog,
     /// The proxied request the Sessions view's timeline follows live.
     pub live: super::session_view::live::LiveFollow,
     /// Codex session and catalog imports.

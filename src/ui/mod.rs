@@ -25,6 +25,7 @@ pub mod status_bar;
 pub mod timeline;
 pub mod tools_panel;
 pub mod top_bar;
+pub mod traffic;
 pub mod widgets;
 pub mod window;
 
@@ -67,6 +68,8 @@ pub struct UiState {
     pub imports: imports_panel::ImportsUi,
     /// The send timeline's widget state.
     pub send: send_bar::SendUi,
+    /// The Traffic view's widget state.
+    pub traffic: traffic::TrafficUi,
     /// The Limits window is open.
     pub limits_open: bool,
     /// Where each pane was drawn last frame.
@@ -76,12 +79,14 @@ pub struct UiState {
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
 pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     use crate::app::panes::PaneId;
+    use crate::app::session_view::MainView;
     use panes::{PaneSpec, Side};
-    let workbench = state.browser.view != crate::app::session_view::MainView::Sessions;
-    let order: &[PaneId] = if workbench {
-        &PaneId::WORKBENCH
-    } else {
-        &PaneId::SESSIONS
+    let view = state.browser.view;
+    let workbench = view == MainView::Workbench;
+    let order: &[PaneId] = match view {
+        MainView::Workbench => &PaneId::WORKBENCH,
+        MainView::Sessions => &PaneId::SESSIONS,
+        MainView::Traffic => &PaneId::TRAFFIC,
     };
     ui_state.panes.rects.clear();
     // Dialog shortcuts win: while a dialog is open the global ones are off.
@@ -141,6 +146,19 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
         panes::pane(ui, &layout, spec, order, pane_rects, tx, |ui| {
             proxy_panel::record_panel_ui(ui, state, record, limits_open, tx);
         });
+    }
+    if view == MainView::Traffic {
+        traffic::traffic_ui(
+            ui,
+            state,
+            &layout,
+            &mut ui_state.traffic,
+            &mut ui_state.panes,
+            tx,
+        );
+        limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
+        dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
+        return;
     }
     if !workbench {
         sessions::sessions_ui(
@@ -239,6 +257,9 @@ fn maximised_ui(
         | PaneId::ReplayTimeline
         | PaneId::Inspector => {
             sessions::maximised_ui(ui, state, id, &mut ui_state.sessions, tx);
+        }
+        PaneId::Traffic | PaneId::TrafficInspector => {
+            traffic::maximised_ui(ui, state, id, &mut ui_state.traffic, tx);
         }
     });
     ui_state.panes = rects;

@@ -13,6 +13,7 @@
 use egui::{RichText, Ui};
 
 use crate::app::proxy::{RecordCommand, ServerKind, ServerView, is_exposed};
+use crate::app::session_view::{MainView, SessionCommand};
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::transport::replay::Timing;
 use crate::ui::widgets::count;
@@ -140,6 +141,24 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
         }));
     }
     server_state(ui, proxy, "Point the client's base_url at");
+    if proxy.is_active() && state.browser.view != MainView::Traffic {
+        // The requests it handles are listed there as they pass (Ctrl+3).
+        let shown = match state.traffic.len() {
+            0 => "Show the Traffic view".to_string(),
+            n => format!("Show the Traffic view ({})", count(n as u64, "request")),
+        };
+        let link = ui
+            .link(shown)
+            .on_hover_text("Every request the proxy handles, live, newest at the top (Ctrl+3)");
+        link.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::accesskit::Role::Link, true, "Show the Traffic view")
+        });
+        if link.clicked() {
+            tx.send(AppCommand::Sessions(SessionCommand::ShowView(
+                MainView::Traffic,
+            )));
+        }
+    }
     setup_ui(ui, proxy, &record.listen, tx);
 }
 

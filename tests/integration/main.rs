@@ -122,5 +122,6 @@ mod ui_sessions;
 mod ui_sessions_small;
 mod ui_target;
 mod ui_timeline;
+mod ui_traffic;
 mod ui_workbench;
 mod ws_send;

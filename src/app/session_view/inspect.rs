@@ -188,36 +188,65 @@ pub fn ensure(state: &mut AppState) {
     let Some(row) = state.sessions.rows.get(index) else {
         return;
     };
-    let request = row.id;
-    let events = row.events;
-    let inspect = &mut state.browser.inspect;
-    // The same request is read again once it gained events (it was still streaming).
-    if inspect.request == Some(request) && inspect.row_events == Some(events) {
-        return;
-    }
+    let (request, events) = (row.id, row.events);
     let Some(path) = state.sessions.db_path.clone() else {
         return;
     };
+    start_read(
+        &mut state.workers,
+        &mut state.browser.inspect,
+        path,
+        (session, request, Some(events)),
+        |generation, report| {
+            AppEvent::Sessions(match report {
+                InspectReport::Read(result) => SessionEvent::Inspected { generation, result },
+                InspectReport::Tokens(tokens) => SessionEvent::InspectTokens { generation, tokens },
+            })
+        },
+    );
+}
+
+/// What an inspector's read reports: the request read, then its body's tokens.
+#[derive(Debug)]
+pub enum InspectReport {
+    /// The request was read (or why not).
+    Read(Result<Arc<Inspected>, String>),
+    /// Its body's o200k tokens were counted.
+    Tokens(u64),
+}
+
+/// Reads `(session, request)` for `inspect` on a worker when it does not show it yet (or shows
+/// it with fewer events than `events`, the row's count: it was still streaming), cancelling the
+/// read (and token count) of the request shown before. Reports go through `wrap` with the read's
+/// generation. Used by the Sessions view's inspector and the Traffic view's.
+pub fn start_read(
+    workers: &mut crate::app::jobs::Workers,
+    inspect: &mut InspectState,
+    path: std::path::PathBuf,
+    (session, request, events): (i64, i64, Option<u64>),
+    wrap: fn(u64, InspectReport) -> AppEvent,
+) {
+    // The same request is read again once it gained events (it was still streaming).
+    if inspect.request == Some(request) && inspect.row_events == events {
+        return;
+    }
     if let Some(job) = inspect.job.take() {
-        state.workers.cancel(job);
+        workers.cancel(job);
     }
     inspect.generation += 1;
     inspect.request = Some(request);
-    inspect.row_events = Some(events);
+    inspect.row_events = events;
     inspect.loading = true;
     inspect.tokens = None;
     inspect.error = None;
     let generation = inspect.generation;
-    let spawned = state.workers.spawn("inspect", move |ctx| {
+    let spawned = workers.spawn("inspect", move |ctx| {
         let result = open_store(&path)
             .and_then(|store| read_inspected(&store, session, request))
             .map(Arc::new);
         // Tokens of the exact bytes (what the model reads), not the pretty-printed text.
         let counted = result.as_ref().ok().filter(|i| i.value.is_some()).cloned();
-        if !ctx.report(AppEvent::Sessions(SessionEvent::Inspected {
-            generation,
-            result,
-        })) {
+        if !ctx.report(wrap(generation, InspectReport::Read(result))) {
             return;
         }
         let Some(found) = counted.filter(|i| !i.bytes.is_empty()) else {
@@ -226,17 +255,14 @@ pub fn ensure(state: &mut AppState) {
         let text = String::from_utf8_lossy(&found.bytes);
         // Stops between segments once another request is selected.
         if let Some(tokens) = Tokenizer::o200k().count_unless(&text, || ctx.is_cancelled()) {
-            ctx.report(AppEvent::Sessions(SessionEvent::InspectTokens {
-                generation,
-                tokens,
-            }));
+            ctx.report(wrap(generation, InspectReport::Tokens(tokens)));
         }
     });
     match spawned {
-        Ok(job) => state.browser.inspect.job = Some(job),
+        Ok(job) => inspect.job = Some(job),
         Err(e) => {
-            state.browser.inspect.loading = false;
-            state.browser.inspect.error = Some(e);
+            inspect.loading = false;
+            inspect.error = Some(e);
         }
     }
 }

@@ -97,6 +97,8 @@ pub enum ReplayUpdate {
     Resent(Result<i64, String>),
     /// A re-send: the recorded stream decoded, shown beside the new answer.
     RecordedOutcome(Box<TurnOutcome>),
+    /// A re-send's request was stored (the Traffic view's row gets its ids).
+    ResendStored(crate::store::send_recording::StoredSend),
 }
 
 /// The replay shown in the timeline.
@@ -387,6 +389,8 @@ pub fn apply(browser: &mut SessionBrowser, generation: u64, update: ReplayUpdate
             browser.replay.stopping = false;
         }
         ReplayUpdate::RecordedOutcome(outcome) => browser.replay.recorded_outcome = Some(outcome),
+        // The Traffic view's business (`session_view::apply`).
+        ReplayUpdate::ResendStored(_) => {}
     }
 }
 

@@ -18,11 +18,13 @@ use crate::app::send::live::{self, UiChannel, UiStep};
 use crate::app::send::{KeyLookup, wire_of};
 use crate::app::state::AppState;
 use crate::app::timeline::TimelineUpdate;
+use crate::app::traffic::Origin;
 use crate::core::compile::ask_why::set_comparison_response;
 use crate::core::compile::{BodyValue, CompiledRequest};
 use crate::core::rules::{BodyField, CompileRules};
 use crate::core::stream::{Replay, Timing, TurnOutcome};
 use crate::store::seed::open_seeded;
+use crate::store::send_recording::StoredSend;
 use crate::store::{OutcomeRecord, Page, SendRecording, Writer};
 use crate::transport::recording::finish_recording;
 use crate::transport::{CancelToken, SendOptions, Sender, Wire, resolve_headers};
@@ -52,6 +54,7 @@ pub fn start(state: &mut AppState, index: usize) {
     let target = Arc::clone(&view.compiled);
     let lookup = Arc::clone(&state.key_lookup);
     let (request, position) = (row.id, row.position);
+    let model = row.model.clone().unwrap_or_default();
     // The request before it, whose recorded response "ask the server why" compares with.
     let compare_with = if browser.ask_why {
         index
@@ -77,6 +80,7 @@ pub fn start(state: &mut AppState, index: usize) {
     };
     browser.timeline.clear();
     let options = state.settings.limits.send_options();
+    let view_url = target.url.clone();
     let spawned = state.workers.spawn_network("resend", move |ctx| {
         resend_job(
             ctx,
@@ -92,7 +96,15 @@ pub fn start(state: &mut AppState, index: usize) {
         )
     });
     match spawned {
-        Ok(id) => state.browser.replay.job = Some(id),
+        Ok(id) => {
+            state.browser.replay.job = Some(id);
+            let method = match wire {
+                Wire::Http => "POST",
+                Wire::WebSocket => "WS",
+            };
+            let url = view_url;
+            crate::app::traffic::started(state, Origin::Resend, generation, method, &url, &model);
+        }
         Err(e) => state.browser.error = Some(e),
     }
 }
@@ -138,6 +150,7 @@ fn prepare(
     path: &std::path::Path,
     (session, request, compare_with): (i64, i64, Option<i64>),
     target: &CompiledRequest,
+    on_stored: Arc<dyn Fn(StoredSend) + Send + Sync>,
 ) -> Result<Prepared, String> {
     let store = open_seeded(path).map_err(|e| e.to_string())?;
     let mut body = store.body(request).map_err(|e| e.to_string())?;
@@ -176,7 +189,7 @@ fn prepare(
     store.session(session).map_err(|e| e.to_string())?;
     let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
     drop(store);
-    let recording = SendRecording::into_session(&writer, session, &compiled, None)
+    let recording = SendRecording::into_session(&writer, session, &compiled, Some(on_stored))
         .map_err(|e| e.to_string())?;
     Ok((compiled, recorded, decoded, recording))
 }
@@ -207,8 +220,10 @@ async fn resend_job(
         wire,
         lookup,
     } = target;
+    let ui = UiChannel::default();
+    let on_stored = ui.on_stored();
     let prepared = tokio::task::spawn_blocking(move || {
-        prepare(&path, (session, request, compare_with), &target)
+        prepare(&path, (session, request, compare_with), &target, on_stored)
     })
     .await;
     let (compiled, recorded, decoded, recording) = match prepared {
@@ -255,15 +270,10 @@ async fn resend_job(
         cancel,
     );
     let reporter = ctx.clone();
-    let consumed = live::run(
-        live,
-        Some(recording),
-        UiChannel::default(),
-        move |step| match step {
-            UiStep::Live(update) => report(&reporter, ReplayUpdate::Live(update)),
-            UiStep::Stored(_) => true,
-        },
-    )
+    let consumed = live::run(live, Some(recording), ui, move |step| match step {
+        UiStep::Live(update) => report(&reporter, ReplayUpdate::Live(update)),
+        UiStep::Stored(stored) => report(&reporter, ReplayUpdate::ResendStored(stored)),
+    })
     .await;
     // The end, off the async workers: the final update, the recording's commit (this waits for
     // the writer), and the report.

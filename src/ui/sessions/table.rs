@@ -225,7 +225,13 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
     // The header's sort buttons are as tall as an interactive widget, maybe taller than a row.
     let header_height = row_height.max(ui.spacing().interact_size.y);
     let body_height = (ui.available_height() - header_height - scroll_bar).max(row_height);
-    let scroll_to = sui.scroll_to_selected.then_some(browser.selected).flatten();
+    // Scrolled to by the keys, or when the app revealed a row (the Traffic view's "Open
+    // session").
+    let revealed = sui.revealed != browser.reveal;
+    sui.revealed = browser.reveal;
+    let scroll_to = (sui.scroll_to_selected || revealed)
+        .then_some(browser.selected)
+        .flatten();
     sui.scroll_to_selected = false;
     egui::ScrollArea::horizontal()
         .id_salt("session_requests_sideways")
