@@ -134,8 +134,13 @@ pub enum AppCommand {
     Save,
     /// Show the file dialog for a kind of export (None: open a prompt).
     ShowFileDialog(Option<ExportKind>, usize),
-    /// Write an export (or the prompt) to a path.
+    /// Write an export (or the prompt) to a path (a file already there, other than the one the
+    /// prompt came from, is not replaced: the dialog asks).
     WriteFile(ExportKind, usize, PathBuf),
+    /// Replace the existing file the file dialog asked about.
+    ReplaceFile,
+    /// Complete the path typed in the file dialog (Tab).
+    CompletePath(String),
     /// Ask the system file dialog for the open file dialog's path.
     Browse,
     /// Open the paste-a-body dialog.

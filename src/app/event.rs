@@ -92,8 +92,10 @@ pub enum AppEvent {
         /// For a Prompt file: the prompt that was written (compared by pointer, never guessed).
         prompt: Option<Arc<Prompt>>,
         /// Bytes written, or why not.
-        result: Result<usize, String>,
+        result: Result<usize, super::files::WriteError>,
     },
+    /// The file dialog's typed path was completed (Tab).
+    PathCompleted(super::files::PathCompletion),
     /// A read of the sessions model reports (`sessions.rs`).
     SessionsModel(super::sessions::SessionsEvent),
     /// A write changed the store (a send, a Re-send, the proxy, an import): the one event that

@@ -106,6 +106,7 @@ mod ui_ask_why;
 mod ui_cache_form;
 mod ui_diff;
 mod ui_editing;
+mod ui_file_dialog;
 mod ui_fixes;
 mod ui_imports;
 mod ui_inspector;
