@@ -145,13 +145,15 @@ fn differences_bar(ui: &mut Ui, state: &AppState, columns: &mut ColumnsState) {
             (n, Some(i)) if i < n => format!("Difference {} of {n}", i + 1),
             (n, _) => format!("{n} differences between the columns"),
         };
-        ui.label(label);
+        // The buttons first: the count beside them changes as it steps, and a button after
+        // it moved from under the pointer (a second click missed).
         let previous = ui
             .add_enabled(n > 0, egui::Button::new("Previous difference"))
             .on_hover_text("Scroll every column to the previous place where they differ");
         let next = ui
             .add_enabled(n > 0, egui::Button::new("Next difference"))
             .on_hover_text("Scroll every column to the next place where they differ");
+        ui.label(label);
         if n > 0 && (previous.clicked() || next.clicked()) {
             let i = match (columns.difference, next.clicked()) {
                 (Some(i), true) => (i + 1) % n,

@@ -202,3 +202,23 @@ fn hello_json_under_lite_explains_every_change_and_the_headers_column_its_header
         Some("  \"x-openai-internal-codex-responses-lite\": \"true\",")
     );
 }
+
+#[test]
+fn next_difference_stays_under_the_pointer_while_it_steps() {
+    let mut harness = app();
+    let count = state(&harness).views[0].aligned.differences.len();
+    assert!(count >= 3, "{count} differences");
+    let before = harness.get_by_label("Next difference").rect();
+    harness.get_by_label("Next difference").click();
+    harness.run_steps(3);
+    let after_one = harness.get_by_label("Next difference").rect();
+    harness.get_by_label("Next difference").click();
+    harness.run_steps(3);
+    assert_eq!(
+        (after_one, harness.get_by_label("Next difference").rect()),
+        (before, before),
+        "the button did not move"
+    );
+    assert_eq!(harness.state().ui_state().columns.difference, Some(1));
+    harness.get_by_label(&format!("Difference 2 of {count}"));
+}
