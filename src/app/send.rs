@@ -278,6 +278,15 @@ pub fn start(state: &mut AppState) {
     {
         Ok(id) => {
             state.send.job = Some(id);
+            // The answer is what the user wants to see: a collapsed timeline opens again.
+            let panes = &mut state.settings.panes;
+            panes.collapsed.remove(&super::panes::PaneId::SendTimeline);
+            if panes
+                .maximised
+                .is_some_and(|m| m != super::panes::PaneId::SendTimeline)
+            {
+                panes.maximised = None;
+            }
             let method = match wire {
                 Wire::Http => "POST",
                 Wire::WebSocket => "WS",

@@ -699,6 +699,34 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
 }
 
 #[test]
+fn send_reopens_a_collapsed_timeline() {
+    let server = Upstream::in_order(vec![text_answer(2), text_answer(2)]);
+    let (mut harness, _db) = send_app("send-reopens", &server.base_url(), with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    harness.key_press_modifiers(egui::Modifiers::ALT, Key::Num4);
+    harness.run_steps(3);
+    assert!(
+        state(&harness)
+            .settings
+            .panes
+            .is_collapsed(promptwire::app::panes::PaneId::SendTimeline)
+    );
+    harness.get_by_label("Send").click();
+    harness.run_steps(3);
+    assert!(
+        !state(&harness)
+            .settings
+            .panes
+            .is_collapsed(promptwire::app::panes::PaneId::SendTimeline),
+        "Send shows its answer"
+    );
+    sent_and_recorded(&mut harness);
+    let pane = ui_support::pane_rect(&harness, promptwire::app::panes::PaneId::SendTimeline);
+    assert!(pane.height() > 200.0, "{pane:?}");
+}
+
+#[test]
 fn ctrl_enter_sends() {
     let server = Upstream::in_order(vec![text_answer(2)]);
     let (mut harness, _db) = send_app("send-ctrl-enter", &server.base_url(), with_key());
