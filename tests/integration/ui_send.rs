@@ -636,6 +636,12 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
     harness.get_by_label("Discard changes").click();
     wait_until(&mut harness, "continued", |s| s.send.continued.is_some());
     wait_for_compile(&mut harness);
+    // The message went into the next request: its field is empty again.
+    harness.run_steps(2);
+    assert_eq!(
+        harness.get_by_label("new user message").value().as_deref(),
+        Some("")
+    );
 
     let s = state(&harness);
     // The file is untouched, the next request is an untitled unsaved document.
