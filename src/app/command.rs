@@ -61,6 +61,8 @@ pub enum PromptEdit {
     Target(CompileTarget),
     /// Only the base URL of the target (typed, so consecutive edits make one undo step).
     BaseUrl(Option<String>),
+    /// The top-level body fields sent over what the rules compile (`temperature`…).
+    BodyOverrides(crate::core::json::JsonMap),
 }
 
 /// A text field of the prompt that is typed into: consecutive edits of the same field make a
@@ -83,6 +85,8 @@ pub enum EditField {
     CacheOptions,
     /// The target's base URL.
     BaseUrl,
+    /// The other body fields' values.
+    BodyOverrides,
 }
 
 impl PromptEdit {
@@ -98,6 +102,7 @@ impl PromptEdit {
             Self::CacheKey(_) => Some(EditField::CacheKey),
             Self::CacheOptions(_) => Some(EditField::CacheOptions),
             Self::BaseUrl(_) => Some(EditField::BaseUrl),
+            Self::BodyOverrides(_) => Some(EditField::BodyOverrides),
             _ => None,
         }
     }

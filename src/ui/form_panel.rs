@@ -57,6 +57,15 @@ pub fn form_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comma
                 .show(ui, |ui| {
                     items_panel::items_ui(ui, state, &mut ui_state.items, tx)
                 });
+            // Open when the body has such fields (an SDK app's `temperature`): never hidden.
+            let opens = super::other_fields::opens(state, &mut ui_state.other_fields);
+            egui::CollapsingHeader::new(super::other_fields::title(state))
+                .id_salt("other_fields_section")
+                .default_open(opens)
+                .open(opens.then_some(true))
+                .show(ui, |ui| {
+                    super::other_fields::other_fields_ui(ui, state, &mut ui_state.other_fields, tx)
+                });
             // Last, collapsed: opening it moves nothing the other sections show.
             egui::CollapsingHeader::new("Prompt cache")
                 .id_salt("prompt_cache_section")

@@ -13,6 +13,7 @@ pub mod json_tree;
 pub mod json_views;
 pub mod limits_window;
 pub mod list_form;
+pub mod other_fields;
 pub mod panes;
 pub mod provider_headers;
 pub mod proxy_panel;
@@ -50,6 +51,8 @@ pub struct UiState {
     pub tools: list_form::ListForm<crate::core::tools::ToolSpec>,
     /// Free-text settings buffers.
     pub form: form_panel::FormBuffers,
+    /// The "Other body fields" buffers.
+    pub other_fields: other_fields::OtherFieldsUi,
     /// Dialog text buffers.
     pub dialogs: dialogs::DialogBuffers,
     /// Search in the compiled views.

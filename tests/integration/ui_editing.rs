@@ -3,7 +3,8 @@
 //! never applied included — "Save first" saves and then carries on, a stale error leaves the
 //! status bar once a later edit succeeds, the window title says which file and whether it is
 //! saved, and the form stays visible and usable at 1024×700: long base instructions (a real
-//! Codex body's) show collapsed with their size,.
+//! Codex body's) show collapsed with their size, and body fields the form has no control for
+//! (`temperature`) are shown and editable as other fields.
 
 use crate::support::ui as ui_support;
 
@@ -421,4 +422,48 @@ fn long_base_instructions_show_collapsed_with_their_size_and_the_items_stay_in_r
     assert_eq!(state(&harness).prompt.base_instructions, "Be terse.");
     // Short again: an ordinary field.
     assert!(fully_visible(&harness, "Base instructions"));
+}
+
+#[test]
+fn body_fields_the_form_has_no_control_for_are_shown_and_editable() {
+    let body = r#"{"model":"gpt-5.5","instructions":"Answer briefly.","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"temperature":0.2,"stream":true}"#;
+    let mut harness = imported(body);
+    assert_eq!(
+        state(&harness).prompt.body_overrides.get("temperature"),
+        Some(&serde_json::json!(0.2))
+    );
+    let prompt = &state(&harness).prompt;
+    let others = prompt.body_overrides.len() + prompt.body_omit.len();
+    harness.get_by_label(&format!("Other body fields ({others})"));
+    assert_eq!(
+        harness.get_by_label("temperature").value().as_deref(),
+        Some("0.2")
+    );
+    replace_text(&mut harness, "temperature", "0.7");
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        ui_support::body(&harness, 0).get("temperature"),
+        Some(&serde_json::json!(0.7))
+    );
+    // A value that does not parse is not applied and says why.
+    replace_text(&mut harness, "temperature", "0.7x");
+    harness.run_steps(2);
+    assert_eq!(
+        state(&harness).prompt.body_overrides.get("temperature"),
+        Some(&serde_json::json!(0.7))
+    );
+    harness.get_by_label_contains("line 1, column");
+    // Added by name; removed with ×.
+    replace_text(&mut harness, "temperature", "0.7");
+    replace_text(&mut harness, "add field", "top_p");
+    replace_text(&mut harness, "field value", "0.9");
+    harness.get_by_label("Add this field").scroll_to_me();
+    harness.run_steps(3);
+    harness.get_by_label("Add this field").click();
+    wait_for_compile(&mut harness);
+    let body = ui_support::body(&harness, 0);
+    assert_eq!(
+        (body.get("temperature"), body.get("top_p")),
+        (Some(&serde_json::json!(0.7)), Some(&serde_json::json!(0.9)))
+    );
 }
