@@ -189,7 +189,8 @@ impl Workers {
     }
 
     /// Runs `job` on a plain thread (CPU or disk work); it reports through its context and is
-    /// followed by [`AppEvent::JobFinished`]. Returns the job's id.
+    /// followed by [`AppEvent::JobFinished`]. Returns the job's id (its error is text: every
+    /// caller shows it as it is, and `session_view::whatif` stores it).
     pub fn spawn(
         &mut self,
         name: &str,

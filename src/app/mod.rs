@@ -31,6 +31,7 @@
 
 pub mod command;
 pub mod edit;
+pub mod error;
 pub mod event;
 pub mod files;
 pub mod handle;

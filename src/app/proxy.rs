@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::error::{AppError, AppResult};
 use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
 use super::state::AppState;
@@ -173,7 +174,7 @@ pub enum RecordEvent {
         /// Which server.
         kind: ServerKind,
         /// Its address and start warning, or why it did not start.
-        result: Result<(SocketAddr, Option<String>), String>,
+        result: AppResult<(SocketAddr, Option<String>)>,
     },
     /// Outcomes of this session reached the store (the recorder commits them in batches).
     Committed {
@@ -254,14 +255,14 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
                 if let Some(path) = ca {
                     let read = tokio::task::spawn_blocking(move || ExtraRoots::read_file(&path))
                         .await
-                        .map_err(|e| e.to_string())
-                        .and_then(|read| read.map_err(|e| e.to_string()));
+                        .map_err(|e| AppError::Worker(e.to_string()))
+                        .and_then(|read| read.map_err(AppError::from));
                     match read {
                         Ok(roots) => options.upstream_ca = Some(roots),
                         Err(e) => {
                             ctx.report(AppEvent::Record(RecordEvent::Started {
                                 kind: ServerKind::Proxy,
-                                result: Err(format!("upstream CA file: {e}")),
+                                result: Err(e),
                             }));
                             return ctx;
                         }
@@ -332,7 +333,7 @@ async fn server_job(
         Err(e) => {
             ctx.report(AppEvent::Record(RecordEvent::Started {
                 kind,
-                result: Err(e.to_string()),
+                result: Err(AppError::from(e)),
             }));
             return ctx;
         }
@@ -396,7 +397,7 @@ pub fn apply(state: &mut AppState, event: RecordEvent) {
                     state.set_status(text, false);
                 }
                 Err(e) => {
-                    server.error = Some(e.clone());
+                    server.error = Some(e.to_string());
                     state.set_status(format!("The {} did not start: {e}", kind.name()), true);
                 }
             }

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use reqwest::header::HeaderMap;
 
+use super::error::{AppError, AppResult};
 use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
 use super::sessions::StoreChange;
@@ -35,7 +36,7 @@ use crate::store::seed::open_seeded;
 use crate::store::send_recording::StoredSend;
 use crate::store::{SendRecording, Writer};
 use crate::transport::recording::finish_recording;
-use crate::transport::{CancelToken, PrepareError, SendOptions, Sender, Wire, resolve_headers};
+use crate::transport::{CancelToken, SendOptions, Sender, Wire, resolve_headers};
 use live::{UiChannel, UiStep};
 
 /// Reads an environment variable by name (the API key); `std::env` unless a test injects one.
@@ -59,8 +60,8 @@ pub struct SendState {
     pub job: Option<JobId>,
     /// Cancels the running send.
     pub cancel: Option<CancelToken>,
-    /// Increments per send; reports of older sends are ignored.
-    pub generation: u64,
+    /// Which send is the latest; reports of older sends are ignored.
+    pub generation: super::jobs::Generation,
     /// The timeline of the last send.
     pub timeline: TimelineModel,
     /// A send was started at least once (the timeline panel shows from then on).
@@ -120,7 +121,7 @@ pub enum SendCommand {
 #[derive(Debug)]
 pub enum SendUpdate {
     /// Nothing was sent: why.
-    Failed(String),
+    Failed(AppError),
     /// Recording into this session (None: no store).
     Started(Option<i64>),
     /// An attempt's request was stored (the sidebar shows it while the stream runs).
@@ -141,7 +142,7 @@ pub enum SendUpdate {
     },
     /// The send ended: (session, request) recorded, or why the recording failed (None: not
     /// recorded, no store); and the recorded request's turn in its session, when read.
-    Done(Option<Result<(i64, i64), String>>, Option<i64>),
+    Done(Option<AppResult<(i64, i64)>>, Option<i64>),
 }
 
 /// A report of send `generation`.
@@ -237,19 +238,11 @@ pub fn start(state: &mut AppState) {
     let lookup = Arc::clone(&state.key_lookup);
     let headers = match resolve_headers(&compiled, |env| lookup(env)) {
         Ok(headers) => headers,
-        Err(PrepareError::MissingApiKey { env }) => {
-            return fail(
-                state,
-                format!(
-                    "Send: the API key variable {env} is not set — set {env} in the environment \
-                     the app runs in (nothing was sent)"
-                ),
-            );
-        }
-        Err(e) => return fail(state, format!("Send: {e}")),
+        // One wording with Re-send's (`AppError`).
+        Err(e) => return fail(state, format!("Send: {}", AppError::from(e))),
     };
     let send = &mut state.send;
-    send.generation += 1;
+    let generation = send.generation.bump();
     send.timeline.clear();
     send.shown = true;
     send.error = None;
@@ -268,7 +261,7 @@ pub fn start(state: &mut AppState) {
         db: state.sessions.db_path.clone(),
         session: send.into,
         model: state.prompt.model.clone(),
-        generation: send.generation,
+        generation,
         cancel,
         options: state.settings.limits.send_options(),
     };
@@ -298,7 +291,7 @@ pub fn start(state: &mut AppState) {
                 .map_or("", |c| c.url.as_str())
                 .to_string();
             let model = state.prompt.model.clone();
-            let generation = state.send.generation;
+            let generation = state.send.generation.current();
             super::traffic::started(state, Origin::Send, generation, method, &url, &model);
             let asking = asked.map_or_else(String::new, |id| {
                 format!("; asking the server why against {id}")
@@ -337,7 +330,7 @@ fn previous_response(state: &AppState) -> Option<String> {
 
 /// Applies a report of the send job.
 pub fn apply(state: &mut AppState, report: SendReport) {
-    if report.generation != state.send.generation {
+    if !state.send.generation.is_current(report.generation) {
         return;
     }
     match report.update {
@@ -356,7 +349,8 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Failed(e) => {
             state.send.job = None;
             state.send.cancel = None;
-            let e = crate::core::redact::redact_text(&e);
+            // The edge: the error becomes the line the status bar and the send bar show.
+            let e = crate::core::redact::redact_text(&format!("Send: {e}"));
             super::traffic::ended(
                 state,
                 Origin::Send,
@@ -460,14 +454,14 @@ fn open_recording(
     model: &str,
     compiled: &CompiledRequest,
     on_stored: Arc<dyn Fn(StoredSend) + Send + Sync>,
-) -> Result<SendRecording, String> {
-    let store = open_seeded(path).map_err(|e| e.to_string())?;
+) -> AppResult<SendRecording> {
+    let store = open_seeded(path)?;
     if let Some(id) = session {
-        store.session(id).map_err(|e| e.to_string())?;
+        store.session(id)?;
     }
-    let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
+    let writer = Writer::open(store.path())?;
     drop(store);
-    match session {
+    Ok(match session {
         Some(id) => SendRecording::into_session(&writer, id, compiled, Some(on_stored)),
         None => SendRecording::new_session(
             &writer,
@@ -476,8 +470,7 @@ fn open_recording(
             compiled,
             Some(on_stored),
         ),
-    }
-    .map_err(|e| e.to_string())
+    }?)
 }
 
 async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
@@ -486,7 +479,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     let sender = match Sender::new(job.wire, &job.compiled.url, job.options.clone()) {
         Ok(sender) => sender,
         Err(e) => {
-            report(&ctx, SendUpdate::Failed(format!("Send: {e}"))).await;
+            report(&ctx, SendUpdate::Failed(AppError::from(e))).await;
             return ctx;
         }
     };
@@ -500,7 +493,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
                 open_recording(&path, session, &model, &compiled, on_stored)
             })
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| AppError::Worker(e.to_string()))
             .and_then(|r| r);
             match opened {
                 Ok(recording) => Some(recording),
@@ -554,11 +547,12 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             let report = |update| report_now(&ctx, generation, update);
             report(SendUpdate::Live(TimelineUpdate::finished(&result)));
             let recorded = recording.map(|recording| {
-                let stored = finish_recording(recording, result).map_err(|e| format!("{e:#}"))?;
+                let stored = finish_recording(recording, result)
+                    .map_err(|e| AppError::Reported(format!("{e:#}")))?;
                 stored
                     .request
                     .map(|request| (stored.session, request))
-                    .ok_or_else(|| "no attempt was made".to_string())
+                    .ok_or_else(|| AppError::Reported("no attempt was made".to_string()))
             });
             // The turn as the request table numbers it (its position), not the database id.
             let turn = match (&recorded, &db) {
@@ -574,7 +568,10 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     if let Err(e) = done.await {
         report(
             &ctx,
-            SendUpdate::Done(Some(Err(format!("the recording failed: {e}"))), None),
+            SendUpdate::Done(
+                Some(Err(AppError::Worker(format!("the recording failed: {e}")))),
+                None,
+            ),
         )
         .await;
     }

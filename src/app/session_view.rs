@@ -96,8 +96,8 @@ pub struct CompareState {
     pub result: Option<Arc<Compared>>,
     /// Why the last comparison failed.
     pub error: Option<String>,
-    /// Incremented per comparison started (stale results are dropped).
-    pub generation: u64,
+    /// Which comparison is the latest (stale results are dropped).
+    pub generation: crate::app::jobs::Generation,
 }
 
 /// Everything the Sessions view shows.
@@ -215,21 +215,21 @@ pub enum SessionEvent {
         /// The pair.
         pair: (usize, usize),
         /// The diff.
-        result: Result<Arc<PairView>, String>,
+        result: crate::app::error::AppResult<Arc<PairView>>,
     },
     /// Two requests were compared.
     Compared {
         /// The comparison's generation.
         generation: u64,
         /// The result.
-        result: Result<Arc<Compared>, String>,
+        result: crate::app::error::AppResult<Arc<Compared>>,
     },
     /// The inspector read its request.
     Inspected {
         /// The read's generation.
         generation: u64,
         /// What it read.
-        result: Result<Arc<inspect::Inspected>, String>,
+        result: crate::app::error::AppResult<Arc<inspect::Inspected>>,
     },
     /// The inspected body's tokens were counted.
     InspectTokens {
@@ -243,7 +243,7 @@ pub enum SessionEvent {
         /// What was copied.
         kind: inspect::CopyKind,
         /// The text, or why not.
-        result: Result<String, String>,
+        result: crate::app::error::AppResult<String>,
     },
     /// A what-if re-simulation finished.
     WhatIfDone {
@@ -328,8 +328,10 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
             }
         }
         SessionCommand::ClearCompare => {
+            let mut generation = browser.compare.generation;
+            generation.bump();
             browser.compare = CompareState {
-                generation: browser.compare.generation + 1,
+                generation,
                 ..CompareState::default()
             };
         }
@@ -347,7 +349,7 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             generation,
             result,
         } if state.sessions.open == Some(session)
-            && state.sessions.rows_generation == generation =>
+            && state.sessions.rows_generation.is_current(generation) =>
         {
             browser.analyzing = false;
             match result {
@@ -377,24 +379,24 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             result,
         } if state.sessions.open == Some(session) && browser.pair == Some(pair) => match result {
             Ok(diff) => browser.pair_diff = Some(diff),
-            Err(e) => browser.error = Some(e),
+            Err(e) => browser.error = Some(e.to_string()),
         },
         SessionEvent::Compared { generation, result }
-            if generation == browser.compare.generation =>
+            if browser.compare.generation.is_current(generation) =>
         {
             match result {
                 Ok(compared) => {
                     browser.compare.result = Some(compared);
                     browser.compare.error = None;
                 }
-                Err(e) => browser.compare.error = Some(e),
+                Err(e) => browser.compare.error = Some(e.to_string()),
             }
         }
         SessionEvent::Inspected { generation, result } => {
             inspect::inspected(&mut browser.inspect, generation, result);
         }
         SessionEvent::InspectTokens { generation, tokens }
-            if generation == browser.inspect.generation =>
+            if browser.inspect.generation.is_current(generation) =>
         {
             browser.inspect.tokens = Some(tokens);
         }
@@ -446,7 +448,7 @@ fn traffic_of_resend(state: &mut AppState, generation: u64, update: &ReplayUpdat
         }
         ReplayUpdate::Resent(result) => {
             // The timeline shows this re-send's answer while it is the latest replay.
-            let current = state.browser.replay.generation == generation;
+            let current = state.browser.replay.generation.is_current(generation);
             let outcome = current.then(|| {
                 let timeline = &state.browser.timeline;
                 let status = timeline.attempts().last().and_then(|a| a.status);
@@ -455,7 +457,7 @@ fn traffic_of_resend(state: &mut AppState, generation: u64, update: &ReplayUpdat
                     status,
                 )
             });
-            let error = result.as_ref().err().cloned();
+            let error = result.as_ref().err().map(|e| format!("Re-send: {e}"));
             super::traffic::ended(
                 state,
                 Origin::Resend,
@@ -493,8 +495,10 @@ impl SessionBrowser {
         self.select_request = None;
         self.filter.sort = None;
         if self.compare.slots.iter().all(Option::is_some) {
+            let mut generation = self.compare.generation;
+            generation.bump();
             self.compare = CompareState {
-                generation: self.compare.generation + 1,
+                generation,
                 ..CompareState::default()
             };
         }

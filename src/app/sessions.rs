@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::error::{AppError, AppResult};
 use super::event::{AppEvent, OpenedFile, PromptSource};
 use super::state::AppState;
 use crate::core::import::import_body;
@@ -38,8 +39,8 @@ pub struct SessionsModel {
     pub more: bool,
     /// Bytes the session database takes on disk (file and WAL), as of the last list read.
     pub db_bytes: Option<u64>,
-    /// Incremented per list read (stale pages are dropped).
-    pub list_generation: u64,
+    /// Which list read is the latest (stale pages are dropped).
+    pub list_generation: super::jobs::Generation,
     /// Sessions were asked for at least once.
     pub listed: bool,
     /// The open session: the one shown in both views.
@@ -48,8 +49,8 @@ pub struct SessionsModel {
     pub open_name: Option<String>,
     /// Its request rows.
     pub rows: Vec<RequestRow>,
-    /// Incremented per read of the open session (stale rows and analyses are dropped).
-    pub rows_generation: u64,
+    /// Which read of the open session is the latest (stale rows and analyses are dropped).
+    pub rows_generation: super::jobs::Generation,
     /// The stored request whose body is in the form (when the form came from the store).
     pub loaded_request: Option<i64>,
     /// The last read error.
@@ -76,7 +77,7 @@ pub enum SessionsEvent {
         /// The read's generation.
         generation: u64,
         /// The page, whether another follows, and the database's bytes on disk.
-        result: Result<(Vec<SessionSummary>, bool, u64), String>,
+        result: AppResult<(Vec<SessionSummary>, bool, u64)>,
     },
     /// The open session's rows were read.
     Rows {
@@ -85,14 +86,14 @@ pub enum SessionsEvent {
         /// The read's generation.
         generation: u64,
         /// Its rows.
-        result: Result<Vec<RequestRow>, String>,
+        result: AppResult<Vec<RequestRow>>,
         /// Its name.
         name: Option<String>,
     },
     /// A rename or delete was written (what it did, or why not).
     Edited {
         /// What was done.
-        result: Result<String, String>,
+        result: AppResult<String>,
     },
 }
 
@@ -106,8 +107,8 @@ pub struct StoreChange {
     pub open: bool,
 }
 
-fn open_store(path: &Path) -> Result<Store, String> {
-    open_seeded(path).map_err(|e| e.to_string())
+fn open_store(path: &Path) -> AppResult<Store> {
+    Ok(open_seeded(path)?)
 }
 
 /// Starts `job` on a worker with the database path; it counts as a read under way until the
@@ -115,7 +116,7 @@ fn open_store(path: &Path) -> Result<Store, String> {
 fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent + Send + 'static) {
     let model = &mut state.sessions;
     let Some(path) = model.db_path.clone() else {
-        model.error = Some("no session database is open".to_string());
+        model.error = Some(AppError::NoDatabase.to_string());
         return;
     };
     model.loading += 1;
@@ -123,7 +124,7 @@ fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent +
         ctx.report(job(&path));
     }) {
         state.sessions.loading -= 1;
-        state.sessions.error = Some(e);
+        state.sessions.error = Some(e.to_string());
     }
 }
 
@@ -131,8 +132,7 @@ fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent +
 pub fn list(state: &mut AppState) {
     let model = &mut state.sessions;
     model.listed = true;
-    model.list_generation += 1;
-    let generation = model.list_generation;
+    let generation = model.list_generation.bump();
     let search = model.search.trim().to_string();
     let mut filter = model.filter.clone();
     filter.exclude = model.pending_delete.as_ref().map(|p| p.session);
@@ -144,7 +144,7 @@ pub fn list(state: &mut AppState) {
     start(state, "list-sessions", move |path| {
         let result = open_store(path).and_then(|store| {
             let found = store.list_sessions_filtered(&filter, &search, page);
-            let mut sessions = found.map_err(|e| e.to_string())?;
+            let mut sessions = found?;
             let more = sessions.len() as u64 > SESSIONS_PAGE;
             sessions.truncate(SESSIONS_PAGE as usize);
             Ok((sessions, more, store.disk_bytes()))
@@ -196,7 +196,7 @@ pub fn close(state: &mut AppState) {
     state.sessions.open = None;
     state.sessions.open_name = None;
     state.sessions.rows.clear();
-    state.sessions.rows_generation += 1;
+    state.sessions.rows_generation.bump();
     state.browser.clear_open();
 }
 
@@ -216,11 +216,10 @@ pub fn store_changed(state: &mut AppState, change: StoreChange) {
 /// prefix for the Sessions view.
 fn read_open(state: &mut AppState, session: i64) {
     let model = &mut state.sessions;
-    model.rows_generation += 1;
-    let generation = model.rows_generation;
+    let generation = model.rows_generation.bump();
     model.error = None;
     let Some(path) = model.db_path.clone() else {
-        model.error = Some("no session database is open".to_string());
+        model.error = Some(AppError::NoDatabase.to_string());
         return;
     };
     model.loading += 1;
@@ -243,7 +242,7 @@ fn read_open(state: &mut AppState, session: i64) {
         };
         let rows = store
             .request_rows(session, Page::ALL)
-            .map_err(|e| e.to_string());
+            .map_err(AppError::from);
         let read = rows.is_ok();
         let name = store.session(session).ok().map(|s| s.name);
         if !ctx.report(rows_event(rows, name)) || !read {
@@ -255,7 +254,7 @@ fn read_open(state: &mut AppState, session: i64) {
     });
     if let Err(e) = spawned {
         state.sessions.loading -= 1;
-        state.sessions.error = Some(e);
+        state.sessions.error = Some(e.to_string());
         state.browser.analyzing = false;
     }
 }
@@ -266,7 +265,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
     model.loading = model.loading.saturating_sub(1);
     match event {
         SessionsEvent::Listed { generation, result } => {
-            if generation != model.list_generation {
+            if !model.list_generation.is_current(generation) {
                 return;
             }
             match result {
@@ -276,7 +275,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
                     model.db_bytes = Some(db_bytes);
                     model.error = None;
                 }
-                Err(e) => model.error = Some(e),
+                Err(e) => model.error = Some(e.to_string()),
             }
         }
         SessionsEvent::Rows {
@@ -285,7 +284,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
             result,
             name,
         } => {
-            if model.open != Some(session) || generation != model.rows_generation {
+            if model.open != Some(session) || !model.rows_generation.is_current(generation) {
                 return;
             }
             if name.is_some() {
@@ -302,7 +301,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
                 Err(e) => {
                     // No rows: the analysis that would follow them never starts.
                     state.browser.analyzing = false;
-                    model.error = Some(e);
+                    model.error = Some(e.to_string());
                 }
             }
         }
@@ -320,12 +319,16 @@ pub fn load_request(state: &mut AppState, session: i64, request: i64, position: 
             position,
         },
         result: open_store(path)
-            .and_then(|store| store.body(request).map_err(|e| e.to_string()))
+            .and_then(|store| Ok(store.body(request)?))
             .and_then(|body| {
-                body.value
-                    .ok_or_else(|| "the stored body is not JSON".to_string())
+                body.value.ok_or(AppError::StoredBody {
+                    request,
+                    what: "the stored body is not JSON",
+                })
             })
-            .and_then(|value| import_body(&value, &catalog).map_err(|e| e.to_string()))
+            .and_then(|value| {
+                import_body(&value, &catalog).map_err(|e| AppError::Reported(e.to_string()))
+            })
             .map(|o| OpenedFile::Body(Box::new(o)))
             .map_err(|e| format!("session #{session} turn {position}: {e}")),
     });

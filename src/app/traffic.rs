@@ -48,7 +48,7 @@ const BADGE_SETTLE: Duration = Duration::from_millis(400);
 type RowKey = (Origin, u64);
 
 /// A session's requests' ids and prefix badges, in order (or why they could not be read).
-pub type SessionBadges = Result<Vec<(i64, PrefixBadge)>, String>;
+pub type SessionBadges = super::error::AppResult<Vec<(i64, PrefixBadge)>>;
 
 /// The Traffic view's rows, filter, selection and jobs.
 #[derive(Debug, Default)]
@@ -245,7 +245,7 @@ pub enum TrafficEvent {
         /// The database the read was of.
         epoch: u64,
         /// Per request id, what the store has (or why it could not be read).
-        result: Result<Vec<(i64, StoredDetails)>, String>,
+        result: super::error::AppResult<Vec<(i64, StoredDetails)>>,
     },
     /// Sessions were analysed: their requests' badges, in order.
     Badges {

@@ -76,9 +76,9 @@ fn strip_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &CommandSen
     if send.job.is_some() || !matches!(outcome.state, TurnState::Completed { .. }) {
         return false;
     }
-    if cui.generation != send.generation {
+    if cui.generation != send.generation.current() {
         *cui = ContinueUi {
-            generation: send.generation,
+            generation: send.generation.current(),
             continued: cui.continued,
             ..ContinueUi::default()
         };

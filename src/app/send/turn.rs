@@ -127,7 +127,7 @@ pub fn check_prefix(state: &mut AppState) {
         return;
     };
     let (from, next) = (Arc::clone(&continued.from), Arc::clone(&view.compiled));
-    let generation = state.send.generation;
+    let generation = state.send.generation.current();
     let revision = continued.revision;
     if let Some(continued) = state.send.continued.as_mut() {
         continued.checking = true;

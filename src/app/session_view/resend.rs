@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ReplaySpeed, ReplayState, ReplayUpdate, SessionEvent};
+use crate::app::error::{AppError, AppResult};
 use crate::app::event::AppEvent;
 use crate::app::jobs::JobContext;
 use crate::app::send::live::{self, UiChannel, UiStep};
@@ -66,12 +67,13 @@ pub fn start(state: &mut AppState, index: usize) {
     };
     super::replay::stop_running(&mut state.browser, &state.workers);
     let browser = &mut state.browser;
-    let generation = browser.replay.generation + 1;
+    let mut next = browser.replay.generation;
+    let generation = next.bump();
     // Stop cancels this token at once (as the workbench's Send does); the job then records the
     // partial answer and still reports, so the session is read again.
     let cancel = CancelToken::new();
     browser.replay = ReplayState {
-        generation,
+        generation: next,
         speed: ReplaySpeed::Original,
         request: Some((session, position)),
         resend: true,
@@ -125,17 +127,12 @@ fn decode_recorded(
     store: &crate::store::Store,
     request: i64,
     recorded: Option<&OutcomeRecord>,
-) -> Result<Option<TurnOutcome>, String> {
-    let events = store
-        .events(request, Page::ALL)
-        .map_err(|e| e.to_string())?;
+) -> AppResult<Option<TurnOutcome>> {
+    let events = store.events(request, Page::ALL)?;
     if events.is_empty() {
         return Ok(None);
     }
-    let headers = store
-        .request(request)
-        .map_err(|e| e.to_string())?
-        .response_headers;
+    let headers = store.request(request)?.response_headers;
     let end = recorded
         .and_then(|r| r.total_us)
         .and_then(|us| u64::try_from(us).ok())
@@ -151,31 +148,27 @@ fn prepare(
     (session, request, compare_with): (i64, i64, Option<i64>),
     target: &CompiledRequest,
     on_stored: Arc<dyn Fn(StoredSend) + Send + Sync>,
-) -> Result<Prepared, String> {
-    let store = open_seeded(path).map_err(|e| e.to_string())?;
-    let mut body = store.body(request).map_err(|e| e.to_string())?;
+) -> AppResult<Prepared> {
+    let store = open_seeded(path)?;
+    let mut body = store.body(request)?;
     let Some(serde_json::Value::Object(mut map)) = body.value else {
-        return Err(format!(
-            "request {request}: the stored body is not a JSON object"
-        ));
+        return Err(AppError::StoredBody {
+            request,
+            what: "the stored body is not a JSON object",
+        });
     };
     // Ask the server why: compare with the previous request's recorded response.
     if let Some(previous) = compare_with {
         let response = store
-            .outcome(previous)
-            .map_err(|e| e.to_string())?
+            .outcome(previous)?
             .and_then(|o| o.response_id)
-            .ok_or_else(|| {
-                "Ask the server why: the request before this one has no recorded response id \
-                 (nothing was sent)"
-                    .to_string()
-            })?;
+            .ok_or(AppError::NoPreviousResponse)?;
         let order = CompileRules::preset(&target.rules)
             .map_or_else(|| BodyField::ALL.to_vec(), |rules| rules.field_order);
         set_comparison_response(&mut map, &order, &response);
-        body.bytes = serde_json::to_vec(&map).map_err(|e| e.to_string())?;
+        body.bytes = serde_json::to_vec(&map)?;
     }
-    let recorded = store.outcome(request).map_err(|e| e.to_string())?;
+    let recorded = store.outcome(request)?;
     let decoded = decode_recorded(&store, request, recorded.as_ref())?;
     // The target's URL and headers with the recorded body, sent as stored (uncompressed).
     let mut compiled = target.clone();
@@ -186,11 +179,10 @@ fn prepare(
         .headers
         .retain(|h| !h.name.eq_ignore_ascii_case("content-encoding"));
     compiled.notes.clear();
-    store.session(session).map_err(|e| e.to_string())?;
-    let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
+    store.session(session)?;
+    let writer = Writer::open(store.path())?;
     drop(store);
-    let recording = SendRecording::into_session(&writer, session, &compiled, Some(on_stored))
-        .map_err(|e| e.to_string())?;
+    let recording = SendRecording::into_session(&writer, session, &compiled, Some(on_stored))?;
     Ok((compiled, recorded, decoded, recording))
 }
 
@@ -233,7 +225,10 @@ async fn resend_job(
             return ctx;
         }
         Err(e) => {
-            report(&ctx, ReplayUpdate::Resent(Err(e.to_string())));
+            report(
+                &ctx,
+                ReplayUpdate::Resent(Err(AppError::Worker(e.to_string()))),
+            );
             return ctx;
         }
     };
@@ -249,13 +244,13 @@ async fn resend_job(
     if let Some(decoded) = decoded {
         report(&ctx, ReplayUpdate::RecordedOutcome(Box::new(decoded)));
     }
+    // The same preparation and the same words as the workbench's Send (a missing key
+    // included: `AppError::MissingApiKey`).
     let sender = resolve_headers(&compiled, |env| lookup(env))
-        .map_err(|e| e.to_string())
         .and_then(|headers| {
-            Sender::new(wire, &compiled.url, options)
-                .map(|sender| (sender, headers))
-                .map_err(|e| e.to_string())
-        });
+            Sender::new(wire, &compiled.url, options).map(|sender| (sender, headers))
+        })
+        .map_err(AppError::from);
     let (sender, headers) = match sender {
         Ok(ready) => ready,
         Err(e) => {
@@ -284,15 +279,15 @@ async fn resend_job(
         let recorded = match recording {
             Some(recording) => finish_recording(recording, result)
                 .map(|stored| stored.session)
-                .map_err(|e| format!("{e:#}")),
-            None => Err("the send was not recorded".to_string()),
+                .map_err(|e| AppError::Reported(format!("{e:#}"))),
+            None => Err(AppError::Reported("the send was not recorded".to_string())),
         };
         report(&end, ReplayUpdate::Resent(recorded));
         Ok(())
     })
     .await
-    .map_err(|e| e.to_string())
-    .and_then(|r: Result<(), String>| r);
+    .map_err(|e| AppError::Worker(e.to_string()))
+    .and_then(|r: AppResult<()>| r);
     if let Err(e) = ended {
         report(&ctx, ReplayUpdate::Resent(Err(e)));
     }

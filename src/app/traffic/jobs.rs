@@ -7,6 +7,7 @@
 use std::path::Path;
 
 use super::{DETAILS_BATCH, StoredDetails, TrafficEvent};
+use crate::app::error::{AppError, AppResult};
 use crate::app::event::AppEvent;
 use crate::app::session_view::inspect::{InspectReport, inspected, start_read};
 use crate::app::session_view::{PrefixBadge, SessionEvent, analyze_stored};
@@ -15,14 +16,14 @@ use crate::core::session_label::client_of;
 use crate::store::seed::open_seeded;
 use crate::store::{Page, Store};
 
-fn open_store(path: &Path) -> Result<Store, String> {
-    open_seeded(path).map_err(|e| e.to_string())
+fn open_store(path: &Path) -> AppResult<Store> {
+    Ok(open_seeded(path)?)
 }
 
 /// What the store has of `request`.
-pub fn stored_details(store: &Store, request: i64) -> Result<StoredDetails, String> {
-    let record = store.request(request).map_err(|e| e.to_string())?;
-    let outcome = store.outcome(request).map_err(|e| e.to_string())?;
+pub fn stored_details(store: &Store, request: i64) -> AppResult<StoredDetails> {
+    let record = store.request(request)?;
+    let outcome = store.outcome(request)?;
     let summary = record.summary;
     Ok(StoredDetails {
         session: summary.session_id,
@@ -70,16 +71,15 @@ pub(super) fn read_details(state: &mut AppState) {
 }
 
 /// The badges of `session`'s requests, with their ids, in order.
-fn session_badges(store: &Store, session: i64) -> Result<Vec<(i64, PrefixBadge)>, String> {
+fn session_badges(store: &Store, session: i64) -> AppResult<Vec<(i64, PrefixBadge)>> {
     let ids: Vec<i64> = store
-        .requests(session, Page::ALL)
-        .map_err(|e| e.to_string())?
+        .requests(session, Page::ALL)?
         .into_iter()
         .map(|r| r.id)
         .collect();
     match analyze_stored(store, session, 0) {
         SessionEvent::Analyzed { result, .. } => {
-            let analysis = result?;
+            let analysis = result.map_err(AppError::Reported)?;
             Ok(ids
                 .into_iter()
                 .zip(analysis.badges.iter().cloned())
@@ -105,7 +105,13 @@ pub(super) fn read_badges(state: &mut AppState) {
                 .iter()
                 .map(|&session| (session, session_badges(&store, session)))
                 .collect(),
-            Err(e) => sessions.iter().map(|&s| (s, Err(e.clone()))).collect(),
+            Err(e) => {
+                let e = e.to_string();
+                sessions
+                    .iter()
+                    .map(|&s| (s, Err(AppError::Reported(e.clone()))))
+                    .collect()
+            }
         };
         ctx.report(AppEvent::Traffic(TrafficEvent::Badges { epoch, result }));
     });
@@ -143,7 +149,7 @@ pub(super) fn apply_inspected(state: &mut AppState, generation: u64, report: Ins
     match report {
         InspectReport::Read(result) => inspected(inspect, generation, result),
         InspectReport::Tokens(tokens) => {
-            if generation == inspect.generation {
+            if inspect.generation.is_current(generation) {
                 inspect.tokens = Some(tokens);
             }
         }
