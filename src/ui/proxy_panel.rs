@@ -205,8 +205,8 @@ fn snippet_ui(ui: &mut Ui, snippet: &crate::core::setup_lines::SetupSnippet, tx:
         }
         ui.add(egui::Label::new(RichText::new(snippet.title).strong()).wrap());
     });
+    // Wrapped inside the frame (its margins inside the pane: nothing runs past its edge).
     egui::Frame::group(ui.style()).show(ui, |ui| {
-        ui.set_width(ui.available_width());
         ui.add(egui::Label::new(RichText::new(&snippet.text).monospace()).wrap());
     });
 }
@@ -338,7 +338,7 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         _ => {
             // As many lines as a running server shows: starting it moves nothing below.
             ui.weak("Stopped");
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.weak(format!("{point}: (start it first)"));
             });
         }

@@ -127,28 +127,32 @@ fn filter_bar_ui(ui: &mut Ui, state: &AppState, tui: &mut TrafficUi, tx: &Comman
     let current = log.filter();
     let mut filter = current.clone();
     ui.horizontal_wrapped(|ui| {
-        let client = filter
-            .client
-            .clone()
-            .unwrap_or_else(|| "any client".to_string());
-        egui::ComboBox::from_label("client")
+        // Each filter's name before it, as the rest of the bar reads.
+        let label = ui.label("client");
+        let client = filter.client.clone().unwrap_or_else(|| "any".to_string());
+        egui::ComboBox::from_id_salt("traffic_client")
             .selected_text(client)
-            .width(110.0)
+            .width(100.0)
             .truncate()
             .show_ui(ui, |ui| {
-                ui.selectable_value(&mut filter.client, None, "any client");
+                ui.selectable_value(&mut filter.client, None, "any");
                 for client in &log.clients {
                     ui.selectable_value(&mut filter.client, Some(client.clone()), client);
                 }
-            });
-        egui::ComboBox::from_label("status")
+            })
+            .response
+            .labelled_by(label.id);
+        let label = ui.label("status");
+        egui::ComboBox::from_id_salt("traffic_status")
             .selected_text(filter.status.label())
-            .width(90.0)
+            .width(80.0)
             .show_ui(ui, |ui| {
                 for class in StatusClass::ALL {
                     ui.selectable_value(&mut filter.status, class, class.label());
                 }
-            });
+            })
+            .response
+            .labelled_by(label.id);
         let label = ui.label("model");
         if ui
             .add(
@@ -237,8 +241,8 @@ fn filter_bar_ui(ui: &mut Ui, state: &AppState, tui: &mut TrafficUi, tx: &Comman
 /// The prefix badge is sixth: beside the Record panel at 1024×700 (about 780 points) it is in
 /// view; the last columns scroll sideways there.
 const COLUMNS: [(&str, f32, f32); 10] = [
-    ("time", 60.0, 50.0),
-    ("method", 42.0, 36.0),
+    ("time", 68.0, 50.0),
+    ("method", 50.0, 36.0),
     ("client", 84.0, 50.0),
     ("model", 84.0, 50.0),
     ("status", 106.0, 60.0),
@@ -285,13 +289,14 @@ fn table_ui(ui: &mut Ui, state: &AppState, tui: &mut TrafficUi, tx: &CommandSend
     let header_height = row_height.max(ui.spacing().interact_size.y);
     let scroll_bar = ui.spacing().scroll.bar_width + ui.spacing().item_spacing.y;
     let body_height = (ui.available_height() - header_height - scroll_bar).max(row_height);
+    let room = ui.available_width();
     // Wider than the pane: the table scrolls sideways (its rows scroll inside).
     egui::ScrollArea::horizontal()
         .id_salt("traffic_sideways")
         .auto_shrink([false, true])
         .show(ui, |ui| {
             let table = TableBuilder::new(ui);
-            let heights = (row_height, header_height, body_height);
+            let heights = (row_height, header_height, body_height, room);
             rows_table(table, state, tui, heights, (offset, scroll_to), tx);
         });
 }
@@ -300,7 +305,7 @@ fn rows_table(
     table: TableBuilder<'_>,
     state: &AppState,
     tui: &mut TrafficUi,
-    (row_height, header_height, body_height): (f32, f32, f32),
+    (row_height, header_height, body_height, room): (f32, f32, f32, f32),
     (offset, scroll_to): (Option<f32>, Option<usize>),
     tx: &CommandSender,
 ) {
@@ -315,9 +320,17 @@ fn rows_table(
         .min_scrolled_height(0.0)
         .max_scroll_height(body_height)
         .animate_scrolling(false);
-    for (i, (_, width, least)) in COLUMNS.iter().enumerate() {
+    // The prefix badge takes the room a wide window has to spare (up to 360 points), so its
+    // cause is read whole; the session column takes the rest.
+    let fixed: f32 = COLUMNS.iter().map(|(_, width, _)| width).sum();
+    let spare = (room - fixed - COLUMNS.len() as f32 * 8.0).max(0.0);
+    for (i, (title, width, least)) in COLUMNS.iter().enumerate() {
         let column = if i == COLUMNS.len() - 1 {
             Column::remainder().at_least(*least)
+        } else if *title == "prefix" {
+            Column::initial((width + spare * 0.6).min(360.0))
+                .at_least(*least)
+                .clip(true)
         } else {
             Column::initial(*width).at_least(*least).clip(true)
         };

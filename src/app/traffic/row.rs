@@ -193,7 +193,8 @@ impl TrafficRow {
         if details.model.is_some() {
             self.model = details.model;
         }
-        if details.client.is_some() {
+        // A send's client is the app (its Codex-like headers name Codex's originator).
+        if details.client.is_some() && !matches!(self.origin, Origin::Send | Origin::Resend) {
             self.client = details.client;
         }
         if let Some(started) = details.started_us {

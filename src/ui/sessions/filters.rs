@@ -72,9 +72,12 @@ pub fn session_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx
             .iter()
             .find(|(s, _)| *s == filter.status)
             .map_or("any requests", |(_, l)| l);
+        // Narrower in a narrow list (beside the Record panel at 1024×700 a 150-point box did
+        // not fit its row and was drawn as a tall block).
+        let width = (ui.available_width() - 60.0).clamp(80.0, 150.0);
         egui::ComboBox::from_label("status")
             .selected_text(shown)
-            .width(150.0)
+            .width(width)
             .truncate()
             .show_ui(ui, |ui| {
                 for (status, label) in STATUSES {
