@@ -9,7 +9,8 @@
 #   shot:NAME         screenshot to OUTDIR/NAME.png
 #   fill:             move the app's window to 0,0 and size it to the whole screen
 # Run from the project root after `cargo build --release` (PW_BIN overrides the binary). Needs xvfb,
-# imagemagick and xdotool. Every step waits 0.7 s after it so the app can draw.
+# imagemagick and xdotool. Every step waits 0.7 s after it so the app can draw. Keys and typing
+# go to the app's window (given the keyboard first: with no window manager they went nowhere).
 set -u
 size=${1:?usage: window-steps.sh WxH OUTDIR STEP… [-- ARGS]}; outdir=${2:?outdir}; shift 2
 steps=()
@@ -25,11 +26,16 @@ trap 'kill $app $xv 2>/dev/null; wait 2>/dev/null' EXIT
 sleep "${PW_START_WAIT:-5}"
 kill -0 $app 2>/dev/null || { echo "the app exited: $(tail -n 3 "$home/app.log")"; exit 1; }
 x() { DISPLAY=:$n xdotool "$@"; }
+# Without a window manager nothing gives the app the keyboard: keys and typing went nowhere.
+focus() {
+  local w; w=$(x search --onlyvisible --pid "$app" 2>/dev/null | head -n 1)
+  [ -n "$w" ] && x windowfocus --sync "$w" 2>/dev/null
+}
 for step in "${steps[@]}"; do
   kind=${step%%:*}; arg=${step#*:}
   case $kind in
-    key) x key "$arg" ;;
-    type) x type --delay 30 "$arg" ;;
+    key) focus; x key "$arg" ;;
+    type) focus; x type --delay 30 "$arg" ;;
     click|rclick|dclick)
       IFS=, read -r px py <<<"$arg"; x mousemove "$px" "$py"; sleep 0.2
       case $kind in click) x click 1 ;; rclick) x click 3 ;; dclick) x click --repeat 2 1 ;; esac ;;

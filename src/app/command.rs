@@ -61,6 +61,8 @@ pub enum PromptEdit {
     Target(CompileTarget),
     /// Only the base URL of the target (typed, so consecutive edits make one undo step).
     BaseUrl(Option<String>),
+    /// The top-level body fields sent over what the rules compile (`temperature`…).
+    BodyOverrides(crate::core::json::JsonMap),
 }
 
 /// A text field of the prompt that is typed into: consecutive edits of the same field make a
@@ -83,6 +85,8 @@ pub enum EditField {
     CacheOptions,
     /// The target's base URL.
     BaseUrl,
+    /// The other body fields' values.
+    BodyOverrides,
 }
 
 impl PromptEdit {
@@ -98,6 +102,7 @@ impl PromptEdit {
             Self::CacheKey(_) => Some(EditField::CacheKey),
             Self::CacheOptions(_) => Some(EditField::CacheOptions),
             Self::BaseUrl(_) => Some(EditField::BaseUrl),
+            Self::BodyOverrides(_) => Some(EditField::BodyOverrides),
             _ => None,
         }
     }
@@ -134,8 +139,13 @@ pub enum AppCommand {
     Save,
     /// Show the file dialog for a kind of export (None: open a prompt).
     ShowFileDialog(Option<ExportKind>, usize),
-    /// Write an export (or the prompt) to a path.
+    /// Write an export (or the prompt) to a path (a file already there, other than the one the
+    /// prompt came from, is not replaced: the dialog asks).
     WriteFile(ExportKind, usize, PathBuf),
+    /// Replace the existing file the file dialog asked about.
+    ReplaceFile,
+    /// Complete the path typed in the file dialog (Tab).
+    CompletePath(String),
     /// Ask the system file dialog for the open file dialog's path.
     Browse,
     /// Open the paste-a-body dialog.
@@ -194,6 +204,8 @@ pub enum AppCommand {
     Record(super::proxy::RecordCommand),
     /// Codex session and model catalog imports (`imports.rs`).
     Import(super::imports::ImportCommand),
+    /// The Traffic view (`traffic.rs`).
+    Traffic(super::traffic::TrafficCommand),
 }
 
 /// The bundled example prompts: (file name, contents).

@@ -96,5 +96,6 @@ pub fn apply(state: &mut AppState, edit: PromptEdit) {
         PromptEdit::CacheRetention(r) => prompt.prompt_cache_retention = r,
         PromptEdit::Target(target) => prompt.compile = target,
         PromptEdit::BaseUrl(url) => prompt.compile.base_url = url,
+        PromptEdit::BodyOverrides(fields) => prompt.body_overrides = fields,
     }
 }

@@ -92,8 +92,10 @@ pub enum AppEvent {
         /// For a Prompt file: the prompt that was written (compared by pointer, never guessed).
         prompt: Option<Arc<Prompt>>,
         /// Bytes written, or why not.
-        result: Result<usize, String>,
+        result: Result<usize, super::files::WriteError>,
     },
+    /// The file dialog's typed path was completed (Tab).
+    PathCompleted(super::files::PathCompletion),
     /// A read of the sessions model reports (`sessions.rs`).
     SessionsModel(super::sessions::SessionsEvent),
     /// A write changed the store (a send, a Re-send, the proxy, an import): the one event that
@@ -144,4 +146,6 @@ pub enum AppEvent {
     Record(super::proxy::RecordEvent),
     /// A Codex session or catalog import reports (`imports.rs`).
     Import(super::imports::ImportEvent),
+    /// A job of the Traffic view reports (`traffic.rs`).
+    Traffic(super::traffic::TrafficEvent),
 }

@@ -283,3 +283,195 @@ fn stored_bytes(
 pub fn export_bytes(state: &AppState, kind: ExportKind, column: usize) -> Result<Vec<u8>, String> {
     ExportSource::of(state, kind, column)?.bytes(kind)
 }
+
+/// Why a file was not written.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteError {
+    /// The path names a file that is not the one the prompt came from: the user is asked
+    /// before it is replaced.
+    #[error("a file exists there: replace it, or choose another path")]
+    Exists,
+    /// The bytes could not be made or written.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// Writes `bytes` to `path` (owner-readable), refusing to replace a file that exists unless
+/// `replace`.
+pub fn write_new_or_replace(path: &Path, bytes: &[u8], replace: bool) -> Result<(), WriteError> {
+    if !replace && path.exists() {
+        return Err(WriteError::Exists);
+    }
+    crate::store::har::write_private(path, bytes).map_err(|e| WriteError::Failed(e.to_string()))
+}
+
+/// Entries listed at most when a path is completed (a huge folder completes from these).
+pub const MAX_COMPLETION_ENTRIES: usize = 20_000;
+
+/// What Tab in a path field did to the text typed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PathCompletion {
+    /// The text it completed.
+    pub typed: String,
+    /// The completed text (the typed text when nothing could be added).
+    pub text: String,
+    /// The names that match when more than one does (at most 12), for the dialog to show.
+    pub candidates: Vec<String>,
+}
+
+/// Completes `typed` from `entries` (the names in its folder, each with whether it is a folder):
+/// the longest common start of the names that begin with its last component, a `/` after a
+/// single folder. Pure: [`complete_path`] lists the folder.
+pub fn complete_from(typed: &str, entries: &[(String, bool)]) -> PathCompletion {
+    let (folder, start) = match typed.rfind('/') {
+        Some(i) => (&typed[..=i], &typed[i + 1..]),
+        None => ("", typed),
+    };
+    let mut matching: Vec<&(String, bool)> = entries
+        .iter()
+        .filter(|(name, _)| {
+            name.starts_with(start) && (!name.starts_with('.') || start.starts_with('.'))
+        })
+        .collect();
+    matching.sort();
+    let text = match matching.as_slice() {
+        [] => typed.to_string(),
+        [(name, is_dir)] => format!("{folder}{name}{}", if *is_dir { "/" } else { "" }),
+        [(first, _), rest @ ..] => {
+            let mut common = first.as_str();
+            for (name, _) in rest {
+                let shared = common
+                    .char_indices()
+                    .zip(name.chars())
+                    .find(|((_, a), b)| a != b)
+                    .map_or(common.len().min(name.len()), |((i, _), _)| i);
+                common = &common[..shared];
+            }
+            format!("{folder}{common}")
+        }
+    };
+    let candidates = if matching.len() > 1 {
+        matching
+            .iter()
+            .take(12)
+            .map(|(name, is_dir)| format!("{name}{}", if *is_dir { "/" } else { "" }))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    PathCompletion {
+        typed: typed.to_string(),
+        text,
+        candidates,
+    }
+}
+
+/// Completes `typed` from the folder it names (relative paths: the working folder), reading at
+/// most [`MAX_COMPLETION_ENTRIES`] entries. A folder that cannot be read completes nothing.
+pub fn complete_path(typed: &str) -> PathCompletion {
+    let folder = match typed.rfind('/') {
+        Some(0) => Path::new("/"),
+        Some(i) => Path::new(&typed[..i]),
+        None => Path::new("."),
+    };
+    let entries: Vec<(String, bool)> = std::fs::read_dir(folder)
+        .map(|dir| {
+            dir.filter_map(Result::ok)
+                .take(MAX_COMPLETION_ENTRIES)
+                .filter_map(|entry| {
+                    let name = entry.file_name().into_string().ok()?;
+                    let is_dir = entry.file_type().is_ok_and(|t| t.is_dir())
+                        || std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+                    Some((name, is_dir))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    complete_from(typed, &entries)
+}
+
+#[cfg(test)]
+mod completion_tests {
+    use pretty_assertions::assert_eq;
+
+    use super::*;
+
+    #[test]
+    fn tab_completes_a_unique_name_and_the_common_start_of_several() {
+        let entries: Vec<(String, bool)> = [
+            ("prompts", true),
+            ("prompt.json", false),
+            ("promptwire.sqlite", false),
+            ("README.md", false),
+            (".hidden", false),
+        ]
+        .iter()
+        .map(|(n, d)| (n.to_string(), *d))
+        .collect();
+        let cases: Vec<(&str, String, Vec<String>)> = [
+            "/work/REA",
+            "/work/prom",
+            "/work/prompts",
+            "/work/x",
+            "/work/",
+        ]
+        .into_iter()
+        .map(|typed| {
+            let c = complete_from(typed, &entries);
+            (typed, c.text, c.candidates)
+        })
+        .collect();
+        assert_eq!(
+            cases,
+            vec![
+                ("/work/REA", "/work/README.md".to_string(), vec![]),
+                (
+                    "/work/prom",
+                    "/work/prompt".to_string(),
+                    vec![
+                        "prompt.json".to_string(),
+                        "prompts/".to_string(),
+                        "promptwire.sqlite".to_string()
+                    ]
+                ),
+                ("/work/prompts", "/work/prompts/".to_string(), vec![]),
+                ("/work/x", "/work/x".to_string(), vec![]),
+                (
+                    "/work/",
+                    "/work/".to_string(),
+                    vec![
+                        "README.md".to_string(),
+                        "prompt.json".to_string(),
+                        "prompts/".to_string(),
+                        "promptwire.sqlite".to_string()
+                    ]
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_real_folder_completes_and_an_existing_file_is_not_replaced_unasked() {
+        let dir = std::env::temp_dir().join(format!("pw-complete-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("sub")).expect("dir");
+        std::fs::write(dir.join("only-file.json"), "{}").expect("file");
+        let base = format!("{}/", dir.display());
+        assert_eq!(
+            complete_path(&format!("{base}on")).text,
+            format!("{base}only-file.json")
+        );
+        assert_eq!(
+            complete_path(&format!("{base}su")).text,
+            format!("{base}sub/")
+        );
+        let file = dir.join("only-file.json");
+        assert_eq!(
+            write_new_or_replace(&file, b"new", false),
+            Err(WriteError::Exists)
+        );
+        assert_eq!(std::fs::read(&file).expect("read"), b"{}");
+        assert_eq!(write_new_or_replace(&file, b"new", true), Ok(()));
+        assert_eq!(std::fs::read(&file).expect("read"), b"new");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
+}

@@ -61,6 +61,7 @@ impl AppState {
             },
             browser: super::session_view::SessionBrowser::default(),
             record: super::proxy::RecordState::default(),
+            traffic: super::traffic::TrafficLog::default(),
             live: super::session_view::live::LiveFollow::default(),
             imports: super::imports::ImportsState::default(),
             close_confirmed: false,
@@ -176,12 +177,32 @@ impl AppState {
                     self.prompt_loaded(PromptSource::File(path), Ok(*file));
                 }
             }
+            // The file the prompt came from is saved over; a form from anywhere else (an
+            // import, a session, an example, Continue) asks where.
             AppCommand::Save => match self.prompt_path.clone() {
-                Some(path) => self.write_file(ExportKind::Prompt, 0, path),
+                Some(path) => self.write_file(ExportKind::Prompt, 0, path, true),
                 None => self.show_file_dialog(Some(ExportKind::Prompt), 0),
             },
             AppCommand::ShowFileDialog(kind, column) => self.show_file_dialog(kind, column),
-            AppCommand::WriteFile(kind, column, path) => self.write_file(kind, column, path),
+            AppCommand::WriteFile(kind, column, path) => {
+                self.write_file(kind, column, path, false);
+            }
+            AppCommand::ReplaceFile => {
+                if let Some(Dialog::File {
+                    kind: Some(kind),
+                    column,
+                    replace,
+                    ..
+                }) = self.dialog.as_mut()
+                    && let Some(path) = replace.take()
+                {
+                    let (kind, column) = (*kind, *column);
+                    self.write_file(kind, column, path, true);
+                }
+            }
+            AppCommand::CompletePath(typed) => self.spawn("complete-path", move |job| {
+                job.report(super::AppEvent::PathCompleted(files::complete_path(&typed)));
+            }),
             AppCommand::Browse => self.browse(),
             AppCommand::ShowImportDialog => self.open_dialog(Dialog::Import {
                 error: None,
@@ -292,6 +313,7 @@ impl AppState {
             AppCommand::CancelJob(id) => self.workers.cancel(id),
             AppCommand::Sessions(command) => super::session_view::handle(self, command),
             AppCommand::Record(command) => super::proxy::handle(self, command),
+            AppCommand::Traffic(command) => super::traffic::handle(self, command),
             AppCommand::Import(command) => super::imports::handle(self, command),
         }
     }
@@ -356,23 +378,30 @@ impl AppState {
             column,
             path: dir.join(name),
             note: None,
+            replace: None,
+            completion: None,
         });
     }
 
-    fn write_file(&mut self, kind: ExportKind, column: usize, path: PathBuf) {
+    /// Writes `kind` to `path` on a worker; a file already there is replaced only when
+    /// `replace` or when it is the file the prompt came from (else the dialog asks).
+    fn write_file(&mut self, kind: ExportKind, column: usize, path: PathBuf, replace: bool) {
         let source = match files::ExportSource::of(self, kind, column) {
             Ok(source) => source,
             Err(e) => return self.set_status(e, true),
         };
+        let own = kind == ExportKind::Prompt && self.prompt_path.as_ref() == Some(&path);
+        let replace = replace || own;
         let written = (kind == ExportKind::Prompt).then(|| Arc::clone(&self.prompt));
         let started = self.workers.spawn("write", move |job| {
             // The bytes are made here, on the worker: pretty-printing a large prompt, a HAR
             // log or redacting a whole body must not hold up a frame.
-            let result = source.bytes(kind).and_then(|bytes| {
-                crate::store::har::write_private(&path, &bytes)
-                    .map(|()| bytes.len())
-                    .map_err(|e| e.to_string())
-            });
+            let result = source
+                .bytes(kind)
+                .map_err(files::WriteError::Failed)
+                .and_then(|bytes| {
+                    files::write_new_or_replace(&path, &bytes, replace).map(|()| bytes.len())
+                });
             job.report(super::AppEvent::FileWritten {
                 path,
                 kind,

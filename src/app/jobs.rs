@@ -18,6 +18,30 @@ pub const EVENT_QUEUE: usize = 256;
 /// Identifies a running job.
 pub type JobId = u64;
 
+/// The one way stale worker results are dropped: a counter per kind of request (a list read, an
+/// analysis, a send…). Starting a request takes [`Generation::bump`] and hands the number to its
+/// job; the job's result carries it back and is applied only while [`Generation::is_current`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Generation(u64);
+
+impl Generation {
+    /// Starts a new request: the number its result must carry.
+    pub fn bump(&mut self) -> u64 {
+        self.0 += 1;
+        self.0
+    }
+
+    /// The latest request's number.
+    pub fn current(self) -> u64 {
+        self.0
+    }
+
+    /// True when a result carrying `generation` belongs to the latest request.
+    pub fn is_current(self, generation: u64) -> bool {
+        self.0 == generation
+    }
+}
+
 /// Sends [`AppEvent`]s to the UI thread and asks for a repaint after each one.
 #[derive(Clone)]
 pub struct EventSender {
@@ -135,6 +159,13 @@ impl Workers {
         }
     }
 
+    /// Asks for a frame in `delay` (work that is due later, with nothing else to wake the UI).
+    pub fn repaint_after(&self, delay: Duration) {
+        if let Some(ctx) = &self.events.ctx {
+            ctx.request_repaint_after(delay);
+        }
+    }
+
     /// A sender for long-lived workers (the compile worker) that are not one-shot jobs.
     pub fn event_sender(&self) -> EventSender {
         self.events.clone()
@@ -158,7 +189,8 @@ impl Workers {
     }
 
     /// Runs `job` on a plain thread (CPU or disk work); it reports through its context and is
-    /// followed by [`AppEvent::JobFinished`]. Returns the job's id.
+    /// followed by [`AppEvent::JobFinished`]. Returns the job's id (its error is text: every
+    /// caller shows it as it is, and `session_view::whatif` stores it).
     pub fn spawn(
         &mut self,
         name: &str,

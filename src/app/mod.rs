@@ -16,7 +16,8 @@
 //! - The job functions themselves live beside their concern and do not touch `AppState`:
 //!   `files.rs` (read / import / export bytes), `sessions.rs` (the one sessions model: the
 //!   listed page, the open session and its rows, refreshed by every store write through
-//!   [`AppEvent::StoreChanged`]).
+//!   [`AppEvent::StoreChanged`]), `traffic.rs` (the Traffic view's live list of every request
+//!   the app handles).
 //!
 //! Adding a job (send, replay, proxy): add the `AppEvent` variants it reports (e.g.
 //! `StreamEvent { request, raw, mapped }`, `Outcome`, `StoreChanged`), a worker function
@@ -30,6 +31,7 @@
 
 pub mod command;
 pub mod edit;
+pub mod error;
 pub mod event;
 pub mod files;
 pub mod handle;
@@ -49,6 +51,7 @@ pub mod settings;
 pub mod state;
 pub mod target_view;
 pub mod timeline;
+pub mod traffic;
 pub mod worker;
 
 pub use command::{AppCommand, EditField, PromptEdit};

@@ -29,6 +29,10 @@ pub enum PaneId {
     ReplayTimeline,
     /// The Sessions view's request inspector, at the right of the table.
     Inspector,
+    /// The Traffic view's live request list (its central area: maximisable, not collapsible).
+    Traffic,
+    /// The Traffic view's inspector of the selected request, under the list.
+    TrafficInspector,
 }
 
 impl PaneId {
@@ -52,6 +56,9 @@ impl PaneId {
         Self::Inspector,
     ];
 
+    /// The panes of the Traffic view, in key order (Alt+1 … Alt+3).
+    pub const TRAFFIC: [PaneId; 3] = [Self::Traffic, Self::TrafficInspector, Self::Record];
+
     /// The name in its header.
     pub fn title(self) -> &'static str {
         match self {
@@ -65,12 +72,14 @@ impl PaneId {
             Self::Analysis => "Analysis",
             Self::ReplayTimeline => "Replay",
             Self::Inspector => "Inspector",
+            Self::Traffic => "Traffic",
+            Self::TrafficInspector => "Request",
         }
     }
 
     /// A central area fills what the panels leave: it can be maximised, not collapsed.
     pub fn is_central(self) -> bool {
-        matches!(self, Self::Columns | Self::Analysis)
+        matches!(self, Self::Columns | Self::Analysis | Self::Traffic)
     }
 }
 

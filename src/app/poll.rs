@@ -31,6 +31,8 @@ impl AppState {
             self.submit_compile();
         }
         super::send::turn::check_prefix(self);
+        // The Traffic view's analyses wait for a burst to settle: started once it has.
+        super::traffic::poll(self);
         more
     }
 
@@ -116,7 +118,17 @@ impl AppState {
                         self.set_status(format!("Wrote {n} bytes to {shown}"), false);
                         self.continue_after_save(kind, true);
                     }
-                    Err(e) => {
+                    Err(super::files::WriteError::Exists) => {
+                        // Asked in the dialog; what "Save first" was to do waits for it.
+                        let text = format!("{shown} exists: replace it?");
+                        if let Some(Dialog::File { replace, note, .. }) = self.dialog.as_mut() {
+                            *replace = Some(path);
+                            *note = None;
+                        }
+                        self.set_status(text, false);
+                        self.continue_after_save(kind, false);
+                    }
+                    Err(super::files::WriteError::Failed(e)) => {
                         if let Some(Dialog::File { note, .. }) = self.dialog.as_mut() {
                             *note = Some(format!("Cannot write: {e}"));
                         }
@@ -128,6 +140,12 @@ impl AppState {
             AppEvent::SessionsModel(event) => super::sessions::apply(self, event),
             AppEvent::StoreChanged(change) => super::sessions::store_changed(self, change),
             AppEvent::ProvidersImported { path, result } => self.providers_imported(&path, result),
+            AppEvent::PathCompleted(completed) => {
+                if let Some(Dialog::File { completion, .. }) = self.dialog.as_mut() {
+                    let count = completion.as_ref().map_or(1, |(n, _)| n + 1);
+                    *completion = Some((count, completed));
+                }
+            }
             AppEvent::PathChosen { path, unavailable } => {
                 if let Some(Dialog::File {
                     path: suggested,
@@ -162,6 +180,7 @@ impl AppState {
             AppEvent::Record(event) => super::proxy::apply(self, event),
             AppEvent::Import(event) => super::imports::apply(self, event),
             AppEvent::Send(report) => super::send::apply(self, report),
+            AppEvent::Traffic(event) => super::traffic::apply(self, event),
         }
     }
 

@@ -8,7 +8,8 @@
 //! by that job before anything listens: a file that cannot be used is the server's error. When a request starts or finishes the Sessions view's list
 //! (and the open session's rows) are read again, so recorded requests appear as they arrive,
 //! and the newest proxied request streams into the Sessions view's timeline
-//! (`session_view/live.rs`).
+//! (`session_view/live.rs`). Every request either server handles is a row of the Traffic view
+//! (`traffic.rs`).
 //!
 //! Wiring: [`AppCommand::Record`](super::AppCommand::Record) goes to [`handle`],
 //! [`AppEvent::Record`] to [`apply`], a finished job to [`job_finished`].
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
+use super::error::{AppError, AppResult};
 use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
 use super::state::AppState;
@@ -172,7 +174,7 @@ pub enum RecordEvent {
         /// Which server.
         kind: ServerKind,
         /// Its address and start warning, or why it did not start.
-        result: Result<(SocketAddr, Option<String>), String>,
+        result: AppResult<(SocketAddr, Option<String>)>,
     },
     /// Outcomes of this session reached the store (the recorder commits them in batches).
     Committed {
@@ -253,14 +255,14 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
                 if let Some(path) = ca {
                     let read = tokio::task::spawn_blocking(move || ExtraRoots::read_file(&path))
                         .await
-                        .map_err(|e| e.to_string())
-                        .and_then(|read| read.map_err(|e| e.to_string()));
+                        .map_err(|e| AppError::Worker(e.to_string()))
+                        .and_then(|read| read.map_err(AppError::from));
                     match read {
                         Ok(roots) => options.upstream_ca = Some(roots),
                         Err(e) => {
                             ctx.report(AppEvent::Record(RecordEvent::Started {
                                 kind: ServerKind::Proxy,
-                                result: Err(format!("upstream CA file: {e}")),
+                                result: Err(e),
                             }));
                             return ctx;
                         }
@@ -331,7 +333,7 @@ async fn server_job(
         Err(e) => {
             ctx.report(AppEvent::Record(RecordEvent::Started {
                 kind,
-                result: Err(e.to_string()),
+                result: Err(AppError::from(e)),
             }));
             return ctx;
         }
@@ -395,7 +397,7 @@ pub fn apply(state: &mut AppState, event: RecordEvent) {
                     state.set_status(text, false);
                 }
                 Err(e) => {
-                    server.error = Some(e.clone());
+                    server.error = Some(e.to_string());
                     state.set_status(format!("The {} did not start: {e}", kind.name()), true);
                 }
             }
@@ -417,6 +419,7 @@ pub fn apply(state: &mut AppState, event: RecordEvent) {
 }
 
 fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
+    super::traffic::server_event(state, kind, &event);
     if kind == ServerKind::Proxy {
         super::session_view::live::apply(&mut state.live, &mut state.browser, &event);
     }

@@ -3,8 +3,10 @@
 //! endpoint: [`wire_of`]) goes out through the one [`Sender`] on the app's network runtime; its
 //! live events are consumed by [`live::run`] — recorded through the database's writer and
 //! streamed into the workbench's [`TimelineModel`] through the bounded event channel — so the
-//! send is recorded into the store as it streams — into the session open in the sidebar, or a new one that the sidebar then
-//! opens, so a conversation is one session. Stop cancels the send's [`CancelToken`] at once (a
+//! send is recorded into the store as it streams — into the session the workbench's "Send into"
+//! names ([`SendState::into`]: chosen there, or a new session), which the send then keeps for the
+//! next one, so a conversation is one session. Browsing sessions (the Sessions tab, the
+//! sidebar's list) never changes where Send records. Stop cancels the send's [`CancelToken`] at once (a
 //! stalled stream too); the partial outcome still arrives and is recorded.
 //!
 //! The API key is read through the app's [`KeyLookup`] (the process environment, injectable for
@@ -20,19 +22,21 @@ use std::sync::Arc;
 
 use reqwest::header::HeaderMap;
 
+use super::error::{AppError, AppResult};
 use super::event::AppEvent;
 use super::jobs::{JobContext, JobId};
 use super::sessions::StoreChange;
 use super::settings::ViewKind;
 use super::state::AppState;
 use super::timeline::{TimelineCommand, TimelineModel, TimelineUpdate};
+use super::traffic::Origin;
 use crate::core::compile::CompiledRequest;
 use crate::core::compile::ask_why::with_comparison_response;
 use crate::store::seed::open_seeded;
 use crate::store::send_recording::StoredSend;
 use crate::store::{SendRecording, Writer};
 use crate::transport::recording::finish_recording;
-use crate::transport::{CancelToken, PrepareError, SendOptions, Sender, Wire, resolve_headers};
+use crate::transport::{CancelToken, SendOptions, Sender, Wire, resolve_headers};
 use live::{UiChannel, UiStep};
 
 /// Reads an environment variable by name (the API key); `std::env` unless a test injects one.
@@ -56,8 +60,8 @@ pub struct SendState {
     pub job: Option<JobId>,
     /// Cancels the running send.
     pub cancel: Option<CancelToken>,
-    /// Increments per send; reports of older sends are ignored.
-    pub generation: u64,
+    /// Which send is the latest; reports of older sends are ignored.
+    pub generation: super::jobs::Generation,
     /// The timeline of the last send.
     pub timeline: TimelineModel,
     /// A send was started at least once (the timeline panel shows from then on).
@@ -72,6 +76,10 @@ pub struct SendState {
     pub recorded_turn: Option<i64>,
     /// The session the running send records into.
     pub session: Option<i64>,
+    /// The session the next Send records into (None: a new one). Changed only by the user's
+    /// choice in the workbench ("Send into", "New session") and by a send, which goes on in the
+    /// session it was recorded into; browsing sessions never changes it.
+    pub into: Option<i64>,
     /// The Prompt last sent (Continue builds the next one from it).
     pub sent_prompt: Option<Arc<crate::core::prompt::Prompt>>,
     /// The request Continue loaded into the form, and its prefix verdict.
@@ -93,8 +101,10 @@ pub enum SendCommand {
     Target(usize),
     /// A command of the timeline panel.
     Timeline(TimelineCommand),
-    /// The next Send starts a new session (the open one is closed in the sidebar).
+    /// The next Send starts a new session.
     NewSession,
+    /// The next Send records into this session (None: a new one).
+    Into(Option<i64>),
     /// Turn "ask the server why" on or off.
     AskWhy(bool),
     /// Build the next request from the last response: (call id, output) per pending call, and
@@ -111,7 +121,7 @@ pub enum SendCommand {
 #[derive(Debug)]
 pub enum SendUpdate {
     /// Nothing was sent: why.
-    Failed(String),
+    Failed(AppError),
     /// Recording into this session (None: no store).
     Started(Option<i64>),
     /// An attempt's request was stored (the sidebar shows it while the stream runs).
@@ -132,7 +142,7 @@ pub enum SendUpdate {
     },
     /// The send ended: (session, request) recorded, or why the recording failed (None: not
     /// recorded, no store); and the recorded request's turn in its session, when read.
-    Done(Option<Result<(i64, i64), String>>, Option<i64>),
+    Done(Option<AppResult<(i64, i64)>>, Option<i64>),
 }
 
 /// A report of send `generation`.
@@ -150,9 +160,13 @@ pub fn handle(state: &mut AppState, command: SendCommand) {
         SendCommand::Stop => stop(state),
         SendCommand::Target(i) => state.send.target = i,
         SendCommand::Timeline(command) => state.send.timeline.handle(&command),
-        SendCommand::NewSession => {
-            super::sessions::close(state);
+        SendCommand::NewSession | SendCommand::Into(None) => {
+            state.send.into = None;
             state.set_status("The next Send starts a new session", false);
+        }
+        SendCommand::Into(Some(session)) => {
+            state.send.into = Some(session);
+            state.set_status(format!("The next Send adds to session #{session}"), false);
         }
         SendCommand::Continue { outputs, user } => turn::continue_turn(state, outputs, user),
         SendCommand::AskWhy(on) => state.send.ask_why = on,
@@ -224,19 +238,11 @@ pub fn start(state: &mut AppState) {
     let lookup = Arc::clone(&state.key_lookup);
     let headers = match resolve_headers(&compiled, |env| lookup(env)) {
         Ok(headers) => headers,
-        Err(PrepareError::MissingApiKey { env }) => {
-            return fail(
-                state,
-                format!(
-                    "Send: the API key variable {env} is not set — set {env} in the environment \
-                     the app runs in (nothing was sent)"
-                ),
-            );
-        }
-        Err(e) => return fail(state, format!("Send: {e}")),
+        // One wording with Re-send's (`AppError`).
+        Err(e) => return fail(state, format!("Send: {}", AppError::from(e))),
     };
     let send = &mut state.send;
-    send.generation += 1;
+    let generation = send.generation.bump();
     send.timeline.clear();
     send.shown = true;
     send.error = None;
@@ -245,7 +251,7 @@ pub fn start(state: &mut AppState) {
     send.stopped = false;
     send.sent = Some(Arc::clone(&compiled));
     send.sent_prompt = Some(Arc::clone(&state.prompt));
-    send.session = state.sessions.open;
+    send.session = send.into;
     let cancel = CancelToken::new();
     send.cancel = Some(cancel.clone());
     let job = SendJob {
@@ -253,9 +259,9 @@ pub fn start(state: &mut AppState) {
         headers,
         wire,
         db: state.sessions.db_path.clone(),
-        session: state.sessions.open,
+        session: send.into,
         model: state.prompt.model.clone(),
-        generation: send.generation,
+        generation,
         cancel,
         options: state.settings.limits.send_options(),
     };
@@ -265,6 +271,28 @@ pub fn start(state: &mut AppState) {
     {
         Ok(id) => {
             state.send.job = Some(id);
+            // The answer is what the user wants to see: a collapsed timeline opens again.
+            let panes = &mut state.settings.panes;
+            panes.collapsed.remove(&super::panes::PaneId::SendTimeline);
+            if panes
+                .maximised
+                .is_some_and(|m| m != super::panes::PaneId::SendTimeline)
+            {
+                panes.maximised = None;
+            }
+            let method = match wire {
+                Wire::Http => "POST",
+                Wire::WebSocket => "WS",
+            };
+            let url = state
+                .send
+                .sent
+                .as_ref()
+                .map_or("", |c| c.url.as_str())
+                .to_string();
+            let model = state.prompt.model.clone();
+            let generation = state.send.generation.current();
+            super::traffic::started(state, Origin::Send, generation, method, &url, &model);
             let asking = asked.map_or_else(String::new, |id| {
                 format!("; asking the server why against {id}")
             });
@@ -286,9 +314,9 @@ pub fn start(state: &mut AppState) {
 
 /// The response "ask the server why" compares with: the previous send's, when it completed and
 /// belongs to the conversation the next send records into (not after "new session", nor once
-/// another session was opened).
+/// another session was chosen).
 fn previous_response(state: &AppState) -> Option<String> {
-    if state.send.session != state.sessions.open {
+    if state.send.session != state.send.into {
         return None;
     }
     state
@@ -302,14 +330,15 @@ fn previous_response(state: &AppState) -> Option<String> {
 
 /// Applies a report of the send job.
 pub fn apply(state: &mut AppState, report: SendReport) {
-    if report.generation != state.send.generation {
+    if !state.send.generation.is_current(report.generation) {
         return;
     }
     match report.update {
         SendUpdate::Started(session) => state.send.session = session,
         SendUpdate::Recording { session, request } => {
             state.send.session = Some(session);
-            let _ = request;
+            state.send.into = Some(session);
+            super::traffic::recorded_as(state, Origin::Send, report.generation, session, request);
             state.set_status(format!("Sending; recording into session #{session}"), false);
             // The session and its new request show while the stream runs.
             state.apply_event(AppEvent::StoreChanged(StoreChange {
@@ -320,7 +349,15 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Failed(e) => {
             state.send.job = None;
             state.send.cancel = None;
-            let e = crate::core::redact::redact_text(&e);
+            // The edge: the error becomes the line the status bar and the send bar show.
+            let e = crate::core::redact::redact_text(&format!("Send: {e}"));
+            super::traffic::ended(
+                state,
+                Origin::Send,
+                report.generation,
+                None,
+                Some(e.clone()),
+            );
             state.set_status(e.clone(), true);
             state.send.error = Some(e);
         }
@@ -329,6 +366,29 @@ pub fn apply(state: &mut AppState, report: SendReport) {
         SendUpdate::Done(recorded, turn) => {
             state.send.job = None;
             state.send.cancel = None;
+            if let Some(Ok((session, request))) = recorded {
+                super::traffic::recorded_as(
+                    state,
+                    Origin::Send,
+                    report.generation,
+                    session,
+                    request,
+                );
+            }
+            let outcome =
+                crate::store::OutcomeRecord::from_turn(state.send.timeline.current_outcome());
+            let status = state.send.timeline.attempts().last().and_then(|a| a.status);
+            let error = match &recorded {
+                Some(Err(e)) => Some(format!("not recorded: {e}")),
+                _ => None,
+            };
+            super::traffic::ended(
+                state,
+                Origin::Send,
+                report.generation,
+                Some((&outcome, status)),
+                error,
+            );
             // Stopped by the user: say so, not "Sent".
             let verb = if state.send.stopped {
                 "Cancelled"
@@ -340,6 +400,7 @@ pub fn apply(state: &mut AppState, report: SendReport) {
                     // Where it was recorded, whether or not the live "recording into" step got
                     // through before the stream ended (the writer may report it after).
                     state.send.session = Some(session);
+                    state.send.into = Some(session);
                     state.send.recorded = Some((session, request));
                     state.send.recorded_turn = turn;
                     let what = turn.map_or_else(
@@ -393,14 +454,14 @@ fn open_recording(
     model: &str,
     compiled: &CompiledRequest,
     on_stored: Arc<dyn Fn(StoredSend) + Send + Sync>,
-) -> Result<SendRecording, String> {
-    let store = open_seeded(path).map_err(|e| e.to_string())?;
+) -> AppResult<SendRecording> {
+    let store = open_seeded(path)?;
     if let Some(id) = session {
-        store.session(id).map_err(|e| e.to_string())?;
+        store.session(id)?;
     }
-    let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
+    let writer = Writer::open(store.path())?;
     drop(store);
-    match session {
+    Ok(match session {
         Some(id) => SendRecording::into_session(&writer, id, compiled, Some(on_stored)),
         None => SendRecording::new_session(
             &writer,
@@ -409,8 +470,7 @@ fn open_recording(
             compiled,
             Some(on_stored),
         ),
-    }
-    .map_err(|e| e.to_string())
+    }?)
 }
 
 async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
@@ -419,7 +479,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     let sender = match Sender::new(job.wire, &job.compiled.url, job.options.clone()) {
         Ok(sender) => sender,
         Err(e) => {
-            report(&ctx, SendUpdate::Failed(format!("Send: {e}"))).await;
+            report(&ctx, SendUpdate::Failed(AppError::from(e))).await;
             return ctx;
         }
     };
@@ -433,7 +493,7 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
                 open_recording(&path, session, &model, &compiled, on_stored)
             })
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| AppError::Worker(e.to_string()))
             .and_then(|r| r);
             match opened {
                 Ok(recording) => Some(recording),
@@ -487,11 +547,12 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
             let report = |update| report_now(&ctx, generation, update);
             report(SendUpdate::Live(TimelineUpdate::finished(&result)));
             let recorded = recording.map(|recording| {
-                let stored = finish_recording(recording, result).map_err(|e| format!("{e:#}"))?;
+                let stored = finish_recording(recording, result)
+                    .map_err(|e| AppError::Reported(format!("{e:#}")))?;
                 stored
                     .request
                     .map(|request| (stored.session, request))
-                    .ok_or_else(|| "no attempt was made".to_string())
+                    .ok_or_else(|| AppError::Reported("no attempt was made".to_string()))
             });
             // The turn as the request table numbers it (its position), not the database id.
             let turn = match (&recorded, &db) {
@@ -507,7 +568,10 @@ async fn send_job(ctx: JobContext, job: SendJob) -> JobContext {
     if let Err(e) = done.await {
         report(
             &ctx,
-            SendUpdate::Done(Some(Err(format!("the recording failed: {e}"))), None),
+            SendUpdate::Done(
+                Some(Err(AppError::Worker(format!("the recording failed: {e}")))),
+                None,
+            ),
         )
         .await;
     }

@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::error::{AppError, AppResult};
 use super::event::AppEvent;
 use super::sessions::{self, SessionsEvent, StoreChange};
 use super::state::AppState;
@@ -27,14 +28,12 @@ pub struct PendingDelete {
 fn on_writer(
     db: &Path,
     write: impl FnOnce(&mut crate::store::Store) -> crate::store::StoreResult<()> + Send + 'static,
-) -> Result<(), String> {
-    drop(open_seeded(db).map_err(|e| e.to_string())?);
-    let writer = Writer::open(db).map_err(|e| e.to_string())?;
-    writer
-        .run(write)
-        .recv()
-        .map_err(|_| "the database's writer stopped before the write ran".to_string())?
-        .map_err(|e| e.to_string())
+) -> AppResult<()> {
+    drop(open_seeded(db)?);
+    let writer = Writer::open(db)?;
+    Ok(writer.run(write).recv().map_err(|_| {
+        AppError::Worker("the database's writer stopped before the write ran".to_string())
+    })??)
 }
 
 /// Starts a write; its result comes back as [`SessionsEvent::Edited`].
@@ -44,7 +43,7 @@ fn start_write(
     write: impl FnOnce(&mut crate::store::Store) -> crate::store::StoreResult<()> + Send + 'static,
 ) {
     let Some(db) = state.sessions.db_path.clone() else {
-        state.sessions.error = Some("no session database is open".to_string());
+        state.sessions.error = Some(AppError::NoDatabase.to_string());
         return;
     };
     state.sessions.loading += 1;
@@ -54,7 +53,7 @@ fn start_write(
     });
     if let Err(e) = spawned {
         state.sessions.loading -= 1;
-        state.sessions.error = Some(e);
+        state.sessions.error = Some(e.to_string());
     }
 }
 
@@ -87,6 +86,9 @@ pub fn delete(state: &mut AppState, session: i64) {
     state.sessions.pending_delete = Some(PendingDelete { session, name });
     if state.sessions.open == Some(session) {
         sessions::close(state);
+    }
+    if state.send.into == Some(session) {
+        state.send.into = None;
     }
     state.set_status(
         format!("Deleted session #{session} (Undo brings it back)"),
@@ -127,6 +129,9 @@ pub fn commit_pending_delete(state: &mut AppState, timeout: Duration) -> bool {
 pub fn switch_db(state: &mut AppState, path: PathBuf) {
     commit_pending_delete(state, Duration::from_secs(5));
     sessions::close(state);
+    // Its session ids mean nothing in another database.
+    state.send.into = None;
+    crate::app::traffic::database_switched(state);
     let model = &mut state.sessions;
     model.db_path = Some(path.clone());
     model.db_shown = true;
@@ -142,7 +147,7 @@ pub fn switch_db(state: &mut AppState, path: PathBuf) {
 }
 
 /// Applies a finished write: the listing is read again.
-pub fn edited(state: &mut AppState, result: Result<String, String>) {
+pub fn edited(state: &mut AppState, result: AppResult<String>) {
     match result {
         Ok(done) => {
             state.set_status(done, false);
@@ -154,6 +159,6 @@ pub fn edited(state: &mut AppState, result: Result<String, String>) {
                 },
             );
         }
-        Err(e) => state.set_status(e, true),
+        Err(e) => state.set_status(e.to_string(), true),
     }
 }

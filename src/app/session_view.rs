@@ -45,6 +45,8 @@ pub enum MainView {
     Workbench,
     /// The session browser, the cache-prefix view and replay.
     Sessions,
+    /// Every request the app handles, live (`traffic.rs`).
+    Traffic,
 }
 
 /// One side of a comparison.
@@ -93,8 +95,8 @@ pub struct CompareState {
     pub result: Option<Arc<Compared>>,
     /// Why the last comparison failed.
     pub error: Option<String>,
-    /// Incremented per comparison started (stale results are dropped).
-    pub generation: u64,
+    /// Which comparison is the latest (stale results are dropped).
+    pub generation: crate::app::jobs::Generation,
 }
 
 /// Everything the Sessions view shows.
@@ -132,6 +134,11 @@ pub struct SessionBrowser {
     pub visible: Vec<usize>,
     /// The prefix view's what-if: the edit asked for and the re-simulation (on a worker).
     pub whatif: whatif::WhatIfState,
+    /// A stored request to select once the open session's rows are read (the Traffic view's
+    /// "Open session").
+    pub select_request: Option<i64>,
+    /// Incremented when the selection is to be scrolled into view (the table follows it).
+    pub reveal: u64,
 }
 
 /// What the Sessions view asks for.
@@ -207,21 +214,21 @@ pub enum SessionEvent {
         /// The pair.
         pair: (usize, usize),
         /// The diff.
-        result: Result<Arc<PairView>, String>,
+        result: crate::app::error::AppResult<Arc<PairView>>,
     },
     /// Two requests were compared.
     Compared {
         /// The comparison's generation.
         generation: u64,
         /// The result.
-        result: Result<Arc<Compared>, String>,
+        result: crate::app::error::AppResult<Arc<Compared>>,
     },
     /// The inspector read its request.
     Inspected {
         /// The read's generation.
         generation: u64,
         /// What it read.
-        result: Result<Arc<inspect::Inspected>, String>,
+        result: crate::app::error::AppResult<Arc<inspect::Inspected>>,
     },
     /// The inspected body's tokens were counted.
     InspectTokens {
@@ -235,7 +242,7 @@ pub enum SessionEvent {
         /// What was copied.
         kind: inspect::CopyKind,
         /// The text, or why not.
-        result: Result<String, String>,
+        result: crate::app::error::AppResult<String>,
     },
     /// A what-if re-simulation finished.
     WhatIfDone {
@@ -320,8 +327,10 @@ pub fn handle(state: &mut AppState, command: SessionCommand) {
             }
         }
         SessionCommand::ClearCompare => {
+            let mut generation = browser.compare.generation;
+            generation.bump();
             browser.compare = CompareState {
-                generation: browser.compare.generation + 1,
+                generation,
                 ..CompareState::default()
             };
         }
@@ -339,13 +348,16 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             generation,
             result,
         } if state.sessions.open == Some(session)
-            && state.sessions.rows_generation == generation =>
+            && state.sessions.rows_generation.is_current(generation) =>
         {
             browser.analyzing = false;
             match result {
                 Ok(analysis) => {
                     let first_break = analysis.first_note();
                     let requests = analysis.badges.len();
+                    let ids: Vec<i64> = state.sessions.rows.iter().map(|r| r.id).collect();
+                    super::traffic::analysed(state, session, &ids, &analysis.badges);
+                    let browser = &mut state.browser;
                     browser.analysis = Some(analysis);
                     // A reload keeps the pair the user is looking at (computed again on the new
                     // analysis); a first open shows the first break.
@@ -366,24 +378,24 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
             result,
         } if state.sessions.open == Some(session) && browser.pair == Some(pair) => match result {
             Ok(diff) => browser.pair_diff = Some(diff),
-            Err(e) => browser.error = Some(e),
+            Err(e) => browser.error = Some(e.to_string()),
         },
         SessionEvent::Compared { generation, result }
-            if generation == browser.compare.generation =>
+            if browser.compare.generation.is_current(generation) =>
         {
             match result {
                 Ok(compared) => {
                     browser.compare.result = Some(compared);
                     browser.compare.error = None;
                 }
-                Err(e) => browser.compare.error = Some(e),
+                Err(e) => browser.compare.error = Some(e.to_string()),
             }
         }
         SessionEvent::Inspected { generation, result } => {
             inspect::inspected(&mut browser.inspect, generation, result);
         }
         SessionEvent::InspectTokens { generation, tokens }
-            if generation == browser.inspect.generation =>
+            if browser.inspect.generation.is_current(generation) =>
         {
             browser.inspect.tokens = Some(tokens);
         }
@@ -402,6 +414,8 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
                 ReplayUpdate::Resent(Ok(session)) => Some(*session),
                 _ => None,
             };
+            traffic_of_resend(state, generation, &update);
+            let browser = &mut state.browser;
             replay::apply(browser, generation, update);
             if let Some(session) = resent {
                 state.apply_event(super::AppEvent::StoreChanged(
@@ -416,10 +430,77 @@ pub fn apply(state: &mut AppState, event: SessionEvent) {
     }
 }
 
+/// A re-send's report, as the Traffic view's row of it sees it: stored (its ids), or ended.
+fn traffic_of_resend(state: &mut AppState, generation: u64, update: &ReplayUpdate) {
+    use super::traffic::Origin;
+    match update {
+        ReplayUpdate::ResendStored(stored) => {
+            if let Some(request) = stored.request {
+                super::traffic::recorded_as(
+                    state,
+                    Origin::Resend,
+                    generation,
+                    stored.session,
+                    request,
+                );
+            }
+        }
+        ReplayUpdate::Resent(result) => {
+            // The timeline shows this re-send's answer while it is the latest replay.
+            let current = state.browser.replay.generation.is_current(generation);
+            let outcome = current.then(|| {
+                let timeline = &state.browser.timeline;
+                let status = timeline.attempts().last().and_then(|a| a.status);
+                (
+                    crate::store::OutcomeRecord::from_turn(timeline.current_outcome()),
+                    status,
+                )
+            });
+            let error = result.as_ref().err().map(|e| format!("Re-send: {e}"));
+            super::traffic::ended(
+                state,
+                Origin::Resend,
+                generation,
+                outcome.as_ref().map(|(o, s)| (o, *s)),
+                error,
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Opens `session` in the Sessions view with stored request `request` selected once its rows
+/// are read (the Traffic view's "Open session").
+pub fn open_at(state: &mut AppState, session: i64, request: i64) {
+    if state.sessions.open == Some(session)
+        && let Some(index) = state.sessions.rows.iter().position(|r| r.id == request)
+    {
+        state.browser.selected = Some(index);
+        state.browser.reveal += 1;
+        inspect::ensure(state);
+        return;
+    }
+    whatif::forget(state);
+    super::sessions::open(state, session);
+    state.browser.select_request = Some(request);
+}
+
 impl SessionBrowser {
-    /// Another session opens (or none is): what was shown of the previous one goes.
+    /// Another session opens (or none is): what was shown of the previous one goes — its
+    /// selection, analysis, the table's sort (filters stay), and a comparison of two requests
+    /// (a half-chosen one stays, so two sessions can still be compared).
     pub fn clear_open(&mut self) {
         self.selected = None;
+        self.select_request = None;
+        self.filter.sort = None;
+        if self.compare.slots.iter().all(Option::is_some) {
+            let mut generation = self.compare.generation;
+            generation.bump();
+            self.compare = CompareState {
+                generation,
+                ..CompareState::default()
+            };
+        }
         self.analysis = None;
         self.analyzing = false;
         self.pair = None;
@@ -435,9 +516,20 @@ impl SessionBrowser {
     }
 }
 
-/// The open session's rows were read (`count` of them): the selection stays on its row when it
-/// still exists, else the first row is selected.
-pub fn rows_read(browser: &mut SessionBrowser, count: usize) {
+/// The open session's rows were read (their ids, in order): a request asked for
+/// ([`SessionBrowser::select_request`]) is selected and revealed; else the selection stays on its
+/// row when it still exists, else the first row is selected.
+pub fn rows_read(browser: &mut SessionBrowser, ids: &[i64]) {
+    if let Some(index) = browser
+        .select_request
+        .take()
+        .and_then(|request| ids.iter().position(|id| *id == request))
+    {
+        browser.selected = Some(index);
+        browser.reveal += 1;
+        return;
+    }
+    let count = ids.len();
     browser.selected = browser
         .selected
         .filter(|i| *i < count)

@@ -1,6 +1,7 @@
 //! The one sessions model: the listed page of sessions (searchable, paged), the open session
-//! and its request rows. The sidebar's session list and the Sessions tab both read it, and the
-//! open session is the one the workbench's next Send adds to. Every write to the store — a
+//! and its request rows. The sidebar's session list and the Sessions tab both read it. (Where
+//! the workbench's next Send records is its own choice, `SendState::into`: browsing never
+//! changes it.) Every write to the store — a
 //! workbench send, a Re-send, the recording proxy, an import — refreshes it through one app
 //! event, [`AppEvent::StoreChanged`], applied by [`store_changed`]: the page is read again, and
 //! the open session's rows (and, through `session_view`, its prefix analysis) when it is the
@@ -11,6 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::error::{AppError, AppResult};
 use super::event::{AppEvent, OpenedFile, PromptSource};
 use super::state::AppState;
 use crate::core::import::import_body;
@@ -37,18 +39,18 @@ pub struct SessionsModel {
     pub more: bool,
     /// Bytes the session database takes on disk (file and WAL), as of the last list read.
     pub db_bytes: Option<u64>,
-    /// Incremented per list read (stale pages are dropped).
-    pub list_generation: u64,
+    /// Which list read is the latest (stale pages are dropped).
+    pub list_generation: super::jobs::Generation,
     /// Sessions were asked for at least once.
     pub listed: bool,
-    /// The open session: the one shown in both views, and the one Send adds to.
+    /// The open session: the one shown in both views.
     pub open: Option<i64>,
     /// Its name as last read (kept while a search hides it from the listed page).
     pub open_name: Option<String>,
     /// Its request rows.
     pub rows: Vec<RequestRow>,
-    /// Incremented per read of the open session (stale rows and analyses are dropped).
-    pub rows_generation: u64,
+    /// Which read of the open session is the latest (stale rows and analyses are dropped).
+    pub rows_generation: super::jobs::Generation,
     /// The stored request whose body is in the form (when the form came from the store).
     pub loaded_request: Option<i64>,
     /// The last read error.
@@ -75,7 +77,7 @@ pub enum SessionsEvent {
         /// The read's generation.
         generation: u64,
         /// The page, whether another follows, and the database's bytes on disk.
-        result: Result<(Vec<SessionSummary>, bool, u64), String>,
+        result: AppResult<(Vec<SessionSummary>, bool, u64)>,
     },
     /// The open session's rows were read.
     Rows {
@@ -84,14 +86,14 @@ pub enum SessionsEvent {
         /// The read's generation.
         generation: u64,
         /// Its rows.
-        result: Result<Vec<RequestRow>, String>,
+        result: AppResult<Vec<RequestRow>>,
         /// Its name.
         name: Option<String>,
     },
     /// A rename or delete was written (what it did, or why not).
     Edited {
         /// What was done.
-        result: Result<String, String>,
+        result: AppResult<String>,
     },
 }
 
@@ -105,8 +107,8 @@ pub struct StoreChange {
     pub open: bool,
 }
 
-fn open_store(path: &Path) -> Result<Store, String> {
-    open_seeded(path).map_err(|e| e.to_string())
+fn open_store(path: &Path) -> AppResult<Store> {
+    Ok(open_seeded(path)?)
 }
 
 /// Starts `job` on a worker with the database path; it counts as a read under way until the
@@ -114,7 +116,7 @@ fn open_store(path: &Path) -> Result<Store, String> {
 fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent + Send + 'static) {
     let model = &mut state.sessions;
     let Some(path) = model.db_path.clone() else {
-        model.error = Some("no session database is open".to_string());
+        model.error = Some(AppError::NoDatabase.to_string());
         return;
     };
     model.loading += 1;
@@ -122,7 +124,7 @@ fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent +
         ctx.report(job(&path));
     }) {
         state.sessions.loading -= 1;
-        state.sessions.error = Some(e);
+        state.sessions.error = Some(e.to_string());
     }
 }
 
@@ -130,8 +132,7 @@ fn start(state: &mut AppState, name: &str, job: impl FnOnce(&Path) -> AppEvent +
 pub fn list(state: &mut AppState) {
     let model = &mut state.sessions;
     model.listed = true;
-    model.list_generation += 1;
-    let generation = model.list_generation;
+    let generation = model.list_generation.bump();
     let search = model.search.trim().to_string();
     let mut filter = model.filter.clone();
     filter.exclude = model.pending_delete.as_ref().map(|p| p.session);
@@ -143,7 +144,7 @@ pub fn list(state: &mut AppState) {
     start(state, "list-sessions", move |path| {
         let result = open_store(path).and_then(|store| {
             let found = store.list_sessions_filtered(&filter, &search, page);
-            let mut sessions = found.map_err(|e| e.to_string())?;
+            let mut sessions = found?;
             let more = sessions.len() as u64 > SESSIONS_PAGE;
             sessions.truncate(SESSIONS_PAGE as usize);
             Ok((sessions, more, store.disk_bytes()))
@@ -190,12 +191,12 @@ pub fn reload(state: &mut AppState, session: i64) {
     read_open(state, session);
 }
 
-/// No session is open: the next Send starts a new one.
+/// No session is open.
 pub fn close(state: &mut AppState) {
     state.sessions.open = None;
     state.sessions.open_name = None;
     state.sessions.rows.clear();
-    state.sessions.rows_generation += 1;
+    state.sessions.rows_generation.bump();
     state.browser.clear_open();
 }
 
@@ -215,11 +216,10 @@ pub fn store_changed(state: &mut AppState, change: StoreChange) {
 /// prefix for the Sessions view.
 fn read_open(state: &mut AppState, session: i64) {
     let model = &mut state.sessions;
-    model.rows_generation += 1;
-    let generation = model.rows_generation;
+    let generation = model.rows_generation.bump();
     model.error = None;
     let Some(path) = model.db_path.clone() else {
-        model.error = Some("no session database is open".to_string());
+        model.error = Some(AppError::NoDatabase.to_string());
         return;
     };
     model.loading += 1;
@@ -242,7 +242,7 @@ fn read_open(state: &mut AppState, session: i64) {
         };
         let rows = store
             .request_rows(session, Page::ALL)
-            .map_err(|e| e.to_string());
+            .map_err(AppError::from);
         let read = rows.is_ok();
         let name = store.session(session).ok().map(|s| s.name);
         if !ctx.report(rows_event(rows, name)) || !read {
@@ -254,7 +254,7 @@ fn read_open(state: &mut AppState, session: i64) {
     });
     if let Err(e) = spawned {
         state.sessions.loading -= 1;
-        state.sessions.error = Some(e);
+        state.sessions.error = Some(e.to_string());
         state.browser.analyzing = false;
     }
 }
@@ -265,7 +265,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
     model.loading = model.loading.saturating_sub(1);
     match event {
         SessionsEvent::Listed { generation, result } => {
-            if generation != model.list_generation {
+            if !model.list_generation.is_current(generation) {
                 return;
             }
             match result {
@@ -275,7 +275,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
                     model.db_bytes = Some(db_bytes);
                     model.error = None;
                 }
-                Err(e) => model.error = Some(e),
+                Err(e) => model.error = Some(e.to_string()),
             }
         }
         SessionsEvent::Rows {
@@ -284,7 +284,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
             result,
             name,
         } => {
-            if model.open != Some(session) || generation != model.rows_generation {
+            if model.open != Some(session) || !model.rows_generation.is_current(generation) {
                 return;
             }
             if name.is_some() {
@@ -292,7 +292,8 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
             }
             match result {
                 Ok(rows) => {
-                    super::session_view::rows_read(&mut state.browser, rows.len());
+                    let ids: Vec<i64> = rows.iter().map(|r| r.id).collect();
+                    super::session_view::rows_read(&mut state.browser, &ids);
                     state.sessions.rows = rows;
                     super::session_view::filter::refresh(state);
                     super::session_view::inspect::ensure(state);
@@ -300,7 +301,7 @@ pub fn apply(state: &mut AppState, event: SessionsEvent) {
                 Err(e) => {
                     // No rows: the analysis that would follow them never starts.
                     state.browser.analyzing = false;
-                    model.error = Some(e);
+                    model.error = Some(e.to_string());
                 }
             }
         }
@@ -318,12 +319,16 @@ pub fn load_request(state: &mut AppState, session: i64, request: i64, position: 
             position,
         },
         result: open_store(path)
-            .and_then(|store| store.body(request).map_err(|e| e.to_string()))
+            .and_then(|store| Ok(store.body(request)?))
             .and_then(|body| {
-                body.value
-                    .ok_or_else(|| "the stored body is not JSON".to_string())
+                body.value.ok_or(AppError::StoredBody {
+                    request,
+                    what: "the stored body is not JSON",
+                })
             })
-            .and_then(|value| import_body(&value, &catalog).map_err(|e| e.to_string()))
+            .and_then(|value| {
+                import_body(&value, &catalog).map_err(|e| AppError::Reported(e.to_string()))
+            })
             .map(|o| OpenedFile::Body(Box::new(o)))
             .map_err(|e| format!("session #{session} turn {position}: {e}")),
     });

@@ -52,6 +52,12 @@ pub enum Dialog {
         path: PathBuf,
         /// A note about the last Browse… attempt or write failure.
         note: Option<String>,
+        /// A file exists at this path (not the one the prompt came from): the dialog asks
+        /// before replacing it ([`AppCommand::ReplaceFile`](super::AppCommand::ReplaceFile)).
+        replace: Option<PathBuf>,
+        /// What Tab last completed the typed path to, and a count of completions (the UI
+        /// takes each once).
+        completion: Option<(u64, super::files::PathCompletion)>,
     },
     /// "You have unsaved changes" before replacing the prompt or closing.
     Unsaved {
@@ -118,6 +124,8 @@ pub struct AppState {
     pub browser: super::session_view::SessionBrowser,
     /// The Record panel: recording proxy and replay endpoint.
     pub record: super::proxy::RecordState,
+    /// The Traffic view: every request the app handled in this run, newest last.
+    pub traffic: super::traffic::TrafficLog,
     /// The proxied request the Sessions view's timeline follows live.
     pub live: super::session_view::live::LiveFollow,
     /// Codex session and catalog imports.

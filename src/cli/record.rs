@@ -1,9 +1,10 @@
 //! `promptwire record --listen 127.0.0.1:PORT --upstream URL [--upstream-ca FILE] [--session NAME]
 //! [--db PATH] [--json]`: runs the recording proxy until interrupted (Ctrl-C / SIGTERM), printing one line per
 //! request as it starts and as it ends. The first line names the address it listens on (port 0
-//! picks a free one).
+//! picks a free one); then, before any request, what to paste into a client to point it here
+//! (`core::setup_lines`, the Record panel's text).
 //!
-//! With `--json`: `{"listening":"ADDR","upstream":URL}`, then `{"request":…}` and `{"outcome":…}`
+//! With `--json`: `{"listening":"ADDR","upstream":URL,"setup":{KEY:TEXT…}}`, then `{"request":…}` and `{"outcome":…}`
 //! objects, `{"note":…}` lines, and `{"stopped":true,"requests":N,"sessions":[IDS]}` at the end.
 //! A request line is printed once the request is in the database, an outcome line once its
 //! outcome is: the state, event count and `"recording"` (`"complete"`, or what was lost and why)
@@ -19,6 +20,7 @@ use tokio::sync::mpsc;
 
 use super::limits::LimitArgs;
 use super::out_lines::OutLines;
+use crate::core::setup_lines::{setup_snippets, setup_text};
 use crate::store::seed;
 use crate::transport::proxy::{self, ProxyEvent, ProxyOptions, ServerHandle};
 
@@ -196,6 +198,38 @@ impl EventPrinter {
         }
     }
 
+    /// Prints the first line as [`Self::listening`] does, then the client setup
+    /// (`core::setup_lines`): in text, a blank line and the snippets; with `--json`, a `setup`
+    /// object (snippet key → text) in the first line itself.
+    pub(super) fn listening_with_setup(
+        &mut self,
+        handle: &ServerHandle,
+        key: &str,
+        target: serde_json::Value,
+    ) -> anyhow::Result<()> {
+        let addr = handle.local_addr();
+        if self.json {
+            if let Some(warning) = handle.warning() {
+                eprintln!("promptwire: warning: {warning}");
+            }
+            let setup: serde_json::Map<String, serde_json::Value> = setup_snippets(addr)
+                .into_iter()
+                .map(|s| (s.key.to_string(), json!(s.text)))
+                .collect();
+            let mut line = serde_json::Map::new();
+            line.insert("listening".to_string(), json!(addr.to_string()));
+            line.insert(key.to_string(), target);
+            line.insert("setup".to_string(), serde_json::Value::Object(setup));
+            return self.line(&serde_json::Value::Object(line).to_string());
+        }
+        self.listening(handle, key, target)?;
+        self.line("")?;
+        for line in setup_text(addr).lines() {
+            self.line(line)?;
+        }
+        self.line("")
+    }
+
     /// Prints one server event. The request and outcome lines are printed when the database
     /// has them — what a later `sessions show` will show, not what passed on the wire — so under
     /// a busy database they come late, and a request that could not be stored says so.
@@ -369,7 +403,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();
         let mut printer = EventPrinter::new(args.json);
-        printer.listening(&handle, "upstream", json!(args.upstream))?;
+        printer.listening_with_setup(&handle, "upstream", json!(args.upstream))?;
         run_until_interrupted(handle, events, printer, interrupt).await
     });
     // An output writer stuck on a pipe nobody reads is not waited for.

@@ -21,6 +21,7 @@ pub mod rollout;
 pub mod rules;
 pub mod seq_diff;
 pub mod session_label;
+pub mod setup_lines;
 pub mod stream;
 pub mod target;
 pub mod tools;

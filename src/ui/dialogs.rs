@@ -1,6 +1,8 @@
 //! Dialogs, drawn as modals over the workbench: import a captured body (a fixed-height scrolling
 //! editor with the buttons always visible, or from a file), open/save/export a file (a path field
-//! with Browse… for the system dialog, run by an app worker), and "unsaved changes" before the
+//! that has the keyboard when the dialog opens and completes with Tab, Browse… for the system
+//! dialog, run by an app worker; its heading names the column an export writes; a file already
+//! at the path is replaced only when the user says so), and "unsaved changes" before the
 //! prompt is replaced or the window closes. Their shortcuts (Ctrl+Enter, Escape) are theirs:
 //! the global ones are off while a dialog is open.
 
@@ -25,6 +27,10 @@ pub struct DialogBuffers {
     pub path: String,
     /// Dialog generation the buffers were filled for.
     pub generation: u64,
+    /// Give the path field the keyboard next frame (the dialog just opened).
+    pub focus_path: bool,
+    /// The completion count last applied to the path.
+    pub completion_seen: u64,
 }
 
 /// Draws the open dialog, if any.
@@ -41,6 +47,8 @@ pub fn dialogs_ui(
         buffers.generation = state.dialog_generation;
         if let Dialog::File { path, .. } = dialog {
             buffers.path = path.display().to_string();
+            buffers.focus_path = true;
+            buffers.completion_seen = 0;
         }
     }
     let escape = ctx.input_mut(|i| i.consume_key(Modifiers::NONE, Key::Escape));
@@ -58,8 +66,24 @@ pub fn dialogs_ui(
                 import_ui(ui, buffers, error.as_deref(), *busy, submit, tx)
             }
             Dialog::File {
-                kind, column, note, ..
-            } => file_ui(ui, buffers, *kind, *column, note.as_deref(), submit, tx),
+                kind,
+                column,
+                note,
+                replace,
+                completion,
+                ..
+            } => {
+                let heading = file_heading(state, *kind, *column);
+                let shown = FileShown {
+                    heading: &heading,
+                    kind: *kind,
+                    column: *column,
+                    note: note.as_deref(),
+                    replace: replace.as_deref(),
+                    completion: completion.as_ref(),
+                };
+                file_ui(ui, buffers, &shown, submit, tx);
+            }
             Dialog::Unsaved { then } => unsaved_ui(ui, state, then, tx),
         }
     });
@@ -124,32 +148,98 @@ fn import_ui(
     });
 }
 
+/// The file dialog's heading: what it opens, saves or exports — for an export, which column
+/// (its title, `Lite · OpenAI · HTTP body`) or which stored request.
+pub fn file_heading(state: &AppState, kind: Option<ExportKind>, column: usize) -> String {
+    let column_name = || {
+        state
+            .views
+            .get(column)
+            .map_or_else(|| format!("column {}", column + 1), |v| v.label.clone())
+    };
+    let stored = || {
+        let turn = state.sessions.rows.get(column).map(|r| r.position);
+        match (state.sessions.open, turn) {
+            (Some(session), Some(turn)) => format!("turn {turn} of session #{session}"),
+            _ => "the stored request".to_string(),
+        }
+    };
+    match kind {
+        None => "Open a Prompt, body, HAR, rollout, cURL command or database".to_string(),
+        Some(ExportKind::Prompt) => "Save the Prompt file".to_string(),
+        Some(ExportKind::Json) => format!("Export the compiled bytes of “{}”", column_name()),
+        Some(ExportKind::Har) => format!("Export “{}” as HAR", column_name()),
+        Some(ExportKind::StoredBody) => format!("Export the body of {}", stored()),
+        Some(ExportKind::StoredHar) => format!("Export {} as HAR", stored()),
+    }
+}
+
+/// What the file dialog shows.
+struct FileShown<'a> {
+    heading: &'a str,
+    kind: Option<ExportKind>,
+    column: usize,
+    note: Option<&'a str>,
+    replace: Option<&'a std::path::Path>,
+    completion: Option<&'a (u64, crate::app::files::PathCompletion)>,
+}
+
 fn file_ui(
     ui: &mut Ui,
     buffers: &mut DialogBuffers,
-    kind: Option<ExportKind>,
-    column: usize,
-    note: Option<&str>,
+    shown: &FileShown<'_>,
     submit: bool,
     tx: &CommandSender,
 ) {
-    ui.heading(match kind {
-        None => "Open a Prompt, body, HAR, rollout, cURL command or database",
-        Some(ExportKind::Prompt) => "Save the Prompt file",
-        Some(ExportKind::Json) => "Export the compiled bytes",
-        Some(ExportKind::Har) => "Export the request as HAR",
-        Some(ExportKind::StoredBody) => "Export the stored request's body",
-        Some(ExportKind::StoredHar) => "Export the stored request as HAR",
-    });
+    let (kind, column) = (shown.kind, shown.column);
+    ui.heading(shown.heading);
     let label = ui.label("Path");
+    let id = egui::Id::unique("file_dialog_path");
+    // A completion of what is still typed: the field takes it, the cursor at its end.
+    let mut completed = None;
+    if let Some((count, completion)) = shown.completion
+        && *count != buffers.completion_seen
+    {
+        buffers.completion_seen = *count;
+        if completion.typed == buffers.path {
+            buffers.path.clone_from(&completion.text);
+            completed = Some(completion.candidates.clone());
+        }
+    }
     let field = ui
         .add(
             egui::TextEdit::singleline(&mut buffers.path)
+                .id(id)
                 .hint_text("/path/to/file.json")
-                .desired_width(f32::INFINITY),
+                .desired_width(f32::INFINITY)
+                // Tab completes the path (it does not move the keyboard to the next button).
+                .lock_focus(true),
         )
         .labelled_by(label.id)
-        .on_hover_text("Type a path, or Browse… for the system dialog");
+        .on_hover_text("Type a path (Tab completes it), or Browse… for the system dialog");
+    let focus = std::mem::take(&mut buffers.focus_path);
+    if focus && !field.has_focus() {
+        // (Not when it has it: asking again lifts its Tab lock for a frame, and Tab then
+        // moved the keyboard to the next button.)
+        field.request_focus();
+    }
+    if focus || completed.is_some() {
+        let end = egui::text::CCursor::new(buffers.path.chars().count());
+        if let Some(mut edit) = egui::text_edit::TextEditState::load(ui.ctx(), id) {
+            edit.cursor
+                .set_char_range(Some(egui::text::CCursorRange::one(end)));
+            edit.store(ui.ctx(), id);
+        }
+    }
+    if field.has_focus() && ui.input(|i| i.key_pressed(Key::Tab) && i.modifiers.is_none()) {
+        tx.send(AppCommand::CompletePath(buffers.path.clone()));
+    }
+    if let Some((_, completion)) = shown.completion
+        && completion.text == buffers.path
+        && !completion.candidates.is_empty()
+    {
+        note_line(ui, &completion.candidates.join("   "));
+    }
     let entered = field.lost_focus() && ui.input(|i| i.key_pressed(Key::Enter));
     if let Ok(cwd) = std::env::current_dir() {
         note_line(
@@ -157,11 +247,25 @@ fn file_ui(
             &format!("A relative path is relative to {}", cwd.display()),
         );
     }
-    if let Some(note) = note {
+    if let Some(note) = shown.note {
         error_line(ui, note);
+    }
+    let asking = shown
+        .replace
+        .filter(|path| *path == std::path::Path::new(buffers.path.trim()));
+    if let Some(path) = asking {
+        error_line(ui, &format!("{} exists. Replace it?", path.display()));
     }
     ui.separator();
     ui.horizontal(|ui| {
+        if asking.is_some()
+            && ui
+                .button("Replace")
+                .on_hover_text("Write over the existing file")
+                .clicked()
+        {
+            tx.send(AppCommand::ReplaceFile);
+        }
         let action = if kind.is_some() {
             "Write file"
         } else {

@@ -20,7 +20,19 @@ pub struct FormBuffers {
     pub schema_of: Option<Option<serde_json::Value>>,
     /// Parse error of the schema text.
     pub schema_error: Option<String>,
+    /// Long base instructions are shown whole (in a box of bounded height), not as a preview.
+    pub instructions_expanded: bool,
 }
+
+/// Base instructions longer than this many lines (or [`LONG_INSTRUCTION_CHARS`]) show as a
+/// preview with their size and Expand, so the tools and items stay in reach.
+pub const LONG_INSTRUCTION_LINES: usize = 8;
+/// See [`LONG_INSTRUCTION_LINES`].
+pub const LONG_INSTRUCTION_CHARS: usize = 1_200;
+/// Lines of the preview of long base instructions.
+const PREVIEW_LINES: usize = 3;
+/// Height of the expanded base instructions' box (it scrolls inside).
+const EXPANDED_HEIGHT: f32 = 260.0;
 
 /// Draws the whole form.
 pub fn form_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
@@ -45,6 +57,15 @@ pub fn form_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comma
                 .show(ui, |ui| {
                     items_panel::items_ui(ui, state, &mut ui_state.items, tx)
                 });
+            // Open when the body has such fields (an SDK app's `temperature`): never hidden.
+            let opens = super::other_fields::opens(state, &mut ui_state.other_fields);
+            egui::CollapsingHeader::new(super::other_fields::title(state))
+                .id_salt("other_fields_section")
+                .default_open(opens)
+                .open(opens.then_some(true))
+                .show(ui, |ui| {
+                    super::other_fields::other_fields_ui(ui, state, &mut ui_state.other_fields, tx)
+                });
             // Last, collapsed: opening it moves nothing the other sections show.
             egui::CollapsingHeader::new("Prompt cache")
                 .id_salt("prompt_cache_section")
@@ -66,18 +87,94 @@ fn refill_buffers(state: &AppState, form: &mut FormBuffers) {
     }
 }
 
-fn settings_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &CommandSender) {
-    let mut instructions = state.prompt.base_instructions.clone();
-    if labelled_multiline(
-        ui,
-        "Base instructions",
-        &mut instructions,
-        4,
-        false,
-        "The system prompt: top-level `instructions`, a developer message, or the Lite prefix, depending on rules and dialect",
-    ) {
-        tx.edit(PromptEdit::BaseInstructions(instructions));
+/// True when `text` is long enough to be shown collapsed.
+pub fn is_long_instruction(text: &str) -> bool {
+    text.len() > LONG_INSTRUCTION_CHARS || text.lines().count() > LONG_INSTRUCTION_LINES
+}
+
+/// The base instructions: a text box; long ones (a real Codex body's 20 KB) as a preview of
+/// their first lines with their size and Expand, expanded into a box of bounded height that
+/// scrolls inside, so what follows stays a scroll away, not pages below.
+fn instructions_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &CommandSender) {
+    const TIP: &str = "The system prompt: top-level `instructions`, a developer message, or the Lite prefix, depending on rules and dialect";
+    let text = &state.prompt.base_instructions;
+    if !is_long_instruction(text) {
+        let mut instructions = text.clone();
+        if labelled_multiline(ui, "Base instructions", &mut instructions, 4, false, TIP) {
+            tx.edit(PromptEdit::BaseInstructions(instructions));
+        }
+        return;
     }
+    let size = format!(
+        "{} characters · {} lines",
+        crate::core::format::grouped(text.chars().count() as u64),
+        crate::core::format::grouped(text.lines().count() as u64)
+    );
+    let label = ui.horizontal(|ui| {
+        let label = ui.label("Base instructions");
+        ui.weak(&size);
+        let (button, tip) = if form.instructions_expanded {
+            ("Collapse", "Show the first lines only")
+        } else {
+            (
+                "Expand",
+                "Show and edit the whole text (it scrolls inside its box)",
+            )
+        };
+        if ui.small_button(button).on_hover_text(tip).clicked() {
+            form.instructions_expanded = !form.instructions_expanded;
+        }
+        label
+    });
+    let label = label.inner;
+    if form.instructions_expanded {
+        egui::ScrollArea::vertical()
+            .id_salt("instructions_scroll")
+            .max_height(EXPANDED_HEIGHT)
+            .auto_shrink([false, true])
+            .show(ui, |ui| {
+                let mut instructions = text.clone();
+                let edited = ui
+                    .add(
+                        egui::TextEdit::multiline(&mut instructions)
+                            .desired_rows(12)
+                            .desired_width(f32::INFINITY),
+                    )
+                    .labelled_by(label.id)
+                    .on_hover_text(TIP);
+                if edited.changed() {
+                    tx.edit(PromptEdit::BaseInstructions(instructions));
+                }
+            });
+    } else {
+        let preview: Vec<String> = text
+            .lines()
+            .take(PREVIEW_LINES)
+            .map(|line| line.chars().take(200).collect())
+            .collect();
+        let response = egui::Frame::group(ui.style())
+            .show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                for line in preview {
+                    ui.add(
+                        egui::Label::new(egui::RichText::new(line).weak())
+                            .truncate()
+                            .selectable(false),
+                    );
+                }
+                ui.weak("…");
+            })
+            .response
+            .interact(egui::Sense::click())
+            .on_hover_text("Click (or Expand) to show and edit the whole text");
+        if response.clicked() {
+            form.instructions_expanded = true;
+        }
+    }
+}
+
+fn settings_ui(ui: &mut Ui, state: &AppState, form: &mut FormBuffers, tx: &CommandSender) {
+    instructions_ui(ui, state, form, tx);
     let model = state.catalog.lookup(&state.prompt.model);
     // One setting per row: a grid stays readable at any width (wrapped rows cut pickers off).
     egui::Grid::new("settings_grid")

@@ -35,13 +35,18 @@ pub struct ColumnsState {
     pub scroll_to: Option<f32>,
     /// The difference last stepped to (index into the first column's grid differences).
     pub difference: Option<usize>,
+    /// A column just added: the columns scroll sideways to it once it is compiled and drawn
+    /// (the flag: drawn once, so the scroll area knows its new width).
+    pub reveal: Option<(usize, bool)>,
 }
 
 /// Draws the column chooser and the columns.
 pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     // Fill the panel even before the first compile, so it keeps its width.
     ui.set_min_width(ui.available_width());
-    columns_toolbar(ui, state, tx);
+    if let Some(added) = columns_toolbar(ui, state, tx) {
+        ui_state.columns.reveal = Some((added, false));
+    }
     let search = &mut ui_state.search;
     if search.open {
         search_bar(ui, search);
@@ -67,33 +72,47 @@ pub fn views_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &Comm
     let apply = columns.scroll_to.take();
     let mut offsets = Vec::with_capacity(n);
     // The sideways bar is always there when the columns do not fit (not drawn over them).
-    egui::ScrollArea::horizontal()
+    let mut sideways = egui::ScrollArea::horizontal()
         .id_salt("columns_scroll")
         .auto_shrink([false, false])
-        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded)
-        .show(ui, |ui| {
-            let height = ui.available_height();
-            ui.horizontal_top(|ui| {
-                for k in 0..n {
-                    let size = egui::vec2(width, height);
-                    let layout = egui::Layout::top_down(egui::Align::Min);
-                    ui.allocate_ui_with_layout(size, layout, |ui| {
-                        ui.set_width(width);
-                        ui.push_id(("column", k), |ui| {
-                            let shown = ColumnShown {
-                                k,
-                                tree,
-                                apply,
-                                search,
-                            };
-                            if let Some(offset) = column_ui(ui, state, &shown, columns, tx) {
-                                offsets.push(offset);
-                            }
-                        });
+        .scroll_bar_visibility(egui::scroll_area::ScrollBarVisibility::VisibleWhenNeeded);
+    // A column just added comes into view (its right edge at the area's), once compiled.
+    match columns.reveal {
+        Some((k, true)) if k < n => {
+            columns.reveal = None;
+            let right = (k + 1) as f32 * (width + spacing) - spacing;
+            sideways = sideways.horizontal_scroll_offset((right - available.x).max(0.0));
+        }
+        Some((k, false)) if k < n => {
+            // Drawn first, so the area's content is wide enough to scroll there next frame.
+            columns.reveal = Some((k, true));
+            ui.ctx().request_repaint();
+        }
+        _ => {}
+    }
+    sideways.show(ui, |ui| {
+        let height = ui.available_height();
+        ui.horizontal_top(|ui| {
+            for k in 0..n {
+                let size = egui::vec2(width, height);
+                let layout = egui::Layout::top_down(egui::Align::Min);
+                ui.allocate_ui_with_layout(size, layout, |ui| {
+                    ui.set_width(width);
+                    ui.push_id(("column", k), |ui| {
+                        let shown = ColumnShown {
+                            k,
+                            tree,
+                            apply,
+                            search,
+                        };
+                        if let Some(offset) = column_ui(ui, state, &shown, columns, tx) {
+                            offsets.push(offset);
+                        }
                     });
-                }
-            });
+                });
+            }
         });
+    });
     search.scroll_pending = false;
     // Scroll together: a column the user scrolled moves the others on the next frame.
     match apply {
@@ -145,13 +164,15 @@ fn differences_bar(ui: &mut Ui, state: &AppState, columns: &mut ColumnsState) {
             (n, Some(i)) if i < n => format!("Difference {} of {n}", i + 1),
             (n, _) => format!("{n} differences between the columns"),
         };
-        ui.label(label);
+        // The buttons first: the count beside them changes as it steps, and a button after
+        // it moved from under the pointer (a second click missed).
         let previous = ui
             .add_enabled(n > 0, egui::Button::new("Previous difference"))
             .on_hover_text("Scroll every column to the previous place where they differ");
         let next = ui
             .add_enabled(n > 0, egui::Button::new("Next difference"))
             .on_hover_text("Scroll every column to the next place where they differ");
+        ui.label(label);
         if n > 0 && (previous.clicked() || next.clicked()) {
             let i = match (columns.difference, next.clicked()) {
                 (Some(i), true) => (i + 1) % n,
@@ -191,7 +212,9 @@ fn legend_ui(ui: &mut Ui) {
     }
 }
 
-fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+/// The Columns menu and the tree toggle; returns the index of a column the user added.
+fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) -> Option<usize> {
+    let mut added = None;
     ui.horizontal_wrapped(|ui| {
         ui.menu_button("Columns", |ui| {
             ui.label("Add a column:");
@@ -219,6 +242,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
                                         provider,
                                         view,
                                     });
+                                    added = Some(columns.len() - 1);
                                     tx.send(AppCommand::SetColumns(columns));
                                 }
                             }
@@ -248,6 +272,7 @@ fn columns_toolbar(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             tx.send(AppCommand::SetTreeView(tree));
         }
     });
+    added
 }
 
 /// Draws column `shown.k`; returns its text view's vertical offset.

@@ -13,6 +13,7 @@ pub mod json_tree;
 pub mod json_views;
 pub mod limits_window;
 pub mod list_form;
+pub mod other_fields;
 pub mod panes;
 pub mod provider_headers;
 pub mod proxy_panel;
@@ -25,6 +26,7 @@ pub mod status_bar;
 pub mod timeline;
 pub mod tools_panel;
 pub mod top_bar;
+pub mod traffic;
 pub mod widgets;
 pub mod window;
 
@@ -49,6 +51,8 @@ pub struct UiState {
     pub tools: list_form::ListForm<crate::core::tools::ToolSpec>,
     /// Free-text settings buffers.
     pub form: form_panel::FormBuffers,
+    /// The "Other body fields" buffers.
+    pub other_fields: other_fields::OtherFieldsUi,
     /// Dialog text buffers.
     pub dialogs: dialogs::DialogBuffers,
     /// Search in the compiled views.
@@ -67,6 +71,8 @@ pub struct UiState {
     pub imports: imports_panel::ImportsUi,
     /// The send timeline's widget state.
     pub send: send_bar::SendUi,
+    /// The Traffic view's widget state.
+    pub traffic: traffic::TrafficUi,
     /// The Limits window is open.
     pub limits_open: bool,
     /// Where each pane was drawn last frame.
@@ -76,12 +82,14 @@ pub struct UiState {
 /// Draws the whole workbench for one frame; what the user asked for goes to `tx`.
 pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &CommandSender) {
     use crate::app::panes::PaneId;
+    use crate::app::session_view::MainView;
     use panes::{PaneSpec, Side};
-    let workbench = state.browser.view != crate::app::session_view::MainView::Sessions;
-    let order: &[PaneId] = if workbench {
-        &PaneId::WORKBENCH
-    } else {
-        &PaneId::SESSIONS
+    let view = state.browser.view;
+    let workbench = view == MainView::Workbench;
+    let order: &[PaneId] = match view {
+        MainView::Workbench => &PaneId::WORKBENCH,
+        MainView::Sessions => &PaneId::SESSIONS,
+        MainView::Traffic => &PaneId::TRAFFIC,
     };
     ui_state.panes.rects.clear();
     // Dialog shortcuts win: while a dialog is open the global ones are off.
@@ -122,12 +130,15 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
     };
     let height = ui.available_height();
     if ui_state.record.open {
+        let width = ui.available_width();
         let spec = PaneSpec {
             id: PaneId::Record,
             side: Side::Right,
-            default: 300.0,
+            // A quarter of a narrow window (the views beside it keep their tables usable at
+            // 1024×700), up to 340 points in a wide one.
+            default: (width * 0.24).clamp(240.0, 340.0),
             min: 240.0,
-            max: (ui.available_width() * 0.6).max(260.0),
+            max: (width * 0.6).max(260.0),
         };
         let UiState {
             record,
@@ -138,6 +149,19 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
         panes::pane(ui, &layout, spec, order, pane_rects, tx, |ui| {
             proxy_panel::record_panel_ui(ui, state, record, limits_open, tx);
         });
+    }
+    if view == MainView::Traffic {
+        traffic::traffic_ui(
+            ui,
+            state,
+            &layout,
+            &mut ui_state.traffic,
+            &mut ui_state.panes,
+            tx,
+        );
+        limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
+        dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
+        return;
     }
     if !workbench {
         sessions::sessions_ui(
@@ -236,6 +260,9 @@ fn maximised_ui(
         | PaneId::ReplayTimeline
         | PaneId::Inspector => {
             sessions::maximised_ui(ui, state, id, &mut ui_state.sessions, tx);
+        }
+        PaneId::Traffic | PaneId::TrafficInspector => {
+            traffic::maximised_ui(ui, state, id, &mut ui_state.traffic, tx);
         }
     });
     ui_state.panes = rects;

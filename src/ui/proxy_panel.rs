@@ -5,13 +5,15 @@
 //! listens, how many requests it saw and how many failed, and its notes; an upstream behind a
 //! private CA is trusted through an upstream CA file (kept in the settings, as `record
 //! --upstream-ca` takes it; a file that cannot be used is the panel's error and nothing
-//! starts). The requests themselves
-//! appear live in the Sessions view. Below, the replay endpoint serves the session open in the
+//! starts). Under it, what to paste into a client (Codex's `config.toml` entry or `codex -c …`,
+//! `OPENAI_BASE_URL`, a curl line: `core::setup_lines`, as `promptwire record` prints them), each
+//! with a Copy button. The requests themselves appear live in the Traffic view. Below, the replay endpoint serves the session open in the
 //! Sessions view at a chosen pace. Reads `&AppState`, sends [`RecordCommand`]s.
 
 use egui::{RichText, Ui};
 
 use crate::app::proxy::{RecordCommand, ServerKind, ServerView, is_exposed};
+use crate::app::session_view::{MainView, SessionCommand};
 use crate::app::{AppCommand, AppState, CommandSender};
 use crate::transport::replay::Timing;
 use crate::ui::widgets::count;
@@ -139,6 +141,74 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
         }));
     }
     server_state(ui, proxy, "Point the client's base_url at");
+    if proxy.is_active() && state.browser.view != MainView::Traffic {
+        // The requests it handles are listed there as they pass (Ctrl+3).
+        let shown = match state.traffic.len() {
+            0 => "Show the Traffic view".to_string(),
+            n => format!("Show the Traffic view ({})", count(n as u64, "request")),
+        };
+        let link = ui
+            .link(shown)
+            .on_hover_text("Every request the proxy handles, live, newest at the top (Ctrl+3)");
+        link.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::accesskit::Role::Link, true, "Show the Traffic view")
+        });
+        if link.clicked() {
+            tx.send(AppCommand::Sessions(SessionCommand::ShowView(
+                MainView::Traffic,
+            )));
+        }
+    }
+    setup_ui(ui, proxy, &record.listen, tx);
+}
+
+/// What to paste into a client, for the address the proxy listens on (or, before it starts,
+/// the one typed): each snippet of `core::setup_lines` wrapped whole (the URL is never cut) with
+/// a Copy button.
+fn setup_ui(ui: &mut Ui, proxy: &ServerView, listen: &str, tx: &CommandSender) {
+    let running = proxy.addr.filter(|_| proxy.is_active());
+    let typed = listen
+        .trim()
+        .parse::<std::net::SocketAddr>()
+        .ok()
+        .filter(|a| a.port() != 0);
+    let Some(addr) = running.or(typed) else {
+        return;
+    };
+    egui::CollapsingHeader::new("Point a client here")
+        .id_salt("client_setup")
+        .default_open(true)
+        .show(ui, |ui| {
+            if running.is_none() {
+                ui.weak("For the address above, once the proxy runs:");
+            }
+            for snippet in crate::core::setup_lines::setup_snippets(addr) {
+                snippet_ui(ui, &snippet, tx);
+            }
+        });
+}
+
+/// One snippet: its title and a Copy button, then its text (monospace, wrapped, selectable).
+fn snippet_ui(ui: &mut Ui, snippet: &crate::core::setup_lines::SetupSnippet, tx: &CommandSender) {
+    ui.horizontal(|ui| {
+        let copy = ui.small_button("Copy");
+        let label = format!("Copy {}", snippet.title);
+        copy.widget_info(|| {
+            egui::WidgetInfo::labeled(egui::accesskit::Role::Button, true, label.clone())
+        });
+        if copy
+            .on_hover_text(format!("Copy this to the clipboard: {}", snippet.title))
+            .clicked()
+        {
+            ui.ctx().copy_text(snippet.text.clone());
+            tx.send(AppCommand::Notify(format!("Copied: {}", snippet.title)));
+        }
+        ui.add(egui::Label::new(RichText::new(snippet.title).strong()).wrap());
+    });
+    // Wrapped inside the frame (its margins inside the pane: nothing runs past its edge).
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.add(egui::Label::new(RichText::new(&snippet.text).monospace()).wrap());
+    });
 }
 
 /// The upstream CA file: a path typed (kept in the settings as it changes) or chosen with
@@ -256,9 +326,10 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
                 "Listening on {}",
                 server.addr.map_or_else(String::new, |a| a.to_string())
             ));
-            ui.horizontal(|ui| {
+            // Wrapped, never cut (a long address ran past the pane's edge).
+            ui.horizontal_wrapped(|ui| {
                 ui.label(point);
-                ui.code(url);
+                ui.add(egui::Label::new(RichText::new(url).code()).wrap());
             });
         }
         (None, true) => {
@@ -267,7 +338,7 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         _ => {
             // As many lines as a running server shows: starting it moves nothing below.
             ui.weak("Stopped");
-            ui.horizontal(|ui| {
+            ui.horizontal_wrapped(|ui| {
                 ui.weak(format!("{point}: (start it first)"));
             });
         }

@@ -52,10 +52,14 @@ pub fn send_buttons(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         .map_or_else(String::new, |v| {
             format!(" to {}", redact_url(&v.compiled.url))
         });
+    let into = state.send.into.map_or_else(
+        || "a new session".to_string(),
+        |id| format!("session #{id}"),
+    );
     let send = ui
         .add_enabled(!running, egui::Button::new("Send"))
         .on_hover_text(format!(
-            "Send {target}{url} and watch the stream (Ctrl+Enter)"
+            "Send {target}{url} and watch the stream (Ctrl+Enter); recorded into {into}"
         ));
     if send.clicked() {
         tx.send(AppCommand::Send);

@@ -22,6 +22,9 @@ pub struct ContinueUi {
     outputs: BTreeMap<String, String>,
     /// A new user message.
     user: String,
+    /// The Continue last applied (its prompt revision): the message field is cleared once per
+    /// Continue.
+    continued: Option<u64>,
 }
 
 /// Draws the strip in a room of fixed height (two or three rows, by the pane's height), there
@@ -73,11 +76,18 @@ fn strip_ui(ui: &mut Ui, state: &AppState, cui: &mut ContinueUi, tx: &CommandSen
     if send.job.is_some() || !matches!(outcome.state, TurnState::Completed { .. }) {
         return false;
     }
-    if cui.generation != send.generation {
+    if cui.generation != send.generation.current() {
         *cui = ContinueUi {
-            generation: send.generation,
+            generation: send.generation.current(),
+            continued: cui.continued,
             ..ContinueUi::default()
         };
+    }
+    // Continue went through (the next request is in the form): its message was used.
+    let continued = send.continued.as_ref().map(|c| c.revision);
+    if continued.is_some() && continued != cui.continued {
+        cui.continued = continued;
+        cui.user.clear();
     }
     let calls = pending_calls(outcome);
     for call in &calls {

@@ -1,7 +1,7 @@
 //! The left panel: bundled example prompts, recently opened files, provider import from a Codex
 //! `config.toml`, and the recorded sessions (the one sessions model, `app::sessions`, which the
-//! Sessions tab reads too), with the session Send records into (the open one, or a new one
-//! after "New session").
+//! Sessions tab reads too), with the session Send records into (`SendState::into`: changed
+//! only by "Send into…", "New session" or a send; browsing the list never changes it).
 
 use egui::Ui;
 
@@ -131,6 +131,29 @@ pub(super) fn expand_home(path: &str) -> std::path::PathBuf {
     }
 }
 
+/// "Send into…": the explicit choice of the session the next Send records into — a new one, the
+/// session open here, or one of the listed page.
+fn send_into_menu(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+    let into = state.send.into;
+    ui.menu_button("Send into…", |ui| {
+        ui.style_mut().wrap_mode = Some(egui::TextWrapMode::Truncate);
+        ui.set_max_width(320.0);
+        let choose = |ui: &mut Ui, target: Option<i64>, text: String| {
+            if ui.selectable_label(into == target, text).clicked() {
+                tx.send(AppCommand::SendBar(SendCommand::Into(target)));
+                ui.close();
+            }
+        };
+        choose(ui, None, "a new session".to_string());
+        for session in &state.sessions.sessions {
+            let text = format!("#{} {}", session.id, super::sessions::shown_name(session));
+            choose(ui, Some(session.id), text);
+        }
+    })
+    .response
+    .on_hover_text("Choose the session the next Send records into");
+}
+
 /// The sessions model's page of sessions and, for the open one, its requests (the Sessions
 /// tab shows the same); clicking a request loads its exact body into the form (the one in the
 /// form stays selected).
@@ -153,7 +176,7 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         }
         if ui
             .small_button("New session")
-            .on_hover_text("The next Send starts a new session instead of adding to the open one")
+            .on_hover_text("The next Send starts a new session")
             .clicked()
         {
             tx.send(AppCommand::SendBar(SendCommand::NewSession));
@@ -162,13 +185,17 @@ fn sessions_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
             ui.spinner();
         }
     });
-    super::widgets::note_line(
-        ui,
-        &browser.open.map_or_else(
-            || "Send starts a new session".to_string(),
-            |id| format!("Send adds to session #{id}"),
-        ),
-    );
+    // Where the next Send records: the workbench's own choice (browsing never changes it).
+    ui.horizontal_wrapped(|ui| {
+        super::widgets::note_line(
+            ui,
+            &state.send.into.map_or_else(
+                || "Send starts a new session".to_string(),
+                |id| format!("Send adds to session #{id}"),
+            ),
+        );
+        send_into_menu(ui, state, tx);
+    });
     if let Some(e) = &browser.error {
         super::widgets::error_line(ui, e);
     }

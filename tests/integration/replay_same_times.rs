@@ -98,11 +98,11 @@ fn select(harness: &mut App, index: usize) {
 fn app_times(harness: &mut App, session: i64, index: usize) -> Times {
     select(harness, index);
     let position = state(harness).sessions.rows[index].position;
-    let generation = state(harness).browser.replay.generation;
+    let generation = state(harness).browser.replay.generation.current();
     harness.get_by_label("instant").click();
     wait_until(harness, "replay finished", |s: &AppState| {
         let replay = &s.browser.replay;
-        replay.generation == generation + 1
+        replay.generation.current() == generation + 1
             && replay.request == Some((session, position))
             && replay.job.is_none()
             && s.browser.timeline.outcome().is_some()

@@ -64,10 +64,10 @@ fn app_on_sessions_tab(server: &Upstream) -> (App, std::path::PathBuf) {
 /// Sends the workbench's target column the way its Send button or Ctrl+Enter does — not a
 /// click on the Sessions tab — and waits until it is recorded; returns (session, request).
 fn send(harness: &mut App) -> (i64, i64) {
-    let before = state(harness).send.generation;
+    let before = state(harness).send.generation.current();
     harness.state().sender().send(AppCommand::Send);
     wait_until(harness, "sent and recorded", move |s| {
-        s.send.generation > before
+        s.send.generation.current() > before
             && s.send.job.is_none()
             && (s.send.recorded.is_some() || s.send.error.is_some())
     });

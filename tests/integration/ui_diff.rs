@@ -202,3 +202,51 @@ fn hello_json_under_lite_explains_every_change_and_the_headers_column_its_header
         Some("  \"x-openai-internal-codex-responses-lite\": \"true\",")
     );
 }
+
+#[test]
+fn next_difference_stays_under_the_pointer_while_it_steps() {
+    let mut harness = app();
+    let count = state(&harness).views[0].aligned.differences.len();
+    assert!(count >= 3, "{count} differences");
+    let before = harness.get_by_label("Next difference").rect();
+    harness.get_by_label("Next difference").click();
+    harness.run_steps(3);
+    let after_one = harness.get_by_label("Next difference").rect();
+    harness.get_by_label("Next difference").click();
+    harness.run_steps(3);
+    assert_eq!(
+        (after_one, harness.get_by_label("Next difference").rect()),
+        (before, before),
+        "the button did not move"
+    );
+    assert_eq!(harness.state().ui_state().columns.difference, Some(1));
+    harness.get_by_label(&format!("Difference 2 of {count}"));
+}
+
+#[test]
+fn a_column_added_from_the_columns_menu_comes_into_view_at_1024_by_700() {
+    let mut harness = ui_support::app_with((1024.0, 700.0), None);
+    let mut columns = state(&harness).settings.columns.clone();
+    columns.push(Column {
+        dialect: ColumnDialect::Standard,
+        provider: None,
+        view: ViewKind::Headers,
+    });
+    // As the menu does: the columns, and which one was added.
+    harness.get_by_label("Columns").click();
+    harness.run();
+    harness.get_by_label("standard").click();
+    harness.run();
+    harness.get_by_label("the prompt's provider").click();
+    harness.run();
+    harness.get_by_label(ViewKind::Headers.label()).click();
+    harness.run_steps(2);
+    wait_for_compile(&mut harness);
+    harness.run_steps(4);
+    assert_eq!(state(&harness).settings.columns, columns);
+    let label = state(&harness).views[2].label.clone();
+    assert!(
+        ui_support::fully_visible(&harness, &label),
+        "the new column {label} is in view"
+    );
+}

@@ -2,7 +2,9 @@
 //! work (loading an example, closing the window) asks first — an invalid raw JSON edit that was
 //! never applied included — "Save first" saves and then carries on, a stale error leaves the
 //! status bar once a later edit succeeds, the window title says which file and whether it is
-//! saved, and the form stays visible and usable at 1024×700.
+//! saved, and the form stays visible and usable at 1024×700: long base instructions (a real
+//! Codex body's) show collapsed with their size, and body fields the form has no control for
+//! (`temperature`) are shown and editable as other fields.
 
 use crate::support::ui as ui_support;
 
@@ -365,4 +367,103 @@ fn save_first_that_cannot_write_replaces_nothing_and_says_so() {
     assert_eq!(state(&harness).prompt, edited, "nothing replaced");
     assert_eq!(state(&harness).dialog, None);
     assert!(state(&harness).is_dirty());
+}
+
+/// The app at 1024×700 with `body` imported (an untitled, unsaved form).
+fn imported(body: &str) -> ui_support::App {
+    let mut harness = app_with((1024.0, 700.0), None);
+    harness
+        .state()
+        .sender()
+        .send(promptwire::app::AppCommand::ImportBody(body.to_string()));
+    ui_support::wait_until(&mut harness, "imported", |s| {
+        s.source == Some(promptwire::app::event::PromptSource::Pasted) && s.views_are_current()
+    });
+    harness
+}
+
+#[test]
+fn long_base_instructions_show_collapsed_with_their_size_and_the_items_stay_in_reach() {
+    let instructions: String = (0..400)
+        .map(|i| format!("Rule {i}: keep the answer short and cite the file you read.\n"))
+        .collect();
+    let body = serde_json::json!({
+        "model": "gpt-5.5",
+        "instructions": instructions,
+        "input": [{"type": "message", "role": "user",
+                   "content": [{"type": "input_text", "text": "hi"}]}],
+        "stream": true
+    })
+    .to_string();
+    let mut harness = imported(&body);
+    assert_eq!(state(&harness).prompt.base_instructions, instructions);
+    // A preview with the size and Expand; the items right under it, on screen.
+    let size = format!(
+        "{} characters · 400 lines",
+        promptwire::core::format::grouped(instructions.chars().count() as u64)
+    );
+    harness.get_by_label(&size);
+    assert!(
+        fully_visible(&harness, "Input items (1)"),
+        "the items are in reach"
+    );
+    assert!(fully_visible(&harness, "Expand"));
+    // Expanded, the whole text is editable in a box of bounded height.
+    harness.get_by_label("Expand").click();
+    harness.run_steps(3);
+    let field = harness.get_by_label("Base instructions").rect();
+    let items = harness.get_by_label("Input items (1)").rect();
+    assert!(
+        items.top() - field.top() < 600.0,
+        "the box stays bounded, the items under it: {field:?} {items:?}"
+    );
+    replace_text(&mut harness, "Base instructions", "Be terse.");
+    wait_for_compile(&mut harness);
+    assert_eq!(state(&harness).prompt.base_instructions, "Be terse.");
+    // Short again: an ordinary field.
+    assert!(fully_visible(&harness, "Base instructions"));
+}
+
+#[test]
+fn body_fields_the_form_has_no_control_for_are_shown_and_editable() {
+    let body = r#"{"model":"gpt-5.5","instructions":"Answer briefly.","input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}],"temperature":0.2,"stream":true}"#;
+    let mut harness = imported(body);
+    assert_eq!(
+        state(&harness).prompt.body_overrides.get("temperature"),
+        Some(&serde_json::json!(0.2))
+    );
+    let prompt = &state(&harness).prompt;
+    let others = prompt.body_overrides.len() + prompt.body_omit.len();
+    harness.get_by_label(&format!("Other body fields ({others})"));
+    assert_eq!(
+        harness.get_by_label("temperature").value().as_deref(),
+        Some("0.2")
+    );
+    replace_text(&mut harness, "temperature", "0.7");
+    wait_for_compile(&mut harness);
+    assert_eq!(
+        ui_support::body(&harness, 0).get("temperature"),
+        Some(&serde_json::json!(0.7))
+    );
+    // A value that does not parse is not applied and says why.
+    replace_text(&mut harness, "temperature", "0.7x");
+    harness.run_steps(2);
+    assert_eq!(
+        state(&harness).prompt.body_overrides.get("temperature"),
+        Some(&serde_json::json!(0.7))
+    );
+    harness.get_by_label_contains("line 1, column");
+    // Added by name; removed with ×.
+    replace_text(&mut harness, "temperature", "0.7");
+    replace_text(&mut harness, "add field", "top_p");
+    replace_text(&mut harness, "field value", "0.9");
+    harness.get_by_label("Add this field").scroll_to_me();
+    harness.run_steps(3);
+    harness.get_by_label("Add this field").click();
+    wait_for_compile(&mut harness);
+    let body = ui_support::body(&harness, 0);
+    assert_eq!(
+        (body.get("temperature"), body.get("top_p")),
+        (Some(&serde_json::json!(0.7)), Some(&serde_json::json!(0.9)))
+    );
 }

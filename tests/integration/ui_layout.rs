@@ -98,9 +98,14 @@ fn sessions_at(name: &str, size: (f32, f32), label: &str) -> App {
 fn every_request_table_column_can_be_brought_into_view_at_1024_by_700() {
     let mut harness = sessions_at("layout-table", SMALL, "#1 tool-calls · 3 req · gpt-5.5");
     let table = pane_rect(&harness, PaneId::RequestTable);
+    // The prefix badge — the why — is in view without scrolling; the last column is not.
     assert!(
-        !shown_inside(&harness, "prefix", table),
-        "the prefix column starts out of view"
+        shown_inside(&harness, "prefix", table),
+        "the prefix column is in view from the start"
+    );
+    assert!(
+        !shown_inside(&harness, "dialect", table),
+        "the dialect column starts out of view"
     );
     // Over the table's column headers (under its filter bar).
     let headers = harness
@@ -110,7 +115,7 @@ fn every_request_table_column_can_be_brought_into_view_at_1024_by_700() {
         .expect("the time column's header");
     wheel_sideways(&mut harness, headers.center(), -2000.0);
     let table = pane_rect(&harness, PaneId::RequestTable);
-    for title in ["duration", "1st event", "bytes", "prefix"] {
+    for title in ["duration", "1st event", "bytes", "dialect"] {
         assert!(
             shown_inside(&harness, title, table),
             "the {title} column was brought into view"

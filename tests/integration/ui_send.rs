@@ -636,6 +636,12 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
     harness.get_by_label("Discard changes").click();
     wait_until(&mut harness, "continued", |s| s.send.continued.is_some());
     wait_for_compile(&mut harness);
+    // The message went into the next request: its field is empty again.
+    harness.run_steps(2);
+    assert_eq!(
+        harness.get_by_label("new user message").value().as_deref(),
+        Some("")
+    );
 
     let s = state(&harness);
     // The file is untouched, the next request is an untitled unsaved document.
@@ -699,6 +705,34 @@ fn continue_after_a_prompt_opened_from_a_file_leaves_the_file_alone_and_adds_cod
 }
 
 #[test]
+fn send_reopens_a_collapsed_timeline() {
+    let server = Upstream::in_order(vec![text_answer(2), text_answer(2)]);
+    let (mut harness, _db) = send_app("send-reopens", &server.base_url(), with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    harness.key_press_modifiers(egui::Modifiers::ALT, Key::Num4);
+    harness.run_steps(3);
+    assert!(
+        state(&harness)
+            .settings
+            .panes
+            .is_collapsed(promptwire::app::panes::PaneId::SendTimeline)
+    );
+    harness.get_by_label("Send").click();
+    harness.run_steps(3);
+    assert!(
+        !state(&harness)
+            .settings
+            .panes
+            .is_collapsed(promptwire::app::panes::PaneId::SendTimeline),
+        "Send shows its answer"
+    );
+    sent_and_recorded(&mut harness);
+    let pane = ui_support::pane_rect(&harness, promptwire::app::panes::PaneId::SendTimeline);
+    assert!(pane.height() > 200.0, "{pane:?}");
+}
+
+#[test]
 fn ctrl_enter_sends() {
     let server = Upstream::in_order(vec![text_answer(2)]);
     let (mut harness, _db) = send_app("send-ctrl-enter", &server.base_url(), with_key());
@@ -754,6 +788,88 @@ fn new_session_makes_the_next_send_start_a_fresh_session() {
         s.sessions.open == Some(second)
     });
     harness.get_by_label(&format!("Send adds to session #{second}"));
+}
+
+#[test]
+fn browsing_a_session_does_not_change_where_send_records() {
+    let server = Upstream::in_order(vec![text_answer(2), text_answer(2), text_answer(2)]);
+    let (mut harness, db) = send_app("send-target-browse", &server.base_url(), with_key());
+    harness.get_by_label("Send").click();
+    sent_and_recorded(&mut harness);
+    let (first, first_request) = state(&harness).send.recorded.expect("first recorded");
+    assert_eq!(state(&harness).send.into, Some(first));
+    // Browse another (seeded) session in the Sessions tab: click it in the list.
+    ui_support::show_sessions(&mut harness);
+    let other = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id != first)
+        .map(|s| s.id)
+        .expect("a seeded session besides the sent one");
+    let label = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id == other)
+        .map(|s| format!("#{other} {}", promptwire::ui::sessions::shown_name(s)))
+        .expect("listed");
+    harness
+        .query_by_label_contains(&label)
+        .expect("listed")
+        .click();
+    wait_until(&mut harness, "other session open", move |s| {
+        s.sessions.open == Some(other) && s.sessions.loading == 0
+    });
+    assert_eq!(
+        state(&harness).send.into,
+        Some(first),
+        "browsing changed Send's target"
+    );
+    // Back on the workbench: the sidebar still names the sent session, and Send goes there.
+    harness.key_press_modifiers(egui::Modifiers::COMMAND, Key::Num1);
+    harness.run_steps(3);
+    harness.get_by_label(&format!("Send adds to session #{first}"));
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "second send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(_, r)| r != first_request)
+    });
+    assert_eq!(
+        state(&harness).send.recorded.map(|(session, _)| session),
+        Some(first)
+    );
+    let store = Store::open(&db).expect("db");
+    let count = |id| {
+        store
+            .requests(id, promptwire::store::Page::ALL)
+            .expect("rows")
+            .len()
+    };
+    let before_other = count(other);
+    assert_eq!(count(first), 2);
+    // The explicit choice, "Send into…" → the other session, is what changes it.
+    harness.get_by_label("Send into…").click();
+    harness.run();
+    let entry = state(&harness)
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id == other)
+        .map(|s| format!("#{other} {}", promptwire::ui::sessions::shown_name(s)))
+        .expect("listed");
+    harness.get_by_label(&entry).click();
+    harness.run_steps(3);
+    assert_eq!(state(&harness).send.into, Some(other));
+    harness.get_by_label(&format!("Send adds to session #{other}"));
+    assert!(
+        harness.query_by_label(&entry).is_none(),
+        "the menu closed on the choice"
+    );
+    harness.get_by_label("Send").click();
+    wait_until(&mut harness, "third send recorded", move |s| {
+        s.send.job.is_none() && s.send.recorded.is_some_and(|(session, _)| session == other)
+    });
+    assert_eq!((count(first), count(other)), (2, before_other + 1));
 }
 
 #[test]

@@ -5,8 +5,9 @@
 //! at a time, the `cache-prefix-break` sample shows its break with its cause at the text
 //! pointer, a changed `prompt_cache_key` is shown as a warning (never a bare "kept"), the charts
 //! are drawn with one point per request, the keyboard moves and opens, two requests compare with
-//! the structural diff, a re-send streams beside the recorded outcome and stops at once, and the
-//! list says how much room the database takes on disk.
+//! the structural diff, a re-send streams beside the recorded outcome and stops at once, the
+//! list says how much room the database takes on disk; "Compare: right" opens Compare with room
+//! for the bodies at 1024×700, and sorting and a comparison reset when another session opens.
 
 use crate::support::sample_har;
 use crate::support::ui as ui_support;
@@ -766,4 +767,93 @@ fn a_replay_started_over_a_stalled_resend_ends_it_and_its_row_still_appears() {
         .expect("outcome")
         .expect("recorded");
     assert_eq!(stored.error_class, Some(ErrorClass::Cancelled));
+}
+
+#[test]
+fn compare_right_opens_compare_with_room_for_the_bodies_at_1024x700() {
+    let db = scratch_dir("sessions-compare-room").join("promptwire.sqlite");
+    let mut harness = ui_support::app_with((1024.0, 700.0), Some(db));
+    ui_support::show_sessions(&mut harness);
+    open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
+    assert_eq!(
+        harness.state().ui_state().sessions.tab,
+        promptwire::ui::sessions::SessionsTab::Prefix
+    );
+    harness.get_by_label("Compare: left").click();
+    harness.run_steps(2);
+    harness.key_press(Key::J);
+    harness.key_press(Key::J);
+    harness.run_steps(2);
+    harness.get_by_label("Compare: right").click();
+    wait_until(&mut harness, "compared", |s| {
+        s.browser.compare.result.is_some()
+    });
+    harness.run_steps(3);
+    // Compare is shown, on the whole window: the room under the table was a line or two.
+    assert_eq!(
+        (
+            harness.state().ui_state().sessions.tab,
+            state(&harness).settings.panes.maximised
+        ),
+        (
+            promptwire::ui::sessions::SessionsTab::Compare,
+            Some(promptwire::app::panes::PaneId::Analysis)
+        )
+    );
+    let analysis = ui_support::pane_rect(&harness, promptwire::app::panes::PaneId::Analysis);
+    assert!(analysis.height() >= 550.0, "{analysis:?}");
+    harness.get_by_label("Next difference");
+    // Restore gives the table its room back, Compare still shown under it.
+    harness.get_by_label("Restore Analysis").click();
+    harness.run_steps(3);
+    assert_eq!(state(&harness).settings.panes.maximised, None);
+}
+
+#[test]
+fn sorting_and_a_comparison_reset_when_another_session_opens() {
+    let (mut harness, _db) = sessions_app("sessions-reset");
+    open_session(&mut harness, "#4 cache-prefix-break · 3 req · gpt-5.5");
+    harness.get_by_role_and_label(Role::Button, "input").click();
+    harness.run_steps(2);
+    assert_eq!(
+        state(&harness).browser.filter.sort,
+        Some((
+            promptwire::app::session_view::filter::SortColumn::Input,
+            false
+        ))
+    );
+    harness.get_by_label("Compare: left").click();
+    harness.run_steps(2);
+    harness.key_press(Key::J);
+    harness.run_steps(2);
+    harness.get_by_label("Compare: right").click();
+    wait_until(&mut harness, "compared", |s| {
+        s.browser.compare.result.is_some()
+    });
+    harness
+        .get_by_label("#1 tool-calls · 3 req · gpt-5.5")
+        .click();
+    wait_until(&mut harness, "the other session analysed", |s| {
+        s.sessions.open == Some(1) && s.browser.analysis.is_some()
+    });
+    let browser = &state(&harness).browser;
+    assert_eq!(
+        (
+            browser.filter.sort,
+            browser.compare.slots.clone(),
+            browser.compare.result.is_none(),
+            browser.visible.clone()
+        ),
+        (None, [None, None], true, vec![0, 1, 2])
+    );
+    // A half-chosen comparison stays: two sessions can still be compared.
+    harness.get_by_label("Compare: left").click();
+    harness.run_steps(2);
+    harness
+        .get_by_label("#4 cache-prefix-break · 3 req · gpt-5.5")
+        .click();
+    wait_until(&mut harness, "back", |s| {
+        s.sessions.open == Some(4) && s.browser.analysis.is_some()
+    });
+    assert!(state(&harness).browser.compare.slots[0].is_some());
 }

@@ -9,6 +9,7 @@
 
 use std::sync::mpsc::{Receiver, Sender as StepSender, channel};
 
+use crate::app::error::{AppError, AppResult};
 use crate::app::timeline::TimelineUpdate;
 use crate::store::SendRecording;
 use crate::store::send_recording::StoredSend;
@@ -57,16 +58,18 @@ pub async fn run(
     recording: Option<SendRecording>,
     ui: UiChannel,
     report: impl FnMut(UiStep) -> bool + Send + 'static,
-) -> Result<(Option<SendRecording>, SendResult), String> {
+) -> AppResult<(Option<SendRecording>, SendResult)> {
     let UiChannel { tx, rx } = ui;
     let cancel = live.cancel.clone();
     let reporter = tokio::task::spawn_blocking(move || forward(&rx, &cancel, report));
     let drained = tokio::task::spawn_blocking(move || drain(live, recording, &tx)).await;
     // The reporter ends at the drain's end marker.
     let reported = reporter.await;
-    let (recording, result) = drained.map_err(|e| format!("the send's drain failed: {e}"))?;
-    reported.map_err(|e| format!("the send's reports failed: {e}"))?;
-    let result = result.ok_or_else(|| "the send ended without a result".to_string())?;
+    let (recording, result) =
+        drained.map_err(|e| AppError::Worker(format!("the send's drain failed: {e}")))?;
+    reported.map_err(|e| AppError::Worker(format!("the send's reports failed: {e}")))?;
+    let result =
+        result.ok_or_else(|| AppError::Worker("the send ended without a result".to_string()))?;
     Ok((recording, result))
 }
 

@@ -5,8 +5,8 @@
 //! [`PLACEHOLDER_OUTPUT`](crate::core::turn_loop::PLACEHOLDER_OUTPUT)) and optionally a new user
 //! message — and loaded into the form. Once the form has compiled it, a worker thread checks that
 //! the new body begins with the sent one ([`prefix_check`]); the verdict (kept, or where and why
-//! it broke) shows in the send bar. Sending it appends to the same session, which is the one
-//! open in the sidebar since the first send was recorded. The outputs and the message get the
+//! it broke) shows in the send bar. Sending it appends to the same session, which is where Send
+//! records since the first send was recorded (`SendState::into`). The outputs and the message get the
 //! `fco_`/`msg_` uuid-v7 ids Codex 0.169 gives them, made here (the edge) and passed into core
 //! through [`Continuation::answering`], the function the CLI uses too. The next request is an
 //! untitled unsaved document, one undo step after the prompt sent; unsaved edits made since Send
@@ -128,7 +128,7 @@ pub fn check_prefix(state: &mut AppState) {
         return;
     };
     let (from, next) = (Arc::clone(&continued.from), Arc::clone(&view.compiled));
-    let generation = state.send.generation;
+    let generation = state.send.generation.current();
     let revision = continued.revision;
     if let Some(continued) = state.send.continued.as_mut() {
         continued.checking = true;

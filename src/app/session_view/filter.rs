@@ -84,22 +84,6 @@ pub enum SortColumn {
 }
 
 impl SortColumn {
-    /// The table's columns in order (the prefix badge column does not sort).
-    pub const TABLE: [Self; 12] = [
-        Self::Position,
-        Self::Time,
-        Self::Model,
-        Self::Dialect,
-        Self::Status,
-        Self::Input,
-        Self::Cached,
-        Self::Uncached,
-        Self::Output,
-        Self::Duration,
-        Self::FirstEvent,
-        Self::Bytes,
-    ];
-
     fn compare(self, a: &RequestRow, b: &RequestRow) -> Ordering {
         match self {
             Self::Position => a.position.cmp(&b.position),

@@ -15,6 +15,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::SessionEvent;
+use crate::app::error::AppResult;
 use crate::app::event::AppEvent;
 use crate::app::jobs::JobId;
 use crate::app::state::AppState;
@@ -86,8 +87,8 @@ impl Inspected {
 /// What the inspector shows and the row actions' clipboard.
 #[derive(Debug, Clone, Default)]
 pub struct InspectState {
-    /// Incremented per load (stale results are dropped).
-    pub generation: u64,
+    /// Which read is the latest (stale results are dropped).
+    pub generation: crate::app::jobs::Generation,
     /// The request being shown or read.
     pub request: Option<i64>,
     /// The table row's event count when the read started (a row that gains events is read
@@ -119,8 +120,8 @@ pub enum CopyKind {
     Body,
 }
 
-fn open_store(path: &Path) -> Result<Store, String> {
-    open_seeded(path).map_err(|e| e.to_string())
+fn open_store(path: &Path) -> AppResult<Store> {
+    Ok(open_seeded(path)?)
 }
 
 /// Line ranges of `text`.
@@ -139,9 +140,9 @@ fn line_ranges(text: &str) -> Vec<Range<usize>> {
 
 /// Reads request `request` of `session` for the inspector (run on a worker; also the bench's
 /// measure).
-pub fn read_inspected(store: &Store, session: i64, request: i64) -> Result<Inspected, String> {
-    let record = store.request(request).map_err(|e| e.to_string())?;
-    let body = store.body(request).map_err(|e| e.to_string())?;
+pub fn read_inspected(store: &Store, session: i64, request: i64) -> AppResult<Inspected> {
+    let record = store.request(request)?;
+    let body = store.body(request)?;
     // JSON is re-indented from its bytes with every token as sent (serde_json would rewrite
     // escapes and numbers and keep one of a repeated key), in one pass that also finds the
     // lines; anything else is shown as text.
@@ -149,22 +150,20 @@ pub fn read_inspected(store: &Store, session: i64, request: i64) -> Result<Inspe
         Some(PrettyText { text, lines }) => (text, lines),
         None => {
             let text = match &body.value {
-                Some(value) => serde_json::to_string_pretty(value).map_err(|e| e.to_string())?,
+                Some(value) => serde_json::to_string_pretty(value)?,
                 None => String::from_utf8_lossy(&body.bytes).into_owned(),
             };
             let lines = line_ranges(&text);
             (text, lines)
         }
     };
-    let outcome = store.outcome(request).map_err(|e| e.to_string())?;
+    let outcome = store.outcome(request)?;
     let usage = outcome
         .as_ref()
         .and_then(|o| o.usage.as_ref())
         .and_then(UsageCounts::from_value);
-    let event_count = store.event_count(request).map_err(|e| e.to_string())?;
-    let events = store
-        .events(request, Page::first(MAX_INSPECTED_EVENTS))
-        .map_err(|e| e.to_string())?;
+    let event_count = store.event_count(request)?;
+    let events = store.events(request, Page::first(MAX_INSPECTED_EVENTS))?;
     Ok(Inspected {
         session,
         request,
@@ -188,36 +187,64 @@ pub fn ensure(state: &mut AppState) {
     let Some(row) = state.sessions.rows.get(index) else {
         return;
     };
-    let request = row.id;
-    let events = row.events;
-    let inspect = &mut state.browser.inspect;
-    // The same request is read again once it gained events (it was still streaming).
-    if inspect.request == Some(request) && inspect.row_events == Some(events) {
-        return;
-    }
+    let (request, events) = (row.id, row.events);
     let Some(path) = state.sessions.db_path.clone() else {
         return;
     };
-    if let Some(job) = inspect.job.take() {
-        state.workers.cancel(job);
+    start_read(
+        &mut state.workers,
+        &mut state.browser.inspect,
+        path,
+        (session, request, Some(events)),
+        |generation, report| {
+            AppEvent::Sessions(match report {
+                InspectReport::Read(result) => SessionEvent::Inspected { generation, result },
+                InspectReport::Tokens(tokens) => SessionEvent::InspectTokens { generation, tokens },
+            })
+        },
+    );
+}
+
+/// What an inspector's read reports: the request read, then its body's tokens.
+#[derive(Debug)]
+pub enum InspectReport {
+    /// The request was read (or why not).
+    Read(AppResult<Arc<Inspected>>),
+    /// Its body's o200k tokens were counted.
+    Tokens(u64),
+}
+
+/// Reads `(session, request)` for `inspect` on a worker when it does not show it yet (or shows
+/// it with fewer events than `events`, the row's count: it was still streaming), cancelling the
+/// read (and token count) of the request shown before. Reports go through `wrap` with the read's
+/// generation. Used by the Sessions view's inspector and the Traffic view's.
+pub fn start_read(
+    workers: &mut crate::app::jobs::Workers,
+    inspect: &mut InspectState,
+    path: std::path::PathBuf,
+    (session, request, events): (i64, i64, Option<u64>),
+    wrap: fn(u64, InspectReport) -> AppEvent,
+) {
+    // The same request is read again once it gained events (it was still streaming).
+    if inspect.request == Some(request) && inspect.row_events == events {
+        return;
     }
-    inspect.generation += 1;
+    if let Some(job) = inspect.job.take() {
+        workers.cancel(job);
+    }
+    let generation = inspect.generation.bump();
     inspect.request = Some(request);
-    inspect.row_events = Some(events);
+    inspect.row_events = events;
     inspect.loading = true;
     inspect.tokens = None;
     inspect.error = None;
-    let generation = inspect.generation;
-    let spawned = state.workers.spawn("inspect", move |ctx| {
+    let spawned = workers.spawn("inspect", move |ctx| {
         let result = open_store(&path)
             .and_then(|store| read_inspected(&store, session, request))
             .map(Arc::new);
         // Tokens of the exact bytes (what the model reads), not the pretty-printed text.
         let counted = result.as_ref().ok().filter(|i| i.value.is_some()).cloned();
-        if !ctx.report(AppEvent::Sessions(SessionEvent::Inspected {
-            generation,
-            result,
-        })) {
+        if !ctx.report(wrap(generation, InspectReport::Read(result))) {
             return;
         }
         let Some(found) = counted.filter(|i| !i.bytes.is_empty()) else {
@@ -226,24 +253,21 @@ pub fn ensure(state: &mut AppState) {
         let text = String::from_utf8_lossy(&found.bytes);
         // Stops between segments once another request is selected.
         if let Some(tokens) = Tokenizer::o200k().count_unless(&text, || ctx.is_cancelled()) {
-            ctx.report(AppEvent::Sessions(SessionEvent::InspectTokens {
-                generation,
-                tokens,
-            }));
+            ctx.report(wrap(generation, InspectReport::Tokens(tokens)));
         }
     });
     match spawned {
-        Ok(job) => state.browser.inspect.job = Some(job),
+        Ok(job) => inspect.job = Some(job),
         Err(e) => {
-            state.browser.inspect.loading = false;
-            state.browser.inspect.error = Some(e);
+            inspect.loading = false;
+            inspect.error = Some(e);
         }
     }
 }
 
 /// The open session closed or changed: the inspector forgets its request.
 pub fn clear(inspect: &mut InspectState) {
-    inspect.generation += 1;
+    inspect.generation.bump();
     inspect.request = None;
     inspect.row_events = None;
     inspect.loading = false;
@@ -253,12 +277,12 @@ pub fn clear(inspect: &mut InspectState) {
 }
 
 /// The text a copy of `kind` puts on the clipboard for stored request `request`.
-pub fn copy_text(store: &Store, request: i64, kind: CopyKind) -> Result<String, String> {
-    let body = store.body(request).map_err(|e| e.to_string())?;
+pub fn copy_text(store: &Store, request: i64, kind: CopyKind) -> AppResult<String> {
+    let body = store.body(request)?;
     match kind {
         CopyKind::Body => Ok(String::from_utf8_lossy(&body.bytes).into_owned()),
         CopyKind::Curl => {
-            let record = store.request(request).map_err(|e| e.to_string())?;
+            let record = store.request(request)?;
             Ok(curl_for_recorded(
                 &record.summary.method,
                 &record.summary.url,
@@ -288,7 +312,7 @@ pub fn copy(state: &mut AppState, index: usize, kind: CopyKind) {
 }
 
 /// Applies what a copy read.
-pub fn copied(inspect: &mut InspectState, kind: CopyKind, result: Result<String, String>) {
+pub fn copied(inspect: &mut InspectState, kind: CopyKind, result: AppResult<String>) {
     match result {
         Ok(text) => {
             let what = match kind {
@@ -302,17 +326,13 @@ pub fn copied(inspect: &mut InspectState, kind: CopyKind, result: Result<String,
             let generation = inspect.clipboard.as_ref().map_or(0, |(g, _)| g + 1);
             inspect.clipboard = Some((generation, text));
         }
-        Err(e) => inspect.error = Some(e),
+        Err(e) => inspect.error = Some(e.to_string()),
     }
 }
 
 /// Applies a finished read.
-pub fn inspected(
-    inspect: &mut InspectState,
-    generation: u64,
-    result: Result<Arc<Inspected>, String>,
-) {
-    if generation != inspect.generation {
+pub fn inspected(inspect: &mut InspectState, generation: u64, result: AppResult<Arc<Inspected>>) {
+    if !inspect.generation.is_current(generation) {
         return;
     }
     inspect.loading = false;
@@ -323,7 +343,7 @@ pub fn inspected(
         }
         Err(e) => {
             inspect.result = None;
-            inspect.error = Some(e);
+            inspect.error = Some(e.to_string());
         }
     }
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::analysis::{analyze_parts_with, cache_models_beside};
 use super::{CompareSide, Compared, PairView, SessionEvent, form_body};
+use crate::app::error::{AppError, AppResult};
 use crate::app::event::AppEvent;
 use crate::app::state::AppState;
 use crate::core::json_diff::align;
@@ -17,8 +18,8 @@ use crate::core::ledger::{self, Rules};
 use crate::store::Store;
 use crate::store::seed::open_seeded;
 
-fn open_store(path: &Path) -> Result<Store, String> {
-    open_seeded(path).map_err(|e| format!("{e}"))
+fn open_store(path: &Path) -> AppResult<Store> {
+    Ok(open_seeded(path)?)
 }
 
 /// Analyses stored session `session`'s prefix (read `generation` of the open session), on the
@@ -72,7 +73,7 @@ pub fn pair_diff(state: &mut AppState, from: usize, to: usize) {
                 )
             })
             .map(Arc::new)
-            .map_err(|e| e.to_string());
+            .map_err(|e| AppError::Reported(e.to_string()));
         ctx.report(AppEvent::Sessions(SessionEvent::PairDiffed {
             session,
             pair: (from, to),
@@ -85,22 +86,17 @@ pub fn pair_diff(state: &mut AppState, from: usize, to: usize) {
 }
 
 /// The JSON body of one side of a comparison.
-fn side_body(
-    store: Option<&Store>,
-    side: &CompareSide,
-    form: Option<&Value>,
-) -> Result<Value, String> {
+fn side_body(store: Option<&Store>, side: &CompareSide, form: Option<&Value>) -> AppResult<Value> {
     match side {
         CompareSide::Form => form
             .cloned()
-            .ok_or_else(|| "the form has no compiled body yet".to_string()),
+            .ok_or_else(|| AppError::Reported("the form has no compiled body yet".to_string())),
         CompareSide::Stored { request, .. } => {
-            let store = store.ok_or_else(|| "no session database is open".to_string())?;
-            store
-                .body(*request)
-                .map_err(|e| e.to_string())?
-                .value
-                .ok_or_else(|| format!("{}: the stored body is not JSON", side.label()))
+            let store = store.ok_or(AppError::NoDatabase)?;
+            store.body(*request)?.value.ok_or(AppError::StoredBody {
+                request: *request,
+                what: "the stored body is not JSON",
+            })
         }
     }
 }
@@ -110,9 +106,8 @@ pub fn compare(state: &mut AppState) {
     let [Some(left), Some(right)] = state.browser.compare.slots.clone() else {
         return;
     };
-    state.browser.compare.generation += 1;
+    let generation = state.browser.compare.generation.bump();
     state.browser.compare.result = None;
-    let generation = state.browser.compare.generation;
     let form = form_body(state);
     let path = state.sessions.db_path.clone();
     let spawned = state.workers.spawn("compare", move |ctx| {

@@ -25,7 +25,7 @@ impl LiveFollow {
     /// The exchange shown, while the timeline still shows it.
     pub fn following(&self, browser: &SessionBrowser) -> Option<u64> {
         self.exchange
-            .filter(|_| browser.replay.generation == self.generation)
+            .filter(|_| browser.replay.generation.is_current(self.generation))
     }
 }
 
@@ -36,9 +36,10 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
             if browser.replay.job.is_some() {
                 return;
             }
-            let generation = browser.replay.generation + 1;
+            let mut next = browser.replay.generation;
+            let generation = next.bump();
             browser.replay = ReplayState {
-                generation,
+                generation: next,
                 proxied: Some(*exchange),
                 ..ReplayState::default()
             };

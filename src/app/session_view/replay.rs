@@ -90,20 +90,22 @@ pub enum ReplayUpdate {
         failure: Option<FailureInfo>,
     },
     /// The recording could not be read.
-    Failed(String),
+    Failed(crate::app::error::AppError),
     /// A re-send's progress (`resend.rs`).
     Live(TimelineUpdate),
     /// A re-send ended: the session it was recorded into, or why it could not be sent.
-    Resent(Result<i64, String>),
+    Resent(Result<i64, crate::app::error::AppError>),
     /// A re-send: the recorded stream decoded, shown beside the new answer.
     RecordedOutcome(Box<TurnOutcome>),
+    /// A re-send's request was stored (the Traffic view's row gets its ids).
+    ResendStored(crate::store::send_recording::StoredSend),
 }
 
 /// The replay shown in the timeline.
 #[derive(Debug, Clone, Default)]
 pub struct ReplayState {
-    /// Incremented per replay (stale reports are dropped).
-    pub generation: u64,
+    /// Which replay (or re-send) the timeline shows: reports of older ones are dropped.
+    pub generation: crate::app::jobs::Generation,
     /// The running job.
     pub job: Option<JobId>,
     /// Pace.
@@ -177,8 +179,10 @@ pub fn forget_other_session(
         return;
     }
     stop_running(browser, workers);
+    let mut generation = browser.replay.generation;
+    generation.bump();
     browser.replay = ReplayState {
-        generation: browser.replay.generation + 1,
+        generation,
         ..ReplayState::default()
     };
     browser.timeline.clear();
@@ -196,9 +200,10 @@ pub fn start(state: &mut AppState, index: usize, speed: ReplaySpeed) {
     };
     let position = row.position;
     stop_running(browser, &state.workers);
-    let generation = browser.replay.generation + 1;
+    let mut next = browser.replay.generation;
+    let generation = next.bump();
     browser.replay = ReplayState {
-        generation,
+        generation: next,
         speed,
         request: Some((session, position)),
         ..ReplayState::default()
@@ -213,12 +218,12 @@ pub fn start(state: &mut AppState, index: usize, speed: ReplaySpeed) {
         };
         let loaded = open_seeded(&path)
             .and_then(|store| Recording::load(&store, session, Some(position)))
-            .map_err(|e| e.to_string());
+            .map_err(crate::app::error::AppError::from);
         match loaded.map(|r| r.requests.into_iter().next()) {
             Ok(Some(request)) => run(ctx, &request, speed, &report),
             Ok(None) => {
-                report(ReplayUpdate::Failed(format!(
-                    "session {session} has no request {position}"
+                report(ReplayUpdate::Failed(crate::app::error::AppError::Reported(
+                    format!("session {session} has no request {position}"),
                 )));
             }
             Err(e) => {
@@ -344,7 +349,7 @@ fn run(
 
 /// Applies a replay report to the view.
 pub fn apply(browser: &mut SessionBrowser, generation: u64, update: ReplayUpdate) {
-    if generation != browser.replay.generation {
+    if !browser.replay.generation.is_current(generation) {
         return;
     }
     let timeline = &mut browser.timeline;
@@ -376,8 +381,13 @@ pub fn apply(browser: &mut SessionBrowser, generation: u64, update: ReplayUpdate
             browser.replay.ending = Some((outcome, failure));
             browser.replay.job = None;
         }
-        ReplayUpdate::Failed(e) | ReplayUpdate::Resent(Err(e)) => {
-            browser.error = Some(e);
+        ReplayUpdate::Failed(e) => {
+            browser.error = Some(e.to_string());
+            browser.replay.job = None;
+            browser.replay.stopping = false;
+        }
+        ReplayUpdate::Resent(Err(e)) => {
+            browser.error = Some(format!("Re-send: {e}"));
             browser.replay.job = None;
             browser.replay.stopping = false;
         }
@@ -387,6 +397,8 @@ pub fn apply(browser: &mut SessionBrowser, generation: u64, update: ReplayUpdate
             browser.replay.stopping = false;
         }
         ReplayUpdate::RecordedOutcome(outcome) => browser.replay.recorded_outcome = Some(outcome),
+        // The Traffic view's business (`session_view::apply`).
+        ReplayUpdate::ResendStored(_) => {}
     }
 }
 

@@ -12,17 +12,20 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::{ReplaySpeed, ReplayState, ReplayUpdate, SessionEvent};
+use crate::app::error::{AppError, AppResult};
 use crate::app::event::AppEvent;
 use crate::app::jobs::JobContext;
 use crate::app::send::live::{self, UiChannel, UiStep};
 use crate::app::send::{KeyLookup, wire_of};
 use crate::app::state::AppState;
 use crate::app::timeline::TimelineUpdate;
+use crate::app::traffic::Origin;
 use crate::core::compile::ask_why::set_comparison_response;
 use crate::core::compile::{BodyValue, CompiledRequest};
 use crate::core::rules::{BodyField, CompileRules};
 use crate::core::stream::{Replay, Timing, TurnOutcome};
 use crate::store::seed::open_seeded;
+use crate::store::send_recording::StoredSend;
 use crate::store::{OutcomeRecord, Page, SendRecording, Writer};
 use crate::transport::recording::finish_recording;
 use crate::transport::{CancelToken, SendOptions, Sender, Wire, resolve_headers};
@@ -52,6 +55,7 @@ pub fn start(state: &mut AppState, index: usize) {
     let target = Arc::clone(&view.compiled);
     let lookup = Arc::clone(&state.key_lookup);
     let (request, position) = (row.id, row.position);
+    let model = row.model.clone().unwrap_or_default();
     // The request before it, whose recorded response "ask the server why" compares with.
     let compare_with = if browser.ask_why {
         index
@@ -63,12 +67,13 @@ pub fn start(state: &mut AppState, index: usize) {
     };
     super::replay::stop_running(&mut state.browser, &state.workers);
     let browser = &mut state.browser;
-    let generation = browser.replay.generation + 1;
+    let mut next = browser.replay.generation;
+    let generation = next.bump();
     // Stop cancels this token at once (as the workbench's Send does); the job then records the
     // partial answer and still reports, so the session is read again.
     let cancel = CancelToken::new();
     browser.replay = ReplayState {
-        generation,
+        generation: next,
         speed: ReplaySpeed::Original,
         request: Some((session, position)),
         resend: true,
@@ -77,6 +82,7 @@ pub fn start(state: &mut AppState, index: usize) {
     };
     browser.timeline.clear();
     let options = state.settings.limits.send_options();
+    let view_url = target.url.clone();
     let spawned = state.workers.spawn_network("resend", move |ctx| {
         resend_job(
             ctx,
@@ -92,7 +98,15 @@ pub fn start(state: &mut AppState, index: usize) {
         )
     });
     match spawned {
-        Ok(id) => state.browser.replay.job = Some(id),
+        Ok(id) => {
+            state.browser.replay.job = Some(id);
+            let method = match wire {
+                Wire::Http => "POST",
+                Wire::WebSocket => "WS",
+            };
+            let url = view_url;
+            crate::app::traffic::started(state, Origin::Resend, generation, method, &url, &model);
+        }
         Err(e) => state.browser.error = Some(e),
     }
 }
@@ -113,17 +127,12 @@ fn decode_recorded(
     store: &crate::store::Store,
     request: i64,
     recorded: Option<&OutcomeRecord>,
-) -> Result<Option<TurnOutcome>, String> {
-    let events = store
-        .events(request, Page::ALL)
-        .map_err(|e| e.to_string())?;
+) -> AppResult<Option<TurnOutcome>> {
+    let events = store.events(request, Page::ALL)?;
     if events.is_empty() {
         return Ok(None);
     }
-    let headers = store
-        .request(request)
-        .map_err(|e| e.to_string())?
-        .response_headers;
+    let headers = store.request(request)?.response_headers;
     let end = recorded
         .and_then(|r| r.total_us)
         .and_then(|us| u64::try_from(us).ok())
@@ -138,31 +147,28 @@ fn prepare(
     path: &std::path::Path,
     (session, request, compare_with): (i64, i64, Option<i64>),
     target: &CompiledRequest,
-) -> Result<Prepared, String> {
-    let store = open_seeded(path).map_err(|e| e.to_string())?;
-    let mut body = store.body(request).map_err(|e| e.to_string())?;
+    on_stored: Arc<dyn Fn(StoredSend) + Send + Sync>,
+) -> AppResult<Prepared> {
+    let store = open_seeded(path)?;
+    let mut body = store.body(request)?;
     let Some(serde_json::Value::Object(mut map)) = body.value else {
-        return Err(format!(
-            "request {request}: the stored body is not a JSON object"
-        ));
+        return Err(AppError::StoredBody {
+            request,
+            what: "the stored body is not a JSON object",
+        });
     };
     // Ask the server why: compare with the previous request's recorded response.
     if let Some(previous) = compare_with {
         let response = store
-            .outcome(previous)
-            .map_err(|e| e.to_string())?
+            .outcome(previous)?
             .and_then(|o| o.response_id)
-            .ok_or_else(|| {
-                "Ask the server why: the request before this one has no recorded response id \
-                 (nothing was sent)"
-                    .to_string()
-            })?;
+            .ok_or(AppError::NoPreviousResponse)?;
         let order = CompileRules::preset(&target.rules)
             .map_or_else(|| BodyField::ALL.to_vec(), |rules| rules.field_order);
         set_comparison_response(&mut map, &order, &response);
-        body.bytes = serde_json::to_vec(&map).map_err(|e| e.to_string())?;
+        body.bytes = serde_json::to_vec(&map)?;
     }
-    let recorded = store.outcome(request).map_err(|e| e.to_string())?;
+    let recorded = store.outcome(request)?;
     let decoded = decode_recorded(&store, request, recorded.as_ref())?;
     // The target's URL and headers with the recorded body, sent as stored (uncompressed).
     let mut compiled = target.clone();
@@ -173,11 +179,10 @@ fn prepare(
         .headers
         .retain(|h| !h.name.eq_ignore_ascii_case("content-encoding"));
     compiled.notes.clear();
-    store.session(session).map_err(|e| e.to_string())?;
-    let writer = Writer::open(store.path()).map_err(|e| e.to_string())?;
+    store.session(session)?;
+    let writer = Writer::open(store.path())?;
     drop(store);
-    let recording = SendRecording::into_session(&writer, session, &compiled, None)
-        .map_err(|e| e.to_string())?;
+    let recording = SendRecording::into_session(&writer, session, &compiled, Some(on_stored))?;
     Ok((compiled, recorded, decoded, recording))
 }
 
@@ -207,8 +212,10 @@ async fn resend_job(
         wire,
         lookup,
     } = target;
+    let ui = UiChannel::default();
+    let on_stored = ui.on_stored();
     let prepared = tokio::task::spawn_blocking(move || {
-        prepare(&path, (session, request, compare_with), &target)
+        prepare(&path, (session, request, compare_with), &target, on_stored)
     })
     .await;
     let (compiled, recorded, decoded, recording) = match prepared {
@@ -218,7 +225,10 @@ async fn resend_job(
             return ctx;
         }
         Err(e) => {
-            report(&ctx, ReplayUpdate::Resent(Err(e.to_string())));
+            report(
+                &ctx,
+                ReplayUpdate::Resent(Err(AppError::Worker(e.to_string()))),
+            );
             return ctx;
         }
     };
@@ -234,13 +244,13 @@ async fn resend_job(
     if let Some(decoded) = decoded {
         report(&ctx, ReplayUpdate::RecordedOutcome(Box::new(decoded)));
     }
+    // The same preparation and the same words as the workbench's Send (a missing key
+    // included: `AppError::MissingApiKey`).
     let sender = resolve_headers(&compiled, |env| lookup(env))
-        .map_err(|e| e.to_string())
         .and_then(|headers| {
-            Sender::new(wire, &compiled.url, options)
-                .map(|sender| (sender, headers))
-                .map_err(|e| e.to_string())
-        });
+            Sender::new(wire, &compiled.url, options).map(|sender| (sender, headers))
+        })
+        .map_err(AppError::from);
     let (sender, headers) = match sender {
         Ok(ready) => ready,
         Err(e) => {
@@ -255,15 +265,10 @@ async fn resend_job(
         cancel,
     );
     let reporter = ctx.clone();
-    let consumed = live::run(
-        live,
-        Some(recording),
-        UiChannel::default(),
-        move |step| match step {
-            UiStep::Live(update) => report(&reporter, ReplayUpdate::Live(update)),
-            UiStep::Stored(_) => true,
-        },
-    )
+    let consumed = live::run(live, Some(recording), ui, move |step| match step {
+        UiStep::Live(update) => report(&reporter, ReplayUpdate::Live(update)),
+        UiStep::Stored(stored) => report(&reporter, ReplayUpdate::ResendStored(stored)),
+    })
     .await;
     // The end, off the async workers: the final update, the recording's commit (this waits for
     // the writer), and the report.
@@ -274,15 +279,15 @@ async fn resend_job(
         let recorded = match recording {
             Some(recording) => finish_recording(recording, result)
                 .map(|stored| stored.session)
-                .map_err(|e| format!("{e:#}")),
-            None => Err("the send was not recorded".to_string()),
+                .map_err(|e| AppError::Reported(format!("{e:#}"))),
+            None => Err(AppError::Reported("the send was not recorded".to_string())),
         };
         report(&end, ReplayUpdate::Resent(recorded));
         Ok(())
     })
     .await
-    .map_err(|e| e.to_string())
-    .and_then(|r: Result<(), String>| r);
+    .map_err(|e| AppError::Worker(e.to_string()))
+    .and_then(|r: AppResult<()>| r);
     if let Err(e) = ended {
         report(&ctx, ReplayUpdate::Resent(Err(e)));
     }

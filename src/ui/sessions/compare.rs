@@ -188,7 +188,8 @@ fn navigation_ui(ui: &mut Ui, aligned: &Aligned, cui: &mut CompareUi) {
             _ if n == 1 => "1 differing place".to_string(),
             _ => format!("{n} differing places"),
         };
-        ui.label(label);
+        // The buttons first: the count beside them changes as it steps (a button after it moved
+        // from under the pointer).
         let previous = ui
             .add_enabled(n > 0, egui::Button::new("Previous difference"))
             .on_hover_text("Scroll to the previous place where they differ (p)")
@@ -197,6 +198,7 @@ fn navigation_ui(ui: &mut Ui, aligned: &Aligned, cui: &mut CompareUi) {
             .add_enabled(n > 0, egui::Button::new("Next difference"))
             .on_hover_text("Scroll to the next place where they differ (n)")
             .clicked();
+        ui.label(label);
         let (previous, next) = (previous || key_previous, next || key_next);
         if n > 0 && (previous || next) {
             let i = match (cui.difference.map(|(i, _)| i), next) {

@@ -72,9 +72,12 @@ pub fn session_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx
             .iter()
             .find(|(s, _)| *s == filter.status)
             .map_or("any requests", |(_, l)| l);
+        // Narrower in a narrow list (beside the Record panel at 1024×700 a 150-point box did
+        // not fit its row and was drawn as a tall block).
+        let width = (ui.available_width() - 60.0).clamp(80.0, 150.0);
         egui::ComboBox::from_label("status")
             .selected_text(shown)
-            .width(150.0)
+            .width(width)
             .truncate()
             .show_ui(ui, |ui| {
                 for (status, label) in STATUSES {
@@ -125,18 +128,16 @@ pub fn day_start_us(date: &str, days: i64) -> Option<i64> {
     Some(day.and_hms_opt(0, 0, 0)?.and_utc().timestamp_micros())
 }
 
-/// Draws the request filter bar.
+/// Draws the request filter bar: one wrapped row of status, model, text and dates; in a
+/// narrow pane one row of status and text, the model and dates under "More filters".
 pub fn row_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     if state.sessions.rows.is_empty() {
         return;
     }
     let current = &state.browser.filter;
     let mut filter = current.clone();
-    ui.horizontal_wrapped(|ui| {
-        ui.label("Show:");
-        for class in StatusClass::ALL {
-            ui.selectable_value(&mut filter.status, class, class.label());
-        }
+    let compact = ui.available_width() < super::table::COMPACT_WIDTH;
+    let more = |ui: &mut Ui, filter: &mut RowFilter, sui: &mut SessionsUi| {
         let label = ui.label("model");
         ui.add(
             TextEdit::singleline(&mut filter.model)
@@ -144,34 +145,47 @@ pub fn row_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &C
                 .char_limit(100),
         )
         .labelled_by(label.id);
-        let label = ui.label("text");
-        ui.add(
-            TextEdit::singleline(&mut filter.text)
-                .desired_width(90.0)
-                .char_limit(200),
-        )
-        .labelled_by(label.id);
-        let label = ui.label("from");
-        let from = ui
-            .add(
-                TextEdit::singleline(&mut sui.filters.from)
-                    .hint_text("YYYY-MM-DD")
+        dates_ui(ui, filter, sui);
+    };
+    let bar = |ui: &mut Ui, filter: &mut RowFilter, sui: &mut SessionsUi| {
+        if compact {
+            egui::ComboBox::from_label("show")
+                .selected_text(filter.status.label())
+                .width(64.0)
+                .show_ui(ui, |ui| {
+                    for class in StatusClass::ALL {
+                        ui.selectable_value(&mut filter.status, class, class.label());
+                    }
+                });
+        } else {
+            ui.label("Show:");
+            for class in StatusClass::ALL {
+                ui.selectable_value(&mut filter.status, class, class.label());
+            }
+        }
+        if compact {
+            ui.add(
+                TextEdit::singleline(&mut filter.text)
+                    .hint_text("text…")
                     .desired_width(80.0)
-                    .char_limit(10),
+                    .char_limit(200),
+            )
+            .on_hover_text("Show the requests whose model, dialect, status or error has this");
+        } else {
+            let label = ui.label("text");
+            ui.add(
+                TextEdit::singleline(&mut filter.text)
+                    .desired_width(90.0)
+                    .char_limit(200),
             )
             .labelled_by(label.id);
-        let label = ui.label("to");
-        let to = ui
-            .add(
-                TextEdit::singleline(&mut sui.filters.to)
-                    .hint_text("YYYY-MM-DD")
-                    .desired_width(80.0)
-                    .char_limit(10),
-            )
-            .labelled_by(label.id);
-        if from.changed() || to.changed() {
-            filter.from_us = day_start_us(&sui.filters.from, 0);
-            filter.to_us = day_start_us(&sui.filters.to, 1);
+        }
+        if compact {
+            ui.menu_button("More…", |ui| more(ui, filter, sui))
+                .response
+                .on_hover_text("Filter by model and dates");
+        } else {
+            more(ui, filter, sui);
         }
         let total = state.sessions.rows.len();
         let shown = state.browser.visible.len();
@@ -180,21 +194,58 @@ pub fn row_filter_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &C
             if ui.small_button("Clear filters").clicked() {
                 sui.filters.from.clear();
                 sui.filters.to.clear();
-                filter = RowFilter {
+                *filter = RowFilter {
                     sort: current.sort,
                     ..RowFilter::default()
                 };
             }
         }
-    });
+    };
+    if compact {
+        ui.horizontal(|ui| bar(ui, &mut filter, sui));
+    } else {
+        ui.horizontal_wrapped(|ui| bar(ui, &mut filter, sui));
+    }
     if &filter != current {
         send(tx, SessionCommand::Filter(filter));
     }
 }
 
-/// A column header: a button that sorts by it (column `column` of the table).
-pub fn sort_header(ui: &mut Ui, state: &AppState, column: usize, title: &str, tx: &CommandSender) {
-    let Some(&sort) = SortColumn::TABLE.get(column) else {
+/// The request filter's date range (from, to: `YYYY-MM-DD`).
+fn dates_ui(ui: &mut Ui, filter: &mut RowFilter, sui: &mut SessionsUi) {
+    let label = ui.label("from");
+    let from = ui
+        .add(
+            TextEdit::singleline(&mut sui.filters.from)
+                .hint_text("YYYY-MM-DD")
+                .desired_width(80.0)
+                .char_limit(10),
+        )
+        .labelled_by(label.id);
+    let label = ui.label("to");
+    let to = ui
+        .add(
+            TextEdit::singleline(&mut sui.filters.to)
+                .hint_text("YYYY-MM-DD")
+                .desired_width(80.0)
+                .char_limit(10),
+        )
+        .labelled_by(label.id);
+    if from.changed() || to.changed() {
+        filter.from_us = day_start_us(&sui.filters.from, 0);
+        filter.to_us = day_start_us(&sui.filters.to, 1);
+    }
+}
+
+/// A column header: a button that sorts by `column` (None: a column that does not sort).
+pub fn sort_header(
+    ui: &mut Ui,
+    state: &AppState,
+    column: Option<SortColumn>,
+    title: &str,
+    tx: &CommandSender,
+) {
+    let Some(sort) = column else {
         ui.strong(title);
         return;
     };

@@ -23,7 +23,7 @@ pub use compare::compare_summary;
 pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
 pub use session_edit::shown_name;
-pub use table::status_text;
+pub use table::{badge_cell, status_text};
 
 use egui::{Key, Ui};
 
@@ -65,6 +65,12 @@ pub struct SessionsUi {
     pub inspector: inspector::InspectorUi,
     /// The filter bars' buffers.
     pub filters: filters::FiltersUi,
+    /// The app's reveal count last followed (`SessionBrowser::reveal`): a new one scrolls the
+    /// table to the selected row.
+    pub revealed: u64,
+    /// The Analysis area's height last frame ("Compare" shows it on the whole window when it
+    /// is short).
+    pub analysis_height: Option<f32>,
 }
 
 /// Sends a Sessions command.
@@ -72,11 +78,12 @@ fn send(tx: &CommandSender, command: SessionCommand) {
     tx.send(AppCommand::Sessions(command));
 }
 
-/// The Workbench | Sessions switch (also Ctrl+1 / Ctrl+2).
+/// The Workbench | Sessions | Traffic switch (also Ctrl+1 / Ctrl+2 / Ctrl+3).
 pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
     for (key, view) in [
         (Key::Num1, MainView::Workbench),
         (Key::Num2, MainView::Sessions),
+        (Key::Num3, MainView::Traffic),
     ] {
         let shortcut = egui::KeyboardShortcut::new(egui::Modifiers::COMMAND, key);
         if ui.input_mut(|i| i.consume_shortcut(&shortcut)) && state.browser.view != view {
@@ -84,15 +91,36 @@ pub fn view_tabs_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         }
     }
     ui.horizontal(|ui| {
-        for (view, label) in [
-            (MainView::Workbench, "Workbench"),
-            (MainView::Sessions, "Sessions"),
+        for (view, label, tip) in [
+            (
+                MainView::Workbench,
+                "Workbench",
+                "Edit, compile and send a prompt (Ctrl+1)",
+            ),
+            (
+                MainView::Sessions,
+                "Sessions",
+                "Recorded sessions, their requests and cache analysis (Ctrl+2)",
+            ),
+            (
+                MainView::Traffic,
+                "Traffic",
+                "Every request proxied, sent or re-sent in this run, live (Ctrl+3)",
+            ),
         ] {
-            if ui
-                .selectable_label(state.browser.view == view, label)
-                .clicked()
-                && state.browser.view != view
-            {
+            let text = match view {
+                MainView::Traffic if !state.traffic.is_empty() => {
+                    format!("{label} ({})", grouped(state.traffic.len() as u64))
+                }
+                _ => label.to_string(),
+            };
+            let response = ui
+                .selectable_label(state.browser.view == view, text)
+                .on_hover_text(tip);
+            response.widget_info(|| {
+                egui::WidgetInfo::labeled(egui::accesskit::Role::Button, true, label)
+            });
+            if response.clicked() && state.browser.view != view {
                 send(tx, SessionCommand::ShowView(view));
             }
         }
@@ -116,7 +144,8 @@ pub fn sessions_ui(
     let list = PaneSpec {
         id: PaneId::SessionList,
         side: Side::Left,
-        default: 230.0,
+        // A fifth of a narrow window (the table keeps its room beside the Record panel).
+        default: (ui.available_width() * 0.22).clamp(170.0, 230.0),
         min: 160.0,
         max: 420.0,
     };
@@ -156,6 +185,7 @@ pub fn sessions_ui(
         });
         analysis.response.rect
     });
+    sui.analysis_height = Some(central.inner.height());
     rects.rects.insert(PaneId::Analysis, central.inner);
 }
 

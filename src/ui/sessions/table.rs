@@ -1,13 +1,17 @@
 //! The open session's header (totals, miss cost, actions on the selected request) and its
-//! request table: one virtualized row per request (`TableBody::rows`) with position, time,
-//! model, dialect, status with the stream's outcome class (flagged when not completed, even
-//! under HTTP 200), input / cached / uncached / output tokens, duration, time to first event,
-//! bytes and the prefix badge. Click selects, double-click opens in the form.
+//! request table: one virtualized row per request (`TableBody::rows`) with position, time, the
+//! prefix badge (third, so it shows without scrolling sideways even in a narrow pane), status
+//! with the stream's outcome class (flagged when not completed, even under HTTP 200), model,
+//! input / cached / uncached / output tokens, duration, time to first event, bytes and dialect.
+//! Click selects, double-click opens in the form. "Compare: left / right" show the Compare tab
+//! (`SessionsUi::tab`), on the whole window when the room under the table is short.
 
 use egui::{Label, RichText, Sense, Ui};
 use egui_extras::{Column, TableBuilder};
 
-use super::{SessionsUi, grouped, millis, send};
+use super::{SessionsTab, SessionsUi, grouped, millis, send};
+use crate::app::panes::{PaneCommand, PaneId};
+use crate::app::session_view::filter::SortColumn;
 use crate::app::session_view::{CompareSide, PrefixBadge, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::store::summary::{OutcomeClass, RequestRow};
@@ -42,27 +46,49 @@ fn time_of(us: Option<i64>) -> String {
         .map_or_else(String::new, |t| t.format("%H:%M:%S").to_string())
 }
 
-fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
+/// The table's columns, in order: title, what it sorts by, first width, least width.
+const COLUMNS: [(&str, Option<SortColumn>, f32, f32); 13] = [
+    ("#", Some(SortColumn::Position), 34.0, 24.0),
+    ("time", Some(SortColumn::Time), 64.0, 40.0),
+    ("prefix", None, 120.0, 60.0),
+    ("status", Some(SortColumn::Status), 140.0, 60.0),
+    ("model", Some(SortColumn::Model), 96.0, 40.0),
+    ("input", Some(SortColumn::Input), 62.0, 40.0),
+    ("cached", Some(SortColumn::Cached), 62.0, 40.0),
+    ("uncached", Some(SortColumn::Uncached), 62.0, 40.0),
+    ("output", Some(SortColumn::Output), 62.0, 40.0),
+    ("duration", Some(SortColumn::Duration), 64.0, 40.0),
+    ("1st event", Some(SortColumn::FirstEvent), 64.0, 40.0),
+    ("bytes", Some(SortColumn::Bytes), 64.0, 40.0),
+    ("dialect", Some(SortColumn::Dialect), 64.0, 40.0),
+];
+
+/// Least height of the Analysis area for Compare to show a useful part of two bodies; less,
+/// and "Compare: left / right" show it on the whole window.
+const COMPARE_MIN_HEIGHT: f32 = 200.0;
+
+fn header_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     let browser = &state.browser;
     let Some(session) = state.sessions.open else {
         ui.weak("Open a session on the left.");
         return;
     };
-    ui.horizontal_wrapped(|ui| {
-        // The listed page's name, else the one read with the rows (a search may hide it).
-        let name = state
-            .sessions
-            .sessions
-            .iter()
-            .find(|s| s.id == session)
-            .map(|s| s.name.clone())
-            .or_else(|| state.sessions.open_name.clone())
-            .unwrap_or_default();
-        ui.strong(format!("#{session} {name}"));
+    // In a narrow pane (beside the Record panel at 1024×700) each bar is one row, so the
+    // table keeps its rows: the name is cut (whole on hover), the actions are a menu.
+    let compact = ui.available_width() < COMPACT_WIDTH;
+    // The listed page's name, else the one read with the rows (a search may hide it).
+    let name = state
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| s.id == session)
+        .map(|s| s.name.clone())
+        .or_else(|| state.sessions.open_name.clone())
+        .unwrap_or_default();
+    let title = |ui: &mut Ui| {
         ui.label(count(state.sessions.rows.len() as u64, "request"));
         if browser.analyzing {
             ui.spinner();
-            ui.weak("analysing the prefix…");
         }
         for error in [&state.sessions.error, &browser.error]
             .into_iter()
@@ -70,18 +96,36 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         {
             ui.colored_label(ui.visuals().error_fg_color, error);
         }
-    });
+    };
+    if compact {
+        ui.horizontal(|ui| {
+            title(ui);
+            crate::ui::widgets::cut_texts_ui(
+                ui,
+                vec![RichText::new(format!("#{session} {name}")).strong()],
+            );
+        });
+    } else {
+        ui.horizontal_wrapped(|ui| {
+            ui.strong(format!("#{session} {name}"));
+            title(ui);
+            if browser.analyzing {
+                ui.weak("analysing the prefix…");
+            }
+        });
+    }
     let Some(index) = browser.selected else {
         return;
     };
     let Some(row) = state.sessions.rows.get(index) else {
         return;
     };
-    ui.horizontal_wrapped(|ui| {
-        let turn = ui.label(format!("Turn {}:", row.position));
-        if let Some(message) = &row.error_message {
-            turn.on_hover_text(message);
-        }
+    let side = CompareSide::Stored {
+        session,
+        request: row.id,
+        position: row.position,
+    };
+    let actions = |ui: &mut Ui, sui: &mut SessionsUi| {
         if ui
             .button("Open in form")
             .on_hover_text("Open this request in the workbench's form (Enter)")
@@ -89,21 +133,22 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
         {
             send(tx, SessionCommand::OpenInForm(index));
         }
-        let side = CompareSide::Stored {
-            session,
-            request: row.id,
-            position: row.position,
-        };
-        if ui.button("Compare: left").clicked() {
+        let left = ui
+            .button("Compare: left")
+            .on_hover_text("Put this request on the left of Compare");
+        if left.clicked() {
             send(tx, SessionCommand::SetCompare(0, side.clone()));
+            sui.tab = SessionsTab::Compare;
         }
-        if ui.button("Compare: right").clicked() {
-            send(tx, SessionCommand::SetCompare(1, side));
+        let right = ui
+            .button("Compare: right")
+            .on_hover_text("Put this request on the right of Compare and show Compare");
+        if right.clicked() {
+            send(tx, SessionCommand::SetCompare(1, side.clone()));
+            show_compare(ui, state, sui, tx);
         }
-        // The same buttons on every row (the first has no previous: disabled), short enough
-        // for one row at 1024×700, and the error only in the row's rest (whole on the turn's
-        // hover): moving between rows never re-flows the bar (the table under it jumped a line
-        // when turn 0 was left).
+        // The first row has no previous: disabled, not gone (moving between rows never
+        // re-flows the bar).
         let diff = ui
             .add_enabled(index > 0, egui::Button::new("Diff previous"))
             .on_hover_text("This request's prefix diff against the one before it");
@@ -113,21 +158,59 @@ fn header_ui(ui: &mut Ui, state: &AppState, tx: &CommandSender) {
                 SessionCommand::SelectPair(index.saturating_sub(1), index),
             );
         }
+    };
+    let turn_row = |ui: &mut Ui, sui: &mut SessionsUi| {
+        let turn = ui.label(format!("Turn {}:", row.position));
+        if let Some(message) = &row.error_message {
+            turn.on_hover_text(message);
+        }
+        if compact {
+            ui.menu_button("Actions", |ui| actions(ui, sui))
+                .response
+                .on_hover_text("Open in form, Compare: left / right, Diff previous");
+        } else {
+            actions(ui, sui);
+        }
+        // The error only in the row's rest (whole on the turn's hover).
         if let Some(message) = &row.error_message
             && ui.available_size_before_wrap().x >= ERROR_MIN_WIDTH
         {
             let color = ui.visuals().error_fg_color;
             crate::ui::widgets::cut_texts_ui(ui, vec![RichText::new(message).color(color)]);
         }
-    });
+    };
+    if compact {
+        ui.horizontal(|ui| turn_row(ui, sui));
+    } else {
+        ui.horizontal_wrapped(|ui| turn_row(ui, sui));
+    }
 }
+
+/// Narrower than this, the table's bars are one row each (name cut, actions in a menu).
+pub const COMPACT_WIDTH: f32 = 440.0;
 
 /// Least room for the selected row's error beside its buttons (less: on the turn's hover only).
 const ERROR_MIN_WIDTH: f32 = 120.0;
 
+/// Shows the Compare tab, on the whole window when the Analysis area under the table is too
+/// short for two bodies (Restore gives the table its room back).
+fn show_compare(ui: &Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
+    sui.tab = SessionsTab::Compare;
+    let layout = &state.settings.panes;
+    let short = sui
+        .analysis_height
+        .is_some_and(|height| height < COMPARE_MIN_HEIGHT);
+    if short && layout.maximised.is_none() {
+        tx.send(crate::app::AppCommand::Pane(PaneCommand::ToggleMaximised(
+            PaneId::Analysis,
+        )));
+    }
+    ui.ctx().request_repaint();
+}
+
 /// Draws the header and the table.
 pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
-    header_ui(ui, state, tx);
+    header_ui(ui, state, sui, tx);
     super::filters::row_filter_ui(ui, state, sui, tx);
     let browser = &state.browser;
     if state.sessions.rows.is_empty() {
@@ -142,7 +225,13 @@ pub fn table_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comman
     // The header's sort buttons are as tall as an interactive widget, maybe taller than a row.
     let header_height = row_height.max(ui.spacing().interact_size.y);
     let body_height = (ui.available_height() - header_height - scroll_bar).max(row_height);
-    let scroll_to = sui.scroll_to_selected.then_some(browser.selected).flatten();
+    // Scrolled to by the keys, or when the app revealed a row (the Traffic view's "Open
+    // session").
+    let revealed = sui.revealed != browser.reveal;
+    sui.revealed = browser.reveal;
+    let scroll_to = (sui.scroll_to_selected || revealed)
+        .then_some(browser.selected)
+        .flatten();
     sui.scroll_to_selected = false;
     egui::ScrollArea::horizontal()
         .id_salt("session_requests_sideways")
@@ -169,16 +258,10 @@ fn requests_table(
         .sense(Sense::click())
         .auto_shrink(false)
         .min_scrolled_height(0.0)
-        .max_scroll_height(body_height)
-        .column(Column::initial(34.0).at_least(24.0))
-        .column(Column::initial(64.0).at_least(40.0))
-        .column(Column::initial(96.0).at_least(40.0).clip(true))
-        .column(Column::initial(64.0).at_least(40.0).clip(true))
-        .column(Column::initial(150.0).at_least(60.0).clip(true))
-        .columns(Column::initial(62.0).at_least(40.0), 4)
-        .columns(Column::initial(64.0).at_least(40.0), 2)
-        .column(Column::initial(64.0).at_least(40.0))
-        .column(Column::initial(110.0).at_least(80.0).clip(true));
+        .max_scroll_height(body_height);
+    for (_, _, width, least) in COLUMNS {
+        table = table.column(Column::initial(width).at_least(least).clip(true));
+    }
     if let Some(selected) = scroll_to {
         // The table shows the filtered rows in their order: scroll to where the row is.
         let row = browser.visible.iter().position(|&i| i == selected);
@@ -186,24 +269,7 @@ fn requests_table(
     }
     table
         .header(row_height.max(ui_interact_height), |mut header| {
-            for (column, title) in [
-                "#",
-                "time",
-                "model",
-                "dialect",
-                "status",
-                "input",
-                "cached",
-                "uncached",
-                "output",
-                "duration",
-                "1st event",
-                "bytes",
-                "prefix",
-            ]
-            .into_iter()
-            .enumerate()
-            {
+            for (title, column, _, _) in COLUMNS {
                 header.col(|ui| super::filters::sort_header(ui, state, column, title, tx));
             }
         })
@@ -235,15 +301,19 @@ fn cells(
     row: &RequestRow,
     badge: Option<&PrefixBadge>,
 ) {
-    let mut text = |text: RichText| {
+    let mono = |table_row: &mut egui_extras::TableRow<'_, '_>, text: String| {
         table_row.col(|ui| {
-            ui.add(Label::new(text).selectable(false).truncate());
+            ui.add(
+                Label::new(RichText::new(text).monospace())
+                    .selectable(false)
+                    .truncate(),
+            );
         });
     };
-    text(RichText::new(row.position.to_string()).monospace());
-    text(RichText::new(time_of(row.started_us)).monospace());
-    text(RichText::new(row.model.as_deref().unwrap_or("")));
-    text(RichText::new(row.dialect.as_deref().unwrap_or("")));
+    mono(table_row, row.position.to_string());
+    mono(table_row, time_of(row.started_us));
+    // The badge's text is the analysis's (`PrefixBadge::label`), whole on hover.
+    table_row.col(|ui| badge_cell(ui, badge));
     table_row.col(|ui| {
         let mut status = RichText::new(status_text(row));
         if row.outcome.is_problem() {
@@ -258,36 +328,45 @@ fn cells(
             ));
         }
     });
-    let mut text = |text: String| {
-        table_row.col(|ui| {
-            ui.add(
-                Label::new(RichText::new(text).monospace())
-                    .selectable(false)
-                    .truncate(),
-            );
-        });
-    };
-    text(tokens(row.input_tokens));
-    text(tokens(row.cached_tokens));
-    text(tokens(row.uncached_tokens()));
-    text(tokens(row.output_tokens));
-    text(millis(row.total_us));
-    text(millis(row.first_event_us));
-    text(grouped(row.body_bytes));
     table_row.col(|ui| {
-        let Some(badge) = badge else {
-            ui.weak("…");
-            return;
-        };
-        let color = match badge {
-            PrefixBadge::Broken(..) => ui.visuals().error_fg_color,
-            _ if badge.is_warned_kept() => ui.visuals().warn_fg_color,
-            _ => ui.visuals().weak_text_color(),
-        };
         ui.add(
-            Label::new(RichText::new(badge.label()).color(color))
+            Label::new(row.model.as_deref().unwrap_or(""))
                 .selectable(false)
                 .truncate(),
         );
     });
+    mono(table_row, tokens(row.input_tokens));
+    mono(table_row, tokens(row.cached_tokens));
+    mono(table_row, tokens(row.uncached_tokens()));
+    mono(table_row, tokens(row.output_tokens));
+    mono(table_row, millis(row.total_us));
+    mono(table_row, millis(row.first_event_us));
+    mono(table_row, grouped(row.body_bytes));
+    table_row.col(|ui| {
+        ui.add(
+            Label::new(row.dialect.as_deref().unwrap_or(""))
+                .selectable(false)
+                .truncate(),
+        );
+    });
+}
+
+/// The prefix badge as the request table shows it (its text is `PrefixBadge::label`).
+pub fn badge_cell(ui: &mut Ui, badge: Option<&PrefixBadge>) {
+    let Some(badge) = badge else {
+        ui.weak("…");
+        return;
+    };
+    let color = match badge {
+        PrefixBadge::Broken(..) => ui.visuals().error_fg_color,
+        _ if badge.is_warned_kept() => ui.visuals().warn_fg_color,
+        _ => ui.visuals().weak_text_color(),
+    };
+    let label = badge.label();
+    ui.add(
+        Label::new(RichText::new(&label).color(color))
+            .selectable(false)
+            .truncate(),
+    )
+    .on_hover_text(label);
 }

@@ -13,7 +13,9 @@ mod prefix;
 mod request;
 mod response;
 
-pub use request::raw_line;
+pub use events::event_line;
+pub use request::{raw_line, request_ui};
+pub use response::response_ui;
 
 use egui::{Key, Ui};
 
