@@ -80,6 +80,18 @@ fn key_hint(id: PaneId, order: &[PaneId]) -> String {
 
 /// A pane's header: its title (a click collapses or restores it) and Maximise / Restore.
 pub fn header(ui: &mut Ui, layout: &PaneLayout, id: PaneId, order: &[PaneId], tx: &CommandSender) {
+    header_with(ui, layout, id, order, tx, |_| {});
+}
+
+/// [`header`] with `extra` drawn after the title, on the same row (a pane's tabs).
+pub fn header_with(
+    ui: &mut Ui,
+    layout: &PaneLayout,
+    id: PaneId,
+    order: &[PaneId],
+    tx: &CommandSender,
+    extra: impl FnOnce(&mut Ui),
+) {
     let keys = key_hint(id, order);
     ui.horizontal(|ui| {
         if id.is_central() {
@@ -100,6 +112,7 @@ pub fn header(ui: &mut Ui, layout: &PaneLayout, id: PaneId, order: &[PaneId], tx
                 send(tx, PaneCommand::ToggleCollapsed(id));
             }
         }
+        extra(ui);
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
             let maximised = layout.maximised == Some(id);
             let (text, tip) = if maximised {

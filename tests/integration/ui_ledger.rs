@@ -57,7 +57,7 @@ fn at_1024_by_700_the_sentence_and_the_waterfall_show_the_ledgers_figures() {
         )
         .rect();
     assert!(
-        pane.contains_rect(waterfall) && waterfall.height() >= 60.0,
+        pane.contains_rect(waterfall) && waterfall.height() >= 48.0,
         "the waterfall {waterfall:?} is inside the analysis pane {pane:?}"
     );
     // A what-if's "before" is the ledger's paid (the picker is under the waterfall: the pane

@@ -104,7 +104,7 @@ const COMPACTION: Color32 = Color32::from_rgb(0xa0, 0x60, 0xd0);
 /// The waterfall's height: what a small pane leaves under the sentence (the sentence and the
 /// waterfall are the first thing the pane shows), never more than a comfortable chart.
 fn waterfall_height(ui: &Ui) -> f32 {
-    (ui.available_height() - 8.0).clamp(100.0, 200.0)
+    (ui.available_height() - 4.0).clamp(84.0, 200.0)
 }
 
 /// The per-request waterfall: read, written and uncached tokens stacked, a red mark at each
@@ -123,9 +123,9 @@ pub fn waterfall_ui(ui: &mut Ui, state: &AppState, analysis: &Analysis, tx: &Com
             ("break", BREAK),
             ("compaction", COMPACTION),
         ] {
-            let (rect, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            let (rect, _) = ui.allocate_exact_size(egui::vec2(9.0, 9.0), egui::Sense::hover());
             ui.painter().rect_filled(rect, 1.0, colour);
-            ui.label(name);
+            ui.small(name);
         }
     });
     let requests = w.read.len();

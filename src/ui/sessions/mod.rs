@@ -170,9 +170,8 @@ pub fn sessions_ui(
         let table = PaneSpec {
             id: PaneId::RequestTable,
             side: Side::Top,
-            // Room for the header, the filter bar and five rows at 1024×700 (the analysis under
-            // it shows its sentence and waterfall whole).
-            default: (height * 0.33).clamp(150.0, 340.0),
+            // Room for the header, the filter bar and five rows at 1024×700.
+            default: (height * 0.4).clamp(150.0, 340.0),
             min: 80.0,
             max: (height * 0.6).max(90.0),
         };
@@ -180,8 +179,12 @@ pub fn sessions_ui(
             table::table_ui(ui, state, sui, tx);
         });
         let analysis = egui::CentralPanel::default().show(ui, |ui| {
-            panes::header(ui, layout, PaneId::Analysis, order, tx);
-            analysis_ui(ui, state, sui, tx);
+            // The tabs on the header's row: the room under it goes to the analysis.
+            panes::header_with(ui, layout, PaneId::Analysis, order, tx, |ui| {
+                ui.add_space(12.0);
+                tabs_ui(ui, sui);
+            });
+            analysis_body(ui, state, sui, tx);
         });
         analysis.response.rect
     });
@@ -225,12 +228,20 @@ fn replay_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSe
     }
 }
 
-/// The tabs under the table: the cache-prefix view or Compare.
+/// The tabs under the table: the cache-prefix view or Compare (maximised: their own row).
 fn analysis_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
-    ui.horizontal(|ui| {
-        ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
-        ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
-    });
+    ui.horizontal(|ui| tabs_ui(ui, sui));
+    analysis_body(ui, state, sui, tx);
+}
+
+/// The Analysis pane's tabs.
+fn tabs_ui(ui: &mut Ui, sui: &mut SessionsUi) {
+    ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
+    ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
+}
+
+/// The Analysis pane under its tabs.
+fn analysis_body(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &CommandSender) {
     ui.separator();
     provenance::provenance_ui(ui, state);
     match sui.tab {
