@@ -54,6 +54,7 @@ mod proxy_names;
 mod proxy_sdk;
 mod proxy_store_trouble;
 mod proxy_ws;
+mod real_rollouts;
 mod record_setup;
 mod redact_exits;
 mod redact_fail_closed;

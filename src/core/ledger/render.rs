@@ -319,6 +319,21 @@ pub struct Layout {
     pub not_recorded: Vec<&'static str>,
     /// Parts that end a content block carrying an explicit `prompt_cache_breakpoint`.
     pub explicit: Vec<u32>,
+    /// Its constant-part segment (see [`Anchor`]).
+    anchor: Option<SegmentId>,
+    /// The request whose reported `input_tokens` sized that constant part, and its tokens.
+    pub anchored: Option<Anchor>,
+}
+
+/// The constant part of a rendered request — what the server renders that the recording does
+/// not show (framing, a rollout's tools): the server's `input_tokens` of the first request with
+/// this header less the rest of its estimate (0 when the estimate is already above it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Anchor {
+    /// The request whose count sized it.
+    pub request: usize,
+    /// Its tokens.
+    pub tokens: u64,
 }
 
 impl Layout {
@@ -454,8 +469,9 @@ pub fn render_some(session: &Session, counting: &Counting, indices: &[usize]) ->
     let mut renderer = Renderer {
         segments: Segments::default(),
         items: HashMap::new(),
-        calls: HashMap::new(),
+        info: HashMap::new(),
         headers: HashMap::new(),
+        base: *counting,
         counting: *counting,
     };
     let mut layouts: Vec<Layout> = vec![Layout::default(); session.len()];
@@ -466,7 +482,8 @@ pub fn render_some(session: &Session, counting: &Counting, indices: &[usize]) ->
     }
     let tokenizer = session.pool().tokenizer();
     renderer.segments.count_pending(tokenizer);
-    let segments = renderer.segments;
+    let mut segments = renderer.segments;
+    anchor(session, indices, &mut layouts, &mut segments);
     for layout in &mut layouts {
         fill(layout, &segments);
     }
@@ -474,6 +491,53 @@ pub fn render_some(session: &Session, counting: &Counting, indices: &[usize]) ->
         segments,
         layouts,
         counting: *counting,
+    }
+}
+
+/// Sizes each header's constant part on the first request with that header whose
+/// `input_tokens` the server reported (a header with none takes the latest one sized before it).
+fn anchor(session: &Session, indices: &[usize], layouts: &mut [Layout], segments: &mut Segments) {
+    let mut sized: HashMap<SegmentId, Anchor> = HashMap::new();
+    let mut latest: Option<Anchor> = None;
+    for &i in indices {
+        let Some(id) = layouts.get(i).and_then(|l| l.anchor) else {
+            continue;
+        };
+        let found = match sized.get(&id) {
+            Some(a) => Some(*a),
+            None => {
+                let reported = session
+                    .requests()
+                    .get(i)
+                    .and_then(|r| r.meta.reported_input_tokens)
+                    .filter(|&n| n > 0);
+                let a = match reported {
+                    Some(reported) => {
+                        let estimate: u64 = layouts[i]
+                            .parts
+                            .iter()
+                            .map(|p| segments.get(*p).tokens)
+                            .sum();
+                        Some(Anchor {
+                            request: i,
+                            tokens: reported.saturating_sub(estimate),
+                        })
+                    }
+                    None => latest,
+                };
+                if let Some(a) = a {
+                    sized.insert(id, a);
+                    let segment = &mut segments.segments[id.0 as usize];
+                    segment.lead = a.tokens;
+                    segment.tokens = a.tokens;
+                }
+                a
+            }
+        };
+        if let Some(a) = found {
+            latest = Some(a);
+            layouts[i].anchored = Some(a);
+        }
     }
 }
 
@@ -507,12 +571,37 @@ struct Renderer {
     segments: Segments,
     /// An item's segments and which of them carry an explicit breakpoint, by (item, the tool
     /// name an output is rendered with).
-    items: HashMap<(ElementId, u64), (Vec<SegmentId>, Vec<u32>)>,
-    /// What pairs a call with its output, by item: (the `call_id`'s hash, the call's name).
-    calls: HashMap<ElementId, (Option<u64>, Option<Arc<str>>)>,
+    items: HashMap<(ElementId, u64, u64), (Vec<SegmentId>, Vec<u32>)>,
+    /// What the layout needs to know of an item without rendering it, by item.
+    info: HashMap<ElementId, ItemInfo>,
     /// The header (settings, tools, instructions) of each distinct set of header parts.
     headers: HashMap<u64, Header>,
+    /// The counting rules asked for (families with a row of their own use theirs).
+    base: Counting,
+    /// The rules of the request being laid out (its model's family).
     counting: Counting,
+}
+
+/// What pairs a call with its output (the hash of the `call_id`, a call's name) and what kind of
+/// item it is, read once per distinct item.
+#[derive(Clone)]
+struct ItemInfo {
+    call_id: Option<u64>,
+    name: Option<Arc<str>>,
+    class: Class,
+}
+
+/// The kinds of item the layout treats apart.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// A `role: user` message: a new turn starts.
+    User,
+    /// A function or custom tool call (consecutive calls make a run).
+    Call,
+    /// A reasoning item.
+    Reasoning,
+    /// Anything else.
+    Other,
 }
 
 /// A rendered header, shared by the requests whose header parts are the same.
@@ -522,6 +611,8 @@ struct Header {
     pointers: Arc<[Box<str>]>,
     sections: Sections,
     not_recorded: Vec<&'static str>,
+    /// Its constant-part segment.
+    anchor: SegmentId,
 }
 
 impl Renderer {
@@ -532,9 +623,16 @@ impl Renderer {
     ) -> Layout {
         let pool = session.pool();
         let shape = &request.shape;
+        self.counting = self.base.for_model(
+            Some(&shape.model)
+                .filter(|m| !m.is_empty())
+                .map(String::as_str),
+        );
+        let code = self.counting.code();
         let tools_recorded = !request.meta.not_recorded.iter().any(|n| n == "tools");
         let key = {
             let mut h = std::collections::hash_map::DefaultHasher::new();
+            code.hash(&mut h);
             tools_recorded.hash(&mut h);
             for part in &shape.header {
                 part.id.hash(&mut h);
@@ -555,6 +653,7 @@ impl Renderer {
             header: header.pointers,
             sections: header.sections,
             not_recorded: header.not_recorded,
+            anchor: Some(header.anchor),
             ..Layout::default()
         };
         // Items.
@@ -563,13 +662,28 @@ impl Renderer {
         let mut names: HashMap<u64, (u64, Arc<str>)> = HashMap::new();
         layout.item_start.reserve(shape.input.len());
         layout.parts.reserve(shape.input.len());
-        for id in &shape.input {
-            let (call_id, call_name) = self
-                .calls
-                .entry(*id)
-                .or_insert_with(|| call_info(pool.value(*id)))
-                .clone();
-            let output_of = match (&call_name, call_id) {
+        let infos: Vec<ItemInfo> = shape
+            .input
+            .iter()
+            .map(|id| {
+                self.info
+                    .entry(*id)
+                    .or_insert_with(|| item_info(pool.value(*id)))
+                    .clone()
+            })
+            .collect();
+        // The reasoning of turns before the latest user message, which families that drop it
+        // do not render.
+        let turn_start = match self.counting.keeps_earlier_reasoning {
+            true => 0,
+            false => infos
+                .iter()
+                .rposition(|i| i.class == Class::User)
+                .unwrap_or(0),
+        };
+        let mut run = 0usize;
+        for (k, (id, info)) in shape.input.iter().zip(&infos).enumerate() {
+            let output_of = match (&info.name, info.call_id) {
                 (Some(name), Some(call)) => {
                     names.insert(call, (name_hash(name), Arc::clone(name)));
                     None
@@ -577,23 +691,46 @@ impl Renderer {
                 (None, Some(call)) => names.get(&call).cloned(),
                 _ => None,
             };
-            let key = (*id, output_of.as_ref().map_or(0, |(h, _)| *h));
+            let dropped = info.class == Class::Reasoning && k < turn_start;
+            let key = (
+                *id,
+                output_of.as_ref().map_or(0, |(h, _)| *h),
+                code ^ u64::from(dropped),
+            );
             let start = u32::try_from(layout.parts.len()).unwrap_or(u32::MAX);
             layout.item_start.push(start);
+            // A run of consecutive calls is rendered with its own markers: at its first call,
+            // and once more at its second (parallel calls).
+            run = if info.class == Class::Call {
+                run + 1
+            } else {
+                0
+            };
+            let marker = match run {
+                1 => self.marker("call run", self.counting.run_tokens, 4),
+                2 => self.marker("parallel calls", self.counting.parallel_tokens, 5),
+                _ => None,
+            };
+            layout.parts.extend(marker);
+            let base = u32::try_from(layout.parts.len()).unwrap_or(u32::MAX);
             if let Some((ids, marked)) = self.items.get(&key) {
                 layout.parts.extend_from_slice(ids);
-                layout.explicit.extend(marked.iter().map(|k| start + k));
+                layout.explicit.extend(marked.iter().map(|k| base + k));
                 continue;
             }
             let item = pool.value(*id);
-            let drafts = self.item(item, output_of.as_ref().map(|(_, n)| &**n));
+            let drafts = if dropped {
+                vec![dropped_reasoning(item)]
+            } else {
+                self.item(item, output_of.as_ref().map(|(_, n)| &**n))
+            };
             let ids: Vec<SegmentId> = drafts
                 .into_iter()
                 .map(|d| self.segments.intern(d))
                 .collect();
             let marked = explicit_blocks(item, ids.len());
             layout.parts.extend_from_slice(&ids);
-            layout.explicit.extend(marked.iter().map(|k| start + k));
+            layout.explicit.extend(marked.iter().map(|k| base + k));
             self.items.insert(key, (ids, marked));
         }
         layout
@@ -770,13 +907,47 @@ impl Renderer {
                 }
             }
         }
+        // The constant part the recording cannot show (the request's framing, tools a rollout
+        // does not record): no tokens until the server's count anchors it (`anchor`).
+        let identity = layout.parts.iter().fold(0xa11c_u128, |h, p| {
+            (h ^ self.segments.get(*p).hash).wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b)
+        });
+        let anchor = self.segments.intern(Draft {
+            source: Source::Other,
+            kind: Kind::Marker,
+            label: Some("constant part (anchored on the server's count)".into()),
+            body: Body::Text("".into()),
+            lead: 0,
+            trail: 0,
+            salt: identity,
+            opaque_tokens: 0,
+        });
+        layout.parts.push(anchor);
+        pointers.push("".into());
         layout.sections.instructions = layout.parts.len();
         Header {
             parts: layout.parts,
             pointers: pointers.into(),
             sections: layout.sections,
             not_recorded: layout.not_recorded,
+            anchor,
         }
+    }
+
+    /// A marker segment of `tokens` (None when it has none).
+    fn marker(&mut self, label: &str, tokens: u64, salt: u128) -> Option<SegmentId> {
+        (tokens > 0).then(|| {
+            self.segments.intern(Draft {
+                source: Source::ToolCalls,
+                kind: Kind::Marker,
+                label: Some(label.to_string()),
+                body: Body::Text("".into()),
+                lead: tokens,
+                trail: 0,
+                salt,
+                opaque_tokens: 0,
+            })
+        })
     }
 
     fn header(
@@ -865,13 +1036,17 @@ impl Renderer {
                 } else {
                     text("input")
                 };
+                let own = match ty == Some("custom_tool_call") {
+                    true => c.custom_call_tokens,
+                    false => c.call_tokens,
+                };
                 vec![Draft {
                     source: Source::ToolCalls,
                     kind: Kind::Call,
                     label: Some(name.to_string()),
                     body: Body::Text(format!("{name}\n{args}").into()),
-                    lead: c.call_tokens.saturating_sub(1),
-                    trail: c.call_tokens.min(1),
+                    lead: own.saturating_sub(1),
+                    trail: own.min(1),
                     salt: u128::from(ty == Some("custom_tool_call")),
                     opaque_tokens: 0,
                 }]
@@ -894,14 +1069,15 @@ impl Renderer {
             Some(t) if t.ends_with("_call_output") => {
                 let (body, images) = output_text(item.get("output"));
                 let name = output_name.unwrap_or("");
+                // Rendered with its call's name (in the markers, not counted as text again).
                 vec![Draft {
                     source: Source::ToolOutputs,
                     kind: Kind::Output,
                     label: Some(name.to_string()),
-                    body: Body::Text(format!("{name}\n{body}").into()),
+                    body: Body::Text(body.into()),
                     lead: c.output_tokens.saturating_sub(1),
                     trail: c.output_tokens.min(1) + images * c.image_tokens,
-                    salt: 0,
+                    salt: u128::from(name_hash(name)),
                     opaque_tokens: 0,
                 }]
             }
@@ -911,7 +1087,7 @@ impl Renderer {
                         Source::Reasoning,
                         Kind::Reasoning,
                         blob,
-                        c.reasoning_tokens_per_byte,
+                        c.reasoning(blob.len()),
                     )]
                 } else {
                     let texts: Vec<&str> = item
@@ -944,7 +1120,7 @@ impl Renderer {
                     Source::Compaction,
                     Kind::Compaction,
                     blob,
-                    c.compaction_tokens_per_byte,
+                    c.compaction(blob.len()),
                 )]
             }
             Some("compaction_trigger") => vec![Draft {
@@ -1093,8 +1269,8 @@ fn explicit_blocks(item: &Value, segments: usize) -> Vec<u32> {
         .collect()
 }
 
-/// An opaque segment of `blob` (encrypted content), identified by its hash.
-fn opaque(source: Source, kind: Kind, blob: &str, per_byte: f64) -> Draft {
+/// An opaque segment of `blob` (encrypted content) estimated at `tokens`, identified by its hash.
+fn opaque(source: Source, kind: Kind, blob: &str, tokens: u64) -> Draft {
     Draft {
         source,
         kind,
@@ -1103,7 +1279,7 @@ fn opaque(source: Source, kind: Kind, blob: &str, per_byte: f64) -> Draft {
         lead: 0,
         trail: 0,
         salt: blob_hash(blob.as_bytes()),
-        opaque_tokens: Counting::opaque(blob.len(), per_byte),
+        opaque_tokens: tokens,
     }
 }
 
@@ -1143,9 +1319,10 @@ fn output_text(output: Option<&Value>) -> (String, u64) {
     }
 }
 
-/// What pairs an item with a call: the hash of its `call_id` (a call's or an output's), and for
-/// a call its name (an output is rendered with its call's name; the id itself is not rendered).
-fn call_info(item: &Value) -> (Option<u64>, Option<Arc<str>>) {
+/// What pairs an item with a call — the hash of its `call_id` (a call's or an output's), and for
+/// a call its name (an output is rendered with its call's name; the id itself is not rendered)
+/// — and its [`Class`].
+fn item_info(item: &Value) -> ItemInfo {
     let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
     let call_id = item.get("call_id").and_then(Value::as_str).map(name_hash);
     let name = (!ty.ends_with("_call_output"))
@@ -1153,10 +1330,36 @@ fn call_info(item: &Value) -> (Option<u64>, Option<Arc<str>>) {
         .flatten()
         .filter(|_| call_id.is_some())
         .map(Arc::from);
-    (
-        call_id.filter(|_| name.is_some() || ty.ends_with("_call_output")),
+    let class = match ty {
+        "function_call" | "custom_tool_call" => Class::Call,
+        "reasoning" => Class::Reasoning,
+        "message" | "" if item.get("role").and_then(Value::as_str) == Some("user") => Class::User,
+        _ => Class::Other,
+    };
+    ItemInfo {
+        call_id: call_id.filter(|_| name.is_some() || ty.ends_with("_call_output")),
         name,
-    )
+        class,
+    }
+}
+
+/// A reasoning item of an earlier turn that the server no longer renders: no tokens, and a
+/// segment of its own (the prompt differs from the one that rendered it).
+fn dropped_reasoning(item: &Value) -> Draft {
+    let blob = item
+        .get("encrypted_content")
+        .and_then(Value::as_str)
+        .map_or_else(|| canonical_json(item), str::to_string);
+    Draft {
+        source: Source::Reasoning,
+        kind: Kind::Reasoning,
+        label: Some("not rendered (an earlier turn's reasoning)".to_string()),
+        body: Body::Opaque(blob.len() as u64),
+        lead: 0,
+        trail: 0,
+        salt: blob_hash(blob.as_bytes()) ^ 1,
+        opaque_tokens: 0,
+    }
 }
 
 fn name_hash(name: &str) -> u64 {
