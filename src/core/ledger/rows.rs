@@ -35,9 +35,16 @@ use crate::core::stream::PromptCacheDiagnostics;
 
 /// A disagreement between the server's `cached_tokens` and the prediction larger than this many
 /// tokens …
-pub const TOLERANCE_TOKENS: u64 = 256;
-/// … and than this share of the prompt is a finding.
-pub const TOLERANCE_SHARE: f64 = 0.10;
+pub const TOLERANCE_TOKENS: u64 = 1024;
+/// … and than this share of the prompt is a finding: on 34 real Codex sessions (1,132 requests)
+/// the calibrated estimate's reads land within 3 % of the server's on nine in ten requests, and
+/// these bounds raise a finding on real misses only (0.2 % of requests alarm although the server
+/// read at least 90 % of the input; any shortfall alarmed on 48 %).
+pub const TOLERANCE_SHARE: f64 = 0.05;
+
+/// An idle gap longer than this leaves only what other conversations keep warm (the
+/// instructions and tools): no finding after one.
+pub const COLD_GAP_SECS: u64 = 30 * 60;
 
 /// Requests a minute on one route above which the server may overflow to other machines.
 pub const OVERFLOW_PER_MINUTE: usize = 15;
@@ -397,7 +404,19 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
 /// The server's `cached_tokens` against the predicted read, in words, beyond the tolerance.
 pub fn finding(row: &Row) -> Option<String> {
     let cached = row.reported.as_ref()?.cached_tokens?;
-    if row.prediction.undetermined {
+    // What the recording cannot predict: the first request (it reads what earlier sessions left
+    // warm), a compaction and the turn after it (the server reads only the instructions and
+    // tools), and a request after a long idle gap.
+    if row.prediction.undetermined
+        || matches!(
+            row.kind,
+            RowKind::First | RowKind::Compaction | RowKind::AfterCompaction
+        )
+        || row
+            .prediction
+            .idle_gap_secs
+            .is_some_and(|g| g > COLD_GAP_SECS)
+    {
         return None;
     }
     let predicted = row.prediction.predicted.read_tokens;
@@ -416,17 +435,20 @@ pub fn finding(row: &Row) -> Option<String> {
     };
     Some(if cached < predicted {
         format!(
-            "server read {} where the rules predict {}: evicted, overflowed past ~15 \
-             requests/min, or routed elsewhere{unsure}",
+            "server read {} where the rules predict {} (beyond the estimate's ±{}): evicted, \
+             overflowed past ~15 requests/min, or routed elsewhere{unsure}",
             grouped(cached),
-            grouped(predicted)
+            grouped(predicted),
+            grouped(tolerance)
         )
     } else {
         format!(
-            "server read {}, more than the {} the rules predict: the server renders and counts \
-             the prompt its own way, or this model does not cache as the `{}` model{unsure}",
+            "server read {}, more than the {} the rules predict (beyond the estimate's ±{}): the \
+             server renders and counts the prompt its own way, or this model does not cache as \
+             the `{}` model{unsure}",
             grouped(cached),
             grouped(predicted),
+            grouped(tolerance),
             row.cache_model.as_str()
         )
     })

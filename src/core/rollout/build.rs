@@ -155,6 +155,13 @@ impl Builder {
                         c.turn_id = Some(id.to_string());
                     }
                 }
+                Some("thread_rolled_back") => {
+                    let turns = payload
+                        .get("num_turns")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(1);
+                    c.roll_back(turns);
+                }
                 Some("token_count") if !c.records_seen => {
                     let info = payload.get("info").filter(|i| !i.is_null());
                     let total = info.and_then(|i| i.get("total_token_usage")).cloned();
@@ -511,6 +518,36 @@ impl Current {
         }
     }
 
+    /// A `thread_rolled_back` event: the history loses its last `turns` user turns (each from
+    /// the user message that started it; Codex's own context messages do not start a turn).
+    fn roll_back(&mut self, turns: u64) {
+        self.call = None;
+        let Some(session) = self.session.as_ref() else {
+            return;
+        };
+        let starts: Vec<usize> = self
+            .history
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| {
+                session
+                    .items
+                    .get(**i as usize)
+                    .is_some_and(starts_a_user_turn)
+            })
+            .map(|(k, _)| k)
+            .collect();
+        let turns = usize::try_from(turns).unwrap_or(usize::MAX).max(1);
+        if let Some(&cut) = starts
+            .len()
+            .checked_sub(turns)
+            .and_then(|k| starts.get(k))
+            .or(starts.first())
+        {
+            self.history.truncate(cut);
+        }
+    }
+
     /// A `compacted` line: marks the compaction call and replaces the history.
     fn compacted(&mut self, payload: Value) {
         self.call = None;
@@ -587,6 +624,36 @@ impl Current {
             .and_then(Value::as_str)
             == Some("additional_tools")
     }
+}
+
+/// Whether `item` is a user message that starts a turn (not one of the context messages Codex
+/// adds as the user: environment, AGENTS.md, skills, an aborted turn, a shell command).
+fn starts_a_user_turn(item: &Value) -> bool {
+    if item.get("type").and_then(Value::as_str) != Some("message")
+        || item.get("role").and_then(Value::as_str) != Some("user")
+    {
+        return false;
+    }
+    let text: String = match item.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    };
+    let text = text.trim_start();
+    ![
+        "<environment_context>",
+        "# AGENTS.md instructions",
+        "<user_instructions>",
+        "<recommended_plugins>",
+        "<skills_instructions>",
+        "<turn_aborted>",
+        "<user_shell_command>",
+    ]
+    .iter()
+    .any(|p| text.starts_with(p))
 }
 
 fn str_field(map: &JsonMap, key: &str) -> Option<String> {

@@ -25,6 +25,7 @@ const KNOWN_EVENTS: &[&str] = &[
     "turn_started",
     "turn_complete",
     "turn_aborted",
+    "thread_rolled_back",
     "token_count",
     "item_started",
     "item_completed",

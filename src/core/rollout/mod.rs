@@ -20,7 +20,8 @@
 //! - `token_usage_record`: the end of a call, its `response_id` and its usage; files without
 //!   them fall back to `event_msg` `token_count` events, counting a repeated total once;
 //! - `compacted`: names the compaction call (`compaction_response_id`; the handoff prompt Codex
-//!   appends is reconstructed) and replaces the history with `replacement_history`.
+//!   appends is reconstructed) and replaces the history with `replacement_history`;
+//! - `event_msg` `thread_rolled_back`: the history loses its last `num_turns` user turns.
 //!
 //! Lines of other types, and payload types this module does not know, are kept
 //! ([`UnknownLine`]); a last line that does not parse (a session still being written) is
