@@ -511,20 +511,16 @@ fn cache_sim_hazards_key_rate_and_stuck_cache() {
     let predicted: Vec<u64> = (0..4).map(|i| steps(total(&s, i))).collect();
     let less = |i: usize| {
         Some(format!(
-            "server read 1,280 where the rules predict {}: evicted, overflowed past ~15 \
-             requests/min, or routed elsewhere",
+            "server read 1,280 where the rules predict {} (beyond the estimate's ±1,024): \
+             evicted, overflowed past ~15 requests/min, or routed elsewhere",
             grouped(predicted[i])
         ))
     };
     assert_eq!(
         findings,
         vec![
-            Some(
-                "server read 1,280, more than the 0 the rules predict: the server renders and \
-                 counts the prompt its own way, or this model does not cache as the `prefix` \
-                 model"
-                    .to_string()
-            ),
+            // A first request reads what earlier sessions left warm: no finding.
+            None,
             less(0),
             less(1),
             less(2),

@@ -20,8 +20,9 @@ fn t(text: &str) -> u64 {
 }
 
 /// The markers a message adds around its text (WIRE_SPEC §19.2, harmony):
-/// `<|start|>{role}<|message|>` before it, `<|end|>` after it.
-const OPEN: u64 = 3;
+/// `<|start|>{role}<|message|>` before it, `<|end|>` after it — 6 in all for gpt-5.5, as fitted
+/// on OpenAI's own counts of real Codex sessions (issue 34).
+const OPEN: u64 = 5;
 const CLOSE: u64 = 1;
 
 fn user(text: &str) -> Value {

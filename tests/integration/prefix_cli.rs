@@ -33,6 +33,7 @@ fn cause(code: &str) -> Cause {
         Cause::ToolsChanged,
         Cause::ContextCompacted,
         Cause::InputChanged,
+        Cause::ReasoningDropped,
         Cause::IdleGap,
         Cause::RoutingOverflow,
         Cause::NoBreakpoint,
@@ -427,15 +428,32 @@ fn real_tools_session_keeps_every_prefix() {
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let v = library(&files);
     // Every request keeps the one before it — calls echoed with their `status`, a new turn's
-    // metadata — and loses nothing.
+    // metadata — and loses nothing; only the new user turn parts where the server stops
+    // rendering the earlier turn's reasoning (reasoning_dropped: expected, no loss).
+    let mut dropped = 0;
     let want: Vec<Value> = v[1..]
         .iter()
         .map(|v| {
             let v = v.as_ref().expect("verdict");
-            assert_eq!(v.reusable_tokens, v.from_tokens);
-            pair(v, "turn", Value::Null, &[], &[], Value::Null, json!(0.0))
+            if v.prefix_kept {
+                assert_eq!(v.reusable_tokens, v.from_tokens);
+                return pair(v, "turn", Value::Null, &[], &[], Value::Null, json!(0.0));
+            }
+            dropped += 1;
+            assert_eq!(v.causes, [Cause::ReasoningDropped]);
+            let d = v.divergence.as_ref().expect("where");
+            pair(
+                v,
+                "turn",
+                brk(v, &d.pointer, "reasoning", "edited"),
+                &["reasoning_dropped"],
+                &[],
+                Value::Null,
+                json!(0.0),
+            )
         })
         .collect();
+    assert_eq!(dropped, 1, "one new user turn");
     assert_eq!(json_out(&run(&args, None)), Value::Array(want));
 }
 

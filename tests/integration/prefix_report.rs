@@ -48,7 +48,7 @@ fn long_message() -> Value {
 
 /// The rendered text of a message segment's markers (harmony: `<|start|>role<|message|>` …
 /// `<|end|>`).
-const OPEN: u64 = 3;
+const OPEN: u64 = 5;
 const CLOSE: u64 = 1;
 
 fn text_of(item: &Value) -> String {

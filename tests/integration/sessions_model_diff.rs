@@ -105,9 +105,22 @@ fn diff_session_json_reports_a_server_shortfall() {
                     "not_recorded": []
                 },
                 {
-                    // The server read what the rules predict: nothing to say, nothing lost.
-                    "from": 1, "to": 2, "kind": "turn", "prefix_kept": true, "break": null,
-                    "causes": [], "warnings": [], "notes": [],
+                    // A new user turn: gpt-5.5's server stops rendering the earlier turn's
+                    // reasoning there (expected); it read what the rules predict: nothing lost.
+                    "from": 1, "to": 2, "kind": "turn", "prefix_kept": false,
+                    "break": {
+                        "part": second.divergence.as_ref().expect("where").part,
+                        "token": second.divergence.as_ref().expect("where").token,
+                        "pointer": "/input/2/encrypted_content",
+                        "source": "reasoning",
+                        "change": "edited"
+                    },
+                    "causes": ["reasoning_dropped"], "warnings": [],
+                    "notes": [{
+                        "code": "reasoning_dropped",
+                        "explanation": Cause::ReasoningDropped.explanation(),
+                        "fix": null,
+                    }],
                     "reusable_tokens": second.reusable_tokens,
                     "shared_tokens": second.shared_tokens,
                     "from_tokens": second.from_tokens,
@@ -139,7 +152,9 @@ fn diff_session_json_reports_a_server_shortfall() {
                 shortfall.fix().expect("a fix")
             ),
             format!(
-                "1 -> 2: kept; reusable {} of {} tokens; server cached {}",
+                "1 -> 2: BROKEN at /input/2/encrypted_content (reasoning, token {}) \
+                 (reasoning_dropped); reusable {} of {} tokens; server cached {}",
+                g(second.divergence.as_ref().expect("where").token),
                 g(second.reusable_tokens),
                 g(second.from_tokens),
                 g(third)
@@ -183,7 +198,7 @@ fn diff_session_json_reports_a_server_shortfall() {
         [
             PrefixBadge::First,
             PrefixBadge::Kept(vec![Cause::ServerShortfall]),
-            PrefixBadge::Kept(Vec::new()),
+            PrefixBadge::Broken("reasoning_dropped".to_string(), Vec::new()),
         ]
     );
     assert_eq!(analysis.sentence, l.summary.sentence());

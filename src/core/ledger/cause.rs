@@ -29,6 +29,9 @@ pub enum Cause {
     ContextCompacted,
     /// The instructions or an earlier input item differ (edited, removed, inserted).
     InputChanged,
+    /// A new user turn: the server no longer renders the previous turns' reasoning (models
+    /// before GPT-5.6), so the prompt parts at the first of it. Expected: no loss.
+    ReasoningDropped,
     /// The cache expired: the gap before the request is longer than its retention.
     IdleGap,
     /// More than ~15 requests a minute on one prefix and key: the server may overflow.
@@ -54,6 +57,7 @@ impl Cause {
             Self::ToolsChanged => "tools_changed",
             Self::ContextCompacted => "context_compacted",
             Self::InputChanged => "input_changed",
+            Self::ReasoningDropped => "reasoning_dropped",
             Self::IdleGap => "idle_gap",
             Self::RoutingOverflow => "routing_overflow",
             Self::NoBreakpoint => "no_breakpoint",
@@ -65,7 +69,11 @@ impl Cause {
     pub fn is_servers(self) -> bool {
         !matches!(
             self,
-            Self::IdleGap | Self::RoutingOverflow | Self::NoBreakpoint | Self::ServerShortfall
+            Self::IdleGap
+                | Self::RoutingOverflow
+                | Self::NoBreakpoint
+                | Self::ServerShortfall
+                | Self::ReasoningDropped
         )
     }
 
@@ -89,6 +97,7 @@ impl Cause {
             Self::ToolsChanged => "tools change",
             Self::ContextCompacted => "compaction",
             Self::InputChanged => "history edit",
+            Self::ReasoningDropped => "earlier reasoning dropped",
             Self::IdleGap => "idle gap",
             Self::RoutingOverflow => "routing overflow",
             Self::NoBreakpoint => "no breakpoint",
@@ -126,6 +135,9 @@ impl Cause {
             Self::InputChanged => {
                 "The instructions or an earlier item differ: the history was edited instead of appended to, and everything after the change is re-read."
             }
+            Self::ReasoningDropped => {
+                "A new user turn: this model's server renders only the current turn's reasoning, so the previous turns' reasoning items drop out of the prompt and everything after the first of them is re-read. Expected, not a loss (measured on OpenAI's own counts of real Codex sessions)."
+            }
             Self::IdleGap => {
                 "The pause before this request is longer than the cache's retention: the prefix expired although nothing changed."
             }
@@ -160,7 +172,7 @@ impl Cause {
             Self::ToolsChanged => Some(
                 "Send the tool list identical every turn: the same tools in the same order, each schema's properties in the same order (serialize them once).",
             ),
-            Self::ContextCompacted => None,
+            Self::ContextCompacted | Self::ReasoningDropped => None,
             Self::InputChanged => Some(
                 "Keep the history append-only: send changes as new items, as Codex does for sandbox, approval and environment changes.",
             ),

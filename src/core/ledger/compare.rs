@@ -230,11 +230,22 @@ pub fn compare(
         Section::Input if compaction => Cause::ContextCompacted,
         Section::Input => Cause::InputChanged,
     };
-    let primary = place_cause(at);
+    // The server dropped the earlier turns' reasoning where `b` parts from `a`: expected.
+    let dropped = b
+        .parts
+        .get(k)
+        .is_some_and(|id| rendered.segments.get(*id).is_dropped_reasoning());
+    let primary = match dropped {
+        true => Cause::ReasoningDropped,
+        false => place_cause(at),
+    };
     if !causes.contains(&primary) {
         causes.push(primary);
     }
     for section in section_causes {
+        if dropped && section == Section::Input {
+            continue;
+        }
         let cause = place_cause(section);
         if !causes.contains(&cause) {
             causes.push(cause);

@@ -131,6 +131,11 @@ pub struct Segment {
 }
 
 impl Segment {
+    /// Whether it is an earlier turn's reasoning the server no longer renders.
+    pub fn is_dropped_reasoning(&self) -> bool {
+        self.kind == Kind::Reasoning && self.tokens == 0 && self.label.is_some()
+    }
+
     /// Its text, when it is text.
     pub fn text(&self) -> Option<&str> {
         match &self.body {
@@ -611,8 +616,8 @@ struct Header {
     pointers: Arc<[Box<str>]>,
     sections: Sections,
     not_recorded: Vec<&'static str>,
-    /// Its constant-part segment.
-    anchor: SegmentId,
+    /// Its constant-part segment, when the recording misses a part.
+    anchor: Option<SegmentId>,
 }
 
 impl Renderer {
@@ -653,7 +658,7 @@ impl Renderer {
             header: header.pointers,
             sections: header.sections,
             not_recorded: header.not_recorded,
-            anchor: Some(header.anchor),
+            anchor: header.anchor,
             ..Layout::default()
         };
         // Items.
@@ -907,23 +912,25 @@ impl Renderer {
                 }
             }
         }
-        // The constant part the recording cannot show (the request's framing, tools a rollout
-        // does not record): no tokens until the server's count anchors it (`anchor`).
-        let identity = layout.parts.iter().fold(0xa11c_u128, |h, p| {
-            (h ^ self.segments.get(*p).hash).wrapping_mul(0x0000_0000_0100_0000_0000_0000_0000_013b)
+        // The constant part the recording cannot show (tools a rollout does not record, the
+        // request's framing): no tokens until the server's count anchors it (`anchor`). One
+        // segment for the session: sized once, it never makes two prompts differ. A recording
+        // with the whole body has none: its rendering stands as estimated.
+        let anchor = (!layout.not_recorded.is_empty()).then(|| {
+            let id = self.segments.intern(Draft {
+                source: Source::Other,
+                kind: Kind::Marker,
+                label: Some("constant part (anchored on the server's count)".into()),
+                body: Body::Text("".into()),
+                lead: 0,
+                trail: 0,
+                salt: 0xa11c,
+                opaque_tokens: 0,
+            });
+            layout.parts.push(id);
+            pointers.push("".into());
+            id
         });
-        let anchor = self.segments.intern(Draft {
-            source: Source::Other,
-            kind: Kind::Marker,
-            label: Some("constant part (anchored on the server's count)".into()),
-            body: Body::Text("".into()),
-            lead: 0,
-            trail: 0,
-            salt: identity,
-            opaque_tokens: 0,
-        });
-        layout.parts.push(anchor);
-        pointers.push("".into());
         layout.sections.instructions = layout.parts.len();
         Header {
             parts: layout.parts,

@@ -305,6 +305,10 @@ pub fn price(row: &mut Row, prices: &PriceTable, tier: Option<&str>, overflow: b
     };
     // Estimate units: what was shareable, and what of it was at the front.
     let (shareable, prefix) = match (row.kind, row.verdict.as_ref()) {
+        // The server itself stops at the dropped reasoning: what follows cannot be read.
+        (RowKind::Turn, Some(v)) if v.causes.contains(&Cause::ReasoningDropped) => {
+            (v.reusable_tokens, v.reusable_tokens)
+        }
         (RowKind::Turn, Some(v)) => (v.shared_tokens, v.reusable_tokens),
         (RowKind::AfterCompaction, Some(v)) => (v.reusable_tokens, v.reusable_tokens),
         _ => (0, 0),
