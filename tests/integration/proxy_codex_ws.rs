@@ -323,12 +323,12 @@ fn codex_exec_then_resume_breaks_nothing_over_websocket_or_http() {
         stop_server(&mut record, lines);
         let (pairs, breaks, sessions) = ledger_pairs(&db);
         assert!(!pairs.is_empty(), "{transport}: {sessions:?}");
+        // Kept, or — at the resumed turn's new user message — parted only where the server
+        // stops rendering the first turn's reasoning (expected: not a break, nothing lost).
         for pair in &pairs {
-            assert_eq!(
-                (&pair["prefix_kept"], &pair["causes"]),
-                (&json!(true), &json!([])),
-                "{transport}: {pairs:#?}"
-            );
+            let kept = (&pair["prefix_kept"], &pair["causes"]) == (&json!(true), &json!([]));
+            let dropped = pair["causes"] == json!(["reasoning_dropped"]);
+            assert!(kept || dropped, "{transport}: {pairs:#?}");
         }
         assert_eq!(breaks, 0, "{transport}: {pairs:#?}");
     }

@@ -163,7 +163,7 @@ async fn a_recording_is_served_back_matched_and_compared() {
                 recorded_ids[0]
             ),
             format!(
-                "incoming #2 -> recorded #1 (request {}): differs from recorded at /input/0/content/0/text (input_changed), similarity 0.96",
+                "incoming #2 -> recorded #1 (request {}): differs from recorded at /input/0/content/0/text (input_changed), similarity 0.95",
                 recorded_ids[1]
             ),
             format!(

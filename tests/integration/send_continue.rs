@@ -203,7 +203,14 @@ fn continue_builds_the_next_requests_of_the_session() {
         verdicts,
         vec![
             (json!(0), json!(1), json!(true), json!([])),
-            (json!(1), json!(2), json!(true), json!([])),
+            // The continued turn's new user message: the server stops rendering the first
+            // turn's reasoning there (expected, not a break).
+            (
+                json!(1),
+                json!(2),
+                json!(false),
+                json!(["reasoning_dropped"])
+            ),
         ]
     );
 }

@@ -198,7 +198,7 @@ fn diff_session_json_reports_a_server_shortfall() {
         [
             PrefixBadge::First,
             PrefixBadge::Kept(vec![Cause::ServerShortfall]),
-            PrefixBadge::Broken("reasoning_dropped".to_string(), Vec::new()),
+            PrefixBadge::NewTurn(Vec::new()),
         ]
     );
     assert_eq!(analysis.sentence, l.summary.sentence());

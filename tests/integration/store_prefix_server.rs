@@ -97,7 +97,7 @@ fn a_short_prefix_or_a_cache_served_as_predicted_is_not_flagged() {
         [
             PrefixBadge::First,
             PrefixBadge::Kept(Vec::new()),
-            PrefixBadge::Broken("reasoning_dropped".to_string(), Vec::new())
+            PrefixBadge::NewTurn(Vec::new())
         ]
     );
     // The server reading what the rules predict: nothing to say.

@@ -564,10 +564,13 @@ fn a_changed_prompt_cache_key_is_shown_as_a_warning_not_as_kept() {
     });
     let analysis = state(&harness).browser.analysis.clone().expect("analysis");
     let labels: Vec<String> = analysis.badges.iter().map(|b| b.label()).collect();
-    assert_eq!(labels, ["first", "kept", "kept · ! cache key change"]);
+    // Request 2 starts a new user turn (the server stops rendering the earlier reasoning:
+    // expected) under another cache key.
+    let badge = "new turn (earlier reasoning dropped) · ! cache key change";
+    assert_eq!(labels, ["first", "kept", badge]);
     let row = analysis.row(2).expect("row 2");
     // On screen: the table's badge, the row in "Breaks and warnings", its explanation and fix.
-    harness.get_by_label("kept · ! cache key change");
+    harness.get_by_label(badge);
     harness.get_by_label("Breaks and warnings");
     harness.get_by_label(&promptwire::app::session_view::break_text(row));
     let cause = promptwire::core::ledger::Cause::PromptCacheKeyChanged;

@@ -23,6 +23,9 @@ pub enum PrefixBadge {
     Kept(Vec<Cause>),
     /// The prefix broke before it: the causes, by name, and its notes.
     Broken(String, Vec<Cause>),
+    /// A new user turn where the server stopped rendering the earlier reasoning
+    /// (`reasoning_dropped`): expected, not a costly break; and its notes.
+    NewTurn(Vec<Cause>),
     /// A `generate: false` warm-up: not a turn.
     Warmup,
     /// A compaction request: expected, its own cost.
@@ -63,6 +66,15 @@ impl PrefixBadge {
             RowKind::Undetermined => Self::Undetermined,
             RowKind::AfterCompaction => Self::AfterCompaction(notes()),
             RowKind::Turn => match &row.verdict {
+                Some(v)
+                    if !v.prefix_kept
+                        && v.causes
+                            .iter()
+                            .filter(|c| !c.is_routing())
+                            .all(|c| *c == Cause::ReasoningDropped) =>
+                {
+                    Self::NewTurn(notes())
+                }
                 Some(v) if !v.prefix_kept => {
                     let causes: Vec<&str> = v
                         .causes
@@ -88,6 +100,7 @@ impl PrefixBadge {
             }
             Self::AfterCompaction(_) => "after compaction".to_string(),
             Self::Kept(_) => "kept".to_string(),
+            Self::NewTurn(_) => "new turn (earlier reasoning dropped)".to_string(),
             Self::Broken(causes, _) => format!("broken: {causes}"),
         };
         let notes = self.notes();
@@ -102,7 +115,7 @@ impl PrefixBadge {
     pub fn notes(&self) -> &[Cause] {
         match self {
             Self::First | Self::Warmup | Self::Compaction | Self::Undetermined => &[],
-            Self::Kept(c) | Self::Broken(_, c) | Self::AfterCompaction(c) => c,
+            Self::Kept(c) | Self::Broken(_, c) | Self::AfterCompaction(c) | Self::NewTurn(c) => c,
         }
     }
 

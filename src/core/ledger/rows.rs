@@ -202,14 +202,18 @@ impl Row {
         self.cost_usd.map_or(0.0, |d| d.lost)
     }
 
-    /// Whether its prefix broke in a way that costs (not a compaction, not a warm-up).
+    /// Whether its prefix broke in a way that costs (not a compaction, not a warm-up, not the
+    /// server dropping earlier reasoning at a new user turn).
     pub fn is_break(&self) -> bool {
         matches!(self.kind, RowKind::Turn | RowKind::AfterCompaction)
             && self
                 .verdict
                 .as_ref()
                 .is_some_and(|v| !v.prefix_kept || v.causes.iter().any(|c| c.is_routing()))
-            && self.cause() != Some(Cause::ContextCompacted)
+            && !matches!(
+                self.cause(),
+                Some(Cause::ContextCompacted | Cause::ReasoningDropped)
+            )
     }
 }
 
