@@ -131,6 +131,14 @@ fn the_ledger_agrees_with_openai_on_real_codex_sessions() {
                     let tolerance = 256.max(input * 3 / 100);
                     if predicted.abs_diff(cached) <= tolerance {
                         f.reads_matched += 1;
+                    } else if std::env::var_os("PROMPTWIRE_SHOW_MISSES").is_some() {
+                        eprintln!(
+                            "  read miss: {name} #{} {:?} input {input} cached {cached} predicted {predicted} causes {:?} gap {:?}",
+                            row.index,
+                            row.kind,
+                            row.verdict.as_ref().map(|v| v.causes.clone()),
+                            row.prediction.idle_gap_secs
+                        );
                     }
                 }
                 let read_less = cached < row.prediction.predicted.read_tokens;

@@ -167,6 +167,13 @@ pub fn verdict_text(report: &PairVerdict) -> String {
         .divergence
         .as_ref()
         .map_or_else(String::new, |b| b.pointer.clone());
+    if report.causes == [crate::core::ledger::Cause::ReasoningDropped] {
+        return format!(
+            "new turn: the server stops rendering the earlier reasoning at {at} (expected; {} of \
+             {} tokens reusable)",
+            report.reusable_tokens, report.to_tokens
+        );
+    }
     let causes: Vec<&str> = report.causes.iter().map(|c| c.as_str()).collect();
     format!("prefix broken at {at}: {}", causes.join(", "))
 }

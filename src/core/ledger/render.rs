@@ -576,7 +576,7 @@ struct Renderer {
     segments: Segments,
     /// An item's segments and which of them carry an explicit breakpoint, by (item, the tool
     /// name an output is rendered with).
-    items: HashMap<(ElementId, u64, u64), (Vec<SegmentId>, Vec<u32>)>,
+    items: HashMap<ItemKey, (Vec<SegmentId>, Vec<u32>)>,
     /// What the layout needs to know of an item without rendering it, by item.
     info: HashMap<ElementId, ItemInfo>,
     /// The header (settings, tools, instructions) of each distinct set of header parts.
@@ -586,6 +586,10 @@ struct Renderer {
     /// The rules of the request being laid out (its model's family).
     counting: Counting,
 }
+
+/// A rendered item's memo key: the item, the hash of the tool name an output is rendered with,
+/// and its variant (the counting row's code, xor 1 for an earlier turn's dropped reasoning).
+type ItemKey = (ElementId, u64, u64);
 
 /// What pairs a call with its output (the hash of the `call_id`, a call's name) and what kind of
 /// item it is, read once per distinct item.
