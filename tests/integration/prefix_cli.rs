@@ -319,8 +319,9 @@ fn chosen_pairs_and_an_idle_gap_from_timestamps() {
             chosen(&b, Value::Null, &[]),
         ])
     );
-    // 15 minutes between two turns of one conversation: past the prefix model's retention, the
-    // cache expired — an idle gap, which loses the kept prefix.
+    // 31 minutes between two turns of one conversation: past the prefix model's retention (30
+    // minutes, as measured on real sessions), the cache expired — an idle gap, which loses the
+    // kept prefix.
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("prefix_cli_gap");
     std::fs::create_dir_all(&dir).expect("dir");
     let msg = |role: &str, text: &str| json!({"type": "message", "role": role, "content": [{"type": "input_text", "text": text}]});
@@ -343,7 +344,7 @@ fn chosen_pairs_and_an_idle_gap_from_timestamps() {
     })
     .collect();
     let out = run(
-        &["diff", &files[0], &files[1], "--sent-at-ms", "1000,902000"],
+        &["diff", &files[0], &files[1], "--sent-at-ms", "1000,1862000"],
         None,
     );
     assert_eq!(out.status.code(), Some(0));
@@ -353,7 +354,7 @@ fn chosen_pairs_and_an_idle_gap_from_timestamps() {
     let g = promptwire::core::format::grouped;
     // The ledger's row for it: what the expired cache cost.
     let mut session = Session::default();
-    for (f, sent) in files.iter().zip([1000, 902_000]) {
+    for (f, sent) in files.iter().zip([1000, 1_862_000]) {
         let body: Value = serde_json::from_slice(&std::fs::read(f).expect("read")).expect("json");
         let meta = RequestMeta {
             sent_at_ms: Some(sent),
@@ -368,7 +369,7 @@ fn chosen_pairs_and_an_idle_gap_from_timestamps() {
         text.lines().next(),
         Some(
             format!(
-                "0 -> 1: kept; reusable {} of {} tokens; lost {}; also: idle_gap (gap 901 s)",
+                "0 -> 1: kept; reusable {} of {} tokens; lost {}; also: idle_gap (gap 1861 s)",
                 g(v1.reusable_tokens),
                 g(v1.from_tokens),
                 promptwire::core::ledger::summary::usd(lost)

@@ -66,11 +66,14 @@ pub enum CacheModel {
     },
 }
 
-/// The prefix model's documented parameters.
+/// The prefix model's parameters: the documented floor and steps; the retention as measured on
+/// OpenAI's own figures for 34 real Codex sessions (documented `in_memory`: 5–10 idle minutes;
+/// measured: 92 of 112 requests after 1–10 idle minutes and 9 of 14 after 10–30 read the whole
+/// shared prefix, none of 7 after more than 30).
 pub const PREFIX: CacheModel = CacheModel::Prefix {
     floor_tokens: 1024,
     step_tokens: 128,
-    default_retention_secs: 5 * 60,
+    default_retention_secs: 30 * 60,
 };
 
 /// The breakpoint model's documented parameters.

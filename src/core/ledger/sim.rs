@@ -648,6 +648,36 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
         };
         let expired = route.expired;
         let mut outcome = model.apply(route, &step, &mut partial);
+        // After an idle gap the conversation's own entries are gone, but the instructions and
+        // tools other conversations send stay warm: on 34 real Codex sessions every request
+        // after a gap of over 30 minutes read exactly those, less one block (7 of 7).
+        if let (
+            0,
+            Some(_),
+            CacheModel::Prefix {
+                floor_tokens,
+                step_tokens,
+                ..
+            },
+        ) = (outcome.read, expired, model)
+        {
+            let layout = &rendered.layouts[i];
+            let header = layout
+                .cum
+                .get(layout.sections.instructions)
+                .copied()
+                .unwrap_or(0);
+            let read =
+                cacheable_steps(header, floor_tokens, step_tokens).saturating_sub(step_tokens);
+            if read >= floor_tokens {
+                outcome.read = read;
+                outcome.words = format!(
+                    "read {} tokens: only the instructions and tools, which other conversations \
+                     keep warm (its own entries expired)",
+                    grouped(read)
+                );
+            }
+        }
         if let (Some(j), Some(n)) = (outcome.from, outcome.mark) {
             // Name the breakpoint's place: the end of the part before it, in request j.
             let at = super::render::pointer(&rendered.layouts[j], &rendered.segments, n - 1);
