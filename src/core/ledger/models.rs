@@ -432,7 +432,7 @@ mod tests {
                 CacheModel::Prefix {
                     floor_tokens: 1024,
                     step_tokens: 64,
-                    default_retention_secs: 300,
+                    default_retention_secs: 1800,
                 }
             )
         );
