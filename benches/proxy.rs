@@ -17,6 +17,10 @@
 //!   reads, as curl reads), since reqwest's body stream alone tops out near 25 MB/s on chunks
 //!   this small.
 //!
+//!   The same stream through a recording proxy whose events feed `record --otlp`'s live
+//!   OpenTelemetry export (issue 33: each recorded request becomes a span, sent to a loopback
+//!   OTLP receiver) is read in the same rounds, side by side: target, no measurable cost added.
+//!
 //! A bench binary (not criterion): it reports percentiles, which criterion does not.
 //! `cargo bench --bench proxy -- per-event` (or `latency`, `throughput`) runs one part.
 
@@ -27,6 +31,8 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt as _;
+use promptwire::core::otel::SpanOptions;
+use promptwire::transport::otlp::{LiveExport, OtlpConfig};
 use promptwire::transport::proxy::{ProxyOptions, start_proxy};
 use serde_json::json;
 use upstream::{Reply, Step, Upstream, sse_event};
@@ -197,6 +203,57 @@ async fn read_raw(url: &str) -> usize {
     })
     .await
     .expect("client thread")
+}
+
+/// A loopback OTLP/HTTP receiver that reads each export request and answers 200 with an empty
+/// body; its base URL and the number of export requests it received.
+#[allow(clippy::disallowed_methods)] // A stand-in server of the bench's own: threads of its own.
+fn otlp_receiver() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read as _, Write as _};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&count);
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let seen = std::sync::Arc::clone(&seen);
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 8192];
+                loop {
+                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        match stream.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+                    let length: usize = head
+                        .lines()
+                        .find_map(|l| l.strip_prefix("content-length:"))
+                        .and_then(|v| v.trim().parse().ok())
+                        .unwrap_or(0);
+                    while buf.len() < end + 4 + length {
+                        match stream.read(&mut chunk) {
+                            Ok(0) | Err(_) => return,
+                            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                        }
+                    }
+                    buf.drain(..end + 4 + length);
+                    seen.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    if stream
+                        .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n")
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (format!("http://{addr}"), count)
 }
 
 /// Requests of the store whose outcome is committed.
@@ -380,16 +437,38 @@ fn main() {
     if part("per-event") {
         runtime.block_on(async {
         let db = dir.join("per_event.sqlite");
-        let (proxy, _events) =
+        let (proxy, mut events) =
             start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, Some(db.clone())))
                 .await
                 .expect("proxy");
+        // Both recording proxies have their events read, as `record` reads them; one of them
+        // also feeds the live OpenTelemetry export.
+        let drained = tokio::spawn(async move { while events.recv().await.is_some() {} });
+        let otlp_db = dir.join("per_event_otlp.sqlite");
+        let (exporting, mut otlp_events) =
+            start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, Some(otlp_db.clone())))
+                .await
+                .expect("exporting proxy");
+        let (receiver, exports) = otlp_receiver();
+        let mut live = LiveExport::start(
+            otlp_db.clone(),
+            OtlpConfig::new(&receiver),
+            SpanOptions::default(),
+        )
+        .expect("live export");
+        let exporter = tokio::spawn(async move {
+            while let Some(event) = otlp_events.recv().await {
+                live.observe(&event);
+            }
+            live
+        });
+        let otlp_store = promptwire::store::Store::open(&otlp_db).expect("db");
         let (relay, _relay_events) = start_proxy(ProxyOptions::new("127.0.0.1:0", &upstream, None))
             .await
             .expect("relay");
         let store = promptwire::store::Store::open(&db).expect("db");
-        let (mut direct, mut proxied, mut relayed, mut total) =
-            (Vec::new(), Vec::new(), Vec::new(), 0);
+        let (mut direct, mut proxied, mut relayed, mut exported, mut total) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), 0);
         for round in 1..=3 {
             let started = Instant::now();
             let bytes = read_raw(&format!("{upstream}/responses")).await;
@@ -403,6 +482,13 @@ fn main() {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
             let started = Instant::now();
+            let bytes = read_raw(&format!("{}/v1/responses", exporting.base_url())).await;
+            exported.push(started.elapsed().as_secs_f64());
+            assert_eq!(bytes, total, "every byte through the exporting proxy");
+            while recorded_outcomes(&otlp_store) < round {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let started = Instant::now();
             let bytes = read_raw(&format!("{}/v1/responses", relay.base_url())).await;
             assert_eq!(bytes, total, "every byte through the relay");
             relayed.push(started.elapsed().as_secs_f64());
@@ -411,7 +497,12 @@ fn main() {
             list.sort_by(f64::total_cmp);
             list[1]
         };
-        let (d, p, r) = (median(direct), median(proxied), median(relayed));
+        let (d, p, r, x) = (
+            median(direct),
+            median(proxied),
+            median(relayed),
+            median(exported),
+        );
         let events = (SMALL_EVENTS + 1) as f64;
         println!(
             "per event ({:.1} MB, {} events, one chunk each, median of 3): direct {:.0} MB/s; through the recording proxy {:.0} MB/s (target >= 100 MB/s), {:.2} us added per event (target <= 2 us); through the proxy not recording {:.0} MB/s, {:.2} us added per event",
@@ -423,10 +514,26 @@ fn main() {
             total as f64 / r / 1e6,
             (r - d) / events * 1e6,
         );
-        for server in [proxy, relay] {
+        for server in [proxy, relay, exporting] {
             server.stop();
             server.stopped().await;
         }
+        let _ = drained.await;
+        let live = exporter.await.expect("exporter task");
+        let stats = tokio::task::spawn_blocking(move || live.finish(Duration::from_secs(30)))
+            .await
+            .expect("finish");
+        println!(
+            "per event with `record --otlp` (same rounds, side by side): recording proxy {:.0} MB/s, {:.2} us added per event; recording proxy exporting to OpenTelemetry {:.0} MB/s, {:.2} us added per event ({:+.2} us per event for the export; {} spans exported in {} requests, {} failed)",
+            total as f64 / p / 1e6,
+            (p - d) / events * 1e6,
+            total as f64 / x / 1e6,
+            (x - d) / events * 1e6,
+            (x - p) / events * 1e6,
+            stats.exported_spans,
+            exports.load(std::sync::atomic::Ordering::Relaxed),
+            stats.failed_spans,
+        );
     });
     }
 }

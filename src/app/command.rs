@@ -206,6 +206,8 @@ pub enum AppCommand {
     Import(super::imports::ImportCommand),
     /// The Traffic view (`traffic.rs`).
     Traffic(super::traffic::TrafficCommand),
+    /// OpenTelemetry export (`otel.rs`).
+    Otel(super::otel::OtelCommand),
 }
 
 /// The bundled example prompts: (file name, contents).

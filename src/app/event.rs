@@ -148,4 +148,6 @@ pub enum AppEvent {
     Import(super::imports::ImportEvent),
     /// A job of the Traffic view reports (`traffic.rs`).
     Traffic(super::traffic::TrafficEvent),
+    /// An OpenTelemetry export reports (`otel.rs`).
+    Otel(super::otel::OtelEvent),
 }

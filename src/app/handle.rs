@@ -61,6 +61,7 @@ impl AppState {
             },
             browser: super::session_view::SessionBrowser::default(),
             record: super::proxy::RecordState::default(),
+            otel: super::otel::OtelState::default(),
             traffic: super::traffic::TrafficLog::default(),
             live: super::session_view::live::LiveFollow::default(),
             imports: super::imports::ImportsState::default(),
@@ -313,6 +314,7 @@ impl AppState {
             AppCommand::CancelJob(id) => self.workers.cancel(id),
             AppCommand::Sessions(command) => super::session_view::handle(self, command),
             AppCommand::Record(command) => super::proxy::handle(self, command),
+            AppCommand::Otel(command) => super::otel::handle(self, command),
             AppCommand::Traffic(command) => super::traffic::handle(self, command),
             AppCommand::Import(command) => super::imports::handle(self, command),
         }

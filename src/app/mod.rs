@@ -39,6 +39,7 @@ pub mod imports;
 pub mod jobs;
 pub mod limits;
 pub mod open;
+pub mod otel;
 pub mod panes;
 pub mod poll;
 pub mod proxy;

@@ -174,6 +174,7 @@ impl AppState {
                 super::proxy::job_finished(self, job);
                 super::imports::job_finished(self, job);
                 super::open::job_finished(self, job);
+                super::otel::job_finished(self, job);
             }
             AppEvent::Failed { what, error } => self.set_status(format!("{what}: {error}"), true),
             AppEvent::Sessions(event) => super::session_view::apply(self, event),
@@ -181,6 +182,7 @@ impl AppState {
             AppEvent::Import(event) => super::imports::apply(self, event),
             AppEvent::Send(report) => super::send::apply(self, report),
             AppEvent::Traffic(event) => super::traffic::apply(self, event),
+            AppEvent::Otel(event) => super::otel::apply(self, event),
         }
     }
 

@@ -246,6 +246,8 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
     };
     let spawned = match command {
         RecordCommand::StartProxy { listen, upstream } => {
+            let otel = state.settings.otel.clone();
+            let live_db = PathBuf::from(&db);
             let mut options = ProxyOptions::new(listen.trim(), upstream.trim(), Some(db));
             state.settings.limits.apply_to_proxy(&mut options);
             let ca = state.settings.upstream_ca.clone();
@@ -268,7 +270,21 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
                         }
                     }
                 }
-                server_job(ctx, ServerKind::Proxy, start_proxy(options)).await
+                // "Also export to OpenTelemetry": beside the proxy, never in its way.
+                let live = match super::otel::live_export(&otel, live_db) {
+                    Some(Ok(live)) => Some(live),
+                    Some(Err(e)) => {
+                        ctx.report(AppEvent::Record(RecordEvent::Event {
+                            kind: ServerKind::Proxy,
+                            event: Box::new(ProxyEvent::Note(format!(
+                                "OpenTelemetry export did not start: {e}"
+                            ))),
+                        }));
+                        None
+                    }
+                    None => None,
+                };
+                server_job(ctx, ServerKind::Proxy, start_proxy(options), live).await
             })
         }
         RecordCommand::StartReplay {
@@ -279,7 +295,7 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
             let mut options = ReplayOptions::new(listen.trim(), PathBuf::from(&db), session);
             options.timing = timing;
             state.workers.spawn_network("replay-endpoint", move |ctx| {
-                server_job(ctx, ServerKind::Replay, start_replay(options))
+                server_job(ctx, ServerKind::Replay, start_replay(options), None)
             })
         }
         RecordCommand::Stop(_)
@@ -327,6 +343,7 @@ async fn server_job(
     ctx: JobContext,
     kind: ServerKind,
     start: impl Future<Output = Result<(ServerHandle, mpsc::Receiver<ProxyEvent>), ServerError>>,
+    mut live: Option<crate::transport::otlp::LiveExport>,
 ) -> JobContext {
     let (handle, mut events) = match start.await {
         Ok(started) => started,
@@ -348,9 +365,13 @@ async fn server_job(
     let settle = Duration::from_millis(100);
     let mut session = None;
     let mut commit_due: Option<Instant> = None;
+    let mut live_shown = None;
     while open && !ctx.is_cancelled() {
         match tokio::time::timeout(Duration::from_millis(50), events.recv()).await {
             Ok(Some(event)) => {
+                if let Some(live) = live.as_mut() {
+                    live.observe(&event);
+                }
                 match &event {
                     ProxyEvent::Stored { session_id, .. } => {
                         session = Some(*session_id);
@@ -375,9 +396,22 @@ async fn server_job(
             commit_due = None;
             open = open && ctx.report(AppEvent::Record(RecordEvent::Committed { session }));
         }
+        // The live export's counters, when they change.
+        if let Some(stats) = live.as_ref().map(crate::transport::otlp::LiveExport::stats)
+            && live_shown.as_ref() != Some(&stats)
+        {
+            live_shown = Some(stats.clone());
+            open = open && ctx.report(AppEvent::Otel(super::otel::OtelEvent::Live(stats)));
+        }
     }
     handle.stop();
     handle.stopped().await;
+    if let Some(live) = live {
+        let stats = tokio::task::spawn_blocking(move || live.finish(Duration::from_secs(10)))
+            .await
+            .unwrap_or_default();
+        ctx.report(AppEvent::Otel(super::otel::OtelEvent::Live(stats)));
+    }
     ctx
 }
 

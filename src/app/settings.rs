@@ -149,6 +149,8 @@ pub struct Settings {
     /// The Record panel's upstream CA file: a PEM file of roots trusted for the proxy's
     /// upstream besides the web's (`record --upstream-ca`); `None`: the web's roots only.
     pub upstream_ca: Option<PathBuf>,
+    /// OpenTelemetry export: the collector, live export from the proxy, content.
+    pub otel: super::otel::OtelSettings,
 }
 
 impl Default for Settings {
@@ -162,6 +164,7 @@ impl Default for Settings {
             limits: super::limits::Limits::default(),
             panes: super::panes::PaneLayout::default(),
             upstream_ca: None,
+            otel: super::otel::OtelSettings::default(),
         }
     }
 }

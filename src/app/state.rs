@@ -124,6 +124,8 @@ pub struct AppState {
     pub browser: super::session_view::SessionBrowser,
     /// The Record panel: recording proxy and replay endpoint.
     pub record: super::proxy::RecordState,
+    /// OpenTelemetry export: the dialog, the running export, the live counters.
+    pub otel: super::otel::OtelState,
     /// The Traffic view: every request the app handled in this run, newest last.
     pub traffic: super::traffic::TrafficLog,
     /// The proxied request the Sessions view's timeline follows live.

@@ -9,6 +9,7 @@ mod diff;
 mod import;
 mod input;
 mod limits;
+mod otlp;
 mod out_lines;
 mod pipe;
 mod record;

@@ -9,6 +9,10 @@
 //! A request line is printed once the request is in the database, an outcome line once its
 //! outcome is: the state, event count and `"recording"` (`"complete"`, or what was lost and why)
 //! are what was stored. A request the database never took is a `{"not_recorded":…}` line.
+//!
+//! With `--otlp URL` each recorded request is also exported to an OpenTelemetry collector as it
+//! completes (`transport::otlp::live`); a note tells when spans fail, and a line before the last
+//! says what was exported (`{"otlp":{"exported_spans",…}}`).
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -22,7 +26,11 @@ use super::limits::LimitArgs;
 use super::out_lines::OutLines;
 use crate::core::setup_lines::{setup_snippets, setup_text};
 use crate::store::seed;
+use crate::transport::otlp::LiveExport;
 use crate::transport::proxy::{self, ProxyEvent, ProxyOptions, ServerHandle};
+
+/// How long `record --otlp` waits at the end for the collector to take what is queued.
+const OTLP_FINISH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Arguments of `record`.
 #[derive(Debug, Args)]
@@ -52,6 +60,13 @@ pub struct RecordArgs {
     /// Size limits on each recorded answer (the client still receives every byte).
     #[command(flatten)]
     limits: LimitArgs,
+    /// Also export each recorded request, as it completes, to this OpenTelemetry collector
+    /// (OTLP/HTTP; its base URL, e.g. http://127.0.0.1:6006 for Phoenix). Failures are counted
+    /// and shown, never fatal, and never slow the relay.
+    #[arg(long, value_name = "URL")]
+    otlp: Option<String>,
+    #[command(flatten)]
+    otlp_args: super::otlp::OtlpArgs,
 }
 
 /// The database path to record into: `db`, or the embedded one (created and seeded if needed).
@@ -148,6 +163,8 @@ pub(super) struct EventPrinter {
     started: HashMap<u64, (String, String, Option<String>)>,
     /// HTTP status of exchanges whose outcome is not stored yet.
     statuses: HashMap<u64, Option<u16>>,
+    /// The live OpenTelemetry export (`--otlp`), and the failures already told.
+    otlp: Option<(LiveExport, u64)>,
 }
 
 impl EventPrinter {
@@ -162,6 +179,33 @@ impl EventPrinter {
             sessions: BTreeSet::new(),
             started: HashMap::new(),
             statuses: HashMap::new(),
+            otlp: None,
+        }
+    }
+
+    /// Exports each recorded request through `live` as well.
+    pub(super) fn with_otlp(mut self, live: LiveExport) -> Self {
+        self.otlp = Some((live, 0));
+        self
+    }
+
+    /// Hands `event` to the live export; a note when more spans failed since the last one.
+    fn export(&mut self, event: &ProxyEvent) -> anyhow::Result<()> {
+        let Some((live, told)) = self.otlp.as_mut() else {
+            return Ok(());
+        };
+        live.observe(event);
+        let stats = live.stats();
+        let failed = stats.failed_spans + stats.dropped_spans;
+        if failed <= *told {
+            return Ok(());
+        }
+        *told = failed;
+        let text = format!("OpenTelemetry export: {}", stats.line());
+        if self.json {
+            self.line(&json!({"note": text}).to_string())
+        } else {
+            self.line(&format!("note: {text}"))
         }
     }
 
@@ -234,6 +278,7 @@ impl EventPrinter {
     /// has them — what a later `sessions show` will show, not what passed on the wire — so under
     /// a busy database they come late, and a request that could not be stored says so.
     pub(super) fn event(&mut self, event: &ProxyEvent) -> anyhow::Result<()> {
+        self.export(event)?;
         match event {
             ProxyEvent::RequestStarted {
                 exchange,
@@ -346,6 +391,18 @@ impl EventPrinter {
 
     /// Prints the last line (after every queued one) and waits a moment for it to be written.
     async fn summary(&mut self) -> anyhow::Result<()> {
+        if let Some((live, _)) = self.otlp.take() {
+            // Root spans, then what is queued, up to the timeout (on a blocking thread).
+            let stats = tokio::task::spawn_blocking(move || live.finish(OTLP_FINISH_TIMEOUT))
+                .await
+                .unwrap_or_default();
+            let line = if self.json {
+                json!({"otlp": stats}).to_string()
+            } else {
+                format!("OpenTelemetry export: {}", stats.line())
+            };
+            self.line(&line)?;
+        }
         let line = self.summary_line();
         self.out
             .finish(super::shown::shown(&line).into_owned())
@@ -395,7 +452,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
     let db = database(args.db.clone())?;
     let runtime = runtime()?;
     let result = runtime.block_on(async {
-        let mut options = ProxyOptions::new(&args.listen, &args.upstream, Some(db));
+        let mut options = ProxyOptions::new(&args.listen, &args.upstream, Some(db.clone()));
         options.session_name = args.session.clone();
         options.max_body_bytes = args.max_body_bytes;
         options.limits = args.limits.limits();
@@ -403,6 +460,11 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();
         let mut printer = EventPrinter::new(args.json);
+        if let Some(url) = &args.otlp {
+            let config = args.otlp_args.config(url)?;
+            let live = LiveExport::start(db.clone(), config, args.otlp_args.options())?;
+            printer = printer.with_otlp(live);
+        }
         printer.listening_with_setup(&handle, "upstream", json!(args.upstream))?;
         run_until_interrupted(handle, events, printer, interrupt).await
     });

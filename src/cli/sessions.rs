@@ -16,7 +16,8 @@
 //! standard error) prints `{"rollouts":[{"path","thread_id","session","requests","skipped",
 //! "unknown_lines","truncated_line"}],"failed":[{"path","error"}]}`; `export ID --bodies DIR` writes `0000.json`, `0001.json`, … in
 //! session order, each the exact body. Exports redact secrets unless `--no-redact`, and are
-//! written owner-readable only.
+//! written owner-readable only. `export ID… | --all --otlp URL` sends sessions to an
+//! OpenTelemetry collector as traces (`cli::otlp`).
 
 use crate::core::format::count;
 use std::path::{Path, PathBuf};
@@ -93,10 +94,20 @@ enum SessionsCommand {
 
 /// Arguments of `sessions export`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("format").required(true).args(["har", "bodies", "jsonl"])))]
+#[command(group(clap::ArgGroup::new("format").required(true).args(["har", "bodies", "jsonl", "otlp"])))]
 struct ExportArgs {
-    /// Session id.
-    id: i64,
+    /// Session id (several, or --all, with --otlp).
+    #[arg(required_unless_present = "all")]
+    ids: Vec<i64>,
+    /// Every session (with --otlp).
+    #[arg(long, requires = "otlp")]
+    all: bool,
+    /// Send each session as a trace to this OpenTelemetry collector (OTLP/HTTP; its base URL,
+    /// e.g. http://127.0.0.1:6006 for Phoenix, or the full …/v1/traces endpoint).
+    #[arg(long, value_name = "URL")]
+    otlp: Option<String>,
+    #[command(flatten)]
+    otlp_args: super::otlp::OtlpArgs,
     /// Write a HAR 1.2 file.
     #[arg(long)]
     har: Option<PathBuf>,
@@ -327,28 +338,41 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
         }
         SessionsCommand::Export(export) => {
             let store = open(db)?;
+            if let Some(url) = &export.otlp {
+                return super::otlp::export_sessions(
+                    &store,
+                    &export.ids,
+                    export.all,
+                    url,
+                    &export.otlp_args,
+                    args.json,
+                );
+            }
+            let [id] = export.ids[..] else {
+                anyhow::bail!("export --har, --bodies and --jsonl take one session id");
+            };
             let redact = !export.no_redact;
             let (path, count) = if let Some(path) = &export.har {
-                let har = store.export_har(export.id, redact)?;
+                let har = store.export_har(id, redact)?;
                 let text = serde_json::to_string_pretty(&har).context("rendering the HAR")?;
                 write_private(path, text.as_bytes())?;
-                (path, store.session(export.id)?.requests)
+                (path, store.session(id)?.requests)
             } else if let Some(dir) = &export.bodies {
-                let n = store.export_bodies(export.id, dir, redact)?;
+                let n = store.export_bodies(id, dir, redact)?;
                 (dir, i64::try_from(n).unwrap_or(i64::MAX))
             } else if let Some(path) = &export.jsonl {
-                let text = store.export_jsonl(export.id, redact)?;
+                let text = store.export_jsonl(id, redact)?;
                 write_private(path, text.as_bytes())?;
-                (path, store.session(export.id)?.requests)
+                (path, store.session(id)?.requests)
             } else {
                 anyhow::bail!("export needs --har FILE, --bodies DIR or --jsonl FILE");
             };
             if args.json {
-                print(&json!({"session": export.id, "requests": count, "path": path}).to_string())
+                print(&json!({"session": id, "requests": count, "path": path}).to_string())
             } else {
                 print(&format!(
                     "exported {count} requests of session {} to {}",
-                    export.id,
+                    id,
                     path.display()
                 ))
             }

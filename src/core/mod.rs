@@ -12,6 +12,7 @@ pub mod json;
 pub mod json_diff;
 pub mod ledger;
 pub mod models;
+pub mod otel;
 pub mod prefix;
 pub mod pretty;
 pub mod prompt;

@@ -30,6 +30,7 @@ pub mod har;
 mod links;
 mod listing;
 mod migrate_v4;
+mod otel_facts;
 mod pieces;
 pub mod prefix_input;
 mod read;

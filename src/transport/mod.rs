@@ -14,9 +14,11 @@
 //! - [`redirect`]: the redirect policy of live sends (never to another origin).
 //! - [`replay_server`]: the replay endpoint, serving a recording to a real client.
 //! - [`tls`]: extra root certificates for an upstream behind a private CA.
+//! - [`otlp`]: OpenTelemetry export of recordings (OTLP/HTTP, protobuf or JSON).
 
 pub mod http;
 pub(crate) mod inflate;
+pub mod otlp;
 pub mod proxy;
 mod read_loop;
 pub mod recording;

@@ -13,6 +13,7 @@ pub mod json_tree;
 pub mod json_views;
 pub mod limits_window;
 pub mod list_form;
+pub mod otel_export;
 pub mod other_fields;
 pub mod panes;
 pub mod provider_headers;
@@ -172,6 +173,7 @@ pub fn workbench_ui(ui: &mut Ui, state: &AppState, ui_state: &mut UiState, tx: &
             &mut ui_state.panes,
             tx,
         );
+        otel_export::export_window(ui.ctx(), state, tx);
         limits_window::limits_window(ui.ctx(), state, &mut ui_state.limits_open, tx);
         dialogs::dialogs_ui(ui.ctx(), state, &mut ui_state.dialogs, tx);
         return;

@@ -130,6 +130,7 @@ fn proxy_section(ui: &mut Ui, state: &AppState, record: &mut RecordUi, tx: &Comm
         .labelled_by(label.id);
         upstream_ca_field(ui, state, record, tx);
     });
+    super::otel_export::record_option_ui(ui, state, tx);
     if proxy.is_active() {
         if ui.button("Stop proxy").clicked() {
             tx.send(AppCommand::Record(RecordCommand::Stop(ServerKind::Proxy)));

@@ -6,6 +6,7 @@ pub mod cli;
 pub mod compile;
 pub mod db;
 pub mod loopback;
+pub mod otlp;
 pub mod packed;
 pub mod rss;
 pub mod sample_har;

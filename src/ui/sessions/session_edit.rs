@@ -75,6 +75,7 @@ pub fn entry_ui(
         if ui.button("Delete…").clicked() {
             sui.filters.confirm_delete = Some(session.id);
         }
+        crate::ui::otel_export::session_menu_item(ui, session.id, tx);
     });
     if let Some((id, name)) = &mut sui.filters.renaming
         && *id == session.id
