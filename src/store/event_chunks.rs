@@ -19,8 +19,12 @@ use crate::core::stream::RawEvent;
 /// Record bytes a chunk is filled up to (a single larger event gets a chunk of its own).
 pub const CHUNK_TARGET: usize = 256 << 10;
 
-/// The most record bytes one stored chunk may unpack to (a damaged row cannot ask for more).
-const MAX_CHUNK: usize = 1 << 31;
+/// The most record bytes one stored chunk may unpack to: a chunk is filled to [`CHUNK_TARGET`]
+/// unless one event is larger, and a recorded event is at most the default event limit (a
+/// larger one, under a raised `--max-event-bytes`, may take four times that). A damaged or
+/// crafted row cannot ask for more: its stated size is checked before anything is allocated.
+const MAX_CHUNK: usize =
+    4 * crate::core::stream::limits::DEFAULT_MAX_EVENT_BYTES as usize + CHUNK_TARGET;
 
 fn zigzag(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64

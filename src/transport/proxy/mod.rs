@@ -105,6 +105,8 @@ pub enum ProxyEvent {
         outcome: Box<OutcomeRecord>,
         /// Raw events stored for the request.
         stored_events: u64,
+        /// The HTTP status stored with it (`None`: no answer was stored).
+        status: Option<u16>,
     },
     /// The request could not be recorded at all (the client was served all the same).
     NotRecorded {
@@ -118,6 +120,16 @@ pub enum ProxyEvent {
     StoreProblem(Option<String>),
     /// A line for the user: a warning, a replay difference, a recording problem.
     Note(String),
+    /// A client's WebSocket upgrade failed (refused by the upstream, unreachable, or a bad
+    /// handshake): the client got the refusal, nothing was recorded.
+    UpgradeFailed {
+        /// The path the client asked to upgrade.
+        path: String,
+        /// The upstream's HTTP status, when it answered one.
+        status: Option<u16>,
+        /// What happened, in one line.
+        reason: String,
+    },
 }
 
 /// Where a server is in its life.
