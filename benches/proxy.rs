@@ -372,6 +372,19 @@ fn main() {
             server.stop();
             server.stopped().await;
         }
+        // Every event committed: what the database holds against what was sent.
+        let page = promptwire::store::Page::ALL;
+        let stored: u64 = store
+            .list_sessions(page)
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|s| store.requests(s.id, page).unwrap_or_default())
+            .map(|r| store.event_count(r.id).unwrap_or(0))
+            .sum();
+        println!(
+            "per event: events stored / sent {stored} / {}",
+            3 * (SMALL_EVENTS + 1)
+        );
     });
     }
 }

@@ -113,22 +113,22 @@ impl Journal {
     }
 
     /// Appends `op` (an event to the file, anything else held in memory at its place).
-    pub(super) fn push(&mut self, op: Op) -> Result<(), (SpillError, Op)> {
+    pub(super) fn push(&mut self, op: Op) -> Result<(), SpillError> {
         match op {
             Op::Event { key, event } => {
                 if self.broken {
-                    return Err((SpillError::Io, Op::Event { key, event }));
+                    return Err(SpillError::Io);
                 }
                 let name = event.event.as_deref().unwrap_or("");
                 let size = HEADER + name.len() + event.data.len();
                 if self.end() + size as u64 > self.budget {
-                    return Err((SpillError::Budget, Op::Event { key, event }));
+                    return Err(SpillError::Budget);
                 }
                 let Ok(name_len) = u32::try_from(name.len()) else {
-                    return Err((SpillError::Budget, Op::Event { key, event }));
+                    return Err(SpillError::Budget);
                 };
                 let Ok(data_len) = u32::try_from(event.data.len()) else {
-                    return Err((SpillError::Budget, Op::Event { key, event }));
+                    return Err(SpillError::Budget);
                 };
                 let buffer = &mut self.buffer;
                 buffer.extend_from_slice(&key.0.to_le_bytes());
@@ -211,18 +211,15 @@ impl Journal {
             .bytes_at(self.read, usize::try_from(stop - self.read).unwrap_or(0))
             .unwrap_or_default();
         let mut at = 0usize;
-        loop {
-            let Some((entry, len)) = parse(&block[at..]).or_else(|| {
-                if !out.is_empty() {
-                    return None;
-                }
-                let header = self.bytes_at(self.read, HEADER)?;
-                let len = entry_len(&header)?;
-                let whole = self.bytes_at(self.read, len)?;
-                parse(&whole)
-            }) else {
-                break;
-            };
+        while let Some((entry, len)) = parse(&block[at..]).or_else(|| {
+            if !out.is_empty() {
+                return None;
+            }
+            let header = self.bytes_at(self.read, HEADER)?;
+            let len = entry_len(&header)?;
+            let whole = self.bytes_at(self.read, len)?;
+            parse(&whole)
+        }) {
             out.push(entry);
             at += len;
             self.read += len as u64;

@@ -402,7 +402,7 @@ impl Shared {
             Err((_, Some(op))) => {
                 let mut journal = self.counters.journal();
                 self.counters.spilling.store(true, Ordering::Release);
-                self.spill(&mut journal, op)
+                self.spill(&mut journal, *op)
             }
             Err((why, None)) => Err(why),
         }
@@ -422,13 +422,13 @@ impl Shared {
                 }
                 Ok(())
             }
-            Err((why, _)) => Err(why.reason()),
+            Err(why) => Err(why.reason()),
         }
     }
 
     /// Queues `op` unless the queue or its budget is full; never waits. Gives the operation
     /// back when there was no room, with why.
-    fn try_queue(&self, op: Op) -> Result<(), (&'static str, Option<Op>)> {
+    fn try_queue(&self, op: Op) -> Result<(), (&'static str, Option<Box<Op>>)> {
         let (size, events) = op.size();
         let (used, budget) = self.counters.budget(events);
         let bounded = !matches!(op, Op::Outcome { .. });
@@ -441,7 +441,7 @@ impl Shared {
                 } else {
                     "the writer's memory budget was full (the database could not be written)"
                 },
-                Some(op),
+                Some(Box::new(op)),
             ));
         }
         // Counted before it is sent: the writer may take and release it at once.
@@ -457,13 +457,15 @@ impl Shared {
         if bounded && queued > capacity - outcome_reserve(capacity) {
             self.counters.queued_ops.fetch_sub(1, Ordering::AcqRel);
             used.fetch_sub(size, Ordering::AcqRel);
-            return Err(("the writer's queue was full", Some(op)));
+            return Err(("the writer's queue was full", Some(Box::new(op))));
         }
         let tx = self.tx.lock().unwrap_or_else(PoisonError::into_inner);
         let result = match tx.as_ref() {
             Some(tx) => match tx.try_send(op) {
                 Ok(()) => Ok(()),
-                Err(TrySendError::Full(op)) => Err(("the writer's queue was full", Some(op))),
+                Err(TrySendError::Full(op)) => {
+                    Err(("the writer's queue was full", Some(Box::new(op))))
+                }
                 Err(TrySendError::Disconnected(_)) => Err(("the writer had stopped", None)),
             },
             None => Err(("the writer had stopped", None)),

@@ -132,7 +132,7 @@ impl Thread {
     /// Moves the journal's next piece (up to `max_bytes` of events, or one held operation)
     /// into `pending`; once it is empty, stops the spilling and lets the deferred flushes and
     /// jobs in. Returns the bytes taken and whether an urgent operation came.
-    fn from_journal(&mut self, max_bytes: usize) -> Option<(usize, bool)> {
+    fn take_from_journal(&mut self, max_bytes: usize) -> Option<(usize, bool)> {
         let mut journal = self.counters.journal();
         match journal.take(max_bytes) {
             Taken::Events(events) => {
@@ -271,7 +271,7 @@ impl Thread {
                             if !self.spilling() {
                                 break;
                             }
-                            match self.from_journal(MAX_BATCH_BYTES.saturating_sub(bytes)) {
+                            match self.take_from_journal(MAX_BATCH_BYTES.saturating_sub(bytes)) {
                                 Some((taken, urgent)) => {
                                     bytes += taken;
                                     flushing = urgent;
