@@ -435,7 +435,7 @@ fn paced(recorded: &RecordedRequest, timing: Timing, exchange: Exchange) -> Body
             }
             // A JSON answer goes out as the body it was; events as SSE.
             let bytes = if raw.is_json_response() {
-                Bytes::from(raw.data)
+                Bytes::from(raw.data_bytes().to_vec())
             } else {
                 Bytes::from(raw.to_sse())
             };

@@ -55,6 +55,7 @@ mod proxy_sdk;
 mod proxy_slots;
 mod proxy_store_trouble;
 mod proxy_ws;
+mod record_bytes;
 mod record_memory;
 mod record_reports;
 mod record_setup;

@@ -51,6 +51,7 @@ fn event(seq: u64) -> RawEvent {
         received_at: Duration::from_millis(seq),
         event: None,
         data: format!("{{\"n\":{seq}}}"),
+        bytes: None,
     }
 }
 

@@ -18,6 +18,7 @@ fn raw(seq: u64, event: Option<&str>, data: &str) -> RawEvent {
         received_at: Duration::ZERO,
         event: event.map(str::to_string),
         data: data.to_string(),
+        bytes: None,
     }
 }
 
@@ -229,6 +230,7 @@ fn events_carry_the_time_of_the_chunk_that_completed_them() {
         received_at: Duration::from_millis(ms),
         event: None,
         data: data.to_string(),
+        bytes: None,
     };
     assert_eq!(second, vec![mk(0, "a", 9), mk(1, "b", 9)]);
     assert_eq!(third, vec![mk(2, "c", 20)]);

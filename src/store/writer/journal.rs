@@ -120,14 +120,16 @@ impl Journal {
                     return Err(SpillError::Io);
                 }
                 let name = event.event.as_deref().unwrap_or("");
-                let size = HEADER + name.len() + event.data.len();
+                // The data as received (bytes that are not UTF-8 too).
+                let data = event.data_bytes();
+                let size = HEADER + name.len() + data.len();
                 if self.end() + size as u64 > self.budget {
                     return Err(SpillError::Budget);
                 }
                 let Ok(name_len) = u32::try_from(name.len()) else {
                     return Err(SpillError::Budget);
                 };
-                let Ok(data_len) = u32::try_from(event.data.len()) else {
+                let Ok(data_len) = u32::try_from(data.len()) else {
                     return Err(SpillError::Budget);
                 };
                 let buffer = &mut self.buffer;
@@ -145,7 +147,7 @@ impl Journal {
                 );
                 buffer.extend_from_slice(&data_len.to_le_bytes());
                 buffer.extend_from_slice(name.as_bytes());
-                buffer.extend_from_slice(event.data.as_bytes());
+                buffer.extend_from_slice(data);
                 self.entries += 1;
                 if self.buffer.len() >= WRITE_BUFFER && self.write_out().is_err() {
                     // What was buffered is kept in memory; nothing more is taken.
@@ -314,12 +316,12 @@ fn parse(bytes: &[u8]) -> Option<((RequestKey, RawEvent), usize)> {
         0
     };
     let (name, data) = body.split_at(name_len);
-    let event = RawEvent {
-        seq: word(8)?,
-        received_at: Duration::from_micros(word(16)?),
-        event: named.then(|| String::from_utf8_lossy(name).into_owned()),
-        data: String::from_utf8_lossy(data).into_owned(),
-    };
+    let event = RawEvent::from_bytes(
+        word(8)?,
+        Duration::from_micros(word(16)?),
+        named.then(|| String::from_utf8_lossy(name).into_owned()),
+        data.to_vec(),
+    );
     Some(((RequestKey(word(0)?), event), len))
 }
 

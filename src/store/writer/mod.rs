@@ -311,7 +311,10 @@ impl Op {
 }
 
 fn event_bytes(event: &RawEvent) -> usize {
-    event.data.len() + event.event.as_ref().map_or(0, String::len) + 48
+    event.data.len()
+        + event.bytes.as_ref().map_or(0, Vec::len)
+        + event.event.as_ref().map_or(0, String::len)
+        + 48
 }
 
 /// What the writer thread and its producers both count: budgets, queue length, status. The
