@@ -413,6 +413,17 @@ pub(crate) async fn close_sink(sink: Arc<exchange::Sink>) {
     while Arc::strong_count(&sink) > 1 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    // What is still to be written is written in before the writer stops (bounded by its
+    // shutdown grace): said, so a stop that takes a moment is not a mystery.
+    if let Some(status) = sink.writer_status() {
+        let waiting = status.pending as u64 + status.journaled_events;
+        if waiting > 0 {
+            sink.emit(ProxyEvent::Note(format!(
+                "writing {waiting} queued operations ({} MiB journaled) into the database before stopping",
+                status.journal_bytes >> 20
+            )));
+        }
+    }
     let dropped = sink.dropped_events();
     if dropped > 0 {
         sink.emit(ProxyEvent::Note(format!(
