@@ -65,6 +65,8 @@ pub(super) struct Journal {
     entries: u64,
     /// True once the file could not be created or written (it is not tried again).
     broken: bool,
+    /// Events journaled so far.
+    spilled: u64,
 }
 
 /// What the writer takes from the journal in one go.
@@ -95,12 +97,18 @@ impl Journal {
             held: VecDeque::new(),
             entries: 0,
             broken: false,
+            spilled: 0,
         }
     }
 
     /// Entries waiting.
     pub(super) fn entries(&self) -> u64 {
         self.entries
+    }
+
+    /// Events journaled so far (counted under the journal's lock, not the status's).
+    pub(super) fn spilled(&self) -> u64 {
+        self.spilled
     }
 
     /// Bytes of events waiting (file and buffer).
@@ -149,6 +157,7 @@ impl Journal {
                 buffer.extend_from_slice(name.as_bytes());
                 buffer.extend_from_slice(data);
                 self.entries += 1;
+                self.spilled += 1;
                 if self.buffer.len() >= WRITE_BUFFER && self.write_out().is_err() {
                     // What was buffered is kept in memory; nothing more is taken.
                     self.broken = true;

@@ -417,9 +417,6 @@ impl Shared {
         let before = journal.bytes();
         match journal.push(op) {
             Ok(()) => {
-                if event {
-                    self.counters.status().spilled_events += 1;
-                }
                 if !event || before / WAKE_BYTES as u64 != journal.bytes() / WAKE_BYTES as u64 {
                     self.wake();
                 }
@@ -617,14 +614,15 @@ impl Writer {
 
     /// What the writer is doing now.
     pub fn status(&self) -> WriterStatus {
-        let (journaled, journal_bytes) = {
+        let (journaled, journal_bytes, spilled) = {
             let journal = self.shared.counters.journal();
-            (journal.entries(), journal.bytes())
+            (journal.entries(), journal.bytes(), journal.spilled())
         };
         let mut status = self.shared.status().clone();
         status.pending = self.shared.counters.queued_ops.load(Ordering::Acquire);
         status.journaled_events = journaled;
         status.journal_bytes = journal_bytes;
+        status.spilled_events = spilled;
         status
     }
 
