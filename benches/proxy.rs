@@ -54,62 +54,7 @@ fn delta(i: usize, size: usize) -> Bytes {
     )
 }
 
-/// Appends `data` as one HTTP/1.1 chunk.
-fn push_chunk(out: &mut Vec<u8>, data: &[u8]) {
-    out.extend_from_slice(format!("{:x}\r\n", data.len()).as_bytes());
-    out.extend_from_slice(data);
-    out.extend_from_slice(b"\r\n");
-}
-
-/// An upstream on 127.0.0.1 that answers every request with `200 text/event-stream` and the
-/// already chunk-encoded `body`, written 1 MiB at a time; its base URL.
-#[allow(clippy::disallowed_methods)] // A stand-in server of the bench's own: threads of its own.
-fn chunked_upstream(body: Vec<u8>) -> String {
-    use std::io::{Read as _, Write as _};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let body = std::sync::Arc::new(body);
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let body = std::sync::Arc::clone(&body);
-            std::thread::spawn(move || {
-                let mut stream = stream;
-                let mut head = Vec::new();
-                let mut buf = [0u8; 4096];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    match stream.read(&mut buf) {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => head.extend_from_slice(&buf[..n]),
-                    }
-                }
-                let text = String::from_utf8_lossy(&head).to_ascii_lowercase();
-                let length: usize = text
-                    .lines()
-                    .find_map(|l| l.strip_prefix("content-length:"))
-                    .and_then(|v| v.trim().parse().ok())
-                    .unwrap_or(0);
-                let at = head.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or(0) + 4;
-                let mut got = head.len() - at;
-                while got < length {
-                    match stream.read(&mut buf) {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => got += n,
-                    }
-                }
-                let reply = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n";
-                if stream.write_all(reply).is_err() {
-                    return;
-                }
-                for piece in body.chunks(1 << 20) {
-                    if stream.write_all(piece).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    format!("http://{addr}/v1")
-}
+use upstream::{chunked_upstream, push_chunk};
 
 fn completed() -> Bytes {
     sse_event(
@@ -533,6 +478,19 @@ fn main() {
             stats.exported_spans,
             exports.load(std::sync::atomic::Ordering::Relaxed),
             stats.failed_spans,
+        );
+        // Every event committed: what the database holds against what was sent.
+        let page = promptwire::store::Page::ALL;
+        let stored: u64 = store
+            .list_sessions(page)
+            .unwrap_or_default()
+            .iter()
+            .flat_map(|s| store.requests(s.id, page).unwrap_or_default())
+            .map(|r| store.event_count(r.id).unwrap_or(0))
+            .sum();
+        println!(
+            "per event: events stored / sent {stored} / {}",
+            3 * (SMALL_EVENTS + 1)
         );
     });
     }

@@ -143,6 +143,7 @@ fn bench_session_size() {
                 received_at: Duration::from_millis(seq as u64 * 20),
                 event: Some(name),
                 data,
+                bytes: None,
             });
         }
         recorder.outcome(OutcomeRecord {
@@ -216,6 +217,7 @@ fn bench_recording_rate(events: u64, runs: usize) {
                 received_at: start.elapsed(),
                 event: Some("response.output_text.delta".to_string()),
                 data,
+                bytes: None,
             });
         }
         assert_eq!(recorder.lost_events(), 0, "the queue held every event");

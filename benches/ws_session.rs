@@ -80,6 +80,7 @@ fn events(i: usize) -> Vec<RawEvent> {
             received_at: Duration::from_millis(seq as u64 * 50),
             event: None,
             data: d.to_string(),
+            bytes: None,
         })
         .collect()
 }

@@ -80,8 +80,9 @@ pub enum AppEvent {
     HarImported {
         /// The file.
         path: PathBuf,
-        /// The new session and its request count, or why not.
-        result: Result<(i64, usize), String>,
+        /// The new session, its request count and a note on what was left out (a rollout's
+        /// unreadable last line), or why not.
+        result: Result<(i64, usize, Option<String>), String>,
     },
     /// A file was written.
     FileWritten {

@@ -39,7 +39,7 @@ fn import_on_writer(
     path: &Path,
     har: Option<String>,
     job: &JobContext,
-) -> Result<(i64, usize), String> {
+) -> Result<(i64, usize, Option<String>), String> {
     drop(open_seeded(db).map_err(|e| e.to_string())?);
     let writer = Writer::open(db).map_err(|e| e.to_string())?;
     let path = path.to_path_buf();
@@ -58,6 +58,7 @@ fn import_on_writer(
             };
             store
                 .import_har_with(&text, &stem(&path), &path, &mut progress)
+                .map(|(session, requests)| (session, requests, None))
                 .map_err(|e| e.to_string())
         }
         None => {
@@ -68,7 +69,11 @@ fn import_on_writer(
                 .iter()
                 .find_map(|i| i.session_id)
                 .ok_or_else(|| "nothing new: its thread was imported before".to_string())?;
-            Ok((first, imports.iter().map(|i| i.requests).sum()))
+            // A last line that could not be read is said, not passed over.
+            let note = imports.iter().find_map(|i| i.truncated_line).map(|line| {
+                format!("line {line} could not be read (cut off or damaged) and was left out")
+            });
+            Ok((first, imports.iter().map(|i| i.requests).sum(), note))
         }
     });
     done.recv()
@@ -148,18 +153,24 @@ pub fn opened(state: &mut AppState, path: PathBuf, result: Result<Opened, String
 }
 
 /// Applies a finished import: the new session opens in the Sessions view.
-pub fn har_imported(state: &mut AppState, path: &Path, result: Result<(i64, usize), String>) {
+pub fn har_imported(
+    state: &mut AppState,
+    path: &Path,
+    result: Result<(i64, usize, Option<String>), String>,
+) {
     state.sessions.importing = None;
     state.sessions.import_job = None;
     match result {
-        Ok((session, requests)) => {
+        Ok((session, requests, note)) => {
             state.set_status(
                 format!(
-                    "Imported {} as session #{session} ({})",
+                    "Imported {} as session #{session} ({}){}",
                     path.display(),
-                    crate::core::format::count(requests as u64, "request")
+                    crate::core::format::count(requests as u64, "request"),
+                    note.as_deref()
+                        .map_or_else(String::new, |note| format!("; {note}"))
                 ),
-                false,
+                note.is_some(),
             );
             state.handle(super::AppCommand::Sessions(SessionCommand::ShowView(
                 MainView::Sessions,

@@ -73,6 +73,10 @@ pub struct ServerView {
     /// Requests whose recording lost events (the database was busy or full past the writer's
     /// budget), or that could not be recorded at all.
     pub incomplete: u64,
+    /// WebSocket upgrades that failed (refused by the upstream, unreachable, bad handshake).
+    pub upgrade_failures: u64,
+    /// The connection limits it serves with (shown in the panel).
+    pub limits: Option<crate::transport::proxy::listen::ConnectionLimits>,
     /// Requests relayed without being recorded, by `METHOD /path` (at most
     /// [`PASSTHROUGH_KEPT`] kinds; the rest count under `other`), in the order first seen.
     pub passthrough: Vec<(String, u64)>,
@@ -308,6 +312,8 @@ pub fn handle(state: &mut AppState, command: RecordCommand) {
             *server = ServerView {
                 job: Some(job),
                 serving,
+                // The app's servers run with the default connection limits.
+                limits: Some(crate::transport::proxy::listen::ConnectionLimits::default()),
                 ..ServerView::default()
             };
         }
@@ -500,6 +506,11 @@ fn server_event(state: &mut AppState, kind: ServerKind, event: ProxyEvent) {
         }
         ProxyEvent::Note(text) => {
             server.note(text);
+            None
+        }
+        ProxyEvent::UpgradeFailed { path, reason, .. } => {
+            server.upgrade_failures += 1;
+            server.note(format!("WebSocket upgrade of {path} failed: {reason}"));
             None
         }
         ProxyEvent::Passthrough { method, path } => {

@@ -37,6 +37,10 @@ use crate::transport::{SendEvent, SendResult};
 /// Most events kept as rows; later ones still count in the outcome and in [`TimelineModel::dropped`].
 pub const MAX_ROWS: usize = 1_000_000;
 
+/// Most bytes of event data kept as rows (the stored events keep every byte): a long answer
+/// does not take the app's memory with it.
+pub const MAX_ROW_BYTES: usize = 256 << 20;
+
 /// Longest preview shown in a row, in characters.
 pub const PREVIEW_CHARS: usize = 96;
 
@@ -225,6 +229,8 @@ pub struct TimelineModel {
     outcome: Option<TurnOutcome>,
     /// Events not kept as rows (over the row limit).
     dropped: u64,
+    /// Bytes of event data kept as rows.
+    kept_bytes: usize,
     /// Row limit when not [`MAX_ROWS`].
     max_rows: Option<usize>,
     failure: Option<FailureInfo>,

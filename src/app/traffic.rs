@@ -449,7 +449,8 @@ pub fn server_event(state: &mut AppState, kind: ServerKind, event: &ProxyEvent) 
         ProxyEvent::Event { .. }
         | ProxyEvent::Passthrough { .. }
         | ProxyEvent::StoreProblem(_)
-        | ProxyEvent::Note(_) => {}
+        | ProxyEvent::Note(_)
+        | ProxyEvent::UpgradeFailed { .. } => {}
     }
     poll(state);
 }

@@ -22,7 +22,7 @@ use clap::Args;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use super::limits::LimitArgs;
+use super::limits::{ConnectionArgs, LimitArgs};
 use super::out_lines::OutLines;
 use crate::core::setup_lines::{setup_snippets, setup_text};
 use crate::store::seed;
@@ -67,6 +67,9 @@ pub struct RecordArgs {
     otlp: Option<String>,
     #[command(flatten)]
     otlp_args: super::otlp::OtlpArgs,
+    /// Bounds on client connections.
+    #[command(flatten)]
+    connections: ConnectionArgs,
 }
 
 /// The database path to record into: `db`, or the embedded one (created and seeded if needed).
@@ -143,7 +146,22 @@ pub(super) async fn run_until_interrupted(
         }
     }
     handle.stop();
-    handle.stopped().await;
+    // While it stops — the writer drains its queue and journal — what it reports is printed
+    // (the channel would fill up and drop the last outcomes otherwise).
+    let stopped = handle.stopped();
+    tokio::pin!(stopped);
+    loop {
+        tokio::select! {
+            () = &mut stopped => break,
+            event = events.recv() => match event {
+                Some(event) => out.event(&event)?,
+                None => {
+                    (&mut stopped).await;
+                    break;
+                }
+            },
+        }
+    }
     while let Ok(event) = events.try_recv() {
         out.event(&event)?;
     }
@@ -158,6 +176,7 @@ pub(super) struct EventPrinter {
     requests: u64,
     unrecorded: u64,
     passthrough: u64,
+    upgrade_failures: u64,
     sessions: BTreeSet<i64>,
     /// Method, URL and dialect of exchanges not stored yet.
     started: HashMap<u64, (String, String, Option<String>)>,
@@ -176,6 +195,7 @@ impl EventPrinter {
             requests: 0,
             unrecorded: 0,
             passthrough: 0,
+            upgrade_failures: 0,
             sessions: BTreeSet::new(),
             started: HashMap::new(),
             statuses: HashMap::new(),
@@ -317,8 +337,11 @@ impl EventPrinter {
                 request_id,
                 outcome,
                 stored_events,
+                status,
             } => {
-                let status = self.statuses.remove(exchange).flatten();
+                // The stored status; the wire's only if the store had none (a lost response).
+                let seen = self.statuses.remove(exchange).flatten();
+                let status = status.or(seen);
                 let gap = outcome.recording_gap();
                 if self.json {
                     let recording = match &gap {
@@ -379,6 +402,20 @@ impl EventPrinter {
                     self.line(&format!("note: {text}"))
                 }
             }
+            ProxyEvent::UpgradeFailed {
+                path,
+                status,
+                reason,
+            } => {
+                self.upgrade_failures += 1;
+                if self.json {
+                    self.line(&json!({"upgrade_failed": {"path": path, "status": status, "reason": reason}}).to_string())
+                } else {
+                    self.line(&format!(
+                        "      WebSocket upgrade of {path} failed: {reason}"
+                    ))
+                }
+            }
             ProxyEvent::Note(text) => {
                 if self.json {
                     self.line(&json!({"note": text}).to_string())
@@ -418,6 +455,9 @@ impl EventPrinter {
             if dropped > 0 {
                 line["dropped_lines"] = json!(dropped);
             }
+            if self.upgrade_failures > 0 {
+                line["upgrade_failures"] = json!(self.upgrade_failures);
+            }
             line.to_string()
         } else {
             let list: Vec<String> = sessions.iter().map(i64::to_string).collect();
@@ -425,12 +465,19 @@ impl EventPrinter {
                 0 => String::new(),
                 n => format!(" ({n} could not be recorded)"),
             };
+            let upgrades = match self.upgrade_failures {
+                0 => String::new(),
+                n => format!(
+                    " ({} failed)",
+                    crate::core::format::count(n, "WebSocket upgrade")
+                ),
+            };
             let dropped = match dropped {
                 0 => String::new(),
                 n => format!(" ({n} output lines dropped: standard output was not read)"),
             };
             format!(
-                "stopped: {} requests recorded{unrecorded} in sessions {}{dropped}",
+                "stopped: {} requests recorded{unrecorded}{upgrades} in sessions {}{dropped}",
                 self.requests,
                 if list.is_empty() {
                     "-".to_string()
@@ -456,6 +503,7 @@ pub fn run(args: &RecordArgs) -> anyhow::Result<()> {
         options.session_name = args.session.clone();
         options.max_body_bytes = args.max_body_bytes;
         options.limits = args.limits.limits();
+        options.connections = args.connections.limits();
         options.upstream_ca = upstream_ca;
         let (handle, events) = proxy::start_proxy(options).await?;
         let interrupt = interrupted();

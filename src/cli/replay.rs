@@ -45,6 +45,9 @@ pub struct ReplayArgs {
     /// request must keep to count as the same request.
     #[arg(long, default_value_t = crate::transport::replay_server::DEFAULT_MIN_SIMILARITY)]
     min_similarity: f64,
+    /// With --listen: bounds on client connections.
+    #[command(flatten)]
+    connections: super::limits::ConnectionArgs,
 }
 
 fn parse_timing(text: &str) -> Result<Timing, String> {
@@ -156,6 +159,7 @@ fn serve(args: &ReplayArgs, listen: &str) -> anyhow::Result<()> {
         let mut options = ReplayOptions::new(listen, db, args.session);
         options.timing = args.timing;
         options.min_similarity = args.min_similarity;
+        options.connections = args.connections.limits();
         let (handle, events) = start_replay(options).await?;
         let interrupt = interrupted();
         let mut printer = EventPrinter::new(args.json);

@@ -6,7 +6,9 @@
 //! `{"id","name","source","model","requests","created_at","interrupted","unanswered"}` (requests
 //! recorded as interrupted, and requests without an outcome — cut off or still running; the
 //! text listing flags such a session); `show ID --json` gives each request its `outcome` class
-//! (`completed`, `interrupted`, `failed: CLASS`, `no answer`, …) and, only where the recording
+//! (`completed`, `interrupted`, `failed: CLASS`, `HTTP 429`, `no answer`, …), `error_class` for a
+//! failure (an HTTP error's too: `retry_limit` for a 429) and `retry_after` (the server's
+//! Retry-After header, when an error answer had one) and, only where the recording
 //! lost events (the database was busy or full), `recording` saying what and why (the text
 //! listing prints it under the row); `import FILE.har --json` prints
 //! `{"session":ID,"requests":N}`; for a request imported from a Codex rollout, `show` prints
@@ -30,6 +32,7 @@ mod rollouts;
 
 use crate::core::format::grouped;
 use crate::core::session_label::listed_label;
+use crate::core::stream::http_error::header;
 use crate::core::stream::usage::UsageCounts;
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::{OutcomeClass, status_label};
@@ -278,6 +281,18 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                         "output_tokens": u.output_tokens,
                     })),
                 });
+                // A failure's class and, when the server asked for one, its Retry-After.
+                if let Some(error) = outcome.as_ref().and_then(|o| o.error_class.as_ref()) {
+                    row["error_class"] = json!(error.as_str());
+                }
+                if r.status
+                    .is_some_and(|s| !(200..300).contains(&s) && s != 101)
+                {
+                    let record = store.request(r.id)?;
+                    if let Some(after) = header(&record.response_headers, "retry-after") {
+                        row["retry_after"] = json!(after);
+                    }
+                }
                 // Only where the recording lost something: what was lost and why.
                 if let Some(gap) = gap {
                     row["recording"] = json!(gap);
@@ -324,6 +339,18 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     get("events"),
                     get("body_bytes"),
                 ));
+                match (row.get("error_class"), row.get("retry_after")) {
+                    (Some(Value::String(class)), Some(Value::String(after))) => {
+                        text.push_str(&format!("        {class}, Retry-After {after}\n"));
+                    }
+                    (Some(Value::String(class)), None) if get("outcome").starts_with("HTTP") => {
+                        text.push_str(&format!("        {class}\n"));
+                    }
+                    (None, Some(Value::String(after))) => {
+                        text.push_str(&format!("        Retry-After {after}\n"));
+                    }
+                    _ => {}
+                }
                 if let Some(usage) = row.get("usage").filter(|u| !u.is_null()) {
                     text.push_str(&format!("        {}\n", usage_text(usage)));
                 }

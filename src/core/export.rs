@@ -51,8 +51,12 @@ pub struct HarResponse {
     pub status: u16,
     /// Response headers.
     pub headers: Vec<(String, String)>,
-    /// The raw SSE text, the JSON answer, or the error body.
+    /// The raw SSE text, the JSON answer, or the error body (its text view when the bytes are
+    /// not UTF-8).
     pub body: String,
+    /// The body as received when it is not UTF-8: exported base64-encoded (`encoding: base64`),
+    /// unless redaction had to change its text.
+    pub body_bytes: Option<Vec<u8>>,
     /// Its media type (`text/event-stream`, `application/json`, …).
     pub mime_type: String,
     /// Milliseconds from sending to the first response byte.
@@ -134,8 +138,13 @@ pub fn har_log(entries: &[HarEntry], redact: bool) -> Result<Value, RedactError>
                 .unwrap_or("HTTP/1.1");
             let (response, wait, receive) = match &e.response {
                 Some(r) => {
-                    let mut content =
-                        json!({"size": r.body.len(), "mimeType": r.mime_type, "text": text(&r.body)?});
+                    let shown = text(&r.body)?;
+                    let mut content = match &r.body_bytes {
+                        // Bytes as they came, when redaction found nothing to change.
+                        Some(bytes) if shown == r.body => json!({"size": bytes.len(),
+                            "mimeType": r.mime_type, "text": base64(bytes), "encoding": "base64"}),
+                        _ => json!({"size": r.body.len(), "mimeType": r.mime_type, "text": shown}),
+                    };
                     // A compressed answer: `text` is the decoded body, `bodySize` what came
                     // over the wire, `compression` what it saved (HAR 1.2 §content).
                     let body_size = r.wire_bytes.unwrap_or(r.body.len() as u64);
@@ -318,4 +327,63 @@ pub fn curl_heredoc_body(command: &str) -> Option<&str> {
     let closing = format!("\n{delimiter}\n");
     let body_end = body_start + command[body_start..].rfind(&closing)?;
     command.get(body_start..body_end)
+}
+
+/// Standard base64 (RFC 4648, with padding): HAR's `encoding: base64`.
+pub fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[(n >> (18 - 6 * i)) as usize & 63]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Decodes standard base64 (padding optional, whitespace ignored); `None` for other text.
+pub fn from_base64(text: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut n, mut bits) = (0u32, 0u32);
+    for c in text.bytes().filter(|c| !c.is_ascii_whitespace()) {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            _ => return None,
+        };
+        n = n << 6 | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((n >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod base64_tests {
+    use super::*;
+
+    #[test]
+    fn base64_round_trips_every_length() {
+        for len in 0..10usize {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 200) as u8).collect();
+            assert_eq!(from_base64(&base64(&bytes)), Some(bytes));
+        }
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(b"fo"), "Zm8=");
+    }
 }

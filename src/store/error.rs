@@ -36,6 +36,25 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// Writing to a database whose schema has what promptwire does not make (a trigger, a
+    /// view, a foreign table) is refused; `why` names it.
+    #[error("not writing to this database: {why}: {path}")]
+    Refused {
+        /// What is foreign.
+        why: String,
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file fails SQLite's quick integrity check.
+    #[error(
+        "the database is damaged (integrity check: {problem}); nothing is written to it: {path}"
+    )]
+    Corrupt {
+        /// SQLite's first complaint.
+        problem: String,
+        /// The file.
+        path: PathBuf,
+    },
     /// A write was attempted on a database opened read-only.
     #[error("database is read-only (browsing only): {path}")]
     ReadOnly {

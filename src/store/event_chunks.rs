@@ -19,8 +19,12 @@ use crate::core::stream::RawEvent;
 /// Record bytes a chunk is filled up to (a single larger event gets a chunk of its own).
 pub const CHUNK_TARGET: usize = 256 << 10;
 
-/// The most record bytes one stored chunk may unpack to (a damaged row cannot ask for more).
-const MAX_CHUNK: usize = 1 << 31;
+/// The most record bytes one stored chunk may unpack to: a chunk is filled to [`CHUNK_TARGET`]
+/// unless one event is larger, and a recorded event is at most the default event limit (a
+/// larger one, under a raised `--max-event-bytes`, may take four times that). A damaged or
+/// crafted row cannot ask for more: its stated size is checked before anything is allocated.
+const MAX_CHUNK: usize =
+    4 * crate::core::stream::limits::DEFAULT_MAX_EVENT_BYTES as usize + CHUNK_TARGET;
 
 fn zigzag(value: i64) -> u64 {
     ((value << 1) ^ (value >> 63)) as u64
@@ -34,21 +38,41 @@ fn micros(at: Duration) -> i64 {
     i64::try_from(at.as_micros()).unwrap_or(i64::MAX)
 }
 
-/// Appends one record after `prev` (seq, µs) of the chunk.
-fn push_record(out: &mut Vec<u8>, prev: (i64, i64), event: &RawEvent, data: &str) -> (i64, i64) {
+/// The first byte of a record's name field when its data is kept as bytes that are not UTF-8
+/// (a byte no UTF-8 name can start with): then `0` (no name) or `1` and the name follow.
+const RAW_DATA: u8 = 0xFF;
+
+/// Appends one record after `prev` (seq, µs) of the chunk. `raw`: `data` is bytes as they
+/// came that are not UTF-8 (marked in the name field, so older records read as before).
+fn push_record(
+    out: &mut Vec<u8>,
+    prev: (i64, i64),
+    event: &RawEvent,
+    data: &[u8],
+    raw: bool,
+) -> (i64, i64) {
     let seq = i64::try_from(event.seq).unwrap_or(i64::MAX);
     let us = micros(event.received_at);
     push_varint(out, zigzag(seq.wrapping_sub(prev.0)));
     push_varint(out, zigzag(us.wrapping_sub(prev.1)));
-    match &event.event {
-        Some(name) => {
+    match (&event.event, raw) {
+        (Some(name), false) => {
             push_varint(out, name.len() as u64 + 1);
             out.extend_from_slice(name.as_bytes());
         }
-        None => push_varint(out, 0),
+        (None, false) => push_varint(out, 0),
+        (Some(name), true) => {
+            push_varint(out, name.len() as u64 + 3);
+            out.extend_from_slice(&[RAW_DATA, 1]);
+            out.extend_from_slice(name.as_bytes());
+        }
+        (None, true) => {
+            push_varint(out, 3);
+            out.extend_from_slice(&[RAW_DATA, 0]);
+        }
     }
     push_varint(out, data.len() as u64);
-    out.extend_from_slice(data.as_bytes());
+    out.extend_from_slice(data);
     (seq, us)
 }
 
@@ -72,12 +96,16 @@ impl Records<'_> {
         Err("varint too long".to_string())
     }
 
-    fn text(&mut self, len: u64) -> Result<String, String> {
+    fn slice(&mut self, len: u64) -> Result<&[u8], String> {
         let len = usize::try_from(len).map_err(|_| "record too long")?;
         let end = self.at.checked_add(len).ok_or("record too long")?;
         let slice = self.bytes.get(self.at..end).ok_or("truncated record")?;
         self.at = end;
-        String::from_utf8(slice.to_vec()).map_err(|_| "record is not UTF-8".to_string())
+        Ok(slice)
+    }
+
+    fn text(&mut self, len: u64) -> Result<String, String> {
+        String::from_utf8(self.slice(len)?.to_vec()).map_err(|_| "record is not UTF-8".to_string())
     }
 }
 
@@ -89,17 +117,33 @@ pub fn decode(bytes: &[u8], first_seq: i64) -> Result<Vec<RawEvent>, String> {
     while records.at < bytes.len() {
         seq = seq.wrapping_add(unzigzag(records.varint()?));
         us = us.wrapping_add(unzigzag(records.varint()?));
-        let name = match records.varint()? {
-            0 => None,
-            n => Some(records.text(n - 1)?),
+        let (name, raw) = match records.varint()? {
+            0 => (None, false),
+            n => {
+                let field = records.slice(n - 1)?;
+                let text = |name: &[u8]| {
+                    String::from_utf8(name.to_vec()).map_err(|_| "name is not UTF-8".to_string())
+                };
+                match field {
+                    [RAW_DATA, 0] => (None, true),
+                    [RAW_DATA, 1, name @ ..] => (Some(text(name)?), true),
+                    _ => (Some(text(field)?), false),
+                }
+            }
         };
         let len = records.varint()?;
-        let data = records.text(len)?;
-        out.push(RawEvent {
-            seq: u64::try_from(seq).unwrap_or(0),
-            received_at: Duration::from_micros(u64::try_from(us).unwrap_or(0)),
-            event: name,
-            data,
+        let seq = u64::try_from(seq).unwrap_or(0);
+        let received_at = Duration::from_micros(u64::try_from(us).unwrap_or(0));
+        out.push(if raw {
+            RawEvent::from_bytes(seq, received_at, name, records.slice(len)?.to_vec())
+        } else {
+            RawEvent {
+                seq,
+                received_at,
+                event: name,
+                data: records.text(len)?,
+                bytes: None,
+            }
         });
     }
     Ok(out)
@@ -130,6 +174,12 @@ fn encode<'a>(
         } else {
             std::borrow::Cow::Borrowed(event.data.as_str())
         };
+        // Bytes that are not UTF-8 are kept as they came, unless redaction had to change their
+        // text (then the redacted text is what is kept).
+        let (data, raw): (&[u8], bool) = match (&event.bytes, &data) {
+            (Some(bytes), std::borrow::Cow::Borrowed(_)) => (bytes, true),
+            _ => (data.as_bytes(), false),
+        };
         let chunk = current.get_or_insert_with(|| {
             let seq = i64::try_from(event.seq).unwrap_or(i64::MAX);
             Chunk {
@@ -139,7 +189,7 @@ fn encode<'a>(
                 prev: (seq, 0),
             }
         });
-        chunk.prev = push_record(&mut chunk.records, chunk.prev, event, &data);
+        chunk.prev = push_record(&mut chunk.records, chunk.prev, event, data, raw);
         chunk.count += 1;
         if chunk.records.len() >= CHUNK_TARGET {
             chunks.extend(current.take());
@@ -303,6 +353,7 @@ mod tests {
             received_at: Duration::from_millis(ms),
             event: name.map(str::to_string),
             data: data.to_string(),
+            bytes: None,
         }
     }
 
@@ -360,7 +411,7 @@ mod tests {
                     seq,
                     received_at: Duration::from_micros(us),
                     event: name,
-                    data,
+                    data, bytes: None,
                 })
                 .collect();
             let back: Vec<RawEvent> = encode(&events, false)

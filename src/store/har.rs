@@ -140,10 +140,21 @@ impl Store {
                 };
                 let wait = ms(summary.wait_us);
                 let total = ms(summary.total_us);
+                // Events kept as bytes that are not UTF-8: the body as those bytes.
+                let body_bytes = match events.as_slice() {
+                    [only] if only.is_json_response() => only.bytes.clone(),
+                    _ if events.iter().any(|e| e.bytes.is_some())
+                        && mime_type == "text/event-stream" =>
+                    {
+                        Some(events.iter().flat_map(RawEvent::to_sse).collect())
+                    }
+                    _ => None,
+                };
                 HarResponse {
                     status,
                     headers: record.response_headers.clone(),
                     body: text,
+                    body_bytes,
                     mime_type,
                     wait_ms: wait.max(0.0),
                     receive_ms: (total - wait).max(0.0),
@@ -524,6 +535,7 @@ fn websocket_messages(
                     received_at: Duration::from_secs_f64(after),
                     event: None,
                     data: data.to_string(),
+                    bytes: None,
                 });
             }
             _ => {}
@@ -618,6 +630,19 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
             .and_then(Value::as_str)
             .unwrap_or_default()
             .to_string();
+        // `encoding: base64`: the body as bytes (not UTF-8 when it was exported so).
+        let body: Vec<u8> = match response_value
+            .and_then(|r| r.pointer("/content/encoding"))
+            .and_then(Value::as_str)
+        {
+            Some("base64") => crate::core::export::from_base64(&text)
+                .ok_or("response content is not valid base64")?,
+            _ => text.clone().into_bytes(),
+        };
+        let text = match String::from_utf8(body.clone()) {
+            Ok(decoded) => decoded,
+            Err(_) => String::from_utf8_lossy(&body).into_owned(),
+        };
         let wait_us = timing("wait");
         let total_us = match (wait_us, timing("receive")) {
             (Some(w), Some(r)) => Some(w.saturating_add(r)),
@@ -641,10 +666,10 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
         } else if (200..300).contains(&status) {
             if json_answer {
                 // A non-streaming answer: one JSON event, as the proxy records it.
-                events = vec![RawEvent::json_response(text.clone(), at)];
+                events = vec![RawEvent::json_response_bytes(body.clone(), at)];
             } else {
                 let mut decoder = SseDecoder::new();
-                events = decoder.push(text.as_bytes(), at);
+                events = decoder.push(&body, at);
                 events.extend(decoder.finish(at));
             }
             if times.len() == events.len() {

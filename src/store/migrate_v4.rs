@@ -209,6 +209,7 @@ fn copy_events(tx: &Transaction<'_>, request_id: i64) -> StoreResult<()> {
                     ),
                     event: row.get(2)?,
                     data: row.get(3)?,
+                    bytes: None,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;

@@ -26,6 +26,7 @@ mod codec;
 mod continuations;
 mod error;
 mod event_chunks;
+pub mod guard;
 pub mod har;
 mod links;
 mod listing;
@@ -111,6 +112,9 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     read_only: bool,
+    /// Why writing is refused though the file could be written (`guard.rs`: a schema with what
+    /// promptwire does not make).
+    refusal: Option<String>,
 }
 
 /// Creates the empty database file readable and writable by its owner only, before SQLite opens
@@ -168,8 +172,26 @@ impl Store {
         }
         let mut conn =
             Connection::open_with_flags(&path, flags).map_err(|e| schema::classify(e, &path))?;
+        guard::harden(&conn)?;
         conn.busy_timeout(BUSY_TIMEOUT)?;
         let version = schema::check(&conn, &path)?;
+        // A file this process did not make is checked before anything is written to it.
+        if !create && !guard::is_trusted(&path) {
+            if let Some(problem) = guard::quick_check(&conn) {
+                return Err(StoreError::Corrupt {
+                    problem: problem.lines().next().unwrap_or_default().to_string(),
+                    path,
+                });
+            }
+            let foreign = guard::foreign_objects(&conn, version == SCHEMA_VERSION)
+                .map_err(|e| schema::classify(e, &path))?;
+            if let Some(foreign) = foreign {
+                drop(conn);
+                let mut store = Self::open_read_only(&path)?;
+                store.refusal = Some(foreign);
+                return Ok(store);
+            }
+        }
         if version == 0 {
             // A new file: smaller pages before the first table (see `NEW_PAGE_SIZE`).
             conn.pragma_update(None, "page_size", NEW_PAGE_SIZE)?;
@@ -189,10 +211,12 @@ impl Store {
         conn.pragma_update(None, "foreign_keys", "ON")?;
         sql_functions::register(&conn)?;
         schema::migrate(&mut conn, version)?;
+        guard::trust(&path);
         Ok(Self {
             conn,
             path,
             read_only: false,
+            refusal: None,
         })
     }
 
@@ -222,6 +246,8 @@ impl Store {
             }
             Err(e) => return Err(e),
         };
+        guard::harden(&conn)?;
+        guard::bound_statements(&conn);
         sql_functions::register(&conn)?;
         let version = schema::check(&conn, &path)?;
         if version != SCHEMA_VERSION {
@@ -234,12 +260,14 @@ impl Store {
             conn,
             path,
             read_only: true,
+            refusal: None,
         })
     }
 
     /// An in-memory database (for tests and previews).
     pub fn open_in_memory() -> StoreResult<Self> {
         let mut conn = Connection::open_in_memory()?;
+        guard::harden(&conn)?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
         sql_functions::register(&conn)?;
         schema::migrate(&mut conn, 0)?;
@@ -247,6 +275,7 @@ impl Store {
             conn,
             path: PathBuf::from(":memory:"),
             read_only: false,
+            refusal: None,
         })
     }
 
@@ -276,12 +305,25 @@ impl Store {
         Ok(())
     }
 
-    fn writable(&mut self) -> StoreResult<&mut Connection> {
+    /// Fails when nothing may be written: the file is read-only, or writing to it is refused
+    /// (its schema has what promptwire does not make; the error names it).
+    pub fn ensure_writable(&self) -> StoreResult<()> {
+        if let Some(why) = &self.refusal {
+            return Err(StoreError::Refused {
+                why: why.clone(),
+                path: self.path.clone(),
+            });
+        }
         if self.read_only {
             return Err(StoreError::ReadOnly {
                 path: self.path.clone(),
             });
         }
+        Ok(())
+    }
+
+    fn writable(&mut self) -> StoreResult<&mut Connection> {
+        self.ensure_writable()?;
         Ok(&mut self.conn)
     }
 }

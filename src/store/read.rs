@@ -16,8 +16,12 @@ use super::{Store, StoreError};
 use super::{body, pieces};
 use crate::core::stream::RawEvent;
 
-/// The most bytes one stored text may unpack to (a damaged row cannot ask for more).
-pub(super) const MAX_TEXT: usize = 1 << 31;
+/// The most bytes one stored text (a body piece, a body kept verbatim, an error or JSON
+/// answer's body, an outcome's text) may unpack to: 256 MiB, four times the largest request
+/// body the proxy accepts by default, so nothing promptwire writes is refused, while a crafted frame that claims or
+/// holds gigabytes is refused before it is allocated (the size its header states is checked
+/// first, and decoding stops at it).
+pub(super) const MAX_TEXT: usize = 256 << 20;
 
 fn limit(page: Page) -> (i64, i64) {
     (
@@ -195,13 +199,13 @@ impl Store {
         }
         drop(rows);
         let mut stmt = self.conn.prepare_cached(&format!(
-            "SELECT s.id, s.name LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'
+            "SELECT s.id, coalesce(s.name LIKE ?1 ESCAPE '\\' OR s.model LIKE ?1 ESCAPE '\\'
                 OR EXISTS (SELECT 1 FROM requests r WHERE r.session_id = s.id AND r.model LIKE ?1 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM requests r JOIN outcomes o ON o.request_id = r.id
                            WHERE r.session_id = s.id AND pw_text(o.text) LIKE ?1 ESCAPE '\\')
                 OR EXISTS (SELECT 1 FROM requests r
                            WHERE r.session_id = s.id AND r.body_verbatim IS NOT NULL
-                             AND {verbatim})
+                             AND {verbatim}), 0) AS direct
              FROM sessions s ORDER BY s.created_us DESC, s.id DESC",
             verbatim = matches(&format!("pw_text(r.body_verbatim, {VERBATIM_SEARCHED})")),
         ))?;

@@ -11,11 +11,15 @@
 //! prompt: the recorded requests with their recorded responses, an incoming one with the
 //! recorded response it was served.
 //!
-//! An incoming request is matched to the recorded request at the expected position when the
-//! content comparison keeps at least the minimum share of the recorded prompt's tokens, else to
-//! the best unused recorded request that does. The verdict names the first differing *content*
-//! with the ledger's cause names (the server's vocabulary), or says "same as recorded" — and
-//! when only item ids differ, that they are not rendered.
+//! An incoming request is matched to the recorded request that fits it best by content: the
+//! one it shares the longest prompt prefix with, and among those the one closest in length
+//! (a request equal to recorded #0 is #0, not #2 which extends it), the expected position
+//! (after the last one matched) winning a tie. It must keep at least the minimum share
+//! of the recorded prompt's tokens. A recorded request is never used up: the same recording
+//! serves a second, a tenth identical client run with the same answers. The verdict names the
+//! first differing *content* with the ledger's cause names (the server's vocabulary), or says
+//! "same as recorded" — and when only item ids differ, that they are not rendered; an unmatched
+//! request is told the closest recorded request and how it differs.
 
 use serde_json::Value;
 
@@ -66,7 +70,6 @@ pub struct Matcher {
     content: Session,
     responses: Vec<Option<RecordedResponse>>,
     kinds: Vec<bool>,
-    used: Vec<bool>,
     next: usize,
     recorded: usize,
     session: i64,
@@ -123,7 +126,6 @@ impl Matcher {
                 .iter()
                 .map(|r| r.url.ends_with("/compact"))
                 .collect(),
-            used: vec![false; responses.len()],
             recorded: responses.len(),
             responses,
             next: 0,
@@ -147,33 +149,30 @@ impl Matcher {
                     .push_body(&without_item_ids(body), RequestMeta::default())
             })
             .map_err(|e| format!("the request cannot be compared: {e}"))?;
-        let fits = |i: usize| !self.used[i] && self.kinds[i] == compact;
+        let fits = |i: usize| self.kinds[i] == compact;
         let counting = Counting::default();
-        let score = |i: usize| -> Option<(f64, PairVerdict)> {
-            let report = compare_pair(&self.content, &counting, i, incoming);
-            Some((similarity(&report), report))
+        let next = self.next;
+        // Best first: the longer prefix kept, then the nearer length, then the expected one.
+        let rank = |i: usize, report: &PairVerdict| {
+            (
+                report.reusable_tokens,
+                std::cmp::Reverse(report.to_tokens.abs_diff(report.from_tokens)),
+                i == next,
+            )
         };
         let mut best: Option<(usize, f64, PairVerdict)> = None;
-        if self.next < self.recorded
-            && fits(self.next)
-            && let Some((s, report)) = score(self.next)
-            && s >= min_similarity
-        {
-            best = Some((self.next, s, report));
-        }
-        if best.is_none() {
-            for i in (0..self.recorded).filter(|&i| fits(i)) {
-                if let Some((s, report)) = score(i)
-                    && best.as_ref().is_none_or(|(_, b, _)| s > *b)
-                {
-                    best = Some((i, s, report));
-                }
+        for i in (0..self.recorded).filter(|&i| fits(i)) {
+            let report = compare_pair(&self.content, &counting, i, incoming);
+            let better = best
+                .as_ref()
+                .is_none_or(|(b, _, best_report)| rank(i, &report) > rank(*b, best_report));
+            if better {
+                best = Some((i, similarity(&report), report));
             }
         }
         let position = incoming - self.recorded;
         match best {
             Some((i, s, content)) if s >= min_similarity => {
-                self.used[i] = true;
                 self.next = i + 1;
                 let exact = compare_pair(&self.exact, &counting, i, incoming);
                 let ids_differ = {
@@ -200,13 +199,19 @@ impl Matcher {
                     verdict,
                 })
             }
-            Some((i, s, _)) => Err(format!(
-                "request {position} matches no recorded request of session {} (closest: recorded #{i}, similarity {s:.2} < {min_similarity:.2})",
-                self.session
+            Some((i, s, content)) => Err(format!(
+                "request {position} matches no recorded request of session {} (closest: recorded #{i}, {}; similarity {s:.2} < {min_similarity:.2})",
+                self.session,
+                verdict(&content, false)
             )),
             None => Err(format!(
-                "request {position} matches no recorded request of session {}: all {} were served",
-                self.session, self.recorded
+                "request {position} matches no recorded request of session {}: it has no recorded {}",
+                self.session,
+                if compact {
+                    "compaction"
+                } else {
+                    "request other than compactions"
+                }
             )),
         }
     }

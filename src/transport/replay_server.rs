@@ -1,13 +1,15 @@
 //! The replay endpoint: serves a recording to a real client, offline and deterministic. Each
 //! incoming `POST …/responses` is matched to a recorded request by content
-//! ([`crate::transport::replay_match`]: by position, confirmed by the prefix analysis once what
-//! the client derives per run is set aside) and answered with the recorded events at their
+//! ([`crate::transport::replay_match`]: the best fit by the prefix analysis once what the
+//! client derives per run is set aside) and answered with the recorded events at their
 //! recorded pace through the one core replay ([`Replay`], paced by a [`Timing`]), or the
 //! recorded HTTP error. How each incoming request differs from the recorded one — "same as
 //! recorded", or the first differing content — is reported (a [`ProxyEvent::Note`]) and stored:
 //! the incoming requests form a new session linked to the recording, each with its comparison
-//! under `extra.replay`. A request that matches nothing gets a `response.failed` event saying
-//! so, never a hang. A WebSocket upgrade on the same path is served the same way, frame by frame
+//! under `extra.replay`. A recorded request is never used up: every identical client run gets
+//! the same answers. A request that matches nothing is answered in its own shape, never with a
+//! hang: an API error (HTTP 400, JSON) when it asked for no stream, a `response.failed` event
+//! otherwise, naming the closest recorded request and how it differs. A WebSocket upgrade on the same path is served the same way, frame by frame
 //! (`ws`): each `response.create` is matched and answered with the recorded events as text frames.
 //! Only what requests are matched on is kept in memory; a recorded answer (headers, body,
 //! events) is read from the database when a request matches it.
@@ -62,6 +64,17 @@ fn unmatched_event(number: u64, why: &str) -> Value {
     }})
 }
 
+/// The JSON error body (HTTP 400) an unmatched request that asked for no stream is answered
+/// with, in the API's error shape.
+fn unmatched_error(why: &str) -> Value {
+    json!({"error": {
+        "message": format!("promptwire replay: {why}"),
+        "type": "invalid_request_error",
+        "param": null,
+        "code": "replay_unmatched",
+    }})
+}
+
 /// Default smallest share of the recorded prompt an incoming request must keep to match.
 pub const DEFAULT_MIN_SIMILARITY: f64 = 0.5;
 
@@ -84,6 +97,8 @@ pub struct ReplayOptions {
     pub max_body_bytes: usize,
     /// Capacity of the event channel.
     pub event_capacity: usize,
+    /// Bounds on the client connections it holds.
+    pub connections: listen::ConnectionLimits,
 }
 
 impl ReplayOptions {
@@ -98,6 +113,7 @@ impl ReplayOptions {
             record: true,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             event_capacity: DEFAULT_EVENT_CAPACITY,
+            connections: listen::ConnectionLimits::default(),
         }
     }
 }
@@ -149,6 +165,7 @@ pub async fn start_replay(
         options,
         incoming: std::sync::atomic::AtomicU64::new(0),
     });
+    let connections = replayer.options.connections;
     let cancel = CancelToken::new();
     let serve_cancel = cancel.clone();
     let work = async move {
@@ -156,13 +173,7 @@ pub async fn start_replay(
             let replayer = Arc::clone(&replayer);
             async move { replayer.handle(req).await }
         };
-        listen::serve(
-            listener,
-            service,
-            serve_cancel,
-            listen::ConnectionLimits::default(),
-        )
-        .await;
+        listen::serve(listener, service, serve_cancel, connections).await;
         crate::transport::proxy::close_sink(sink).await;
     };
     Ok((ServerHandle::spawn(addr, warning, cancel, work), rx))
@@ -220,9 +231,28 @@ impl Replayer {
             compact,
             websocket: false,
         };
+        // `stream` is false when absent (the Responses API's default).
+        let streaming = value.get("stream").and_then(Value::as_bool) == Some(true);
         let (matched, number, mut exchange) = self.admit(value, arrival).await;
         match matched {
             Ok(m) => self.serve_recorded(m.recorded, exchange),
+            // A client that asked for no stream gets an API error it can read as one.
+            Err(why) if !streaming => {
+                let body = unmatched_error(&why);
+                let bytes = Bytes::from(body.to_string());
+                let json_headers =
+                    vec![("content-type".to_string(), "application/json".to_string())];
+                exchange.response(400, json_headers);
+                exchange.chunk(&bytes);
+                exchange.finish();
+                let mut response = Response::new(listen::full(bytes));
+                *response.status_mut() = StatusCode::BAD_REQUEST;
+                response.headers_mut().insert(
+                    hyper::header::CONTENT_TYPE,
+                    hyper::header::HeaderValue::from_static("application/json"),
+                );
+                response
+            }
             Err(why) => {
                 let event = unmatched_event(number, &why);
                 let bytes = crate::core::stream::sse::encode_sse(
@@ -405,7 +435,7 @@ fn paced(recorded: &RecordedRequest, timing: Timing, exchange: Exchange) -> Body
             }
             // A JSON answer goes out as the body it was; events as SSE.
             let bytes = if raw.is_json_response() {
-                Bytes::from(raw.data)
+                Bytes::from(raw.data_bytes().to_vec())
             } else {
                 Bytes::from(raw.to_sse())
             };

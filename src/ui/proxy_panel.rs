@@ -360,6 +360,27 @@ fn server_state(ui: &mut Ui, server: &ServerView, point: &str) {
         )
         .on_hover_text("The client got every byte; the recording of these requests lost events or could not be stored. The request rows say what was lost and why.");
     }
+    if server.upgrade_failures > 0 {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "{} failed (the client was told; see the notes below)",
+                count(server.upgrade_failures, "WebSocket upgrade")
+            ),
+        )
+        .on_hover_text("The upstream refused the upgrade, could not be reached, or the client's handshake was bad. Codex falls back to HTTP or retries.");
+    }
+    if let Some(limits) = &server.limits {
+        ui.weak(format!(
+            "Limits: head {} s · body pause {} s · whole request {} s · {} connections, {} per peer",
+            limits.header_timeout.as_secs(),
+            limits.body_timeout.as_secs(),
+            limits.request_deadline.as_secs(),
+            limits.max_connections,
+            limits.max_per_peer,
+        ))
+        .on_hover_text("A client that sends too slowly is answered 408; when every slot is taken, a new connection takes the slot of one that waited longest without a request, so idle or dripping connections cannot lock clients out.");
+    }
     if !server.passthrough.is_empty() {
         let total: u64 = server.passthrough.iter().map(|(_, n)| n).sum();
         let kinds: Vec<String> = server

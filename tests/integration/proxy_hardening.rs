@@ -2,7 +2,7 @@
 //! out or `%2e%2e`) cannot leave the upstream's base path and never reaches it; an `--upstream`
 //! with credentials or a query is refused with a message that does not print the password; a
 //! connection that sends no request head is closed after the head timeout, and past the cap a new
-//! connection is closed at once — while a normal client is still served; `sessions export
+//! connection takes the slot of the idle one that waited longest — a normal client is served; `sessions export
 //! --bodies` refuses a folder that is a symbolic link.
 
 use crate::support;
@@ -116,23 +116,29 @@ async fn connect_dot_segments_and_bad_upstreams_are_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn idle_connections_are_closed_and_capped_while_clients_are_served() {
+async fn idle_connections_are_closed_and_give_their_slots_to_new_clients() {
     let upstream = Upstream::start(|_| Reply::json(200, r#"{"object":"list","data":[]}"#));
     let mut options = ProxyOptions::new("127.0.0.1:0", &upstream.base_url(), None);
     options.connections = ConnectionLimits {
         header_timeout: Duration::from_millis(400),
         max_connections: 8,
+        ..ConnectionLimits::default()
     };
     let (proxy, _events) = start_proxy(options).await.expect("proxy");
     let addr = proxy.local_addr();
-    // Eight connections that never send a head fill the cap: the ninth is closed at once.
+    // Eight connections that never send a head fill the cap: the ninth takes the slot of the
+    // one that waited longest, which is closed, and is served.
     let mut idle = Vec::new();
     for _ in 0..8 {
         idle.push(TcpStream::connect(addr).await.expect("connect"));
+        tokio::time::sleep(Duration::from_millis(5)).await;
     }
     tokio::time::sleep(Duration::from_millis(50)).await;
-    let mut ninth = TcpStream::connect(addr).await.expect("connect");
-    assert!(closed_within(&mut ninth, Duration::from_millis(300)).await);
+    assert_eq!(
+        raw(addr, "GET /v1/models HTTP/1.1\r\nHost: x\r\n\r\n").await,
+        "HTTP/1.1 200 OK"
+    );
+    assert!(closed_within(&mut idle[0], Duration::from_millis(300)).await);
     // The idle ones are closed after the head timeout; then a normal client is served.
     for stream in &mut idle {
         assert!(closed_within(stream, Duration::from_secs(3)).await);

@@ -79,6 +79,7 @@ fn an_event_whose_redaction_would_not_parse_back_is_not_stored() {
         received_at: std::time::Duration::from_millis(5),
         event: Some("response.created".to_string()),
         data: r#"{"type":"response.created","db.password":12345678}"#.to_string(),
+        bytes: None,
     };
     let refused = store.add_events(id, &[event]).map_err(|e| e.to_string());
     assert_eq!(

@@ -1,8 +1,10 @@
 //! The replay endpoint over real HTTP on 127.0.0.1: a two-request session recorded through the
 //! proxy from an upstream the test starts is served back to a reqwest client — the recorded
-//! bytes at the recorded pace, matched by position and confirmed by prefix similarity; a request
-//! unlike any recorded one, and one past the end, get a `response.failed` event naming why; the
-//! incoming requests are stored as a session linked to the recording, each with its comparison.
+//! bytes at the recorded pace, matched by content (the best prefix fit); a streaming request
+//! unlike any recorded one gets a `response.failed` event naming the closest recorded request
+//! and how it differs, a non-streaming one an API error (HTTP 400, JSON) saying the same; a
+//! recording is never used up: two identical client runs get the same answers; the incoming
+//! requests are stored as a session linked to the recording, each with its comparison.
 
 use crate::support;
 
@@ -92,7 +94,7 @@ async fn a_recording_is_served_back_matched_and_compared() {
     let (status, bytes) = post_responses(&base, &foreign).await;
     assert_eq!(status, 200);
     let unmatched_0 = format!(
-        "promptwire replay: request 0 matches no recorded request of session {recording} (closest: recorded #0, similarity 0.00 < 0.50)"
+        "promptwire replay: request 0 matches no recorded request of session {recording} (closest: recorded #0, differs from recorded at /tools (model_changed, tools_changed, input_changed); similarity 0.00 < 0.50)"
     );
     assert_eq!(
         String::from_utf8(bytes).expect("utf8"),
@@ -126,15 +128,8 @@ async fn a_recording_is_served_back_matched_and_compared() {
     );
     assert_eq!(post_responses(&base, &edited).await, (200, joined(&turn2)));
 
-    // Past the end.
-    let (_, bytes) = post_responses(&base, &second).await;
-    let text = String::from_utf8(bytes).expect("utf8");
-    assert!(
-        text.contains(&format!(
-            "request 3 matches no recorded request of session {recording}: all 2 were served"
-        )),
-        "{text}"
-    );
+    // The recorded second turn again: a recording is never used up.
+    assert_eq!(post_responses(&base, &second).await, (200, joined(&turn2)));
     replay.stop();
     replay.stopped().await;
 
@@ -167,7 +162,8 @@ async fn a_recording_is_served_back_matched_and_compared() {
                 recorded_ids[1]
             ),
             format!(
-                "incoming #3: request 3 matches no recorded request of session {recording}: all 2 were served"
+                "incoming #3 -> recorded #1 (request {}): same as recorded, similarity 1.00",
+                recorded_ids[1]
             ),
         ]
     );
@@ -212,7 +208,100 @@ async fn a_recording_is_served_back_matched_and_compared() {
             // content verdict, which the note line leaves out).
             json!({"recorded_position": 0, "prefix_kept": true, "causes": ["prompt_cache_key_changed"], "state": "completed", "error": null, "events": turn1.len()}),
             json!({"recorded_position": 1, "prefix_kept": false, "causes": ["prompt_cache_key_changed", "input_changed"], "state": "completed", "error": null, "events": turn2.len()}),
-            json!({"recorded_position": null, "prefix_kept": null, "causes": null, "state": "failed", "error": "invalid_request", "events": 1}),
+            json!({"recorded_position": 1, "prefix_kept": true, "causes": [], "state": "completed", "error": null, "events": turn2.len()}),
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn identical_runs_get_the_same_answers_and_an_unmatched_json_request_gets_an_api_error() {
+    let turns = [
+        turn_events("resp_a", "Answer one"),
+        turn_events("resp_b", "Answer two"),
+        turn_events("resp_c", "Answer three"),
+    ];
+    let by_len = turns.clone();
+    let upstream = Upstream::start(move |req| {
+        let body: Value = serde_json::from_slice(&req.body).expect("json");
+        let n = body["input"].as_array().map_or(1, Vec::len);
+        Reply::sse(paced(&by_len[(n - 1) / 2], Duration::ZERO))
+    });
+    let db = scratch("replay_runs").join("rec.sqlite");
+    let run = [
+        body(vec![user("one")], "key"),
+        body(
+            vec![user("one"), assistant("Answer one"), user("two")],
+            "key",
+        ),
+        body(
+            vec![
+                user("one"),
+                assistant("Answer one"),
+                user("two"),
+                assistant("Answer two"),
+                user("three"),
+            ],
+            "key",
+        ),
+    ];
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
+    for (request, turn) in run.iter().zip(&turns) {
+        assert_eq!(
+            post_responses(&proxy.base_url(), request).await,
+            (200, joined(turn))
+        );
+    }
+    proxy.stop();
+    proxy.stopped().await;
+    let recording = Store::open(&db)
+        .expect("db")
+        .list_sessions(Page::ALL)
+        .expect("sessions")[0]
+        .id;
+    let mut options = ReplayOptions::new("127.0.0.1:0", db.clone(), recording);
+    options.timing = Timing::Instant;
+    let (replay, _events) = start_replay(options).await.expect("replay");
+    let base = replay.base_url();
+    // Two identical runs (each a new thread: another cache key), the same answers.
+    for key in ["run-1", "run-2"] {
+        for (request, turn) in run.iter().zip(&turns) {
+            let mut request = request.clone();
+            request["prompt_cache_key"] = json!(key);
+            assert_eq!(post_responses(&base, &request).await, (200, joined(turn)));
+        }
+    }
+    // A request for no stream that matches nothing: an API error the SDK raises as one.
+    let foreign =
+        json!({"model": "other-model", "instructions": "Different.", "input": [user("hello")]});
+    let response = reqwest::Client::new()
+        .post(format!("{base}/v1/responses"))
+        .header("content-type", "application/json")
+        .body(foreign.to_string())
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(
+        (
+            response.status().as_u16(),
+            response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        ),
+        (400, Some("application/json".to_string()))
+    );
+    let error: Value =
+        serde_json::from_slice(&response.bytes().await.expect("body")).expect("json");
+    assert_eq!(
+        error,
+        json!({"error": {
+            "message": format!("promptwire replay: request 6 matches no recorded request of session {recording} (closest: recorded #0, differs from recorded at /tools (model_changed, tools_changed, input_changed); similarity 0.00 < 0.50)"),
+            "type": "invalid_request_error",
+            "param": null,
+            "code": "replay_unmatched",
+        }})
+    );
+    replay.stop();
+    replay.stopped().await;
 }

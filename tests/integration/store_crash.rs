@@ -132,6 +132,7 @@ fn recording_child() {
                 received_at: start.elapsed(),
                 event: Some("response.output_text.delta".to_string()),
                 data: data(seq),
+                bytes: None,
             });
             seq += 1;
         }

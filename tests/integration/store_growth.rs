@@ -70,6 +70,7 @@ fn parse_sse(text: &str) -> Vec<RawEvent> {
                 received_at: Duration::from_millis(seq as u64 * 15),
                 event,
                 data: data.join("\n"),
+                bytes: None,
             }
         })
         .collect()

@@ -85,7 +85,7 @@ pub(crate) fn write_har(path: &Path) {
                 event: Some("response.output_text.delta".to_string()),
                 data: format!(
                     r#"{{"type":"response.output_text.delta","sequence_number":{seq},"delta":"entry {k} word {seq} "}}"#
-                ),
+                ), bytes: None,
             })
             .collect();
         store.add_events(id, &events).expect("events");

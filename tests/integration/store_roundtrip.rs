@@ -140,7 +140,7 @@ fn sample_events() -> Vec<RawEvent> {
             event: Some("response.output_text.delta".to_string()),
             data: format!(
                 r#"{{"type":"response.output_text.delta","sequence_number":{seq},"delta":"w{seq}"}}"#
-            ),
+            ), bytes: None,
         })
         .collect()
 }

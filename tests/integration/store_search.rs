@@ -111,3 +111,26 @@ fn fields_of_rows_written_by_schema_2_are_found_once_migrated() {
     assert!(all.contains(&names[0]));
     assert_eq!(found(&store, "Keep answers short and cite"), names);
 }
+
+#[test]
+fn a_session_without_a_model_neither_fails_nor_hides_the_others() {
+    use promptwire::store::{NewSession, Source};
+    let path = scratch("no-model");
+    let mut store = open_seeded(&path).expect("seeded");
+    store
+        .create_session(&NewSession {
+            name: "model-less".to_string(),
+            source: Source::Proxy,
+            provider: None,
+            model: None,
+            created_us: 1,
+        })
+        .expect("session");
+    // Neither its name nor its model matches: the NULL model used to fail every query.
+    assert_eq!(
+        found(&store, "apply_patch"),
+        ["cache-prefix-break", "tool-calls"]
+    );
+    assert_eq!(found(&store, "model-less"), ["model-less"]);
+    assert_eq!(found(&store, "nothing matches 5c1e"), Vec::<String>::new());
+}

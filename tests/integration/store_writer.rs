@@ -2,8 +2,9 @@
 //! flush, within about one batch delay; `flush` commits everything including outcomes; a
 //! read-only database refuses to record; one writer per file in a process; producers never wait
 //! while another connection holds the write lock, and everything queued is stored once it is
-//! released; what the writer's memory budget could not hold is recorded as lost, never as
-//! complete; an operation the database refuses for good (a deleted session) is dropped alone.
+//! released; what neither the writer's memory budget nor its journal's disk budget could hold
+//! is recorded as lost, never as complete; what the memory budget or the queue could not hold
+//! goes to the journal beside the database (owner-only) and is stored, in order; an operation the database refuses for good (a deleted session) is dropped alone.
 #![allow(clippy::disallowed_methods, reason = "a test runs its own threads")]
 
 use std::path::{Path, PathBuf};
@@ -50,6 +51,7 @@ fn event(seq: u64) -> RawEvent {
         received_at: Duration::from_millis(seq),
         event: None,
         data: format!("{{\"n\":{seq}}}"),
+        bytes: None,
     }
 }
 
@@ -153,6 +155,7 @@ fn flush_commits_events_and_outcomes_and_reports_them_as_stored() {
             request_id: id,
             outcome: Box::new(completed(4)),
             stored_events: 4,
+            status: None,
         })
     );
     assert_eq!(writer.status().committed_events, 4);
@@ -355,8 +358,10 @@ fn producers_never_wait_on_a_locked_database_and_everything_is_stored_after() {
 #[test]
 fn what_the_budget_cannot_hold_is_recorded_as_lost_never_as_complete() {
     let (path, session) = setup("budget");
+    // Neither the memory budget nor the journal's disk budget holds the stream.
     let options = WriterOptions {
         event_budget_bytes: 4 * 1024,
+        journal_budget_bytes: 4 * 1024,
         ..WriterOptions::default()
     };
     let writer = Writer::open_with(&path, options).expect("writer");
@@ -373,7 +378,7 @@ fn what_the_budget_cannot_hold_is_recorded_as_lost_never_as_complete() {
     let id = only_request(&path, session);
     let store = Store::open(&path).expect("reader");
     let outcome = store.outcome(id).expect("read").expect("outcome");
-    let reason = "the writer's memory budget for events was full (the database could not keep up or could not be written)";
+    let reason = "the writer's queue and its journal's disk budget were full (the database could not keep up or could not be written)";
     assert_eq!(
         outcome,
         OutcomeRecord {
@@ -474,14 +479,15 @@ fn a_job_runs_on_the_writer_after_everything_queued_before_it() {
 }
 
 #[test]
-fn a_stream_that_fills_the_queue_still_gets_its_outcome_stored() {
+fn a_stream_that_fills_the_queue_loses_nothing_and_gets_its_outcome_stored() {
     let (path, session) = setup("queue-full");
     let options = WriterOptions {
         queue_capacity: 64,
         ..WriterOptions::default()
     };
     let writer = Writer::open_with(&path, options).expect("writer");
-    // The writer thread is held in a job, so nothing leaves the queue meanwhile.
+    // The writer thread is held in a job, so nothing leaves the queue meanwhile: what does not
+    // fit goes to the journal.
     let (release, held) = std::sync::mpsc::channel::<()>();
     let job_done = writer.run(move |_| {
         let _ = held.recv_timeout(Duration::from_secs(10));
@@ -490,22 +496,79 @@ fn a_stream_that_fills_the_queue_still_gets_its_outcome_stored() {
     for seq in 0..200 {
         request_writer.event(event(seq));
     }
-    let lost = request_writer.lost_events();
-    assert!(lost > 100 && lost < 200, "{lost} lost");
+    assert_eq!(request_writer.lost_events(), 0);
     request_writer.outcome(completed(200));
     release.send(()).expect("release the writer");
     job_done.recv().expect("the job ran");
     assert!(writer.flush(Duration::from_secs(30)), "flushed");
     let id = only_request(&path, session);
     let store = Store::open(&path).expect("reader");
+    assert_eq!(store.outcome(id).expect("read"), Some(completed(200)));
     assert_eq!(
-        store.outcome(id).expect("read"),
-        Some(OutcomeRecord {
-            lost_events: lost,
-            lost_reason: Some("the writer's queue was full".to_string()),
-            ..completed(200)
-        }),
-        "the outcome got through a full queue, and says what was lost"
+        store.events(id, Page::ALL).expect("events"),
+        (0..200).map(event).collect::<Vec<_>>()
     );
-    assert_eq!(store.event_count(id).expect("count"), 200 - lost);
+}
+
+#[test]
+fn a_locked_database_spills_to_the_journal_and_everything_is_stored_in_order() {
+    let (path, session) = setup("journal");
+    let options = WriterOptions {
+        queue_capacity: 256,
+        event_budget_bytes: 16 * 1024,
+        ..WriterOptions::default()
+    };
+    let writer = Writer::open_with(&path, options).expect("writer");
+    let locker = lock_for(&path, Duration::from_millis(1500));
+    let mut request_writer = writer.begin_request(SessionRef::Id(session), request(0), None);
+    for seq in 0..20_000 {
+        request_writer.event(event(seq));
+    }
+    assert_eq!(request_writer.lost_events(), 0);
+    request_writer.outcome(completed(20_000));
+    // Meanwhile the journal holds what the queue could not, owner-only, beside the database.
+    let status = writer.status();
+    assert!(status.journaled_events > 0, "{status:?}");
+    let journal = std::fs::read_dir(path.parent().expect("dir"))
+        .expect("dir")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("journal.sqlite.journal-"))
+        })
+        .expect("a journal file");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(&journal)
+            .expect("meta")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    locker.join().expect("locker");
+    assert!(writer.flush(Duration::from_secs(30)), "flushed");
+    let id = only_request(&path, session);
+    let store = Store::open(&path).expect("reader");
+    assert_eq!(
+        store.events(id, Page::ALL).expect("events"),
+        (0..20_000).map(event).collect::<Vec<_>>()
+    );
+    assert_eq!(store.outcome(id).expect("outcome"), Some(completed(20_000)));
+    let status = writer.status();
+    assert_eq!(
+        (
+            status.lost_events,
+            status.journaled_events,
+            status.committed_events
+        ),
+        (0, 0, 20_000)
+    );
+    assert!(status.spilled_events > 0);
+    drop(writer);
+    assert!(
+        !journal.exists(),
+        "the journal is removed when the writer stops"
+    );
 }

@@ -18,6 +18,7 @@ fn raw(seq: u64, event: Option<&str>, data: &str) -> RawEvent {
         received_at: Duration::ZERO,
         event: event.map(str::to_string),
         data: data.to_string(),
+        bytes: None,
     }
 }
 
@@ -184,15 +185,18 @@ fn bom_is_skipped_only_at_the_start() {
 }
 
 #[test]
-fn invalid_utf8_becomes_replacement_characters() {
+fn invalid_utf8_is_kept_as_bytes_beside_its_text_view() {
     let bytes =
         b"data: {\"type\":\"response.output_text.delta\",\"delta\":\"a\xFFb\"}\n\ndata: ok\n\n";
     let expected = vec![
-        raw(
-            0,
-            None,
-            "{\"type\":\"response.output_text.delta\",\"delta\":\"a\u{FFFD}b\"}",
-        ),
+        RawEvent {
+            bytes: Some(b"{\"type\":\"response.output_text.delta\",\"delta\":\"a\xFFb\"}".to_vec()),
+            ..raw(
+                0,
+                None,
+                "{\"type\":\"response.output_text.delta\",\"delta\":\"a\u{FFFD}b\"}",
+            )
+        },
         raw(1, None, "ok"),
     ];
     assert_eq!(decode(bytes), expected);
@@ -229,6 +233,7 @@ fn events_carry_the_time_of_the_chunk_that_completed_them() {
         received_at: Duration::from_millis(ms),
         event: None,
         data: data.to_string(),
+        bytes: None,
     };
     assert_eq!(second, vec![mk(0, "a", 9), mk(1, "b", 9)]);
     assert_eq!(third, vec![mk(2, "c", 20)]);
@@ -254,7 +259,10 @@ fn ten_megabyte_single_event() {
     let elapsed = started.elapsed();
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[0].raw.data, data);
-    assert_eq!(reader.outcome().text, delta);
+    // The text kept for display is bounded; the event keeps every byte.
+    let kept = promptwire::core::stream::outcome::MAX_KEPT_TEXT_BYTES;
+    assert_eq!(reader.outcome().text, delta[..kept]);
+    assert_eq!(reader.outcome().left_out, (delta.len() - kept) as u64);
     assert_eq!(reader.outcome().response_id(), Some("resp_big"));
     // Linear, not quadratic, in the line length: re-scanning the buffered line for every 16 KiB
     // chunk would take many minutes; the bound is generous for debug builds on a loaded machine.

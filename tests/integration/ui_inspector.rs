@@ -33,13 +33,13 @@ fn events() -> Vec<RawEvent> {
             seq: 0,
             received_at: Duration::from_millis(12),
             event: Some("response.created".to_string()),
-            data: "{\"type\":\"response.created\"}".to_string(),
+            data: "{\"type\":\"response.created\"}".to_string(), bytes: None,
         },
         RawEvent {
             seq: 1,
             received_at: Duration::from_millis(40),
             event: Some("response.completed".to_string()),
-            data: "{\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":20,\"output_tokens\":3}}}".to_string(),
+            data: "{\"type\":\"response.completed\",\"response\":{\"usage\":{\"input_tokens\":20,\"output_tokens\":3}}}".to_string(), bytes: None,
         },
     ]
 }

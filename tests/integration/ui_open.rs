@@ -2,7 +2,9 @@
 //! dropped on the window becomes a session (opened in the Sessions view, its requests in the
 //! table); a curl command pasted into the import dialog becomes a Prompt compiling to its body;
 //! `promptwire --db PATH` opens the app on that database (its name in the window title and the
-//! Sessions footer), and a database dropped on the window becomes the app's database.
+//! Sessions footer), and a database dropped on the window becomes the app's database; a dropped
+//! Codex rollout whose last line cannot be read is imported and the status says which line was
+//! left out.
 
 use crate::support::ui as ui_support;
 
@@ -313,5 +315,37 @@ fn a_har_import_shows_its_progress_and_cancels_to_nothing() {
     assert!(
         !names.iter().any(|n| n == "big capture"),
         "nothing of the cancelled import is kept: {names:?}"
+    );
+}
+
+#[test]
+fn a_dropped_rollout_whose_last_line_cannot_be_read_says_so() {
+    let dir = scratch_dir("open-rollout-bad-line");
+    let db = dir.join("promptwire.sqlite");
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/data/rollouts/codex-0.171-lite-resume-same-model/rollout-2026-11-30T16-34-46-01a22d4f-1225-7c73-acaf-5af18cd6a382.jsonl",
+    );
+    let mut text = std::fs::read_to_string(source).expect("rollout");
+    let lines = text.lines().count();
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str("{\"timestamp\":\"2026-11-30T16:40:00Z\",\"type\":\"response_item\",\"payl");
+    let rollout =
+        dir.join("rollout-2026-11-30T16-34-46-01a22d4f-1225-7c73-acaf-5af18cd6a382.jsonl");
+    std::fs::write(&rollout, text).expect("rollout file");
+    let mut harness = app_with((1024.0, 700.0), Some(db));
+    drop_file(&mut harness, rollout);
+    wait_until(&mut harness, "imported", |s| {
+        s.sessions.importing.is_none() && s.status.text.starts_with("Imported ")
+    });
+    let status = &state(&harness).status;
+    assert!(
+        status.text.ends_with(&format!(
+            "; line {} could not be read (cut off or damaged) and was left out",
+            lines + 1
+        )),
+        "{}",
+        status.text
     );
 }

@@ -1,5 +1,5 @@
 //! The Record panel on the whole app (egui_kittest, no GPU) over a real scratch database: the
-//! recording proxy is started from the panel, a reqwest client streams a request through it to a
+//! recording proxy is started from the panel (its connection limits shown), a reqwest client streams a request through it to a
 //! loopback upstream the test starts, the request appears in the Sessions view as it is recorded
 //! (with its outcome), its events and outcome stream into the Sessions view's timeline, and the
 //! proxy stops from the panel, after which nothing listens; then the
@@ -72,6 +72,10 @@ fn proxy_started_from_the_record_panel_records_live_into_the_session_browser() {
     let base_url = format!("http://{addr}/v1");
     assert_eq!(proxy.base_url.as_deref(), Some(base_url.as_str()));
     harness.get_by_label(&format!("Listening on {addr}"));
+    // The connection limits it serves with are shown.
+    harness.get_by_label(
+        "Limits: head 10 s · body pause 10 s · whole request 60 s · 512 connections, 448 per peer",
+    );
 
     // A client pointed at the proxy gets the upstream's stream byte for byte.
     let (status, received) = post_through(&format!("{base_url}/responses"));

@@ -49,7 +49,7 @@ fn events() -> Vec<RawEvent> {
                 seq: i as u64,
                 received_at: Duration::from_millis(10 * i as u64 + 5),
                 event: Some(name.to_string()),
-                data,
+                data, bytes: None,
             }
         })
         .collect()

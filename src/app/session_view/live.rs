@@ -97,6 +97,9 @@ pub fn apply(live: &mut LiveFollow, browser: &mut SessionBrowser, event: &ProxyE
         ProxyEvent::Stored { .. }
         | ProxyEvent::Recorded { .. }
         | ProxyEvent::NotRecorded { .. } => {}
-        ProxyEvent::Note(_) | ProxyEvent::StoreProblem(_) | ProxyEvent::Passthrough { .. } => {}
+        ProxyEvent::Note(_)
+        | ProxyEvent::StoreProblem(_)
+        | ProxyEvent::Passthrough { .. }
+        | ProxyEvent::UpgradeFailed { .. } => {}
     }
 }

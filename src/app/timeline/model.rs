@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use super::{
-    AttemptInfo, FailureInfo, GapStats, MAX_ROWS, MappedEvent, TimelineCommand, TimelineEntry,
-    TimelineModel, TimelineRow, TimelineUpdate, TurnOutcome, TurnState,
+    AttemptInfo, FailureInfo, GapStats, MAX_ROW_BYTES, MAX_ROWS, MappedEvent, TimelineCommand,
+    TimelineEntry, TimelineModel, TimelineRow, TimelineUpdate, TurnOutcome, TurnState,
 };
 
 impl TimelineModel {
@@ -98,9 +98,11 @@ impl TimelineModel {
     }
 
     /// Adds one event of the current attempt: O(1) plus one filter test of this event. Past
-    /// [`MAX_ROWS`] events the event only counts (outcome, attempt, [`Self::dropped`]).
+    /// [`MAX_ROWS`] events or [`MAX_ROW_BYTES`] of their data the event only counts (outcome,
+    /// attempt, [`Self::dropped`]).
     pub fn push(&mut self, entry: TimelineEntry) {
-        if self.rows.len() >= self.max_rows.unwrap_or(MAX_ROWS) {
+        if self.rows.len() >= self.max_rows.unwrap_or(MAX_ROWS) || self.kept_bytes >= MAX_ROW_BYTES
+        {
             self.live.apply(&entry);
             self.dropped += 1;
             if let Some(last) = self.attempts.last_mut() {
@@ -133,6 +135,7 @@ impl TimelineModel {
             last.events += 1;
         }
         self.live.apply(&entry);
+        self.kept_bytes += entry.raw.data.len();
         let row = TimelineRow::new(attempt, entry);
         *self.type_counts.entry(row.type_key.clone()).or_insert(0) += 1;
         if self.passes(&row) {

@@ -31,7 +31,14 @@ impl RawEvent {
             received_at: at,
             event: Some(JSON_RESPONSE_EVENT.to_string()),
             data: body,
+            bytes: None,
         }
+    }
+
+    /// A whole non-streaming JSON answer as the bytes received (kept as they came when they are
+    /// not UTF-8).
+    pub fn json_response_bytes(body: Vec<u8>, at: std::time::Duration) -> Self {
+        Self::from_bytes(0, at, Some(JSON_RESPONSE_EVENT.to_string()), body)
     }
 
     /// True for the event of a non-streaming JSON answer.

@@ -147,10 +147,11 @@ impl StreamReader {
     /// Reads a whole non-streaming JSON answer ([`json_response`]) received at `at`, as one
     /// stored event named [`JSON_RESPONSE_EVENT`]; `None` when the turn had already ended or
     /// the body is past a size limit (which ends the turn, as `limit_exceeded`). A body that
-    /// is not UTF-8 is read with its bad bytes replaced (and then does not parse as JSON).
+    /// is not UTF-8 is kept as its bytes, read as text with its bad bytes replaced (and then
+    /// does not parse as JSON).
     /// Call [`StreamReader::finish`] after it, as at the end of a stream.
     pub fn push_json(&mut self, body: &[u8], at: Duration) -> Option<TimelineEntry> {
-        let raw = RawEvent::json_response(String::from_utf8_lossy(body).into_owned(), at);
+        let raw = RawEvent::json_response_bytes(body.to_vec(), at);
         self.push_event(raw).ok()
     }
 

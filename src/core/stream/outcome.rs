@@ -101,12 +101,39 @@ pub struct TurnOutcome {
     pub server_model: Option<String>,
     /// Verifications the server recommended.
     pub model_verifications: Vec<ModelVerification>,
+    /// Bytes of text (output text, reasoning, tool-call argument deltas) and output items past
+    /// [`MAX_KEPT_TEXT_BYTES`] / [`MAX_KEPT_ITEMS`], left out of what is built here (the stored
+    /// events keep every byte).
+    pub left_out: u64,
     /// Raw events seen.
     pub events: u64,
     /// Raw events whose data did not parse.
     pub unparsed_events: u64,
     /// Timings.
     pub timings: Timings,
+}
+
+/// Bytes of each text a turn builds from its deltas (the output text, each reasoning part, each
+/// tool call's arguments) kept at most: memory follows the limits, not the answer's length.
+pub const MAX_KEPT_TEXT_BYTES: usize = 4 << 20;
+
+/// Output items a turn keeps at most.
+pub const MAX_KEPT_ITEMS: usize = 4096;
+
+/// Appends `delta` to `text` within [`MAX_KEPT_TEXT_BYTES`] (cut at a character boundary),
+/// counting in `left_out` what did not fit.
+fn push_bounded(text: &mut String, delta: &str, left_out: &mut u64) {
+    let room = MAX_KEPT_TEXT_BYTES.saturating_sub(text.len());
+    if delta.len() <= room {
+        text.push_str(delta);
+        return;
+    }
+    let mut cut = room;
+    while cut > 0 && !delta.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    text.push_str(&delta[..cut]);
+    *left_out += (delta.len() - cut) as u64;
 }
 
 impl TurnOutcome {
@@ -160,7 +187,7 @@ impl TurnOutcome {
         match event {
             MappedEvent::OutputTextDelta(delta) => {
                 self.timings.first_text.get_or_insert(at);
-                self.text.push_str(delta);
+                push_bounded(&mut self.text, delta, &mut self.left_out);
             }
             MappedEvent::OutputItemAdded(item) => {
                 if let Some((id, call_id, name, _)) = tool_call_fields(item) {
@@ -175,16 +202,21 @@ impl TurnOutcome {
                     call.arguments = arguments.to_string();
                     call.done = true;
                 }
-                self.output_items.push(ResponseItem::clone(item));
+                if self.output_items.len() < MAX_KEPT_ITEMS {
+                    self.output_items.push(ResponseItem::clone(item));
+                } else {
+                    self.left_out += 1;
+                }
             }
             MappedEvent::ToolCallInputDelta {
                 item_id,
                 call_id,
                 delta,
             } => {
-                self.tool_call(Some(item_id), call_id.as_deref())
-                    .arguments
-                    .push_str(delta);
+                let mut left_out = self.left_out;
+                let call = self.tool_call(Some(item_id), call_id.as_deref());
+                push_bounded(&mut call.arguments, delta, &mut left_out);
+                self.left_out = left_out;
             }
             MappedEvent::ReasoningSummaryPartAdded { summary_index } => {
                 self.reasoning_summaries.push(new_part(*summary_index));
@@ -192,7 +224,12 @@ impl TurnOutcome {
             MappedEvent::ReasoningSummaryDelta {
                 delta,
                 summary_index,
-            } => append_part(&mut self.reasoning_summaries, *summary_index, delta),
+            } => append_part(
+                &mut self.reasoning_summaries,
+                *summary_index,
+                delta,
+                &mut self.left_out,
+            ),
             MappedEvent::ReasoningSummaryDone {
                 item_id,
                 text,
@@ -217,7 +254,12 @@ impl TurnOutcome {
             MappedEvent::ReasoningContentDelta {
                 delta,
                 content_index,
-            } => append_part(&mut self.reasoning_content, *content_index, delta),
+            } => append_part(
+                &mut self.reasoning_content,
+                *content_index,
+                delta,
+                &mut self.left_out,
+            ),
             MappedEvent::Completed {
                 response_id,
                 token_usage,
@@ -295,13 +337,17 @@ fn new_part(index: i64) -> TextPart {
     }
 }
 
-/// Appends to the open part with `index`, or starts one.
-fn append_part(parts: &mut Vec<TextPart>, index: i64, delta: &str) {
+/// Appends to the open part with `index`, or starts one (at most [`MAX_KEPT_ITEMS`] parts).
+fn append_part(parts: &mut Vec<TextPart>, index: i64, delta: &str, left_out: &mut u64) {
+    let full = parts.len() >= MAX_KEPT_ITEMS;
     match parts.last_mut() {
-        Some(last) if last.index == index && !last.done => last.text.push_str(delta),
+        Some(last) if last.index == index && !last.done => {
+            push_bounded(&mut last.text, delta, left_out);
+        }
+        _ if full => *left_out += delta.len() as u64,
         _ => {
             let mut part = new_part(index);
-            part.text.push_str(delta);
+            push_bounded(&mut part.text, delta, left_out);
             parts.push(part);
         }
     }

@@ -86,6 +86,7 @@ mod tests {
             received_at: Duration::ZERO,
             event: None,
             data: data.to_string(),
+            bytes: None,
         }
     }
 

@@ -261,6 +261,7 @@ mod tests {
             received_at: ms(at),
             event: Some(name.to_string()),
             data: data.to_string(),
+            bytes: None,
         }
     }
 
@@ -381,6 +382,7 @@ mod tests {
                 received_at: ms(0),
                 event: None,
                 data: "line one\nline two\n\nfour".to_string(),
+                bytes: None,
             },
         ];
         let lens: Vec<(u64, u64)> = events

@@ -36,16 +36,49 @@ pub struct RawEvent {
     /// The SSE `event:` name. `None` when the event had no name (SSE's default type `message`,
     /// which is also how an explicit `event: message` is reported).
     pub event: Option<String>,
-    /// The `data:` lines joined with `\n`.
+    /// The `data:` lines joined with `\n` (when they are not valid UTF-8: their text view, each
+    /// undecodable sequence as U+FFFD, and the bytes themselves in [`RawEvent::bytes`]).
     pub data: String,
+    /// The data's bytes as received, kept only when they are not valid UTF-8 (`None`: `data`
+    /// is exactly the bytes). What is stored, replayed and served is these bytes.
+    pub bytes: Option<Vec<u8>>,
 }
 
 impl RawEvent {
+    /// An event whose data is `data` as received: valid UTF-8 becomes [`RawEvent::data`], other
+    /// bytes are kept in [`RawEvent::bytes`] beside their text view.
+    pub fn from_bytes(
+        seq: u64,
+        received_at: Duration,
+        event: Option<String>,
+        data: Vec<u8>,
+    ) -> Self {
+        let (data, bytes) = match String::from_utf8(data) {
+            Ok(text) => (text, None),
+            Err(e) => {
+                let bytes = e.into_bytes();
+                (String::from_utf8_lossy(&bytes).into_owned(), Some(bytes))
+            }
+        };
+        Self {
+            seq,
+            received_at,
+            event,
+            data,
+            bytes,
+        }
+    }
+
+    /// The data's bytes as received.
+    pub fn data_bytes(&self) -> &[u8] {
+        self.bytes.as_deref().unwrap_or(self.data.as_bytes())
+    }
+
     /// The event as SSE bytes (`event:` line when named, one `data:` line per line of data, a
     /// blank line): decoding them gives back the same name and data. Used to serve and replay
     /// recorded events and to read WebSocket frames through the same decoder.
     pub fn to_sse(&self) -> Vec<u8> {
-        encode_sse(self.event.as_deref(), &self.data)
+        encode_sse_bytes(self.event.as_deref(), self.data_bytes())
     }
 
     /// The length of [`RawEvent::to_sse`], without building it: what the event weighs against
@@ -55,23 +88,29 @@ impl RawEvent {
             .event
             .as_ref()
             .map_or(0, |n| "event: \n".len() + n.len());
-        let lines = self.data.split('\n').count();
+        let data = self.data_bytes();
+        let lines = data.iter().filter(|b| **b == b'\n').count() + 1;
         // Each line gains `data: ` and its `\n` (the joining `\n`s are those), plus the blank line.
-        (name + self.data.len() + lines * "data: ".len() + 2) as u64
+        (name + data.len() + lines * "data: ".len() + 2) as u64
     }
 }
 
 /// SSE bytes of one event named `event` (none: unnamed) carrying `data`.
 pub fn encode_sse(event: Option<&str>, data: &str) -> Vec<u8> {
+    encode_sse_bytes(event, data.as_bytes())
+}
+
+/// SSE bytes of one event named `event` carrying `data` as it is (bytes that need not be UTF-8).
+pub fn encode_sse_bytes(event: Option<&str>, data: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() + 32);
     if let Some(name) = event {
         out.extend_from_slice(b"event: ");
         out.extend_from_slice(name.as_bytes());
         out.push(b'\n');
     }
-    for line in data.split('\n') {
+    for line in data.split(|b| *b == b'\n') {
         out.extend_from_slice(b"data: ");
-        out.extend_from_slice(line.as_bytes());
+        out.extend_from_slice(line);
         out.push(b'\n');
     }
     out.push(b'\n');
@@ -125,11 +164,11 @@ pub struct SseDecoder {
     last_fed: Option<u8>,
     /// The last line handed over when it ended in a `\r` that may be the first half of a
     /// `\r\n`: read once the next byte (or the end) says.
-    held: String,
+    held: Vec<u8>,
     /// The event being built: its `event:` name (empty: none) and its data, each `data:` line
     /// followed by `\n`.
     name: String,
-    data: String,
+    data: Vec<u8>,
     next_seq: u64,
     finished: bool,
     error: Option<String>,
@@ -160,9 +199,9 @@ impl SseDecoder {
         Self {
             pending: Pending::default(),
             last_fed: None,
-            held: String::new(),
+            held: Vec::new(),
             name: String::new(),
-            data: String::new(),
+            data: Vec::new(),
             next_seq: 0,
             finished: false,
             error: None,
@@ -204,7 +243,7 @@ impl SseDecoder {
         }
         // An event not ended by a blank line is dropped.
         self.name = String::new();
-        self.data = String::new();
+        self.data = Vec::new();
         self.finished = true;
         out
     }
@@ -260,14 +299,8 @@ impl SseDecoder {
         self.last_fed = batch.last().copied().or(Some(b'\n'));
         let batch_len = batch.len() as u64;
         let before = out.len();
-        match std::str::from_utf8(&batch) {
-            Ok(text) => self.read_lines(text, received_at, out),
-            Err(_) => {
-                let text = String::from_utf8_lossy(&batch).into_owned();
-                drop(batch);
-                self.read_lines(&text, received_at, out);
-            }
-        }
+        // Read as bytes: data that is not UTF-8 is kept as it came (`RawEvent::bytes`).
+        self.read_lines(&batch, received_at, out);
         self.since_event = match out.len() > before {
             true => 0,
             false => self.since_event.saturating_add(batch_len),
@@ -277,16 +310,16 @@ impl SseDecoder {
     /// Reads the complete lines of `text` (which ends with a line terminator), after a held
     /// line if there is one: `\r\n`, `\r` and `\n` each end a line. A last line ending in `\r`
     /// is held until the next byte shows whether a `\n` belongs to it.
-    fn read_lines(&mut self, text: &str, received_at: Duration, out: &mut Vec<RawEvent>) {
+    fn read_lines(&mut self, text: &[u8], received_at: Duration, out: &mut Vec<RawEvent>) {
         let mut text = text;
         let joined;
         if !self.held.is_empty() {
             let mut held = std::mem::take(&mut self.held);
-            held.push_str(text);
+            held.extend_from_slice(text);
             joined = held;
             text = &joined;
         }
-        let bytes = text.as_bytes();
+        let bytes = text;
         let mut start = 0;
         while start < bytes.len() {
             let Some(offset) = bytes[start..].iter().position(is_line_end) else {
@@ -296,7 +329,7 @@ impl SseDecoder {
             let end = start + offset;
             let after = match bytes[end] {
                 b'\r' if end + 1 == bytes.len() => {
-                    self.held = text[start..].to_string();
+                    self.held = text[start..].to_vec();
                     return;
                 }
                 b'\r' if bytes[end + 1] == b'\n' => end + 2,
@@ -308,25 +341,28 @@ impl SseDecoder {
     }
 
     /// One line of the stream (without its terminator), as the SSE standard reads it.
-    fn line(&mut self, line: &str, received_at: Duration, out: &mut Vec<RawEvent>) {
+    fn line(&mut self, line: &[u8], received_at: Duration, out: &mut Vec<RawEvent>) {
         if line.is_empty() {
             self.dispatch(received_at, out);
             return;
         }
-        if line.starts_with(':') {
+        if line.starts_with(b":") {
             return;
         }
-        let (field, value) = match line.split_once(':') {
-            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
-            None => (line, ""),
+        let (field, value) = match line.iter().position(|b| *b == b':') {
+            Some(at) => {
+                let value = &line[at + 1..];
+                (&line[..at], value.strip_prefix(b" ").unwrap_or(value))
+            }
+            None => (line, &b""[..]),
         };
         match field {
-            "event" => value.clone_into(&mut self.name),
-            "data" => {
+            b"event" => self.name = String::from_utf8_lossy(value).into_owned(),
+            b"data" => {
                 // Exactly the room needed: a long line is not doubled for its `\n`.
                 self.data.reserve_exact(value.len() + 1);
-                self.data.push_str(value);
-                self.data.push('\n');
+                self.data.extend_from_slice(value);
+                self.data.push(b'\n');
             }
             _ => {}
         }
@@ -342,11 +378,11 @@ impl SseDecoder {
         data.pop();
         let seq = self.next_seq;
         self.next_seq += 1;
-        out.push(RawEvent {
+        out.push(RawEvent::from_bytes(
             seq,
             received_at,
-            event: (!name.is_empty() && name != "message").then_some(name),
+            (!name.is_empty() && name != "message").then_some(name),
             data,
-        });
+        ));
     }
 }

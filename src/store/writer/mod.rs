@@ -20,7 +20,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{SyncSender, TrySendError, sync_channel};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, Weak};
 use std::thread::JoinHandle;
@@ -33,12 +33,17 @@ use super::error::{StoreError, StoreResult};
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
 use crate::core::stream::RawEvent;
 
+mod journal;
 mod thread;
 
+use journal::Journal;
 use thread::Thread;
 
 /// Bytes of queued events after which the writer is woken early (a batch's worth) (see [`Shared::enqueue`]).
 const WAKE_BYTES: usize = 1024 * 1024;
+
+/// The spill journal's default disk budget (4 GiB).
+pub const DEFAULT_JOURNAL_BUDGET_BYTES: u64 = 4 << 30;
 
 /// Bounds and pacing of a writer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,8 +64,12 @@ pub struct WriterOptions {
     /// Longest wait between two tries of a failing batch.
     pub max_backoff: Duration,
     /// How long the writer keeps trying to commit what it holds once every producer has let
-    /// go (then it gives up and reports what it could not store).
+    /// go, and how long it goes on emptying its journal then (past it, it gives up and reports
+    /// what it could not store).
     pub shutdown_grace: Duration,
+    /// Bytes the spill journal beside the database may hold (`journal.rs`): what the queue or
+    /// the memory budgets cannot take goes there instead of being dropped.
+    pub journal_budget_bytes: u64,
 }
 
 impl Default for WriterOptions {
@@ -69,11 +78,12 @@ impl Default for WriterOptions {
             max_delay: Duration::from_millis(100),
             max_batch: 4096,
             queue_capacity: 16 * 1024,
-            event_budget_bytes: 256 * 1024 * 1024,
+            event_budget_bytes: 64 * 1024 * 1024,
             row_budget_bytes: 256 * 1024 * 1024,
             busy_timeout: Duration::from_millis(200),
             max_backoff: Duration::from_secs(2),
             shutdown_grace: Duration::from_secs(10),
+            journal_budget_bytes: DEFAULT_JOURNAL_BUDGET_BYTES,
         }
     }
 }
@@ -124,6 +134,8 @@ pub enum Report {
         outcome: Box<OutcomeRecord>,
         /// Raw events stored for the request.
         stored_events: u64,
+        /// The HTTP status stored with its response (`None`: none was stored).
+        status: Option<u16>,
     },
     /// The request could not be stored at all.
     RequestLost {
@@ -157,6 +169,14 @@ pub struct WriterStatus {
     pub commits: u64,
     /// Raw events committed.
     pub committed_events: u64,
+    /// Raw events waiting in the spill journal now.
+    pub journaled_events: u64,
+    /// Bytes waiting in the spill journal now.
+    pub journal_bytes: u64,
+    /// Raw events that went through the journal so far.
+    pub spilled_events: u64,
+    /// Raw events still unwritten when the writer had to stop (its shutdown grace ran out).
+    pub unwritten_events: u64,
 }
 
 /// A request as the writer keeps it (owned: it crosses to the writer thread).
@@ -291,7 +311,10 @@ impl Op {
 }
 
 fn event_bytes(event: &RawEvent) -> usize {
-    event.data.len() + event.event.as_ref().map_or(0, String::len) + 48
+    event.data.len()
+        + event.bytes.as_ref().map_or(0, Vec::len)
+        + event.event.as_ref().map_or(0, String::len)
+        + 48
 }
 
 /// What the writer thread and its producers both count: budgets, queue length, status. The
@@ -303,6 +326,10 @@ struct Counters {
     row_bytes: AtomicUsize,
     queued_ops: AtomicUsize,
     status: Mutex<WriterStatus>,
+    /// True while operations go to the journal (set by a producer that found no room, cleared
+    /// by the writer thread once it has read the journal empty, both under its lock).
+    spilling: AtomicBool,
+    journal: Mutex<Journal>,
 }
 
 impl Counters {
@@ -324,6 +351,18 @@ impl Counters {
 
     fn status(&self) -> std::sync::MutexGuard<'_, WriterStatus> {
         self.status.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn journal(&self) -> std::sync::MutexGuard<'_, Journal> {
+        self.journal.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Counts `op`, taken from the journal, as held in memory (it is released like a queued
+    /// one once committed).
+    fn hold(&self, op: &Op) {
+        let (size, events) = op.size();
+        self.budget(events).0.fetch_add(size, Ordering::AcqRel);
+        self.queued_ops.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -347,20 +386,63 @@ fn outcome_reserve(capacity: usize) -> usize {
 }
 
 impl Shared {
-    /// Queues `op` unless the queue or its budget is full; never waits. Returns why it was
-    /// dropped.
+    /// Queues `op`; when the queue or its budget is full (or the journal holds operations
+    /// already, which must stay in order), appends it to the spill journal instead. Never waits
+    /// on the database. Returns why it was dropped (the journal's disk budget was full too, or
+    /// the writer had stopped).
     fn enqueue(&self, op: Op) -> Result<(), &'static str> {
+        let op = if self.counters.spilling.load(Ordering::Acquire) {
+            let mut journal = self.counters.journal();
+            if self.counters.spilling.load(Ordering::Acquire) {
+                return self.spill(&mut journal, op);
+            }
+            op
+        } else {
+            op
+        };
+        match self.try_queue(op) {
+            Ok(()) => Ok(()),
+            Err((_, Some(op))) => {
+                let mut journal = self.counters.journal();
+                self.counters.spilling.store(true, Ordering::Release);
+                self.spill(&mut journal, *op)
+            }
+            Err((why, None)) => Err(why),
+        }
+    }
+
+    /// Appends `op` to the journal (its lock held), waking the writer now and then.
+    fn spill(&self, journal: &mut Journal, op: Op) -> Result<(), &'static str> {
+        let event = matches!(op, Op::Event { .. });
+        let before = journal.bytes();
+        match journal.push(op) {
+            Ok(()) => {
+                if !event || before / WAKE_BYTES as u64 != journal.bytes() / WAKE_BYTES as u64 {
+                    self.wake();
+                }
+                Ok(())
+            }
+            Err(why) => Err(why.reason()),
+        }
+    }
+
+    /// Queues `op` unless the queue or its budget is full; never waits. Gives the operation
+    /// back when there was no room, with why.
+    fn try_queue(&self, op: Op) -> Result<(), (&'static str, Option<Box<Op>>)> {
         let (size, events) = op.size();
         let (used, budget) = self.counters.budget(events);
         let bounded = !matches!(op, Op::Outcome { .. });
         let before = used.fetch_add(size, Ordering::AcqRel);
         if before + size > budget && bounded {
             used.fetch_sub(size, Ordering::AcqRel);
-            return Err(if events {
-                "the writer's memory budget for events was full (the database could not keep up or could not be written)"
-            } else {
-                "the writer's memory budget was full (the database could not be written)"
-            });
+            return Err((
+                if events {
+                    "the writer's memory budget for events was full (the database could not keep up or could not be written)"
+                } else {
+                    "the writer's memory budget was full (the database could not be written)"
+                },
+                Some(Box::new(op)),
+            ));
         }
         // Counted before it is sent: the writer may take and release it at once.
         let queued = self
@@ -375,16 +457,18 @@ impl Shared {
         if bounded && queued > capacity - outcome_reserve(capacity) {
             self.counters.queued_ops.fetch_sub(1, Ordering::AcqRel);
             used.fetch_sub(size, Ordering::AcqRel);
-            return Err("the writer's queue was full");
+            return Err(("the writer's queue was full", Some(Box::new(op))));
         }
         let tx = self.tx.lock().unwrap_or_else(PoisonError::into_inner);
         let result = match tx.as_ref() {
             Some(tx) => match tx.try_send(op) {
                 Ok(()) => Ok(()),
-                Err(TrySendError::Full(_)) => Err("the writer's queue was full"),
-                Err(TrySendError::Disconnected(_)) => Err("the writer had stopped"),
+                Err(TrySendError::Full(op)) => {
+                    Err(("the writer's queue was full", Some(Box::new(op))))
+                }
+                Err(TrySendError::Disconnected(_)) => Err(("the writer had stopped", None)),
             },
-            None => Err("the writer had stopped"),
+            None => Err(("the writer had stopped", None)),
         };
         drop(tx);
         match result {
@@ -485,11 +569,7 @@ impl Writer {
             return Ok(Self { shared });
         }
         let store = Store::open(path)?;
-        if store.is_read_only() {
-            return Err(StoreError::ReadOnly {
-                path: store.path().to_path_buf(),
-            });
-        }
+        store.ensure_writable()?;
         store.set_busy_timeout(options.busy_timeout)?;
         let (tx, rx) = sync_channel(options.queue_capacity.max(1));
         let thread_counters = Arc::new(Counters {
@@ -498,6 +578,8 @@ impl Writer {
             row_bytes: AtomicUsize::new(0),
             queued_ops: AtomicUsize::new(0),
             status: Mutex::new(WriterStatus::default()),
+            spilling: AtomicBool::new(false),
+            journal: Mutex::new(Journal::new(store.path(), options.journal_budget_bytes)),
         });
         let shared = Arc::new(Shared {
             path: path.to_path_buf(),
@@ -532,8 +614,15 @@ impl Writer {
 
     /// What the writer is doing now.
     pub fn status(&self) -> WriterStatus {
+        let (journaled, journal_bytes, spilled) = {
+            let journal = self.shared.counters.journal();
+            (journal.entries(), journal.bytes(), journal.spilled())
+        };
         let mut status = self.shared.status().clone();
         status.pending = self.shared.counters.queued_ops.load(Ordering::Acquire);
+        status.journaled_events = journaled;
+        status.journal_bytes = journal_bytes;
+        status.spilled_events = spilled;
         status
     }
 

@@ -19,6 +19,7 @@ use super::super::types::OutcomeRecord;
 use super::super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
+use super::journal::Taken;
 use super::{Counters, Notify, Op, Report, RequestKey, SessionKey, SessionRef, WriterOptions};
 
 /// Bytes of operations after which a batch is committed without waiting for more.
@@ -30,6 +31,8 @@ struct Known {
     notify: Option<Notify>,
     /// Events it could not store (its row was refused).
     lost: u64,
+    /// The HTTP status stored with its response.
+    status: Option<u16>,
 }
 
 /// The writer thread's state.
@@ -41,6 +44,9 @@ pub(super) struct Thread {
     sessions: HashMap<SessionKey, i64>,
     requests: HashMap<RequestKey, Known>,
     pending: VecDeque<Op>,
+    /// Flushes and jobs that came while the journal held operations queued before them: they
+    /// wait until it is read empty.
+    deferred: VecDeque<Op>,
 }
 
 /// How a failed write is handled.
@@ -97,7 +103,114 @@ impl Thread {
             sessions: HashMap::new(),
             requests: HashMap::new(),
             pending: VecDeque::new(),
+            deferred: VecDeque::new(),
         }
+    }
+
+    /// Takes `op` from the queue: a flush or a job waits behind the journal when it holds
+    /// something (what was handed over before it is there).
+    fn receive(&mut self, op: Op) {
+        if matches!(op, Op::Flush(_) | Op::Job(_))
+            && self
+                .counters
+                .spilling
+                .load(std::sync::atomic::Ordering::Acquire)
+        {
+            self.deferred.push_back(op);
+        } else {
+            self.pending.push_back(op);
+        }
+    }
+
+    /// True while the journal may hold operations.
+    fn spilling(&self) -> bool {
+        self.counters
+            .spilling
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Moves the journal's next piece (up to `max_bytes` of events, or one held operation)
+    /// into `pending`; once it is empty, stops the spilling and lets the deferred flushes and
+    /// jobs in. Returns the bytes taken and whether an urgent operation came.
+    fn take_from_journal(&mut self, max_bytes: usize) -> Option<(usize, bool)> {
+        let mut journal = self.counters.journal();
+        match journal.take(max_bytes) {
+            Taken::Events(events) => {
+                drop(journal);
+                let mut bytes = 0;
+                for (key, event) in events {
+                    let op = Op::Event { key, event };
+                    self.counters.hold(&op);
+                    bytes += op.size().0;
+                    self.pending.push_back(op);
+                }
+                Some((bytes, false))
+            }
+            Taken::Op(op) => {
+                drop(journal);
+                self.counters.hold(&op);
+                let urgent = op.is_urgent();
+                let bytes = op.size().0;
+                self.pending.push_back(op);
+                Some((bytes, urgent))
+            }
+            Taken::Empty => {
+                self.counters
+                    .spilling
+                    .store(false, std::sync::atomic::Ordering::Release);
+                drop(journal);
+                if self.deferred.is_empty() {
+                    return None;
+                }
+                self.pending.extend(self.deferred.drain(..));
+                Some((0, true))
+            }
+        }
+    }
+
+    /// The shutdown grace ran out with the journal not empty: the events left are counted as
+    /// lost in their requests' outcomes (held there), which are written with what was lost.
+    fn abandon_journal(&mut self) {
+        let mut left: HashMap<RequestKey, u64> = HashMap::new();
+        let mut ops = Vec::new();
+        let mut total = 0u64;
+        {
+            let mut journal = self.counters.journal();
+            loop {
+                match journal.take(MAX_BATCH_BYTES) {
+                    Taken::Events(events) => {
+                        for (key, _) in events {
+                            *left.entry(key).or_default() += 1;
+                            total += 1;
+                        }
+                    }
+                    Taken::Op(op) => ops.push(op),
+                    Taken::Empty => break,
+                }
+            }
+            let (held, events) = journal.abandon();
+            ops.extend(held);
+            total += events;
+            self.counters
+                .spilling
+                .store(false, std::sync::atomic::Ordering::Release);
+        }
+        self.counters.status().unwritten_events += total;
+        for mut op in ops {
+            if let Op::Outcome { key, outcome } = &mut op
+                && let Some(n) = left.get(key)
+            {
+                outcome.lost_events += n;
+                outcome.lost_reason.get_or_insert_with(|| {
+                    format!(
+                        "the recording stopped before {n} events could be written (its time to write them ran out)"
+                    )
+                });
+            }
+            self.counters.hold(&op);
+            self.pending.push_back(op);
+        }
+        self.pending.extend(self.deferred.drain(..));
     }
 
     /// A batch is committed once it holds [`WriterOptions::max_batch`] operations or
@@ -108,11 +221,24 @@ impl Thread {
 
     pub(super) fn run(mut self, rx: &Receiver<Op>) {
         let mut open = true;
-        while open || !self.pending.is_empty() {
-            if self.pending.is_empty() {
-                match rx.recv() {
-                    Ok(op) => self.pending.push_back(op),
-                    Err(_) => break,
+        let mut closed_at: Option<Instant> = None;
+        loop {
+            if !open {
+                let since = *closed_at.get_or_insert_with(Instant::now);
+                if self.spilling() && since.elapsed() >= self.options.shutdown_grace {
+                    self.abandon_journal();
+                }
+            }
+            if self.pending.is_empty() && !self.spilling() {
+                if !self.deferred.is_empty() {
+                    self.pending.extend(self.deferred.drain(..));
+                } else if !open {
+                    break;
+                } else {
+                    match rx.recv() {
+                        Ok(op) => self.receive(op),
+                        Err(_) => break,
+                    }
                 }
             }
             // Gather a batch: the events that arrive within `max_delay` of the first operation.
@@ -126,16 +252,32 @@ impl Thread {
             loop {
                 let mut flushing = self.pending.iter().any(Op::is_urgent);
                 while !flushing && !self.batch_full(bytes) {
-                    match rx.try_recv() {
+                    let received = if open {
+                        rx.try_recv()
+                    } else {
+                        Err(std::sync::mpsc::TryRecvError::Disconnected)
+                    };
+                    match received {
                         Ok(op) => {
                             flushing = op.is_urgent();
                             bytes += op.size().0;
-                            self.pending.push_back(op);
+                            self.receive(op);
                         }
-                        Err(std::sync::mpsc::TryRecvError::Empty) => break,
-                        Err(std::sync::mpsc::TryRecvError::Disconnected) => {
-                            open = false;
-                            break;
+                        Err(empty) => {
+                            if matches!(empty, std::sync::mpsc::TryRecvError::Disconnected) {
+                                open = false;
+                            }
+                            // The queue is empty: what was spilled comes next, in order.
+                            if !self.spilling() {
+                                break;
+                            }
+                            match self.take_from_journal(MAX_BATCH_BYTES.saturating_sub(bytes)) {
+                                Some((taken, urgent)) => {
+                                    bytes += taken;
+                                    flushing = urgent;
+                                }
+                                None => break,
+                            }
                         }
                     }
                 }
@@ -161,7 +303,11 @@ impl Thread {
                 self.pending = after;
             }
         }
+        if self.spilling() {
+            self.abandon_journal();
+        }
         self.give_up("the writer stopped before the database could be written");
+        self.counters.journal().remove();
     }
 
     /// Runs `job` with the connection (reopened first if it was lost; a job that cannot get one
@@ -210,7 +356,7 @@ impl Thread {
                             break;
                         }
                         match rx.recv_timeout(until - now) {
-                            Ok(op) => self.pending.push_back(op),
+                            Ok(op) => self.receive(op),
                             Err(RecvTimeoutError::Timeout) => break,
                             Err(RecvTimeoutError::Disconnected) => {
                                 *open = false;
@@ -369,6 +515,7 @@ impl Thread {
                                 id: Some(*id),
                                 notify,
                                 lost: 0,
+                                status: None,
                             },
                         );
                     }
@@ -384,6 +531,7 @@ impl Thread {
                                 id: None,
                                 notify,
                                 lost: 0,
+                                status: None,
                             },
                         );
                     }
@@ -398,7 +546,13 @@ impl Thread {
                         }
                     }
                 }
-                Op::Response { .. } => {}
+                Op::Response { key, meta } => {
+                    if why.is_none()
+                        && let Some(known) = self.requests.get_mut(&key)
+                    {
+                        known.status = meta.status;
+                    }
+                }
                 Op::Outcome { key, outcome } => {
                     if let Some(known) = self.requests.remove(&key)
                         && let (Some(request_id), Some((refused, stored_events))) =
@@ -415,6 +569,7 @@ impl Thread {
                             request_id,
                             outcome,
                             stored_events: *stored_events,
+                            status: known.status,
                         });
                     }
                 }
@@ -433,7 +588,11 @@ impl Thread {
     /// Reports everything still pending as lost (shutting down with the database unwritable).
     fn give_up(&mut self, reason: &str) {
         let counters = Arc::clone(&self.counters);
-        for op in std::mem::take(&mut self.pending) {
+        let deferred: Vec<Op> = self.deferred.drain(..).collect();
+        for op in std::mem::take(&mut self.pending)
+            .into_iter()
+            .chain(deferred)
+        {
             counters.release(&op);
             match op {
                 Op::Request {

@@ -89,7 +89,33 @@ pub(crate) async fn read_body_within(
 ) -> Result<(Bytes, BudgetHold), hyper::Response<Body>> {
     let mut hold = BudgetHold::default();
     let mut bytes = BytesMut::new();
-    while let Some(frame) = body.frame().await {
+    let timeouts = super::listen::body_timeouts();
+    loop {
+        let wait = timeouts.gap.min(
+            timeouts
+                .deadline
+                .saturating_duration_since(tokio::time::Instant::now()),
+        );
+        let frame = match tokio::time::timeout(wait, body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => {
+                let whole = tokio::time::Instant::now() >= timeouts.deadline;
+                return Err(error_response(
+                    StatusCode::REQUEST_TIMEOUT,
+                    "request_timeout",
+                    &if whole {
+                        "the request was not sent whole in time (the whole-request deadline passed)"
+                            .to_string()
+                    } else {
+                        format!(
+                            "the request body stalled: nothing came for {} s",
+                            timeouts.gap.as_secs()
+                        )
+                    },
+                ));
+            }
+        };
         let frame = frame.map_err(|e| {
             error_response(
                 StatusCode::BAD_REQUEST,
@@ -115,6 +141,7 @@ pub(crate) async fn read_body_within(
         }
         bytes.extend_from_slice(&data);
     }
+    super::listen::mark_answering();
     Ok((bytes.freeze(), hold))
 }
 

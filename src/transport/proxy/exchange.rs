@@ -258,12 +258,14 @@ fn stored_event(exchange: u64, report: Report) -> Option<ProxyEvent> {
             request_id,
             outcome,
             stored_events,
+            status,
             ..
         } => ProxyEvent::Recorded {
             exchange,
             request_id,
             outcome,
             stored_events,
+            status,
         },
         Report::RequestLost { reason, .. } => ProxyEvent::NotRecorded { exchange, reason },
     })

@@ -105,6 +105,8 @@ pub enum ProxyEvent {
         outcome: Box<OutcomeRecord>,
         /// Raw events stored for the request.
         stored_events: u64,
+        /// The HTTP status stored with it (`None`: no answer was stored).
+        status: Option<u16>,
     },
     /// The request could not be recorded at all (the client was served all the same).
     NotRecorded {
@@ -118,6 +120,16 @@ pub enum ProxyEvent {
     StoreProblem(Option<String>),
     /// A line for the user: a warning, a replay difference, a recording problem.
     Note(String),
+    /// A client's WebSocket upgrade failed (refused by the upstream, unreachable, or a bad
+    /// handshake): the client got the refusal, nothing was recorded.
+    UpgradeFailed {
+        /// The path the client asked to upgrade.
+        path: String,
+        /// The upstream's HTTP status, when it answered one.
+        status: Option<u16>,
+        /// What happened, in one line.
+        reason: String,
+    },
 }
 
 /// Where a server is in its life.
@@ -400,6 +412,17 @@ pub(crate) async fn close_sink(sink: Arc<exchange::Sink>) {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(3);
     while Arc::strong_count(&sink) > 1 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    // What is still to be written is written in before the writer stops (bounded by its
+    // shutdown grace): said, so a stop that takes a moment is not a mystery.
+    if let Some(status) = sink.writer_status() {
+        let waiting = status.pending as u64 + status.journaled_events;
+        if waiting > 0 {
+            sink.emit(ProxyEvent::Note(format!(
+                "writing {waiting} queued operations ({} MiB journaled) into the database before stopping",
+                status.journal_bytes >> 20
+            )));
+        }
     }
     let dropped = sink.dropped_events();
     if dropped > 0 {

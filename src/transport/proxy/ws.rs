@@ -19,6 +19,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::Role;
 
+use super::ProxyEvent;
 use super::exchange::{Exchange, body_dialect, now_us};
 use super::forward::{Relay, error_chain, error_response};
 use super::listen::{Body, full};
@@ -56,9 +57,20 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
         Some((_, rest)) => format!("ws://{rest}"),
         None => http_url.clone(),
     };
+    let path = req.uri().path().to_string();
+    let failed = |status: Option<u16>, reason: String| {
+        relay.sink.emit(ProxyEvent::UpgradeFailed {
+            path: path.clone(),
+            status,
+            reason,
+        });
+    };
     let mut response = match switching_protocols(&req) {
         Ok(response) => response,
-        Err(why) => return bad_handshake(why),
+        Err(why) => {
+            failed(None, format!("the client's handshake was refused: {why}"));
+            return bad_handshake(why);
+        }
     };
     let mut upstream_request = match ws_url.as_str().into_client_request() {
         Ok(request) => request,
@@ -91,9 +103,18 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
     let (upstream, upstream_response) = match connected {
         Ok(Ok(pair)) => pair,
         Ok(Err(tokio_tungstenite::tungstenite::Error::Http(refused))) => {
+            let status = refused.status().as_u16();
+            failed(
+                Some(status),
+                format!("the upstream refused the upgrade with HTTP {status}"),
+            );
             return refusal(*refused);
         }
         Ok(Err(e)) => {
+            failed(
+                None,
+                format!("upstream WebSocket unreachable: {}", error_chain(&e)),
+            );
             return error_response(
                 StatusCode::BAD_GATEWAY,
                 "upstream_unreachable",
@@ -101,6 +122,10 @@ pub(super) async fn relay(relay: Arc<Relay>, req: Request<Incoming>, conn: u64) 
             );
         }
         Err(_) => {
+            failed(
+                None,
+                "the upstream did not accept the WebSocket in time".to_string(),
+            );
             return error_response(
                 StatusCode::GATEWAY_TIMEOUT,
                 "upstream_timeout",
