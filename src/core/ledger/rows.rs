@@ -234,6 +234,7 @@ fn scaled(tokens: u64, estimated: u64, input: Option<u64>) -> u64 {
 /// compaction with the last turn before the compaction.
 pub fn kinds(session: &Session) -> Vec<(RowKind, Option<usize>, bool)> {
     let mut out = Vec::with_capacity(session.len());
+    let compactions = compaction_counts(session);
     // The latest turn per prompt_cache_key, and the latest turn of all.
     let mut last_by_key: std::collections::HashMap<Option<&str>, usize> = Default::default();
     let mut last_turn: Option<usize> = None;
@@ -257,7 +258,7 @@ pub fn kinds(session: &Session) -> Vec<(RowKind, Option<usize>, bool)> {
             RowKind::Compaction
         } else if previous.is_none() {
             RowKind::First
-        } else if compacted_since || has_new_compaction_item(session, previous, i) {
+        } else if compacted_since || previous.is_some_and(|p| compactions[i] > compactions[p]) {
             RowKind::AfterCompaction
         } else {
             RowKind::Turn
@@ -276,26 +277,32 @@ pub fn kinds(session: &Session) -> Vec<(RowKind, Option<usize>, bool)> {
     out
 }
 
-/// Whether request `i` carries a compaction item its previous turn did not.
-fn has_new_compaction_item(session: &Session, previous: Option<usize>, i: usize) -> bool {
-    let count = |k: usize| {
-        let r = &session.requests()[k];
-        r.shape
-            .input
-            .iter()
-            .filter(|id| {
-                matches!(
-                    session
-                        .pool()
-                        .value(**id)
-                        .get("type")
-                        .and_then(serde_json::Value::as_str),
-                    Some("compaction" | "compaction_summary")
-                )
-            })
-            .count()
-    };
-    previous.is_some_and(|p| count(i) > count(p))
+/// How many compaction items each request carries (each distinct item read once).
+fn compaction_counts(session: &Session) -> Vec<usize> {
+    let mut is_compaction: std::collections::HashMap<crate::core::prefix::ElementId, bool> =
+        Default::default();
+    session
+        .requests()
+        .iter()
+        .map(|r| {
+            r.shape
+                .input
+                .iter()
+                .filter(|id| {
+                    *is_compaction.entry(**id).or_insert_with(|| {
+                        matches!(
+                            session
+                                .pool()
+                                .value(**id)
+                                .get("type")
+                                .and_then(serde_json::Value::as_str),
+                            Some("compaction" | "compaction_summary")
+                        )
+                    })
+                })
+                .count()
+        })
+        .collect()
 }
 
 /// Prices one row and splits its loss; fills `cost_usd`, `ideal_read_tokens`, `lost_by_cause`
