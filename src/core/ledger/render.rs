@@ -342,6 +342,12 @@ pub struct Anchor {
 }
 
 impl Layout {
+    /// Its constant-part segment: what the recording cannot show (a rollout's tools, the
+    /// framing), sized on the server's count.
+    pub fn anchor_segment(&self) -> Option<SegmentId> {
+        self.anchor
+    }
+
     /// Whole-prompt position of the first input item after the header.
     pub fn first_item(&self) -> usize {
         self.first_item
