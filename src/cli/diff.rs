@@ -26,7 +26,6 @@ use crate::core::ledger::{
 use crate::core::prefix::{DiffRow, RequestMeta, RowKind, Session};
 use crate::core::stream::{PromptCacheDiagnostics, StreamReader};
 use crate::store::prefix_input::push_stored_session;
-use crate::store::{Store, seed};
 
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
@@ -458,11 +457,7 @@ fn load_bodies(session: &mut Session, args: &DiffArgs) -> anyhow::Result<()> {
 
 /// Pushes the requests of stored session `id`, with their recorded usage and timing.
 fn load_stored(session: &mut Session, id: i64, db: Option<&Path>) -> anyhow::Result<()> {
-    let store = match db {
-        Some(path) if !path.exists() => bail!("no database at {}", path.display()),
-        Some(path) => Store::open(path)?,
-        None => seed::open_seeded(&seed::default_path())?,
-    };
+    let store = super::replay::open_existing(db)?;
     push_stored_session(session, &store, id)?;
     Ok(())
 }

@@ -2,6 +2,7 @@
 //! subcommand prints machine-readable output on stdout; a user error is one line on stderr and
 //! exit status 1; never a panic.
 
+mod anatomy;
 mod ca;
 mod choices;
 mod compile;
@@ -47,6 +48,8 @@ enum Command {
     ImportBody(import::ImportArgs),
     /// Cache-prefix analysis across request bodies: where the prefix broke, why, what it cost.
     Diff(diff::DiffArgs),
+    /// What fills each request's context, by source and tool; unused tools, compactions, agents.
+    Anatomy(anatomy::AnatomyArgs),
     /// The prompt as the server renders it: each request's segments, their sources and tokens.
     Render(render::RenderArgs),
     /// Decode and map a recorded SSE stream: one line per raw event, then the outcome.
@@ -79,6 +82,7 @@ where
         Some(Command::Compile(args)) => compile::run(&args),
         Some(Command::ImportBody(args)) => import::run(&args),
         Some(Command::Diff(args)) => diff::run(&args),
+        Some(Command::Anatomy(args)) => anatomy::run(&args),
         Some(Command::Render(args)) => render::run(&args),
         Some(Command::Stream(args)) => stream::run(&args),
         Some(Command::Send(args)) => send::run(&args),

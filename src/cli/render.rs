@@ -20,7 +20,6 @@ use crate::core::ledger::sim::{TOOL, USER, class_of};
 use crate::core::ledger::{Counting, Rendered};
 use crate::core::prefix::{RequestMeta, Session};
 use crate::store::prefix_input::push_stored_session;
-use crate::store::{Store, seed};
 
 /// Arguments of `render`.
 #[derive(Debug, Args)]
@@ -51,11 +50,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     let mut session = Session::default();
     match args.session {
         Some(id) => {
-            let store = match &args.db {
-                Some(path) if !path.exists() => bail!("no database at {}", path.display()),
-                Some(path) => Store::open(path)?,
-                None => seed::open_seeded(&seed::default_path())?,
-            };
+            let store = super::replay::open_existing(args.db.as_deref())?;
             push_stored_session(&mut session, &store, id)?;
         }
         None => {

@@ -1,6 +1,7 @@
 //! The core: pure functions over plain data — Prompt model, model catalog, providers, compile
 //! rules, the request compiler and body import. No egui, no tokio, no reqwest, no I/O, no clock.
 
+pub mod anatomy;
 pub mod codex_config;
 pub mod compile;
 pub mod error;

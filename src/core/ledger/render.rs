@@ -184,6 +184,11 @@ impl Segments {
         self.segments.is_empty()
     }
 
+    /// Every segment, in id order.
+    pub fn iter(&self) -> impl Iterator<Item = &Segment> {
+        self.segments.iter()
+    }
+
     fn intern(&mut self, draft: Draft) -> SegmentId {
         let tag = tag_of(&draft);
         let mut hasher =
