@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::input::{display_name, parse_json, read_text};
 use crate::core::anatomy::agents::{AgentNode, tree};
-use crate::core::anatomy::{self, Agent, AgentTag, Anatomy, Context, RequestAnatomy};
+use crate::core::anatomy::{self, Agent, AgentTag, Anatomy, RequestAnatomy};
 use crate::core::format::grouped;
 use crate::core::ledger::summary::usd;
 use crate::core::ledger::{self, Ledger, Rules};
@@ -77,20 +77,7 @@ pub fn run(args: &AnatomyArgs) -> anyhow::Result<()> {
         );
     }
     let ledger = ledger::ledger(&session, &rules);
-    let catalog = ModelCatalog::bundled();
-    let window = |model: &str| {
-        let info = catalog.lookup(model);
-        (!info.is_fallback())
-            .then_some(info.context_window.or(info.max_context_window))
-            .flatten()
-    };
-    let anatomy = anatomy::anatomy(
-        &session,
-        &ledger,
-        &Context {
-            context_window: &window,
-        },
-    );
+    let anatomy = anatomy::with_catalog(&session, &ledger, &ModelCatalog::bundled());
     let agents = agents_of(&ledger, &tags, args.session);
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -125,6 +125,65 @@ pub fn pretty(bytes: &[u8]) -> Option<PrettyText> {
     })
 }
 
+/// The line of `text` (pretty-printed by [`pretty`], its lines `lines`) where the value at JSON
+/// `pointer` starts (`/input/3/content/0`; `""` is the whole value): read from the layout's
+/// indentation alone, one pass over the lines up to it. None when the pointer names nothing.
+pub fn line_of_pointer(text: &str, lines: &[Range<usize>], pointer: &str) -> Option<usize> {
+    let line = |k: usize| lines.get(k).and_then(|r| text.get(r.clone()));
+    let indent = |s: &str| s.len() - s.trim_start_matches(' ').len();
+    let mut at = 0usize;
+    let mut depth = 0usize;
+    if pointer.is_empty() {
+        return line(0).map(|_| 0);
+    }
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        let opening = line(at)?.trim_end();
+        let child = INDENT * (depth + 1);
+        let key = opening.ends_with('{').then(|| {
+            let quoted = serde_json::to_string(&token).unwrap_or_default();
+            format!("{quoted}: ")
+        });
+        if !(opening.ends_with('{') || opening.ends_with('[')) {
+            return None;
+        }
+        let index: Option<usize> = match &key {
+            Some(_) => None,
+            None => Some(token.parse().ok()?),
+        };
+        let mut seen = 0usize;
+        let mut found = None;
+        let mut k = at + 1;
+        while let Some(l) = line(k) {
+            let i = indent(l);
+            if i < child {
+                break; // the container closed
+            }
+            if i == child {
+                let rest = &l[i..];
+                match (&key, index) {
+                    (Some(key), _) if rest.starts_with(key.as_str()) => {
+                        found = Some(k);
+                        break;
+                    }
+                    (None, Some(n)) if !rest.starts_with('}') && !rest.starts_with(']') => {
+                        if seen == n {
+                            found = Some(k);
+                            break;
+                        }
+                        seen += 1;
+                    }
+                    _ => {}
+                }
+            }
+            k += 1;
+        }
+        at = found?;
+        depth += 1;
+    }
+    Some(at)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -176,5 +235,44 @@ mod tests {
             assert_eq!(pretty(body.as_bytes()), None, "{body}");
         }
         assert_eq!(pretty(&[b'"', 0xff, b'"']), None);
+    }
+
+    #[test]
+    fn pointers_find_their_line() {
+        let body = br#"{"model":"m","input":[{"type":"message","content":[{"text":"a"},{"text":"b/c"}]},"x",[1,2]],"a/b":{"k":[]}}"#;
+        let p = pretty(body).expect("pretty");
+        let at = |ptr: &str| line_of_pointer(&p.text, &p.lines, ptr).map(|k| lines(&p)[k].trim());
+        assert_eq!(
+            [
+                at(""),
+                at("/model"),
+                at("/input"),
+                at("/input/0"),
+                at("/input/0/content/1"),
+                at("/input/0/content/1/text"),
+                at("/input/1"),
+                at("/input/2"),
+                at("/input/2/1"),
+                at("/a~1b/k"),
+                at("/input/3"),
+                at("/nothing"),
+                at("/model/x"),
+            ],
+            [
+                Some("{"),
+                Some(r#""model": "m","#),
+                Some(r#""input": ["#),
+                Some("{"),
+                Some("{"),
+                Some(r#""text": "b/c""#),
+                Some(r#""x","#),
+                Some("["),
+                Some("2"),
+                Some(r#""k": []"#),
+                None,
+                None,
+                None,
+            ]
+        );
     }
 }

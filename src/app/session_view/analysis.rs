@@ -6,9 +6,12 @@
 
 use std::sync::Arc;
 
+use crate::core::anatomy::agents::{AgentNode, tree};
+use crate::core::anatomy::{self, Agent, AgentTag, Anatomy};
 use crate::core::format::grouped;
 use crate::core::ledger::summary::usd;
 use crate::core::ledger::{self, CacheModels, Cause, Ledger, PriceTable, Row, RowKind, Rules};
+use crate::core::models::ModelCatalog;
 use crate::core::prefix::Session;
 use crate::store::prefix_input::push_parts;
 use crate::store::summary::SessionParts;
@@ -180,7 +183,11 @@ pub struct Analysis {
     pub sent_bytes: Vec<[f64; 2]>,
     /// Per request `[index, bytes]`: the body if it resent the whole history.
     pub full_history_bytes: Vec<[f64; 2]>,
-    /// Milliseconds the analysis took (read + ledger).
+    /// The anatomy of the session (what fills each request's context), from the ledger.
+    pub anatomy: Arc<Anatomy>,
+    /// The agents of the run: this session, and its subagents' sessions when stored.
+    pub agents: Vec<Agent>,
+    /// Milliseconds the analysis took (read + ledger + anatomy).
     pub millis: f64,
     /// Where the cache models came from, or why a cache-models file was not applied.
     pub cache_models_note: Option<CacheModelsNote>,
@@ -367,6 +374,15 @@ pub fn analyze_parts_with(
     let mut prefix = Session::default();
     push_parts(&mut prefix, session, parts).map_err(|e| e.to_string())?;
     let ledger = ledger::ledger(&prefix, &rules);
+    let anatomy = anatomy::with_catalog(&prefix, &ledger, &ModelCatalog::bundled());
+    let agents = tree(vec![AgentNode::of_ledger(
+        AgentTag {
+            thread: format!("session {session}"),
+            ..AgentTag::default()
+        },
+        Some(session),
+        &ledger,
+    )]);
     let rows = &ledger.rows;
     let badges: Vec<PrefixBadge> = rows.iter().map(PrefixBadge::of).collect();
     let mut breaks = Vec::new();
@@ -435,6 +451,8 @@ pub fn analyze_parts_with(
         waterfall,
         prefix: Arc::new(prefix),
         ledger: Arc::new(ledger),
+        anatomy: Arc::new(anatomy),
+        agents,
         rules,
         millis: started.elapsed().as_secs_f64() * 1000.0,
         cache_models_note,

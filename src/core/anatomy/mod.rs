@@ -218,6 +218,27 @@ pub fn anatomy(session: &Session, ledger: &Ledger, context: &Context<'_>) -> Ana
     }
 }
 
+/// [`anatomy`] with the context windows of `catalog` (a slug the catalog does not know has none).
+pub fn with_catalog(
+    session: &Session,
+    ledger: &Ledger,
+    catalog: &crate::core::models::ModelCatalog,
+) -> Anatomy {
+    let window = |model: &str| {
+        let info = catalog.lookup(model);
+        (!info.is_fallback())
+            .then_some(info.context_window.or(info.max_context_window))
+            .flatten()
+    };
+    anatomy(
+        session,
+        ledger,
+        &Context {
+            context_window: &window,
+        },
+    )
+}
+
 /// The row's read tokens in the rendered count (the server's `cached_tokens` scaled from its
 /// `input_tokens` to the estimate).
 fn cached_in_rendered(row: &crate::core::ledger::Row) -> u64 {

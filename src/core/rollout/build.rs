@@ -167,7 +167,12 @@ impl Builder {
                     let total = info.and_then(|i| i.get("total_token_usage")).cloned();
                     if total.is_some() && total != c.last_total {
                         c.last_total = total;
-                        let usage = info.and_then(|i| i.get("last_token_usage")).map(usage_of);
+                        // A record with no input tokens reports nothing (Codex writes one
+                        // with every count 0 before the first real one): no usage, not zero.
+                        let usage = info
+                            .and_then(|i| i.get("last_token_usage"))
+                            .map(usage_of)
+                            .filter(|u| u.input_tokens > 0);
                         let turn = c.turn_id.clone();
                         c.close(line, ms, usage, UsageSource::TokenCount, None, turn);
                     }

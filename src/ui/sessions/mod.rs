@@ -6,6 +6,8 @@
 //! requests, Enter opens the selected one in the form, `r` replays it instantly, Shift+J /
 //! Shift+K open the next / previous session, `/` focuses the search.
 
+mod anatomy;
+mod anatomy_chart;
 mod charts;
 mod compare;
 mod filters;
@@ -19,6 +21,7 @@ mod replay_bar;
 mod session_edit;
 mod table;
 
+pub use anatomy::Reveal;
 pub use compare::compare_summary;
 pub use outcomes::OutcomeSide;
 pub use replay_bar::{recorded_text, resent_text};
@@ -42,6 +45,8 @@ pub enum SessionsTab {
     Prefix,
     /// Two requests side by side.
     Compare,
+    /// What fills the context, request by request.
+    Anatomy,
 }
 
 /// The Sessions view's own widget state.
@@ -68,6 +73,8 @@ pub struct SessionsUi {
     /// The app's reveal count last followed (`SessionBrowser::reveal`): a new one scrolls the
     /// table to the selected row.
     pub revealed: u64,
+    /// The Anatomy tab's state.
+    pub anatomy: anatomy::AnatomyUi,
     /// The Analysis area's height last frame ("Compare" shows it on the whole window when it
     /// is short).
     pub analysis_height: Option<f32>,
@@ -238,6 +245,8 @@ fn analysis_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
 fn tabs_ui(ui: &mut Ui, sui: &mut SessionsUi) {
     ui.selectable_value(&mut sui.tab, SessionsTab::Prefix, "Cache prefix");
     ui.selectable_value(&mut sui.tab, SessionsTab::Compare, "Compare");
+    ui.selectable_value(&mut sui.tab, SessionsTab::Anatomy, "Anatomy")
+        .on_hover_text("What fills each request's context: sources, tools, compactions, agents");
 }
 
 /// The Analysis pane under its tabs.
@@ -247,6 +256,7 @@ fn analysis_body(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comma
     match sui.tab {
         SessionsTab::Prefix => prefix::prefix_ui(ui, state, sui, tx),
         SessionsTab::Compare => compare::compare_ui(ui, state, &mut sui.compare, tx),
+        SessionsTab::Anatomy => anatomy::anatomy_ui(ui, state, sui, tx),
     }
 }
 

@@ -10,7 +10,7 @@ use super::send;
 use crate::app::traffic::TrafficCommand;
 use crate::app::{AppState, CommandSender};
 use crate::core::format::grouped;
-use crate::ui::sessions::inspector::{BodyView, event_line, request_ui, response_ui};
+use crate::ui::sessions::inspector::{BodyView, Shown, event_line, request_ui, response_ui};
 
 /// The inspector's tabs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,7 +87,7 @@ pub fn inspector_ui(
         return;
     };
     match iui.tab {
-        Tab::Request => request_ui(ui, found, log.inspect.tokens, &mut iui.body),
+        Tab::Request => request_ui(ui, found, log.inspect.tokens, &mut iui.body, Shown::default()),
         Tab::Response => {
             // The cost needs the session's cache analysis: the Sessions view shows it.
             let cost = (

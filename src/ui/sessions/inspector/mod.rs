@@ -14,7 +14,7 @@ mod request;
 mod response;
 
 pub use events::event_line;
-pub use request::{raw_line, request_ui};
+pub use request::{Shown, raw_line, request_ui};
 pub use response::response_ui;
 
 use egui::{Key, Ui};
@@ -66,6 +66,13 @@ pub struct InspectorUi {
     pub rect: Option<egui::Rect>,
     /// The request whose read the inspector drew last frame (the bench's "drawn").
     pub drawn: Option<i64>,
+    /// A part to show in the body (the Anatomy tab's click): once the request is read, the
+    /// Request tab's text view scrolls to its line.
+    pub reveal: Option<super::Reveal>,
+    /// The body line shown for a reveal: (request id, line), highlighted; or why it cannot be.
+    pub revealed: Option<(i64, Result<usize, String>)>,
+    /// Scroll the text view to this line next frame.
+    pub scroll_to_line: Option<usize>,
 }
 
 /// Hands text a row action copied to the clipboard (once per copy).
@@ -168,9 +175,31 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Co
         return;
     };
     sui.inspector.drawn = Some(found.request);
+    if let Some(reveal) = sui.inspector.reveal.take_if(|r| r.request == index) {
+        let line = reveal_line(state, found, &reveal);
+        sui.inspector.tab = InspectorTab::Request;
+        sui.inspector.body = BodyView::Text;
+        sui.inspector.scroll_to_line = line.as_ref().ok().copied();
+        sui.inspector.revealed = Some((found.request, line));
+    }
     match sui.inspector.tab {
         InspectorTab::Request => {
-            request::request_ui(ui, found, inspect.tokens, &mut sui.inspector.body);
+            let revealed = sui
+                .inspector
+                .revealed
+                .as_ref()
+                .filter(|(r, _)| *r == found.request)
+                .map(|(_, line)| line.clone());
+            request::request_ui(
+                ui,
+                found,
+                inspect.tokens,
+                &mut sui.inspector.body,
+                request::Shown {
+                    revealed,
+                    scroll_to: sui.inspector.scroll_to_line.take(),
+                },
+            );
         }
         InspectorTab::Response => {
             response::response_ui(ui, found, response::cost_lines(state, found));
@@ -178,6 +207,44 @@ pub fn inspector_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Co
         InspectorTab::Events => events::events_ui(ui, found, index, tx),
         InspectorTab::Prefix => prefix::prefix_ui(ui, state, sui, index, tx),
     }
+}
+
+/// The body line of a revealed part: its whole-prompt pointer moved to the body as sent (a
+/// continuation sends only the newest items), then found in the pretty text.
+fn reveal_line(
+    state: &AppState,
+    found: &crate::app::session_view::inspect::Inspected,
+    reveal: &super::Reveal,
+) -> Result<usize, String> {
+    let mut pointer = reveal.pointer.clone();
+    if let Some(rest) = pointer.strip_prefix("/input/")
+        && let Some(analysis) = &state.browser.analysis
+        && let Some(layout) = analysis.ledger.rendered.layouts.get(reveal.request)
+    {
+        let (index, tail) = rest.split_once('/').map_or((rest, ""), |(i, t)| (i, t));
+        let whole = layout.first_item() + layout.items();
+        let sent = found
+            .value
+            .as_ref()
+            .and_then(|v| v.get("input"))
+            .and_then(serde_json::Value::as_array)
+            .map_or(whole, Vec::len);
+        let index: usize = index.parse().map_err(|_| format!("bad pointer {pointer}"))?;
+        let moved = index
+            .checked_sub(whole.saturating_sub(sent))
+            .ok_or_else(|| {
+                format!(
+                    "input item {index} is not in this body: the request continues an earlier response that carried it"
+                )
+            })?;
+        pointer = if tail.is_empty() {
+            format!("/input/{moved}")
+        } else {
+            format!("/input/{moved}/{tail}")
+        };
+    }
+    crate::core::pretty::line_of_pointer(&found.text, &found.lines, &pointer)
+        .ok_or_else(|| format!("{pointer} is not in the body as shown"))
 }
 
 /// The actions on request `index` (the table row's right-click menu).

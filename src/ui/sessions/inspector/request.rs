@@ -84,8 +84,23 @@ pub fn headers_grid(ui: &mut Ui, id: &str, headers: &[(String, String)]) {
     });
 }
 
+/// A part the text view shows (the Anatomy tab's reveal).
+#[derive(Debug, Default)]
+pub struct Shown {
+    /// The line revealed (highlighted), or why the part cannot be shown.
+    pub revealed: Option<Result<usize, String>>,
+    /// Scroll the text view to this line now.
+    pub scroll_to: Option<usize>,
+}
+
 /// Draws the tab.
-pub fn request_ui(ui: &mut Ui, found: &Inspected, tokens: Option<u64>, view: &mut BodyView) {
+pub fn request_ui(
+    ui: &mut Ui,
+    found: &Inspected,
+    tokens: Option<u64>,
+    view: &mut BodyView,
+    shown: Shown,
+) {
     let tab_height = ui.available_height();
     egui::ScrollArea::vertical()
         .id_salt("inspector_request")
@@ -101,8 +116,11 @@ pub fn request_ui(ui: &mut Ui, found: &Inspected, tokens: Option<u64>, view: &mu
             // The rest of the tab (measured in the scroll area's view, so it does not change
             // as the tab scrolls), at least the minimum.
             let least = BODY_MIN_HEIGHT.min(tab_height * BODY_MIN_SHARE);
+            if let Some(Err(why)) = &shown.revealed {
+                note_line(ui, why);
+            }
             let height = ui.available_height().max(least).max(1.0);
-            body_ui(ui, found, *view, height);
+            body_ui(ui, found, *view, height, &shown);
         });
 }
 
@@ -133,7 +151,7 @@ fn summary_ui(ui: &mut Ui, found: &Inspected, tokens: Option<u64>) {
 }
 
 /// The body in `view`, in a scroll area exactly `height` tall.
-fn body_ui(ui: &mut Ui, found: &Inspected, view: BodyView, height: f32) {
+fn body_ui(ui: &mut Ui, found: &Inspected, view: BodyView, height: f32, shown: &Shown) {
     let area = |salt: &str| {
         egui::ScrollArea::both()
             .id_salt(salt)
@@ -154,12 +172,15 @@ fn body_ui(ui: &mut Ui, found: &Inspected, view: BodyView, height: f32) {
         },
         BodyView::Text => {
             let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
-            area("inspector_body_text").show_rows(
-                ui,
-                row_height,
-                found.lines.len(),
-                |ui, range| text_rows(ui, found, range),
-            );
+            let mut area = area("inspector_body_text");
+            if let Some(line) = shown.scroll_to {
+                let spacing = ui.spacing().item_spacing.y;
+                area = area.vertical_scroll_offset(line as f32 * (row_height + spacing));
+            }
+            let highlight = shown.revealed.as_ref().and_then(|r| r.as_ref().ok().copied());
+            area.show_rows(ui, row_height, found.lines.len(), |ui, range| {
+                text_rows(ui, found, range, highlight)
+            });
         }
         BodyView::Raw => {
             let row_height = ui.text_style_height(&egui::TextStyle::Monospace);
@@ -175,14 +196,23 @@ fn body_ui(ui: &mut Ui, found: &Inspected, view: BodyView, height: f32) {
 }
 
 /// The text view's lines in `range` (only the lines in view are laid out).
-fn text_rows(ui: &mut Ui, found: &Inspected, range: std::ops::Range<usize>) {
+fn text_rows(
+    ui: &mut Ui,
+    found: &Inspected,
+    range: std::ops::Range<usize>,
+    highlight: Option<usize>,
+) {
     for i in range {
         let (line, cut) = found.shown_line(i);
+        let mut text = RichText::new(line).monospace();
+        if highlight == Some(i) {
+            text = text.background_color(crate::ui::widgets::match_background(ui));
+        }
         if cut == 0 {
-            ui.add(Label::new(RichText::new(line).monospace()).extend());
+            ui.add(Label::new(text).extend());
         } else {
             ui.horizontal(|ui| {
-                ui.add(Label::new(RichText::new(line).monospace()).extend());
+                ui.add(Label::new(text).extend());
                 ui.weak(format!("… {} more bytes", grouped(cut as u64)));
             });
         }
