@@ -11,6 +11,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod anatomy;
 mod cache_cli;
 mod cache_options;
 mod cache_sim;

@@ -110,6 +110,14 @@ pub fn find(ledger: &Ledger) -> Vec<Compaction> {
                 last_turn = Some(row);
             }
             RowKind::Turn | RowKind::First => {
+                // The first turn after a compaction request, whatever the ledger compares it
+                // with (a resumed session's first turn has nothing before it but the compaction).
+                if let Some(slot) = pending.take() {
+                    let c = &mut out[slot];
+                    c.after = Some(row.index);
+                    c.tokens_after = Some(row.input_tokens());
+                    rewarm(c, &rows[k..]);
+                }
                 turns_since = turns_since.map(|t| t + 1);
                 last_turn = Some(row);
             }

@@ -68,6 +68,7 @@ pub fn anatomy_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comm
         .selected
         .filter(|i| *i < anatomy.requests.len())
         .unwrap_or(anatomy.requests.len() - 1);
+    let visible = ui.available_height();
     egui::ScrollArea::vertical()
         .id_salt("anatomy_scroll")
         .auto_shrink(false)
@@ -75,7 +76,8 @@ pub fn anatomy_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comm
             ui.add(egui::Label::new(RichText::new(headline(anatomy, selected)).strong()).wrap());
             anatomy_chart::legend_ui(ui, anatomy);
             let marks = marks(analysis);
-            let height = (ui.available_height() * 0.45).clamp(120.0, 260.0);
+            // Most of a short pane (it scrolls to the breakdown), under half of a tall one.
+            let height = (visible * 0.45).max(visible - 60.0).clamp(90.0, 260.0);
             let chart = anatomy_chart::chart_ui(
                 ui,
                 anatomy,
@@ -130,7 +132,11 @@ fn marks(analysis: &Analysis) -> Marks {
             .filter(|r| r.kind == RowKind::Compaction)
             .map(|r| r.index)
             .collect(),
-        breaks: rows.iter().filter(|r| r.is_break()).map(|r| r.index).collect(),
+        breaks: rows
+            .iter()
+            .filter(|r| r.is_break())
+            .map(|r| r.index)
+            .collect(),
     }
 }
 
@@ -162,7 +168,9 @@ fn breakdown_ui(
     };
     ui.add_space(4.0);
     ui.label(RichText::new(format!("Request {} by source", r.index)).strong())
-        .on_hover_text("Click a source to list its items; click an item to show it in the inspector.");
+        .on_hover_text(
+            "Click a source to list its items; click an item to show it in the inspector.",
+        );
     let mut sources: Vec<(Source, u64)> = r.by_source.iter().filter(|(_, t)| *t > 0).collect();
     sources.sort_by_key(|(_, t)| std::cmp::Reverse(*t));
     let total = r.tokens.max(1) as f32;
@@ -182,7 +190,10 @@ fn breakdown_ui(
                 &icon_response,
             );
             swatch(ui, colour(source));
-            ui.add_sized(vec2(110.0, 14.0), egui::Label::new(source.label()).truncate());
+            ui.add_sized(
+                vec2(110.0, 14.0),
+                egui::Label::new(source.label()).truncate(),
+            );
             let (rect, _) = ui.allocate_exact_size(vec2(bar_width, 12.0), Sense::hover());
             let painter = ui.painter();
             painter.rect_filled(rect, 2.0, ui.visuals().extreme_bg_color);
@@ -205,16 +216,20 @@ fn breakdown_ui(
                 tokens as f32 * 100.0 / total
             ));
         });
-        let response = row
-            .response
-            .interact(Sense::click())
-            .on_hover_text(format!(
-                "{}: {} tokens, {:.1} % of the request; {} read from the cache",
-                source.label(),
-                grouped(tokens),
-                tokens as f32 * 100.0 / total,
-                grouped(cached)
-            ));
+        let response = row.response.interact(Sense::click()).on_hover_text(format!(
+            "{}: {} tokens, {:.1} % of the request; {} read from the cache",
+            source.label(),
+            grouped(tokens),
+            tokens as f32 * 100.0 / total,
+            grouped(cached)
+        ));
+        response.widget_info(|| {
+            egui::WidgetInfo::labeled(
+                egui::Role::Button,
+                true,
+                format!("source {} {}", source.label(), grouped(tokens)),
+            )
+        });
         if response.clicked() {
             if open {
                 sui.anatomy.open.retain(|s| *s != source);
@@ -274,6 +289,10 @@ fn items_ui(
                         &p.pointer
                     }
                 ));
+            let pointer = p.pointer.clone();
+            response.widget_info(|| {
+                egui::WidgetInfo::labeled(egui::Role::Button, true, format!("part {pointer}"))
+            });
             if response.clicked() && !p.pointer.is_empty() {
                 reveal(sui, tx, request, p.pointer.clone());
             }

@@ -100,6 +100,18 @@ pub fn chart_ui(
         pos2(rect.left() + LEFT, rect.top() + 4.0),
         pos2(rect.right() - 4.0, rect.bottom() - BOTTOM),
     );
+    response.widget_info(|| {
+        egui::WidgetInfo::labeled(
+            egui::Role::Figure,
+            true,
+            format!(
+                "Context by source: {} requests, {} compactions, {} breaks",
+                anatomy.requests.len(),
+                marks.compactions.len(),
+                marks.breaks.len()
+            ),
+        )
+    });
     let painter = ui.painter_at(rect);
     let visuals = ui.visuals();
     painter.rect_filled(plot, 2.0, visuals.extreme_bg_color);

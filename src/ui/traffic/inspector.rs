@@ -87,7 +87,13 @@ pub fn inspector_ui(
         return;
     };
     match iui.tab {
-        Tab::Request => request_ui(ui, found, log.inspect.tokens, &mut iui.body, Shown::default()),
+        Tab::Request => request_ui(
+            ui,
+            found,
+            log.inspect.tokens,
+            &mut iui.body,
+            Shown::default(),
+        ),
         Tab::Response => {
             // The cost needs the session's cache analysis: the Sessions view shows it.
             let cost = (

@@ -229,7 +229,9 @@ fn reveal_line(
             .and_then(|v| v.get("input"))
             .and_then(serde_json::Value::as_array)
             .map_or(whole, Vec::len);
-        let index: usize = index.parse().map_err(|_| format!("bad pointer {pointer}"))?;
+        let index: usize = index
+            .parse()
+            .map_err(|_| format!("bad pointer {pointer}"))?;
         let moved = index
             .checked_sub(whole.saturating_sub(sent))
             .ok_or_else(|| {

@@ -177,7 +177,10 @@ fn body_ui(ui: &mut Ui, found: &Inspected, view: BodyView, height: f32, shown: &
                 let spacing = ui.spacing().item_spacing.y;
                 area = area.vertical_scroll_offset(line as f32 * (row_height + spacing));
             }
-            let highlight = shown.revealed.as_ref().and_then(|r| r.as_ref().ok().copied());
+            let highlight = shown
+                .revealed
+                .as_ref()
+                .and_then(|r| r.as_ref().ok().copied());
             area.show_rows(ui, row_height, found.lines.len(), |ui, range| {
                 text_rows(ui, found, range, highlight)
             });
