@@ -132,11 +132,10 @@ pub fn line_of_pointer(text: &str, lines: &[Range<usize>], pointer: &str) -> Opt
     let line = |k: usize| lines.get(k).and_then(|r| text.get(r.clone()));
     let indent = |s: &str| s.len() - s.trim_start_matches(' ').len();
     let mut at = 0usize;
-    let mut depth = 0usize;
     if pointer.is_empty() {
         return line(0).map(|_| 0);
     }
-    for token in pointer.strip_prefix('/')?.split('/') {
+    for (depth, token) in pointer.strip_prefix('/')?.split('/').enumerate() {
         let token = token.replace("~1", "/").replace("~0", "~");
         let opening = line(at)?.trim_end();
         let child = INDENT * (depth + 1);
@@ -179,7 +178,6 @@ pub fn line_of_pointer(text: &str, lines: &[Range<usize>], pointer: &str) -> Opt
             k += 1;
         }
         at = found?;
-        depth += 1;
     }
     Some(at)
 }

@@ -113,6 +113,7 @@ mod types_cli_values;
 mod types_store;
 mod types_undo;
 mod types_usage;
+mod ui_anatomy;
 mod ui_ask_why;
 mod ui_cache_form;
 mod ui_diff;

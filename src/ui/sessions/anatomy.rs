@@ -76,8 +76,8 @@ pub fn anatomy_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Comm
             ui.add(egui::Label::new(RichText::new(headline(anatomy, selected)).strong()).wrap());
             anatomy_chart::legend_ui(ui, anatomy);
             let marks = marks(analysis);
-            // Most of a short pane (it scrolls to the breakdown), under half of a tall one.
-            let height = (visible * 0.45).max(visible - 60.0).clamp(90.0, 260.0);
+            // Half the pane: the breakdown's first rows stay in view under it.
+            let height = (visible * 0.5).clamp(90.0, 260.0);
             let chart = anatomy_chart::chart_ui(
                 ui,
                 anatomy,
