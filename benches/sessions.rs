@@ -169,6 +169,9 @@ fn main() {
     if std::env::args().skip(1).any(|a| a == "inspector") {
         return inspector();
     }
+    if std::env::args().skip(1).any(|a| a == "anatomy") {
+        return anatomy();
+    }
     let path = db_path();
     let state = AppState::new(
         Settings::default(),
@@ -615,4 +618,100 @@ fn select_and_draw(
     let drawn = t0.elapsed().as_secs_f64() * 1000.0;
     harness.step();
     (drawn, t0.elapsed().as_secs_f64() * 1000.0)
+}
+
+/// The anatomy (issue 30) of the generated 1,000-request session (`cargo bench --bench sessions
+/// -- anatomy`): (1) the anatomy on top of the ledger — sources and tools per request from the
+/// ledger's rendered view, findings, compactions — median of 7, target ≤ 50 ms; (2) frames of
+/// the anatomy chart alone (the painter chart of 1,000 requests, 1,200×260, the pointer sweeping
+/// it: the egui pass and tessellation), target p95 ≤ 4 ms.
+fn anatomy() {
+    use promptwire::core::anatomy;
+    use promptwire::core::ledger::{self, Rules};
+    use promptwire::core::models::ModelCatalog;
+    use promptwire::core::prefix::{RequestMeta, Session};
+
+    let synthetic = prefix_session::generate();
+    let mut session = Session::default();
+    let ids: Vec<_> = synthetic
+        .items
+        .iter()
+        .map(|item| session.intern_item(item))
+        .collect();
+    for (i, (head, items)) in synthetic.requests.iter().enumerate() {
+        let input: Vec<_> = items.iter().map(|id| ids[*id as usize]).collect();
+        let sent = 1_700_000_000_000 + i as i64 * 20_000;
+        let meta = RequestMeta {
+            sent_at_ms: Some(sent),
+            finished_at_ms: Some(sent + 4_000),
+            ..RequestMeta::default()
+        };
+        session
+            .push_parts(&synthetic.heads[*head], &input, meta)
+            .expect("request");
+    }
+    let ledger = ledger::ledger(&session, &Rules::bundled());
+    let catalog = ModelCatalog::bundled();
+    let mut ms = Vec::new();
+    let mut result = None;
+    for _ in 0..7 {
+        let t0 = Instant::now();
+        let a = anatomy::with_catalog(&session, &ledger, &catalog);
+        ms.push(t0.elapsed().as_secs_f64() * 1000.0);
+        result = Some(a);
+    }
+    let a = std::sync::Arc::new(result.expect("anatomy"));
+    println!(
+        "anatomy_1000_requests_2MB: median {:.1} ms (max {:.1}) on top of the ledger; {} tools, {} unused",
+        median(&mut ms),
+        ms.last().copied().unwrap_or(0.0),
+        a.tools.len(),
+        a.findings.unused_tools.len()
+    );
+
+    // The chart alone.
+    let marks = promptwire::ui::sessions::anatomy_chart::Marks::default();
+    let mut harness = Harness::builder()
+        .with_size(egui::vec2(1260.0, 300.0))
+        .build_ui_state(
+            |ui, cache: &mut promptwire::ui::sessions::anatomy_chart::ChartCache| {
+                promptwire::ui::sessions::anatomy_chart::chart_ui(
+                    ui,
+                    &a,
+                    &marks,
+                    Some(500),
+                    cache,
+                    260.0,
+                );
+            },
+            promptwire::ui::sessions::anatomy_chart::ChartCache::default(),
+        );
+    let ctx = harness.ctx.clone();
+    let mut frame_ms = |harness: &mut Harness<'_, _>, x: f32, y: f32| {
+        harness.event(egui::Event::PointerMoved(egui::pos2(x, y)));
+        let t0 = Instant::now();
+        harness.step();
+        let shapes = harness.output().shapes.clone();
+        let ppp = harness.output().pixels_per_point;
+        std::hint::black_box(ctx.tessellate(shapes, ppp));
+        t0.elapsed().as_secs_f64() * 1000.0
+    };
+    let mut times: Vec<f64> = (0..300)
+        .map(|f| {
+            frame_ms(
+                &mut harness,
+                60.0 + (f % 100) as f32 * 11.5,
+                40.0 + (f % 7) as f32 * 30.0,
+            )
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let pct = |t: &[f64], p: f64| t[((t.len() as f64 - 1.0) * p).round() as usize];
+    println!(
+        "anatomy_chart_frames (1,000 requests): p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms over {} frames",
+        pct(&times, 0.50),
+        pct(&times, 0.95),
+        pct(&times, 1.0),
+        times.len()
+    );
 }

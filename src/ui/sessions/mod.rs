@@ -7,7 +7,7 @@
 //! Shift+K open the next / previous session, `/` focuses the search.
 
 mod anatomy;
-mod anatomy_chart;
+pub mod anatomy_chart;
 mod charts;
 mod compare;
 mod filters;
