@@ -687,7 +687,7 @@ fn anatomy() {
             promptwire::ui::sessions::anatomy_chart::ChartCache::default(),
         );
     let ctx = harness.ctx.clone();
-    let mut frame_ms = |harness: &mut Harness<'_, _>, x: f32, y: f32| {
+    let frame_ms = |harness: &mut Harness<'_, _>, x: f32, y: f32| {
         harness.event(egui::Event::PointerMoved(egui::pos2(x, y)));
         let t0 = Instant::now();
         harness.step();
