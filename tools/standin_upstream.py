@@ -54,6 +54,8 @@ trailing `compaction_trigger` item is answered with a `compaction` item.
       {"match": "list the files",
        "steps": [
          {"call": "exec_command", "arguments": {"cmd": "ls"}},
+         {"call": "spawn_agent", "namespace": "collaboration",
+          "arguments": {"task_name": "check", "message": "Check it."}},
          {"message": "Done."}
        ]}
     ]}
@@ -493,11 +495,12 @@ class Stream:
             "summary": [{"type": "summary_text", "text": summary}],
             "encrypted_content": "gAAAA" + opaque}})
 
-    def call(self, index, name, arguments):
+    def call(self, index, name, arguments, namespace=None):
         fid, cid = "fc_%04d" % self.n, "call_%04d" % self.n
         args = json.dumps(arguments)
+        scope = {"namespace": namespace} if namespace else {}
         self.event("response.output_item.added", {"output_index": index, "item": {
-            "type": "function_call", "id": fid, "call_id": cid, "name": name,
+            "type": "function_call", "id": fid, "call_id": cid, "name": name, **scope,
             "arguments": "", "status": "in_progress"}})
         half = len(args) // 2
         for delta in (args[:half], args[half:]):
@@ -506,7 +509,7 @@ class Stream:
         self.event("response.function_call_arguments.done", {
             "item_id": fid, "output_index": index, "arguments": args})
         self.event("response.output_item.done", {"output_index": index, "item": {
-            "type": "function_call", "id": fid, "call_id": cid, "name": name,
+            "type": "function_call", "id": fid, "call_id": cid, "name": name, **scope,
             "arguments": args, "status": "completed"}})
 
     def message(self, index, text):
@@ -588,7 +591,7 @@ def answer(state, n, body, raw):
         step = choose_step(state, body) or fallback_step(state)
         stream.reasoning(0, step.get("reasoning", "Planning next step"))
         if "call" in step:
-            stream.call(1, step["call"], step.get("arguments", {}))
+            stream.call(1, step["call"], step.get("arguments", {}), step.get("namespace"))
         else:
             stream.message(1, step.get("message", "Done."))
         usage, diagnostics = usage_for(state, raw, step.get("output_tokens", 40),

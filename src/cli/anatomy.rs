@@ -26,6 +26,7 @@ use crate::core::ledger::summary::usd;
 use crate::core::ledger::{self, Ledger, Rules};
 use crate::core::models::ModelCatalog;
 use crate::core::prefix::{RequestMeta, Session};
+use crate::store::agents::stored_agents;
 use crate::store::prefix_input::push_stored_session;
 
 /// Arguments of `anatomy`.
@@ -60,13 +61,17 @@ pub fn run(args: &AnatomyArgs) -> anyhow::Result<()> {
     let rules = Rules::bundled();
     let mut session = Session::default();
     let mut tags: Vec<Option<AgentTag>> = Vec::new();
-    match args.session {
+    let store = match args.session {
         Some(id) => {
             let store = super::replay::open_existing(args.db.as_deref())?;
             push_stored_session(&mut session, &store, id)?;
+            Some(store)
         }
-        None => load_bodies(&mut session, &mut tags, args)?,
-    }
+        None => {
+            load_bodies(&mut session, &mut tags, args)?;
+            None
+        }
+    };
     if let Some(n) = args.request
         && n >= session.len()
     {
@@ -78,7 +83,12 @@ pub fn run(args: &AnatomyArgs) -> anyhow::Result<()> {
     }
     let ledger = ledger::ledger(&session, &rules);
     let anatomy = anatomy::with_catalog(&session, &ledger, &ModelCatalog::bundled());
-    let agents = agents_of(&ledger, &tags, args.session);
+    // A stored session's agents are it and its subagents' sessions; body files are one
+    // recording whose requests name their threads.
+    let agents = match (&store, args.session) {
+        (Some(store), Some(id)) => stored_agents(store, id, &rules, &ledger)?,
+        _ => agents_of(&ledger, &tags),
+    };
     let mut out = std::io::stdout().lock();
     if args.json {
         let mut value = anatomy_json(&anatomy, &agents);
@@ -119,7 +129,7 @@ fn load_bodies(
 
 /// The agents of the session: one per thread the requests name (all of them one agent when
 /// none names a thread).
-fn agents_of(ledger: &Ledger, tags: &[Option<AgentTag>], stored: Option<i64>) -> Vec<Agent> {
+fn agents_of(ledger: &Ledger, tags: &[Option<AgentTag>]) -> Vec<Agent> {
     let mut threads: Vec<(AgentTag, Vec<usize>)> = Vec::new();
     for (i, tag) in tags.iter().enumerate() {
         let Some(tag) = tag else { continue };
@@ -130,10 +140,10 @@ fn agents_of(ledger: &Ledger, tags: &[Option<AgentTag>], stored: Option<i64>) ->
     }
     if threads.is_empty() {
         let tag = AgentTag {
-            thread: stored.map_or_else(|| "bodies".to_string(), |id| format!("session {id}")),
+            thread: "bodies".to_string(),
             ..AgentTag::default()
         };
-        return tree(vec![AgentNode::of_ledger(tag, stored, ledger)]);
+        return tree(vec![AgentNode::of_ledger(tag, None, ledger)]);
     }
     // Requests without a tag belong to the first thread.
     let untagged: Vec<usize> = (0..ledger.rows.len())
@@ -144,7 +154,7 @@ fn agents_of(ledger: &Ledger, tags: &[Option<AgentTag>], stored: Option<i64>) ->
     tree(
         threads
             .into_iter()
-            .map(|(tag, rows)| AgentNode::of_rows(tag, stored, ledger, &rows))
+            .map(|(tag, rows)| AgentNode::of_rows(tag, None, ledger, &rows))
             .collect(),
     )
 }

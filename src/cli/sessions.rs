@@ -3,9 +3,12 @@
 //! such a request).
 //!
 //! Contract for scripts: `list --json` prints a JSON array of
-//! `{"id","name","source","model","requests","created_at","interrupted","unanswered"}` (requests
-//! recorded as interrupted, and requests without an outcome — cut off or still running; the
-//! text listing flags such a session); `show ID --json` gives each request its `outcome` class
+//! `{"id","name","source","model","requests","created_at","interrupted","unanswered","thread",
+//! "parent_thread","agent_kind","parent"}` (requests recorded as interrupted, and requests
+//! without an outcome — cut off or still running; the text listing flags such a session; the
+//! agent a session is — its thread, the thread that spawned it, how, and the stored session of
+//! that parent —, null where the recording does not say; the text listing shows each subagent
+//! indented under its parent); `show ID --json` gives each request its `outcome` class
 //! (`completed`, `interrupted`, `failed: CLASS`, `HTTP 429`, `no answer`, …), `error_class` for a
 //! failure (an HTTP error's too: `retry_limit` for a 429) and `retry_after` (the server's
 //! Retry-After header, when an error answer had one) and, only where the recording
@@ -36,7 +39,7 @@ use crate::core::stream::http_error::header;
 use crate::core::stream::usage::UsageCounts;
 use crate::store::har::{rfc3339, write_private};
 use crate::store::summary::{OutcomeClass, status_label};
-use crate::store::{OutcomeRecord, Page, SessionFilter, SessionSummary, Store};
+use crate::store::{OutcomeRecord, Page, SessionFilter, SessionSummary, Store, nested};
 
 /// Arguments of `sessions`.
 #[derive(Debug, Args)]
@@ -159,6 +162,10 @@ fn session_json(s: &SessionSummary) -> Value {
         "created_at": rfc3339(s.created_us),
         "interrupted": s.interrupted,
         "unanswered": s.unanswered,
+        "thread": s.agent.as_ref().map(|a| &a.thread),
+        "parent_thread": s.agent.as_ref().and_then(|a| a.parent.as_ref()),
+        "agent_kind": s.agent.as_ref().and_then(|a| a.kind.as_ref()),
+        "parent": s.parent_session,
     })
 }
 
@@ -225,14 +232,25 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                 return print(&Value::Array(list).to_string());
             }
             let mut text = String::new();
-            for s in &sessions {
+            // Each subagent under its parent, indented, its kind before its name.
+            for (i, depth) in nested(&sessions) {
+                let s = &sessions[i];
                 let flag = s
                     .unfinished()
                     .map_or_else(String::new, |text| format!("  ! {text}"));
+                let name = match (depth, s.agent.as_ref().and_then(|a| a.kind.as_deref())) {
+                    (0, _) => listed_name(s).to_string(),
+                    (d, kind) => format!(
+                        "{}{}{}",
+                        "  ".repeat(d.min(8)),
+                        kind.map_or_else(String::new, |k| format!("{k}: ")),
+                        listed_name(s)
+                    ),
+                };
                 text.push_str(&format!(
                     "{:>5}  {:<24}  {:<6}  {:<16}  {:>4} req  {}{flag}\n",
                     s.id,
-                    listed_name(s),
+                    name,
                     s.source,
                     s.model.as_deref().unwrap_or("-"),
                     s.requests,

@@ -20,6 +20,7 @@ use super::types::{
 use super::write::{
     insert_events, insert_request, insert_session, update_response, upsert_outcome,
 };
+use crate::core::anatomy::AgentTag;
 use crate::core::export::{HarEntry, HarResponse, WsMessage, har_log};
 use crate::core::redact::{is_identifying_header, try_redact_header, try_redacted_json};
 use crate::core::stream::http_error::{classify_http_error, header};
@@ -416,16 +417,82 @@ impl Store {
                 return Err(StoreError::Cancelled);
             }
         }
-        // One transaction: a failure, a cancel or a kill midway leaves nothing behind.
+        // One transaction: a failure, a cancel or a kill midway leaves nothing behind. Each
+        // agent (a subagent's thread) is a session of its own, linked to its parent.
         let conn = self.writable()?;
         let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-        let session_id = insert_session(&tx, &session)?;
-        import_entries(&tx, session_id, &parsed, &mut |written| {
-            progress(parsed.len() + written, total)
-        })?;
+        let groups = agent_groups(&parsed);
+        let mut main = None;
+        let mut done = 0;
+        for (k, (agent, entries)) in groups.iter().enumerate() {
+            let this = match (k, agent) {
+                (0, _) => session.clone(),
+                (_, agent) => NewSession {
+                    name: format!(
+                        "{} · {} {}",
+                        session.name,
+                        agent
+                            .as_ref()
+                            .and_then(|a| a.kind.as_deref())
+                            .unwrap_or("subagent"),
+                        agent.as_ref().map_or("", |a| a.thread.as_str())
+                    ),
+                    ..session.clone()
+                },
+            };
+            let session_id = insert_session(&tx, &this)?;
+            if let Some(agent) = agent {
+                super::links::set_agent(&tx, session_id, agent)?;
+            }
+            main.get_or_insert(session_id);
+            let chosen: Vec<&ParsedEntry> = entries.iter().map(|&i| &parsed[i]).collect();
+            import_entries(&tx, session_id, &chosen, &mut |written| {
+                progress(parsed.len() + done + written, total)
+            })?;
+            done += entries.len();
+        }
+        let session_id = match main {
+            Some(id) => id,
+            None => insert_session(&tx, &session)?,
+        };
         tx.commit()?;
         Ok((session_id, parsed.len()))
     }
+}
+
+/// The entries of a HAR by agent: first those of the root conversation (no subagent tag), then
+/// each subagent's thread in the order it first appears, each with its tag (the root's: the
+/// first thread its entries name). One group when the file holds one conversation.
+fn agent_groups(parsed: &[ParsedEntry]) -> Vec<(Option<AgentTag>, Vec<usize>)> {
+    let mut root: (Option<AgentTag>, Vec<usize>) = (None, Vec::new());
+    let mut children: Vec<(Option<AgentTag>, Vec<usize>)> = Vec::new();
+    for (i, entry) in parsed.iter().enumerate() {
+        let body: Option<Value> = serde_json::from_str(&entry.body).ok();
+        let headers = entry.headers.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+        match AgentTag::from_request(headers, body.as_ref()) {
+            Some(tag) if tag.is_subagent() => {
+                match children
+                    .iter_mut()
+                    .find(|(t, _)| t.as_ref().is_some_and(|t| t.thread == tag.thread))
+                {
+                    Some((_, list)) => list.push(i),
+                    None => children.push((Some(tag), vec![i])),
+                }
+            }
+            tag => {
+                if root.0.is_none() {
+                    root.0 = tag;
+                }
+                root.1.push(i);
+            }
+        }
+    }
+    let mut groups = Vec::with_capacity(children.len() + 1);
+    if !root.1.is_empty() {
+        groups.push(root);
+    }
+    groups.extend(children);
+    groups
 }
 
 /// Writes `parsed` into session `session_id`, telling `written` after each entry (false from
@@ -433,7 +500,7 @@ impl Store {
 fn import_entries(
     tx: &Transaction<'_>,
     session_id: i64,
-    parsed: &[ParsedEntry],
+    parsed: &[&ParsedEntry],
     written: &mut dyn FnMut(usize) -> bool,
 ) -> StoreResult<()> {
     for (done, entry) in parsed.iter().enumerate() {

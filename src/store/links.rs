@@ -1,10 +1,30 @@
 //! Links between sessions: a replay session (a client served from a recording by the replay
-//! endpoint) points at the recording it was measured against (schema version 2).
+//! endpoint) points at the recording it was measured against (schema version 2), and an agent's
+//! session names its thread, the thread that spawned it and how (schema 6): a subagent's
+//! parent is the session whose thread is its parent thread.
 
 use rusqlite::{Connection, OptionalExtension as _, params};
 
 use super::error::StoreResult;
 use super::{Store, StoreError};
+use crate::core::anatomy::AgentTag;
+
+/// The most sessions [`Store::agent_sessions`] returns: a run of 74 subagents is long; a
+/// crafted database with a million linked sessions is bounded.
+pub const MAX_AGENT_SESSIONS: usize = 10_000;
+
+/// Records that session `session` is the agent `agent` (on `conn`, inside the caller's
+/// transaction if it has one).
+pub(super) fn set_agent(conn: &Connection, session: i64, agent: &AgentTag) -> StoreResult<()> {
+    let changed = conn.execute(
+        "UPDATE sessions SET thread = ?2, parent_thread = ?3, agent_kind = ?4 WHERE id = ?1",
+        params![session, agent.thread, agent.parent, agent.kind],
+    )?;
+    if changed == 0 {
+        return Err(StoreError::NoSession(session));
+    }
+    Ok(())
+}
 
 /// Records that session `replay` was served from recording `recording` (on `conn`, inside the
 /// caller's transaction if it has one).
@@ -27,6 +47,83 @@ impl Store {
     pub fn link_replay(&mut self, replay: i64, recording: i64) -> StoreResult<()> {
         let conn = self.writable()?;
         set_replay_of(conn, replay, recording)
+    }
+
+    /// Records that session `session` is the agent `agent` (its thread, parent thread, kind).
+    pub fn set_agent(&mut self, session: i64, agent: &AgentTag) -> StoreResult<()> {
+        let conn = self.writable()?;
+        set_agent(conn, session, agent)
+    }
+
+    /// The agent session `session` is, when its recording says.
+    pub fn agent(&self, session: i64) -> StoreResult<Option<AgentTag>> {
+        type Columns = (Option<String>, Option<String>, Option<String>);
+        let (thread, parent, kind): Columns = self
+            .conn
+            .query_row(
+                "SELECT thread, parent_thread, agent_kind FROM sessions WHERE id = ?1",
+                [session],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?
+            .ok_or(StoreError::NoSession(session))?;
+        Ok(thread.map(|thread| AgentTag {
+            thread,
+            parent,
+            kind,
+        }))
+    }
+
+    /// Session `root` and every session below it (its subagents, theirs, …), breadth first,
+    /// each with its agent tag. At most [`MAX_AGENT_SESSIONS`]; a cycle is followed once.
+    pub fn agent_sessions(&self, root: i64) -> StoreResult<Vec<(i64, Option<AgentTag>)>> {
+        let mut out = vec![(root, self.agent(root)?)];
+        let mut seen = std::collections::HashSet::from([root]);
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, thread, parent_thread, agent_kind FROM sessions \
+             WHERE parent_thread = ?1 AND thread IS NOT NULL ORDER BY id",
+        )?;
+        let mut next = 0;
+        while next < out.len() && out.len() < MAX_AGENT_SESSIONS {
+            let Some(thread) = out[next].1.as_ref().map(|t| t.thread.clone()) else {
+                next += 1;
+                continue;
+            };
+            next += 1;
+            let rows = stmt.query_map([&thread], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    AgentTag {
+                        thread: r.get(1)?,
+                        parent: r.get(2)?,
+                        kind: r.get(3)?,
+                    },
+                ))
+            })?;
+            for row in rows {
+                let (id, tag) = row?;
+                if out.len() >= MAX_AGENT_SESSIONS {
+                    break;
+                }
+                if seen.insert(id) {
+                    out.push((id, Some(tag)));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The session of the agent that spawned session `session`'s agent, when it is stored.
+    pub fn parent_session(&self, session: i64) -> StoreResult<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT p.id FROM sessions s JOIN sessions p ON p.thread = s.parent_thread \
+                 WHERE s.id = ?1 AND p.id <> s.id ORDER BY p.id LIMIT 1",
+                [session],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// The recording session `session` replayed, if it is a replay.

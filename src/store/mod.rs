@@ -21,6 +21,7 @@
 //! - Codex rollouts (`$CODEX_HOME/sessions`): [`Store::import_rollout_file`],
 //!   [`Store::import_rollout_dir`] (progress and cancel for a worker).
 
+pub mod agents;
 mod body;
 mod codec;
 mod continuations;
@@ -29,6 +30,7 @@ mod event_chunks;
 pub mod guard;
 pub mod har;
 mod links;
+pub use links::MAX_AGENT_SESSIONS;
 mod listing;
 mod migrate_v4;
 mod otel_facts;
@@ -60,7 +62,7 @@ pub use schema::SCHEMA_VERSION;
 pub use send_recording::{AttemptRecord, SendRecording, StoredTurn};
 pub use types::{
     NewRequest, NewSession, OutcomeRecord, Page, RecordedState, RequestRecord, RequestSummary,
-    ResponseMeta, SessionSummary, Source, StoredBody, UnknownRecordedState,
+    ResponseMeta, SessionSummary, Source, StoredBody, UnknownRecordedState, nested,
 };
 pub use writer::{
     Notify, OwnedRequest, Report, RequestKey, RequestWriter, SessionKey, SessionRef, Writer,

@@ -14,6 +14,7 @@ use super::types::{
 };
 use super::{Store, StoreError};
 use super::{body, pieces};
+use crate::core::anatomy::AgentTag;
 use crate::core::stream::RawEvent;
 
 /// The most bytes one stored text (a body piece, a body kept verbatim, an error or JSON
@@ -32,13 +33,16 @@ fn limit(page: Page) -> (i64, i64) {
 
 /// A session row with its counts, in one pass over its requests: `[requests, interrupted
 /// (error classes `summary::INTERRUPTION_CLASSES`), without an outcome, recorded incompletely]`
-/// as a JSON array.
+/// as a JSON array; then the agent it is (thread, parent thread, kind) and its parent's session.
 pub(super) const SESSION_COLUMNS: &str = "s.id, s.name, s.source, s.provider, s.model, s.created_us, \
     (SELECT json_array(count(*), \
         count(*) FILTER (WHERE o.state = 'failed' AND o.error_class IN ('cancelled', 'interrupted')), \
         count(*) - count(o.request_id), \
         count(*) FILTER (WHERE o.lost_events > 0 OR o.lost_reason IS NOT NULL)) \
-     FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.session_id = s.id)";
+     FROM requests r LEFT JOIN outcomes o ON o.request_id = r.id WHERE r.session_id = s.id), \
+    s.thread, s.parent_thread, s.agent_kind, \
+    (SELECT p.id FROM sessions p WHERE p.thread = s.parent_thread AND p.id <> s.id \
+     ORDER BY p.id LIMIT 1)";
 
 pub(super) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
     let counts: String = row.get(6)?;
@@ -46,7 +50,15 @@ pub(super) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         .map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
         })?;
+    let (thread, parent, kind): (Option<String>, _, _) = (row.get(7)?, row.get(8)?, row.get(9)?);
+    let agent = thread.map(|thread| AgentTag {
+        thread,
+        parent,
+        kind,
+    });
     Ok(SessionSummary {
+        agent,
+        parent_session: row.get(10)?,
         id: row.get(0)?,
         name: row.get(1)?,
         source: row.get(2)?,

@@ -312,6 +312,7 @@ impl Store {
                 created_us: session.started_at_ms.unwrap_or(0).saturating_mul(1000),
             },
         )?;
+        super::links::set_agent(&tx, session_id, &session.agent())?;
         // Each item serialized, redacted and interned once for the whole session.
         let mut item_ids: HashMap<u32, (i64, usize)> = HashMap::new();
         for (position, request) in session.requests.iter().enumerate() {
@@ -488,6 +489,9 @@ fn session_name(session: &RolloutSession) -> String {
             let text = item.pointer("/content/0/text").and_then(Value::as_str)?;
             (is_user && !text.starts_with('<')).then_some(text)
         })
+        // A subagent's first message is its task, from its parent (`agent_message`); else
+        // Codex's name for it.
+        .or_else(|| subagent_task(session))
         .unwrap_or("");
     let mut excerpt: String = redact_text(prompt).chars().take(60).collect();
     if prompt.chars().count() > 60 {
@@ -495,6 +499,27 @@ fn session_name(session: &RolloutSession) -> String {
     }
     let version = session.cli_version.as_deref().unwrap_or("?");
     format!("Codex {version} · {excerpt} [{}]", session.thread_id)
+}
+
+/// What a subagent thread was asked to do, for its name: the task its parent sent (the last
+/// line of the first `agent_message`'s text, `Task name: …` before it), else its
+/// `session_meta.agent_path` / `agent_nickname`.
+fn subagent_task(session: &RolloutSession) -> Option<&str> {
+    let message = session
+        .items
+        .iter()
+        .find(|item| item.get("type").and_then(Value::as_str) == Some("agent_message"));
+    let task = message
+        .and_then(|m| m.pointer("/content/0/text"))
+        .and_then(Value::as_str)
+        .and_then(|text| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("Task name: "))
+                .map(str::trim)
+        });
+    task.or_else(|| session.meta.get("agent_path").and_then(Value::as_str))
+        .or_else(|| session.meta.get("agent_nickname").and_then(Value::as_str))
+        .filter(|t| !t.is_empty())
 }
 
 fn thread_of_name(name: &str) -> Option<&str> {

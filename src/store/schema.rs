@@ -2,7 +2,8 @@
 //! before anything is written: a file that is not SQLite, a foreign SQLite database or a newer
 //! schema is refused without being touched. A new file gets [`SCHEMA`] at once; an older one
 //! climbs the SQL migrations to version 3, then `migrate_v4.rs` rewrites it into schema 4, and
-//! schema 5 adds what a recording lost to each outcome.
+//! schema 5 adds what a recording lost to each outcome, schema 6 the agent a session is (its
+//! thread, the thread that spawned it, and how).
 
 use std::path::Path;
 
@@ -11,14 +12,20 @@ use rusqlite::Connection;
 use super::error::{StoreError, StoreResult};
 
 /// The schema version this build writes. Migrations take any older version up to it.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Schema 5, what a new database is made with (and what `migrate_v4.rs` builds beside the tables
 /// of schema 3 before it drops them: hence `IF NOT EXISTS`). SQLite keeps this text in the file,
 /// so its comments live here instead:
 ///
 /// - `sessions`: `source` is form / send / proxy / import; `created_us` Unix microseconds;
-///   `replay_of` the recording a replay was served from (no index: sessions are few).
+///   `replay_of` the recording a replay was served from (no index: sessions are few);
+///   `thread` the client's thread id (Codex's `thread-id`), `parent_thread` the thread that
+///   spawned it and `agent_kind` how (`x-openai-subagent`: `review`, `collab_spawn`, …), all
+///   NULL when the recording does not say (schema 6). A child's parent is the session whose
+///   `thread` is its `parent_thread`: a link by text, so a child stored first finds its
+///   parent once the parent is stored (no index either: sessions are few, and every b-tree
+///   costs a page).
 /// - `texts`: content-addressed texts — input items, body pieces (`pieces.rs`), header lines
 ///   `["name","value"]` — each stored once; `hash` is the content hash of the unpacked text,
 ///   `data` packed (`codec.rs`). Which request uses which is only in the requests' lists (search
@@ -39,7 +46,8 @@ pub const SCHEMA_VERSION: i64 = 5;
 pub const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS sessions (
   id INTEGER PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, provider TEXT, model TEXT,
-  created_us INTEGER NOT NULL, replay_of INTEGER REFERENCES sessions(id) ON DELETE SET NULL);
+  created_us INTEGER NOT NULL, replay_of INTEGER REFERENCES sessions(id) ON DELETE SET NULL,
+  thread TEXT, parent_thread TEXT, agent_kind TEXT);
 CREATE INDEX IF NOT EXISTS sessions_by_created ON sessions(created_us DESC, id DESC);
 CREATE TABLE IF NOT EXISTS texts (
   id INTEGER PRIMARY KEY, hash BLOB NOT NULL UNIQUE, data BLOB NOT NULL);
@@ -228,6 +236,11 @@ pub fn migrate(conn: &mut Connection, mut version: i64) -> StoreResult<()> {
             version = 5;
             continue;
         }
+        if version == 5 {
+            migrate_v6(conn)?;
+            version = 6;
+            continue;
+        }
         let index = usize::try_from(version).unwrap_or(usize::MAX);
         let Some(sql) = MIGRATIONS.get(index) else {
             break;
@@ -267,6 +280,32 @@ fn migrate_v5(conn: &mut Connection) -> StoreResult<()> {
         )?;
     }
     tx.pragma_update(None, "user_version", 5)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Schema 5 → 6: a session says which agent it is (its thread, its parent's thread, its kind).
+/// (A file `migrate_v4` just built already has the columns: its `sessions` comes from
+/// [`SCHEMA`].)
+fn migrate_v6(conn: &mut Connection) -> StoreResult<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let current: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if current != 5 {
+        return Ok(());
+    }
+    let has_column: bool = tx.query_row(
+        "SELECT count(*) > 0 FROM pragma_table_info('sessions') WHERE name = 'thread'",
+        [],
+        |row| row.get(0),
+    )?;
+    if !has_column {
+        tx.execute_batch(
+            "ALTER TABLE sessions ADD COLUMN thread TEXT;
+             ALTER TABLE sessions ADD COLUMN parent_thread TEXT;
+             ALTER TABLE sessions ADD COLUMN agent_kind TEXT;",
+        )?;
+    }
+    tx.pragma_update(None, "user_version", 6)?;
     tx.commit()?;
     Ok(())
 }

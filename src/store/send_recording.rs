@@ -129,6 +129,7 @@ impl SendRecording {
                     created_us: now_us(),
                 },
                 None,
+                None,
                 Some(Arc::clone(&notify)),
             )
             .ok_or_else(|| {

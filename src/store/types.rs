@@ -325,6 +325,65 @@ pub struct SessionSummary {
     /// Requests whose recording lost events (the database was busy or full past the writer's
     /// budget): their events are not all there.
     pub incomplete: i64,
+    /// The agent it is (its thread, the thread that spawned it, how), when the recording says.
+    pub agent: Option<crate::core::anatomy::AgentTag>,
+    /// The stored session of the agent that spawned it.
+    pub parent_session: Option<i64>,
+}
+
+/// The order a list of sessions is shown in with each subagent under its parent: (index into
+/// `sessions`, depth). A session whose parent is in the list follows it (after the parent's
+/// earlier children), one level deeper; the others keep their order at depth 0. Cycles and
+/// missing parents leave a session at the top.
+pub fn nested(sessions: &[SessionSummary]) -> Vec<(usize, usize)> {
+    let index: std::collections::HashMap<i64, usize> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id, i))
+        .collect();
+    let parent: Vec<Option<usize>> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.parent_session
+                .and_then(|p| index.get(&p).copied())
+                .filter(|&p| p != i)
+        })
+        .collect();
+    // A session whose ancestry returns to itself is shown at the top.
+    let rooted: Vec<bool> = (0..sessions.len())
+        .map(|i| {
+            let mut at = i;
+            for _ in 0..sessions.len() {
+                match parent[at] {
+                    None => return true,
+                    Some(p) if p == i => return false,
+                    Some(p) => at = p,
+                }
+            }
+            false
+        })
+        .collect();
+    let parent: Vec<Option<usize>> = (0..sessions.len())
+        .map(|i| parent[i].filter(|_| rooted[i]))
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); sessions.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i);
+        }
+    }
+    let mut out = Vec::with_capacity(sessions.len());
+    let mut stack: Vec<(usize, usize)> = (0..sessions.len())
+        .rev()
+        .filter(|&i| parent[i].is_none())
+        .map(|i| (i, 0))
+        .collect();
+    while let Some((i, depth)) = stack.pop() {
+        out.push((i, depth));
+        stack.extend(children[i].iter().rev().map(|&c| (c, depth + 1)));
+    }
+    out
 }
 
 impl SessionSummary {

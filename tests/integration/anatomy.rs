@@ -3,7 +3,8 @@
 //! them). Each request's parts add up to the ledger's tokens, by source and part by part; the
 //! unused tools are exactly the offered tools the session never calls; a compaction is found
 //! with its before and after, its cost and its re-warm, and close compactions are a loop; the
-//! CLI prints the library's anatomy; agents come from the bodies' `client_metadata`.
+//! CLI prints the library's anatomy; agents come from the headers and bodies (a captured
+//! subagent), and its rollouts import as linked sessions.
 
 use crate::support;
 
@@ -326,4 +327,143 @@ fn real_rollouts_add_up_and_their_compactions_are_found() {
     }
     assert_eq!(found, expected);
     assert_eq!(expected.iter().map(|(_, n)| n).sum::<usize>(), 3);
+}
+
+/// Our capture of Codex 0.171 spawning a subagent (`subagent-collab-spawn`, HTTP): the tags its
+/// headers carry, the agents the bodies make (the child's request its own agent under the
+/// root, its tokens added to the root's totals), and its two rollouts imported as two linked
+/// sessions.
+#[test]
+fn a_captured_subagent_is_tagged_and_linked() {
+    use promptwire::core::anatomy::AgentTag;
+    const ROOT: &str = "01a250c6-7bea-7823-a3bb-1ecb0acc575a";
+    const CHILD: &str = "01a250c6-7d4f-7a11-a5bf-90617d24f9ac";
+    let case = "subagent-collab-spawn";
+    let tags: Vec<Option<AgentTag>> = ["req_00", "req_01", "req_02", "req_03"]
+        .iter()
+        .map(|n| {
+            let captured: Value = serde_json::from_slice(
+                &std::fs::read(data(case).join(format!("{n}.headers.json"))).expect("headers"),
+            )
+            .expect("json");
+            let headers: Vec<(String, String)> = captured["headers"]
+                .as_object()
+                .expect("headers")
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                .collect();
+            AgentTag::from_request(headers.iter().map(|(k, v)| (k.as_str(), v.as_str())), None)
+        })
+        .collect();
+    let root = AgentTag {
+        thread: ROOT.into(),
+        ..AgentTag::default()
+    };
+    let child = AgentTag {
+        thread: CHILD.into(),
+        parent: Some(ROOT.into()),
+        kind: Some("collab_spawn".into()),
+    };
+    assert_eq!(
+        tags,
+        vec![
+            Some(root.clone()),
+            Some(root.clone()),
+            Some(child.clone()),
+            Some(root.clone())
+        ]
+    );
+
+    // The CLI on the four bodies: two agents, by the threads the bodies name.
+    let files = bodies(
+        case,
+        &["req_00.json", "req_01.json", "req_02.json", "req_03.json"],
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .arg("anatomy")
+        .args(&files)
+        .arg("--json")
+        .output()
+        .expect("anatomy");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let (_, ledger, _) = analyse(&files);
+    let tokens =
+        |rows: &[usize]| -> u64 { rows.iter().map(|&i| ledger.rows[i].input_tokens()).sum() };
+    let shape: Vec<Value> = printed["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| {
+            json!([
+                a["thread"],
+                a["parent"],
+                a["kind"],
+                a["depth"],
+                a["requests"],
+                a["tokens"],
+                a["total"]["requests"],
+                a["total"]["tokens"]
+            ])
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            json!([
+                ROOT,
+                null,
+                null,
+                0,
+                3,
+                tokens(&[0, 1, 3]),
+                4,
+                tokens(&[0, 1, 2, 3])
+            ]),
+            json!([
+                CHILD,
+                ROOT,
+                "collab_spawn",
+                1,
+                1,
+                tokens(&[2]),
+                1,
+                tokens(&[2])
+            ]),
+        ]
+    );
+
+    // Its rollouts: two sessions, the child linked to the root, its kind from the session
+    // source (`thread_spawn` is Codex's `collab_spawn`).
+    let dir = support::scratch("anatomy-subagent-rollouts");
+    let db = dir.join("r.sqlite");
+    let mut store = Store::open(&db).expect("db");
+    let report = store
+        .import_rollout_dir(
+            &data(case).join("rollouts"),
+            DEFAULT_MAX_ROLLOUT_BYTES,
+            &Limits::default(),
+            &mut |_| {},
+            &std::sync::atomic::AtomicBool::new(false),
+        )
+        .expect("import");
+    assert_eq!(report.rollouts.len(), 2, "{report:?}");
+    let sessions = store.list_sessions(Page::ALL).expect("list");
+    let linked: Vec<(Option<AgentTag>, Option<i64>, i64)> = sessions
+        .iter()
+        .map(|s| (s.agent.clone(), s.parent_session, s.requests))
+        .collect();
+    let root_id = sessions
+        .iter()
+        .find(|s| s.agent.as_ref() == Some(&root))
+        .expect("root session")
+        .id;
+    assert_eq!(
+        linked,
+        vec![(Some(child), Some(root_id), 1), (Some(root), None, 3)]
+    );
 }

@@ -133,7 +133,7 @@ fn shared_captures_headers_round_trip() {
 fn own_0171_captures_round_trip_exactly() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/codex-0.171");
     let bodies = shared::request_bodies(&dir);
-    assert_eq!(bodies.len(), 8, "own captures");
+    assert_eq!(bodies.len(), 12, "own captures");
     for path in &bodies {
         // The compaction request offers no tools and names a model 0.169 had too: its body
         // alone holds no evidence of 0.171 (same bytes under both presets), so import keeps the

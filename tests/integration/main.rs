@@ -11,6 +11,7 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod agents_codex;
 mod anatomy;
 mod cache_cli;
 mod cache_options;

@@ -337,12 +337,22 @@ fn codex_exec_then_resume_breaks_nothing_over_websocket_or_http() {
 /// The Python stand-in on a free port, recording into `dir`, answering one `exec_command` call
 /// before its answers: (the process, killed on drop; its base URL).
 fn http_standin(dir: &std::path::Path) -> (support::server::Server, String) {
+    http_standin_with(dir, &["--calls", "1"])
+}
+
+/// The Python stand-in on a free port, recording into `dir`, with `args` (`--script FILE`, …):
+/// (the process, killed on drop; its base URL).
+pub(crate) fn http_standin_with(
+    dir: &std::path::Path,
+    args: &[&str],
+) -> (support::server::Server, String) {
     use std::io::BufRead as _;
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/standin_upstream.py");
     let python = std::env::var_os("PROMPTWIRE_PYTHON").unwrap_or_else(|| "python3".into());
     let mut child = Command::new(python)
         .arg(script)
-        .args(["--record", dir.to_str().expect("path"), "--calls", "1"])
+        .args(["--record", dir.to_str().expect("path")])
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())

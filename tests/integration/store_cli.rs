@@ -62,7 +62,9 @@ fn import_list_show_export_delete() {
     let list = ok_json(&["sessions", "list", "--db", &db, "--json"]);
     assert_eq!(
         list,
-        serde_json::json!([{"id": 1, "name": "tool-calls", "source": "import", "model": "gpt-5.5", "requests": 3, "created_at": "2026-11-20T10:00:00.000Z", "interrupted": 0, "unanswered": 0}])
+        serde_json::json!([{"id": 1, "name": "tool-calls", "source": "import", "model": "gpt-5.5", "requests": 3, "created_at": "2026-11-20T10:00:00.000Z", "interrupted": 0, "unanswered": 0,
+            // The thread its requests name (a root: no parent, no kind).
+            "thread": "0196a2c2-0000-7000-8000-00000000abcd", "parent_thread": null, "agent_kind": null, "parent": null}])
     );
     let show = ok_json(&["sessions", "show", "1", "--db", &db, "--json"]);
     assert_eq!(show["requests"].as_array().map(Vec::len), Some(3));

@@ -7,7 +7,7 @@
 use crate::support::ui as ui_support;
 
 use egui::accesskit::Role;
-use egui_kittest::kittest::Queryable as _;
+use egui_kittest::kittest::{NodeT as _, Queryable as _};
 use promptwire::app::AppState;
 use promptwire::app::panes::PaneId;
 use promptwire::core::format::grouped;
@@ -146,4 +146,123 @@ fn click(harness: &mut ui_support::App, at: egui::Pos2) {
     harness.run_steps(1);
     harness.drop_at(at);
     harness.run_steps(2);
+}
+
+/// A Codex run with a subagent (our capture's two rollouts): the session list shows the child
+/// under its parent, indented, its kind first; the parent's Anatomy lists both agents, the
+/// parent's totals with the child's; a click on the child agent opens its session.
+#[test]
+fn a_subagent_is_listed_under_its_parent_and_opens_from_the_agents() {
+    let db = scratch_dir("ui-anatomy-agents").join("promptwire.sqlite");
+    {
+        let mut store = promptwire::store::Store::open(&db).expect("db");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/codex-0.171/subagent-collab-spawn/rollouts");
+        store
+            .import_rollout_dir(
+                &dir,
+                promptwire::store::DEFAULT_MAX_ROLLOUT_BYTES,
+                &promptwire::core::rollout::Limits::default(),
+                &mut |_| {},
+                &std::sync::atomic::AtomicBool::new(false),
+            )
+            .expect("import");
+    }
+    let mut harness = app_with((1024.0, 700.0), Some(db));
+    show_sessions(&mut harness);
+    let sessions = state(&harness).sessions.sessions.clone();
+    let child = sessions
+        .iter()
+        .find(|s| s.parent_session.is_some())
+        .expect("a child")
+        .clone();
+    let root_id = child.parent_session.expect("parent");
+    // The list: the root's entry first, then the child's, indented, its kind first.
+    let entries: Vec<(String, egui::Rect)> = harness
+        .query_all_by(|node| {
+            node.label()
+                .is_some_and(|l| l.starts_with('#') || l.starts_with("collab_spawn · #"))
+        })
+        .filter_map(|node| Some((node.accesskit_node().label()?, node.rect())))
+        .collect();
+    assert_eq!(entries.len(), 2, "{entries:?}");
+    assert!(
+        entries[0].0.starts_with(&format!("#{root_id} ")),
+        "{entries:?}"
+    );
+    assert!(
+        entries[1]
+            .0
+            .starts_with(&format!("collab_spawn · #{} ", child.id)),
+        "{entries:?}"
+    );
+    assert!(
+        entries[1].1.left() >= entries[0].1.left() + 10.0
+            && entries[1].1.top() > entries[0].1.top(),
+        "the child is indented under its parent: {entries:?}"
+    );
+    // Open the root: its agents are it and the child, the root's totals with the child's.
+    harness.get_by_label(&entries[0].0).click();
+    wait_until(&mut harness, "analysed", |s: &AppState| {
+        s.browser.analysis.is_some() && s.sessions.open == Some(root_id)
+    });
+    let agents = state(&harness)
+        .browser
+        .analysis
+        .clone()
+        .expect("analysis")
+        .agents
+        .clone();
+    let shape: Vec<(Option<i64>, usize, usize, usize)> = agents
+        .iter()
+        .map(|a| (a.session, a.depth, a.own.requests, a.total.requests))
+        .collect();
+    assert_eq!(
+        shape,
+        vec![(Some(root_id), 0, 3, 4), (Some(child.id), 1, 1, 1)]
+    );
+    assert_eq!(
+        agents[0].total.tokens,
+        agents[0].own.tokens + agents[1].own.tokens
+    );
+    harness.get_by_label("Anatomy").click();
+    harness.get_by_label("− Replay").click();
+    harness.run_steps(4);
+    // The agents section, at the end of the tab: scrolled to as a user would, it lists the
+    // child; a click on its row opens its session.
+    let pane = pane_rect(&harness, PaneId::Analysis);
+    let child_row = |harness: &ui_support::App| {
+        harness
+            .query_all_by(is_child_row)
+            .next()
+            .is_some_and(|row| pane.contains_rect(row.rect()))
+    };
+    for _ in 0..20 {
+        if child_row(&harness) {
+            break;
+        }
+        harness.event(egui::Event::PointerMoved(pane.center()));
+        harness.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -200.0),
+            modifiers: egui::Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+        });
+        harness.run_steps(3);
+    }
+    harness
+        .query_all_by(is_child_row)
+        .next()
+        .expect("the child agent's row")
+        .click();
+    wait_until(&mut harness, "the child opened", |s: &AppState| {
+        s.sessions.open == Some(child.id)
+    });
+}
+
+/// The child agent's row in the Anatomy tab's agents (a label's text is its accesskit value).
+fn is_child_row(node: &egui_kittest::kittest::AccessKitNode<'_>) -> bool {
+    node.value()
+        .is_some_and(|l| l.contains("subagent: collab_spawn"))
 }

@@ -2,7 +2,9 @@
 //! `response.create` frame gets `response.created`, its output items (`output_item.added` /
 //! `.done`) and `response.completed` with the output and a usage; a `generate: false` warm-up
 //! gets no output. A request whose last item is a user message asking to "Run a command" is
-//! answered with an `exec_command` function call; any other turn with an assistant message.
+//! answered with an `exec_command` function call; one asking to "Delegate" with Codex's
+//! `collaboration.spawn_agent` call, whose output is answered with `wait_agent`; any other turn
+//! with an assistant message.
 //! Response ids count up across connections (`resp_ws_000`, …) and every frame received is
 //! kept, so a test can hold the recording against what the upstream saw.
 
@@ -84,8 +86,31 @@ fn answer(request: &Value, n: usize) -> Vec<Value> {
     let asks_for_a_command = last["type"] == "message"
         && last["role"] == "user"
         && last.to_string().contains("Run a command");
+    let delegates = last["type"] == "message"
+        && last["role"] == "user"
+        && last.to_string().contains("Delegate");
+    let output_of = |prefix: &str| {
+        last["type"] == "function_call_output"
+            && last["call_id"]
+                .as_str()
+                .is_some_and(|id| id.starts_with(prefix))
+    };
+    // Codex 0.171's collaboration tools (`-c features.multi_agent_v2=true`): spawn a subagent,
+    // then wait for it, then answer.
+    let collaboration = |name: &str, arguments: &str| {
+        json!({"type": "function_call", "id": format!("fc_{n:03}"), "status": "completed",
+               "call_id": format!("call_{name}_{n:03}"), "name": name,
+               "namespace": "collaboration", "arguments": arguments})
+    };
     let items: Vec<Value> = if warmup {
         Vec::new()
+    } else if delegates {
+        vec![collaboration(
+            "spawn_agent",
+            r#"{"task_name":"check","message":"Say hello.","fork_turns":"none"}"#,
+        )]
+    } else if output_of("call_spawn_agent_") {
+        vec![collaboration("wait_agent", r#"{"timeout_ms":10000}"#)]
     } else if asks_for_a_command {
         vec![
             json!({"type": "function_call", "id": format!("fc_{n:03}"), "status": "completed",

@@ -375,6 +375,7 @@ pub fn analyze_parts_with(
     push_parts(&mut prefix, session, parts).map_err(|e| e.to_string())?;
     let ledger = ledger::ledger(&prefix, &rules);
     let anatomy = anatomy::with_catalog(&prefix, &ledger, &ModelCatalog::bundled());
+    // The session alone; `jobs::analyze_stored` puts its subagents' sessions beside it.
     let agents = tree(vec![AgentNode::of_ledger(
         AgentTag {
             thread: format!("session {session}"),

@@ -16,6 +16,7 @@ use crate::app::state::AppState;
 use crate::core::json_diff::align;
 use crate::core::ledger::{self, Rules};
 use crate::store::Store;
+use crate::store::agents::stored_agents;
 use crate::store::seed::open_seeded;
 
 fn open_store(path: &Path) -> AppResult<Store> {
@@ -35,6 +36,12 @@ pub fn analyze_stored(store: &Store, session: i64, generation: u64) -> SessionEv
         .session_parts(session)
         .map_err(|e| e.to_string())
         .and_then(|parts| analyze_parts_with(session, parts, rules, note))
+        .and_then(|mut analysis| {
+            // The agents: this session and its subagents' sessions, each from its own ledger.
+            analysis.agents = stored_agents(store, session, &analysis.rules, &analysis.ledger)
+                .map_err(|e| e.to_string())?;
+            Ok(analysis)
+        })
         .map(Arc::new);
     SessionEvent::Analyzed {
         session,

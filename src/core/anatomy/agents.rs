@@ -20,6 +20,48 @@ pub struct AgentTag {
 }
 
 impl AgentTag {
+    /// The tag a Codex request carries: its headers (`thread-id`, `x-codex-parent-thread-id`,
+    /// `x-openai-subagent`, matched without regard to case) first, then its body's
+    /// `client_metadata` ([`AgentTag::from_body`]) for what the headers do not say. `None` when
+    /// neither names a thread.
+    pub fn from_request<'a>(
+        headers: impl IntoIterator<Item = (&'a str, &'a str)>,
+        body: Option<&serde_json::Value>,
+    ) -> Option<AgentTag> {
+        let (mut thread, mut parent, mut kind) = (None, None, None);
+        for (name, value) in headers {
+            let value = value.trim();
+            if value.is_empty() {
+                continue;
+            }
+            let slot = if name.eq_ignore_ascii_case("thread-id") {
+                &mut thread
+            } else if name.eq_ignore_ascii_case("x-codex-parent-thread-id") {
+                &mut parent
+            } else if name.eq_ignore_ascii_case("x-openai-subagent") {
+                &mut kind
+            } else {
+                continue;
+            };
+            slot.get_or_insert_with(|| value.to_string());
+        }
+        let from_body = body.and_then(AgentTag::from_body);
+        let (body_thread, body_parent, body_kind) = match from_body {
+            Some(tag) => (Some(tag.thread), tag.parent, tag.kind),
+            None => (None, None, None),
+        };
+        Some(AgentTag {
+            thread: thread.or(body_thread)?,
+            parent: parent.or(body_parent),
+            kind: kind.or(body_kind),
+        })
+    }
+
+    /// True for a subagent: the request names the thread that spawned it, or how.
+    pub fn is_subagent(&self) -> bool {
+        self.parent.is_some() || self.kind.is_some()
+    }
+
     /// The tag a Codex request body carries in its `client_metadata` (`thread_id`,
     /// `x-codex-parent-thread-id`, `x-openai-subagent`; the turn metadata's `parent_thread_id`
     /// and `subagent_kind` as fallbacks).
@@ -337,5 +379,42 @@ mod tests {
             })
         );
         assert_eq!(AgentTag::from_body(&json!({"model": "m"})), None);
+    }
+
+    #[test]
+    fn headers_come_first_and_the_body_fills_in() {
+        // Codex 0.171's collab_spawn child, as captured: headers and client_metadata agree.
+        let headers = [
+            ("x-codex-parent-thread-id", "root"),
+            ("X-OpenAI-Subagent", "collab_spawn"),
+            ("session-id", "root"),
+            ("thread-id", "child"),
+        ];
+        let child = AgentTag {
+            thread: "child".into(),
+            parent: Some("root".into()),
+            kind: Some("collab_spawn".into()),
+        };
+        assert_eq!(AgentTag::from_request(headers, None), Some(child.clone()));
+        assert!(child.is_subagent());
+        // The body alone (a HAR without headers), and headers that say less than the body.
+        let body = json!({"client_metadata": {"thread_id": "child",
+            "x-codex-parent-thread-id": "root", "x-openai-subagent": "collab_spawn"}});
+        assert_eq!(AgentTag::from_request([], Some(&body)), Some(child.clone()));
+        assert_eq!(
+            AgentTag::from_request([("thread-id", "child")], Some(&body)),
+            Some(child)
+        );
+        // A root: its thread and nothing else; no thread anywhere: no tag.
+        let root = AgentTag::from_request([("thread-id", " root "), ("session-id", "root")], None);
+        assert_eq!(
+            root,
+            Some(AgentTag {
+                thread: "root".into(),
+                ..AgentTag::default()
+            })
+        );
+        assert!(!root.is_some_and(|r| r.is_subagent()));
+        assert_eq!(AgentTag::from_request([("session-id", "s")], None), None);
     }
 }

@@ -102,6 +102,16 @@ impl HeaderList {
     }
 }
 
+/// A non-empty string value of the Prompt's `client_metadata`.
+fn client_metadata_text<'a>(prompt: &'a Prompt, key: &str) -> Option<&'a str> {
+    prompt
+        .client_metadata
+        .as_ref()?
+        .get(key)?
+        .as_str()
+        .filter(|v| !v.trim().is_empty())
+}
+
 /// Builds the header list.
 pub fn build_headers(
     prompt: &Prompt,
@@ -130,6 +140,13 @@ pub fn build_headers(
         if let Some(meta) = client::turn_metadata(prompt, window.as_deref(), facts) {
             headers.set("x-codex-turn-metadata", meta);
         }
+        // A subagent's thread names its parent and how it was spawned, as its
+        // `client_metadata` does (Codex 0.171, captured).
+        for name in ["x-codex-parent-thread-id", "x-openai-subagent"] {
+            if let Some(value) = client_metadata_text(prompt, name) {
+                headers.set(name, value);
+            }
+        }
     }
     for (name, value) in &prompt.headers {
         headers.set(name, value.as_str().unwrap_or_default());
@@ -139,7 +156,13 @@ pub fn build_headers(
     }
     if let Some(thread) = thread {
         headers.set_if_absent("x-client-request-id", thread);
-        headers.set_if_absent("session-id", thread);
+        // A subagent's session is its root's (`client_metadata.session_id`); a root's is its
+        // own thread.
+        let session = codex
+            .then(|| client_metadata_text(prompt, "session_id"))
+            .flatten()
+            .unwrap_or(thread);
+        headers.set_if_absent("session-id", session);
         headers.set_if_absent("thread-id", thread);
     }
     if !facts.unary {

@@ -235,6 +235,46 @@ pub struct TruncatedLine {
 }
 
 impl RolloutSession {
+    /// The agent this thread is: its id, and for a subagent the thread that spawned it
+    /// (`session_meta.parent_thread_id`, or the older `source.subagent.thread_spawn
+    /// .parent_thread_id`) and how, in the words of Codex's `x-openai-subagent` header
+    /// (`source.subagent`: `"review"`, `"compact"`, …; `thread_spawn` is `collab_spawn`; an
+    /// `{"other": NAME}` is NAME).
+    pub fn agent(&self) -> crate::core::anatomy::AgentTag {
+        let text = |v: Option<&Value>| {
+            v.and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+        };
+        let subagent = self.meta.get("source").and_then(|s| s.get("subagent"));
+        let kind = match subagent {
+            Some(Value::String(kind)) => Some(kind.clone()),
+            Some(Value::Object(map)) => {
+                map.iter()
+                    .next()
+                    .map(|(key, value)| match (key.as_str(), value.as_str()) {
+                        ("thread_spawn", _) => "collab_spawn".to_string(),
+                        (_, Some(name)) => name.to_string(),
+                        (key, None) => key.to_string(),
+                    })
+            }
+            _ => None,
+        };
+        let parent = text(self.meta.get("parent_thread_id")).or_else(|| {
+            text(
+                subagent
+                    .and_then(|s| s.get("thread_spawn"))
+                    .and_then(|t| t.get("parent_thread_id")),
+            )
+        });
+        crate::core::anatomy::AgentTag {
+            thread: self.thread_id.clone(),
+            parent,
+            kind,
+        }
+    }
+
     /// The whole body of one of this session's requests.
     pub fn body(&self, request: &ReconstructedRequest) -> Value {
         let input: Vec<Value> = request

@@ -31,6 +31,7 @@ use serde_json::Value;
 use super::Store;
 use super::error::{StoreError, StoreResult};
 use super::types::{NewRequest, NewSession, OutcomeRecord, ResponseMeta};
+use crate::core::anatomy::AgentTag;
 use crate::core::stream::RawEvent;
 
 mod journal;
@@ -249,6 +250,7 @@ enum Op {
         key: SessionKey,
         session: NewSession,
         replay_of: Option<i64>,
+        agent: Option<AgentTag>,
         notify: Option<Notify>,
     },
     Request {
@@ -626,11 +628,14 @@ impl Writer {
         status
     }
 
-    /// Asks for a new session (never waits; `None` when it had to be dropped).
+    /// Asks for a new session (never waits; `None` when it had to be dropped): `replay_of` the
+    /// recording a replay is served from, `agent` the agent the session is (its thread, parent
+    /// and kind).
     pub fn create_session(
         &self,
         session: NewSession,
         replay_of: Option<i64>,
+        agent: Option<AgentTag>,
         notify: Option<Notify>,
     ) -> Option<SessionKey> {
         let key = SessionKey(self.shared.key());
@@ -639,6 +644,7 @@ impl Writer {
                 key,
                 session,
                 replay_of,
+                agent,
                 notify,
             })
             .ok()

@@ -661,11 +661,15 @@ fn apply(
             key,
             session,
             replay_of,
+            agent,
             ..
         } => {
             let id = insert_session(conn, session)?;
             if let Some(recording) = replay_of {
                 super::super::links::set_replay_of(conn, id, *recording)?;
+            }
+            if let Some(agent) = agent {
+                super::super::links::set_agent(conn, id, agent)?;
             }
             staged.sessions.insert(*key, id);
         }

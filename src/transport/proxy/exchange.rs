@@ -17,6 +17,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::ProxyEvent;
+use crate::core::anatomy::AgentTag;
 use crate::core::session_label::{KEY_SEPARATOR, session_label};
 use crate::core::stream::events::header_events;
 use crate::core::stream::http_error::{classify_http_error, header};
@@ -165,6 +166,11 @@ impl Sink {
             .and_then(|b| b.get("model"))
             .and_then(Value::as_str)
             .map(str::to_string);
+        let headers = request
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()));
+        let agent = AgentTag::from_request(headers, body);
         let session = writer.create_session(
             NewSession {
                 name,
@@ -174,6 +180,7 @@ impl Sink {
                 created_us,
             },
             self.replay_of,
+            agent,
             None,
         )?;
         sessions.insert(key.to_string(), session);

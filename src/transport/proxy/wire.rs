@@ -4,6 +4,7 @@
 
 use std::io::Read as _;
 
+use crate::core::anatomy::AgentTag;
 use hyper::header::{HeaderMap, HeaderName};
 use serde_json::Value;
 
@@ -169,10 +170,17 @@ pub fn decode_body(
     Ok(out)
 }
 
-/// The key that groups a request into a session: the client's session or thread id (the
-/// `session_id` / `session-id` / `thread-id` headers, else `client_metadata.session_id` /
-/// `thread_id`), else `prompt_cache_key`, else the connection.
+/// The key that groups a request into a session: a subagent's own thread (Codex sends its
+/// child threads with the root's `session-id` but their own `thread-id` and an
+/// `x-codex-parent-thread-id`: each is a conversation of its own), else the client's session or
+/// thread id (the `session_id` / `session-id` / `thread-id` headers, else
+/// `client_metadata.session_id` / `thread_id`), else `prompt_cache_key`, else the connection.
 pub fn session_key(headers: &HeaderMap, body: Option<&Value>, connection: u64) -> String {
+    if let Some(tag) = agent_tag(headers, body)
+        && tag.is_subagent()
+    {
+        return format!("session:{}", tag.thread);
+    }
     for name in ["session_id", "session-id", "thread-id", "thread_id"] {
         if let Some(value) = headers.get(name).and_then(|v| v.to_str().ok())
             && !value.trim().is_empty()
@@ -196,6 +204,14 @@ pub fn session_key(headers: &HeaderMap, body: Option<&Value>, connection: u64) -
         }
     }
     format!("connection:{connection}")
+}
+
+/// The agent a request says it is ([`AgentTag::from_request`] on its headers and body).
+pub fn agent_tag(headers: &HeaderMap, body: Option<&Value>) -> Option<AgentTag> {
+    let pairs = headers
+        .iter()
+        .filter_map(|(name, value)| Some((name.as_str(), value.to_str().ok()?)));
+    AgentTag::from_request(pairs, body)
 }
 
 #[cfg(test)]
@@ -235,6 +251,17 @@ mod tests {
         assert_eq!(session_key(&headers, None, 3), "connection:3");
         headers.insert("session-id", "s9".parse().expect("value"));
         assert_eq!(session_key(&headers, Some(&body), 3), "session:s9");
+        // A subagent (Codex 0.171's collab_spawn child): its own thread, not the root's session.
+        headers.insert("thread-id", "child".parse().expect("value"));
+        assert_eq!(session_key(&headers, Some(&body), 3), "session:s9");
+        headers.insert("x-codex-parent-thread-id", "s9".parse().expect("value"));
+        assert_eq!(session_key(&headers, Some(&body), 3), "session:child");
+        let child = serde_json::json!({"client_metadata": {"session_id": "s9",
+            "thread_id": "child2", "x-openai-subagent": "review"}});
+        assert_eq!(
+            session_key(&HeaderMap::new(), Some(&child), 3),
+            "session:child2"
+        );
     }
 
     #[test]

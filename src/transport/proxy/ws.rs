@@ -23,7 +23,7 @@ use super::ProxyEvent;
 use super::exchange::{Exchange, body_dialect, now_us};
 use super::forward::{Relay, error_chain, error_response};
 use super::listen::{Body, full};
-use super::wire::{header_pairs, session_key, upstream_url};
+use super::wire::{agent_tag, header_pairs, session_key, upstream_url};
 use crate::core::redact::redact_url;
 use crate::core::stream::ErrorClass;
 use crate::core::stream::sse::encode_sse;
@@ -246,11 +246,17 @@ impl Session {
     /// A `response.create` frame: a new request.
     fn begin(&self, text: &str) -> Exchange {
         let body: Option<Value> = serde_json::from_str(text).ok();
-        let key = match session_key(&hyper::HeaderMap::new(), body.as_ref(), 0) {
-            found if !found.starts_with("connection:") && self.key.starts_with("connection:") => {
-                found
-            }
-            _ => self.key.clone(),
+        // The handshake's key, unless it named no client id or the frame is a subagent's (its
+        // own thread: a conversation of its own even on a shared socket).
+        let none = hyper::HeaderMap::new();
+        let found = session_key(&none, body.as_ref(), 0);
+        let subagent = agent_tag(&none, body.as_ref()).is_some_and(|t| t.is_subagent());
+        let key = if subagent
+            || (!found.starts_with("connection:") && self.key.starts_with("connection:"))
+        {
+            found
+        } else {
+            self.key.clone()
         };
         let mut exchange = self.relay.sink.begin(
             &key,

@@ -1,5 +1,6 @@
 //! The session list: a search field (name, model, text inside bodies; applied on Enter), one
-//! page of sessions, newest first, and the paging buttons.
+//! page of sessions, newest first (a subagent's session indented under its parent's), and the
+//! paging buttons.
 
 use egui::{Key, RichText, TextEdit, Ui};
 
@@ -7,6 +8,13 @@ use super::{SessionsUi, send};
 use crate::app::session_view::{SESSIONS_PAGE, SessionCommand};
 use crate::app::{AppState, CommandSender};
 use crate::core::stream::limits::human_size;
+use crate::store::nested;
+
+/// How far a subagent's entry is indented under its parent, per level.
+const AGENT_INDENT: f32 = 14.0;
+
+/// Deepest indentation shown (a deeper subagent is drawn at this depth).
+const MAX_AGENT_DEPTH: usize = 4;
 
 /// Longest search text (it becomes a LIKE pattern over every stored item).
 const MAX_SEARCH_CHARS: usize = 200;
@@ -59,31 +67,49 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
             if state.sessions.sessions.is_empty() {
                 ui.weak("No sessions.");
             }
-            for session in &state.sessions.sessions {
-                let mut text = format!(
+            // Each subagent under its parent (when both are on the page), indented, its kind
+            // first; one whose parent is elsewhere names it.
+            let sessions = &state.sessions.sessions;
+            for (index, depth) in nested(sessions) {
+                let session = &sessions[index];
+                let kind = session.agent.as_ref().and_then(|a| a.kind.as_deref());
+                let mut text = match (kind, depth, session.parent_session) {
+                    (Some(kind), 0, Some(parent)) => format!("{kind} of #{parent} · "),
+                    (Some(kind), _, _) => format!("{kind} · "),
+                    (None, _, _) => String::new(),
+                };
+                text.push_str(&format!(
                     "#{} {} · {} req · {}",
                     session.id,
                     super::session_edit::shown_name(session),
                     session.requests,
                     session.model.as_deref().unwrap_or("?"),
-                );
+                ));
                 // Only recorded interruptions: a request without an answer yet may be live.
                 if session.interrupted > 0 {
                     text.push_str(&format!(" · ! {} interrupted", session.interrupted));
                 }
                 let open = state.sessions.open == Some(session.id);
                 // The name cut to the pane's width (the whole of it on hover), its date under it.
+                let indent = AGENT_INDENT * depth.min(MAX_AGENT_DEPTH) as f32;
                 let entry = ui
-                    .add(
-                        egui::Button::selectable(open, text.as_str())
-                            .wrap_mode(egui::TextWrapMode::Truncate),
-                    )
-                    .on_hover_text(&text);
-                ui.label(
-                    RichText::new(super::session_edit::date_text(session.created_us))
-                        .small()
-                        .weak(),
-                );
+                    .horizontal(|ui| {
+                        ui.add_space(indent);
+                        ui.add(
+                            egui::Button::selectable(open, text.as_str())
+                                .wrap_mode(egui::TextWrapMode::Truncate),
+                        )
+                        .on_hover_text(&text)
+                    })
+                    .inner;
+                ui.horizontal(|ui| {
+                    ui.add_space(indent);
+                    ui.label(
+                        RichText::new(super::session_edit::date_text(session.created_us))
+                            .small()
+                            .weak(),
+                    );
+                });
                 if entry.clicked() && !open {
                     send(tx, SessionCommand::Open(session.id));
                 }
