@@ -179,7 +179,7 @@ impl Recorder<'_> {
                         format!("req_sample_{request:04}"),
                     ),
                 ],
-                body,
+                body: body.map(String::into_bytes),
                 wait_us: Some(micros(wait)),
                 total_us: Some(micros(total)),
                 http_version: None,

@@ -123,8 +123,8 @@ impl Store {
                     (_, [only]) if only.is_json_response() => {
                         (only.data.clone(), "application/json".to_string())
                     }
-                    (Some(text), []) => (
-                        text.clone(),
+                    (Some(bytes), []) => (
+                        String::from_utf8_lossy(bytes).into_owned(),
                         content_type(&record.response_headers)
                             .unwrap_or("application/json")
                             .to_string(),
@@ -144,6 +144,11 @@ impl Store {
                 // Events kept as bytes that are not UTF-8: the body as those bytes.
                 let body_bytes = match events.as_slice() {
                     [only] if only.is_json_response() => only.bytes.clone(),
+                    // An error body that is not UTF-8: its bytes (`encoding: base64`).
+                    [] if !websocket => record
+                        .response_body
+                        .clone()
+                        .filter(|b| std::str::from_utf8(b).is_err()),
                     _ if events.iter().any(|e| e.bytes.is_some())
                         && mime_type == "text/event-stream" =>
                     {
@@ -760,7 +765,7 @@ fn parse_entry(entry: &Value) -> Result<ParsedEntry, String> {
                     ..OutcomeRecord::default()
                 });
             }
-            response_body = Some(text);
+            response_body = Some(body.clone());
         }
         response = Some(ResponseMeta {
             status: Some(status),

@@ -313,7 +313,7 @@ impl Store {
                 None => Vec::new(),
             },
             response_body: response_body
-                .map(|packed| unpack_text(&packed, "stored response body"))
+                .map(|packed| unpack_bytes(&packed, "stored response body"))
                 .transpose()?,
         })
     }

@@ -256,7 +256,7 @@ impl SendRecording {
             writer.response(ResponseMeta {
                 status: attempt.status,
                 headers: attempt.headers.clone(),
-                body: attempt.http_error_body.clone(),
+                body: attempt.http_error_body.clone().map(String::into_bytes),
                 wait_us,
                 total_us: Some(micros(attempt.elapsed)),
                 http_version: attempt.http_version.clone(),

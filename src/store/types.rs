@@ -113,8 +113,9 @@ pub struct ResponseMeta {
     pub status: Option<u16>,
     /// Response headers (secret ones dropped).
     pub headers: Vec<(String, String)>,
-    /// A non-SSE body (an HTTP error's).
-    pub body: Option<String>,
+    /// A non-SSE body (an HTTP error's), as the bytes received (stored as they are unless a
+    /// secret in it must be redacted).
+    pub body: Option<Vec<u8>>,
     /// Microseconds to the response headers.
     pub wait_us: Option<i64>,
     /// Microseconds to the end of the response.
@@ -450,8 +451,15 @@ pub struct RequestRecord {
     pub extra: Option<Value>,
     /// Response headers.
     pub response_headers: Vec<(String, String)>,
-    /// A non-SSE response body.
-    pub response_body: Option<String>,
+    /// A non-SSE response body, as the bytes received.
+    pub response_body: Option<Vec<u8>>,
+}
+
+impl RequestRecord {
+    /// The non-SSE response body as text (invalid UTF-8 shown as U+FFFD: a view of the bytes).
+    pub fn response_text(&self) -> Option<std::borrow::Cow<'_, str>> {
+        self.response_body.as_deref().map(String::from_utf8_lossy)
+    }
 }
 
 /// A rebuilt request body.

@@ -269,6 +269,19 @@ fn noted_extra(extra: Option<&serde_json::Value>) -> serde_json::Value {
     serde_json::Value::Object(extra)
 }
 
+/// A response body as it is stored: the bytes received, unless redaction finds a secret in its
+/// text (then the redacted text; a body that is not UTF-8 is redacted on its lossy text, so a
+/// secret is never kept for the sake of exact bytes).
+fn redacted_body_bytes(body: &[u8]) -> Result<Vec<u8>, crate::core::redact::RedactError> {
+    let text = String::from_utf8_lossy(body);
+    let redacted = try_redacted_json(&text)?;
+    Ok(if redacted == text {
+        body.to_vec()
+    } else {
+        redacted.into_owned().into_bytes()
+    })
+}
+
 /// Sets the response half of a request; false when there is no such request.
 pub(super) fn update_response(
     conn: &Connection,
@@ -279,7 +292,7 @@ pub(super) fn update_response(
     let body = response
         .body
         .as_deref()
-        .map(try_redacted_json)
+        .map(redacted_body_bytes)
         .transpose()
         .map_err(StoreError::redaction("response body"))?;
     let changed = conn.execute(
@@ -288,7 +301,7 @@ pub(super) fn update_response(
             request_id,
             response.status,
             headers,
-            body.map(|body| codec::pack(body.as_bytes(), Level::Kept)),
+            body.map(|body| codec::pack(&body, Level::Kept)),
             response.wait_us,
             response.total_us,
         ],

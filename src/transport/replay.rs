@@ -27,8 +27,8 @@ pub struct RecordedRequest {
     pub status: Option<u16>,
     /// Response headers (secret ones were never stored).
     pub response_headers: Vec<(String, String)>,
-    /// A non-SSE answer's body (an error's).
-    pub response_body: Option<String>,
+    /// A non-SSE answer's body (an error's), as the bytes received.
+    pub response_body: Option<Vec<u8>>,
     /// Raw events in order, with their receive times.
     pub events: Vec<RawEvent>,
     /// How it ended.

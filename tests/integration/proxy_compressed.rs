@@ -336,7 +336,7 @@ async fn compressed_answers_are_recorded_decoded_and_relayed_unchanged() {
                             error_message: Some(error.to_string()),
                             ..OutcomeRecord::default()
                         },
-                        Some(text),
+                        Some(text.into_bytes()),
                         Some((json!("gzip"), json!(wire), None))
                     )
                 );

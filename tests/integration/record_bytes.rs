@@ -2,7 +2,7 @@
 //! valid UTF-8 reaches the client byte for byte through the recording proxy, is stored as those
 //! bytes (the text view beside them), and the replay endpoint serves exactly the upstream's
 //! bytes; the HAR export gives the body base64-encoded (`encoding: base64`) and importing it
-//! back keeps the same bytes.
+//! back keeps the same bytes. An error body that is not UTF-8 is kept and served the same way.
 
 use crate::support;
 
@@ -82,6 +82,71 @@ async fn an_event_that_is_not_utf8_is_stored_replayed_and_exported_as_its_bytes(
     assert_eq!(
         post_responses(&replay.base_url(), &request).await,
         (200, sent)
+    );
+    replay.stop();
+    replay.stopped().await;
+}
+
+/// An error answer whose body is not UTF-8 (a gateway's page in Latin-1): the client gets it
+/// byte for byte, the store keeps those bytes (the inspector's text a view of them), the HAR
+/// gives them base64-encoded and imports back to the same bytes, and the replay endpoint
+/// serves them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_error_body_that_is_not_utf8_is_stored_replayed_and_exported_as_its_bytes() {
+    let mut page = b"<html><body>Passerelle d\xE9faillante \xFF</body></html>".to_vec();
+    page.push(b'\n');
+    let body = page.clone();
+    let upstream = Upstream::start(move |_| Reply {
+        status: 502,
+        headers: vec![(
+            "content-type".to_string(),
+            "text/html; charset=iso-8859-1".to_string(),
+        )],
+        steps: vec![support::upstream::Step::Send(Bytes::from(body.clone()))],
+    });
+    let db = scratch("record_error_bytes").join("rec.sqlite");
+    let request = json!({"model": "gpt-5.5", "input": "bytes", "stream": true});
+    let (proxy, _events) = support::upstream::recording_proxy(&upstream.base_url(), &db).await;
+    assert_eq!(
+        post_responses(&proxy.base_url(), &request).await,
+        (502, page.clone())
+    );
+    proxy.stop();
+    proxy.stopped().await;
+
+    let store = Store::open(&db).expect("db");
+    let session = store.list_sessions(Page::ALL).expect("sessions")[0].id;
+    let id = store.requests(session, Page::ALL).expect("requests")[0].id;
+    let record = store.request(id).expect("record");
+    assert_eq!(record.response_body.as_deref(), Some(page.as_slice()));
+    assert!(record.response_text().expect("text").contains('\u{FFFD}'));
+
+    let har = store.export_har(session, true).expect("har");
+    let content = &har["log"]["entries"][0]["response"]["content"];
+    assert_eq!(content["encoding"], json!("base64"));
+    assert_eq!(
+        promptwire::core::export::from_base64(content["text"].as_str().expect("text")),
+        Some(page.clone())
+    );
+    drop(store);
+    let mut store = Store::open(&db).expect("db");
+    let (imported, _) = store
+        .import_har(&har.to_string(), "back", std::path::Path::new("back.har"))
+        .expect("import");
+    let back = store.requests(imported, Page::ALL).expect("requests")[0].id;
+    assert_eq!(
+        store.request(back).expect("record").response_body,
+        Some(page.clone()),
+        "imported back as the same bytes"
+    );
+    drop(store);
+
+    let mut options = ReplayOptions::new("127.0.0.1:0", db.clone(), session);
+    options.timing = Timing::Instant;
+    let (replay, _events) = start_replay(options).await.expect("replay");
+    assert_eq!(
+        post_responses(&replay.base_url(), &request).await,
+        (502, page)
     );
     replay.stop();
     replay.stopped().await;

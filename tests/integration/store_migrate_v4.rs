@@ -64,7 +64,7 @@ fn read_back(store: &Store) -> Vec<Value> {
                 "summary": serde_json::to_value(&r).expect("summary"),
                 "body": String::from_utf8_lossy(&body.bytes), "headers": record.headers,
                 "extra": record.extra, "response_headers": record.response_headers,
-                "response_body": record.response_body, "events": events, "outcome": outcome,
+                "response_body": record.response_text(), "events": events, "outcome": outcome,
             }));
         }
     }

@@ -232,7 +232,7 @@ fn the_authorization_value_never_reaches_the_database_file() {
             &ResponseMeta {
                 status: Some(401),
                 headers: vec![("authorization".to_string(), format!("Bearer {secret}"))],
-                body: Some("{}".to_string()),
+                body: Some(b"{}".to_vec()),
                 wait_us: None,
                 total_us: None,
                 http_version: None,

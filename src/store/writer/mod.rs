@@ -294,7 +294,7 @@ impl Op {
             Self::Session { session, .. } => (session.name.len() + 128, false),
             Self::Request { request, .. } => (request.bytes(), false),
             Self::Response { meta, .. } => (
-                meta.body.as_ref().map_or(0, String::len)
+                meta.body.as_ref().map_or(0, Vec::len)
                     + meta
                         .headers
                         .iter()

@@ -564,8 +564,7 @@ impl Exchange {
             writer.response(ResponseMeta {
                 status: self.status,
                 headers: std::mem::take(&mut self.response_headers),
-                body: (!self.sse && !self.body.is_empty())
-                    .then(|| String::from_utf8_lossy(&self.body).into_owned()),
+                body: (!self.sse && !self.body.is_empty()).then(|| self.body.clone()),
                 wait_us: self.wait.map(micros),
                 total_us: Some(micros(at)),
                 http_version: self.http_version.take(),

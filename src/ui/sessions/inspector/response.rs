@@ -180,12 +180,13 @@ pub fn response_ui(ui: &mut Ui, found: &Inspected, cost: (String, Option<String>
             if let Some(note) = note {
                 ui.label(RichText::new(note).small().weak());
             }
+            let body = found.record.response_text();
             let text = found
                 .outcome
                 .as_ref()
                 .map(|o| o.text.as_str())
                 .filter(|t| !t.is_empty())
-                .or(found.record.response_body.as_deref());
+                .or(body.as_deref());
             if let Some(text) = text {
                 ui.strong("Output");
                 // Bounded: a long answer is cut here (the Events tab has every event).
