@@ -4,6 +4,10 @@
 //!    fresh SQLite file) ≤ 1 s — median of 7 runs.
 //! 2. Importing a folder of 1,000 rollouts (copies of the captured Codex sessions) ≤ 30 s —
 //!    median of 3 runs, each into a fresh database.
+//! 3. (Issue 34) Importing a rollout of 1,700 requests ≤ 2 s, median of 5; the imported
+//!    session read back into the ledger is printed beside it.
+//!
+//! `cargo bench --bench rollout -- NAME` runs the one whose name contains NAME.
 //!
 //! Medians are printed; a run over its target fails.
 
@@ -93,11 +97,66 @@ fn bench_folder(count: usize, runs: usize) {
     assert!(m <= Duration::from_secs(30), "over target");
 }
 
+/// Issue 34's target: importing a rollout of 1,700 requests ≤ 2 s (parse, reconstruct, write);
+/// and, beside it, reading the imported session back into the ledger (what opening it costs).
+fn bench_requests(wanted: usize, runs: usize) {
+    let mut lines = wanted * 3;
+    let (bytes, requests) = loop {
+        let bytes = rollout_folder::long_rollout(lines);
+        let parsed = parse(&bytes, &Limits::default()).expect("parse");
+        let requests = parsed.sessions[0].requests.len();
+        if requests >= wanted {
+            break (bytes, requests);
+        }
+        lines += lines / 4;
+    };
+    let dir = scratch("requests");
+    let file = dir.join("rollout-2026-11-30T16-01-25-01a22d30-89fc-70b3-b345-55a7c2d15602.jsonl");
+    std::fs::write(&file, &bytes).expect("write");
+    let rules = promptwire::core::ledger::Rules::bundled();
+    let (mut imports, mut ledgers) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        let db = dir.join(format!("db{run}.sqlite"));
+        let mut store = Store::open(&db).expect("db");
+        let start = Instant::now();
+        let imported = store
+            .import_rollout_file(&file, DEFAULT_MAX_ROLLOUT_BYTES, &Limits::default())
+            .expect("import");
+        imports.push(start.elapsed());
+        assert_eq!(imported[0].requests, requests);
+        let id = imported[0].session_id.expect("session");
+        let start = Instant::now();
+        let mut session = promptwire::core::prefix::Session::default();
+        promptwire::store::prefix_input::push_stored_session(&mut session, &store, id)
+            .expect("read");
+        let ledger = promptwire::core::ledger::ledger(&session, &rules);
+        ledgers.push(start.elapsed());
+        assert_eq!(ledger.rows.len(), requests);
+    }
+    let (import, ledger) = (median(imports), median(ledgers));
+    println!(
+        "rollout/import_{wanted}_requests: {} lines, {requests} requests: import median {:.0} ms (target ≤ 2000 ms); read back + ledger median {:.0} ms",
+        bytes.iter().filter(|b| **b == b'\n').count(),
+        import.as_secs_f64() * 1000.0,
+        ledger.as_secs_f64() * 1000.0
+    );
+    assert!(import <= Duration::from_secs(2), "over target");
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` does not: skip the heavy work then.
     if !std::env::args().any(|a| a == "--bench") {
         return;
     }
-    bench_long_rollout(7);
-    bench_folder(1_000, 3);
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let run = |name: &str| only.as_deref().is_none_or(|o| name.contains(o));
+    if run("import_5000_lines") {
+        bench_long_rollout(7);
+    }
+    if run("import_1700_requests") {
+        bench_requests(1_700, 5);
+    }
+    if run("import_folder") {
+        bench_folder(1_000, 3);
+    }
 }
