@@ -1,18 +1,43 @@
 //! A stored session as the OpenTelemetry mapping's input ([`crate::core::otel`]): the session's
 //! facts and, per request in order, its model, dialect, URL, times, outcome and usage in one
-//! query; its input and answer text only when content is exported.
+//! query; its input and answer text only when content is exported; for a subagent, its place in
+//! its run (the root agent's session and its parent's).
 
 use rusqlite::params;
 
 use super::Store;
 use super::error::StoreResult;
 use super::summary::parse_usage;
-use super::types::RecordedState;
+use super::types::{RecordedState, SessionSummary};
 use crate::core::otel::map::Ended;
-use crate::core::otel::{RequestFacts, SessionFacts};
+use crate::core::otel::{AgentPlace, RequestFacts, SessionFacts};
 use crate::core::stream::{ErrorClass, UsageCounts};
 
 impl Store {
+    /// Where subagent session `summary` sits in its run: its root agent's session and its
+    /// parent's, when the parent is stored (ancestors followed at most 64 deep; a cycle stops
+    /// the walk).
+    fn agent_place(&self, summary: &SessionSummary) -> StoreResult<Option<AgentPlace>> {
+        let Some(parent) = summary.parent_session else {
+            return Ok(None);
+        };
+        let mut root = self.session(parent)?;
+        let mut seen = vec![summary.id, root.id];
+        for _ in 0..64 {
+            match root.parent_session {
+                Some(up) if !seen.contains(&up) => {
+                    seen.push(up);
+                    root = self.session(up)?;
+                }
+                _ => break,
+            }
+        }
+        Ok(Some(AgentPlace {
+            root: (root.id, root.created_us),
+            parent,
+        }))
+    }
+
     /// Session `session_id` and its requests as the span mapping reads them; with `content`,
     /// each request's `instructions` and `input` and its answer's text.
     pub fn otel_facts(
@@ -21,11 +46,14 @@ impl Store {
         content: bool,
     ) -> StoreResult<(SessionFacts, Vec<RequestFacts>)> {
         let summary = self.session(session_id)?;
+        let place = self.agent_place(&summary)?;
         let session = SessionFacts {
             id: summary.id,
             name: summary.name,
             source: summary.source,
             created_us: summary.created_us,
+            agent: summary.agent,
+            place,
         };
         let mut stmt = self.conn.prepare_cached(
             "SELECT r.id, r.model, r.dialect, r.provider, r.method, r.url, r.status, r.started_us,

@@ -466,4 +466,18 @@ fn a_captured_subagent_is_tagged_and_linked() {
         linked,
         vec![(Some(child), Some(root_id), 1), (Some(root), None, 3)]
     );
+    // Exported to OpenTelemetry, the child's spans go into the root's trace, under its span.
+    let (child_facts, _) = store.otel_facts(sessions[0].id, false).expect("facts");
+    let root_created = sessions[1].created_us;
+    assert_eq!(
+        child_facts.place,
+        Some(promptwire::core::otel::AgentPlace {
+            root: (root_id, root_created),
+            parent: root_id
+        })
+    );
+    let (root_facts, _) = store.otel_facts(root_id, false).expect("facts");
+    assert_eq!(root_facts.place, None);
+    assert_eq!(child_facts.trace_id(), root_facts.trace_id());
+    assert_eq!(child_facts.span_ids().1, Some(root_facts.span_ids().0));
 }

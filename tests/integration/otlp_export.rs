@@ -28,6 +28,8 @@ fn facts() -> (SessionFacts, Vec<RequestFacts>) {
         name: "s".to_string(),
         source: "proxy".to_string(),
         created_us: 1_800_000_000_000_000,
+        agent: None,
+        place: None,
     };
     let created = session.created_us;
     let request = |id: i64, at: i64| RequestFacts {

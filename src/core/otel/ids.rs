@@ -22,6 +22,11 @@ pub fn session_span_id(trace: &[u8; 16]) -> [u8; 8] {
     span_of(trace, b"session", 0)
 }
 
+/// The session span of subagent session `session_id` in its run's `trace`.
+pub fn agent_span_id(trace: &[u8; 16], session_id: i64) -> [u8; 8] {
+    span_of(trace, b"agent", session_id)
+}
+
 /// The span of stored request `request_id` in `trace`.
 pub fn request_span_id(trace: &[u8; 16], request_id: i64) -> [u8; 8] {
     span_of(trace, b"request", request_id)

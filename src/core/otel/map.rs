@@ -2,12 +2,15 @@
 //! request ([`request_spans`]), attributes in the OpenTelemetry GenAI semantic conventions
 //! (`gen_ai.*`, `server.*`, `error.type`), OpenInference's (`llm.*`, `openinference.span.kind`,
 //! which Arize Phoenix reads to show model and tokens) beside them, and `promptwire.*` for what
-//! neither has: dialect, transport, the ledger's prefix verdict and dollars.
+//! neither has: dialect, transport, the ledger's prefix verdict and dollars. A subagent's session
+//! (its parent stored) goes into its run's root trace, its session span a child of its parent's,
+//! with `gen_ai.agent.id` (its thread) and `gen_ai.agent.name` (its kind).
 
 use serde_json::Value;
 
 use super::ids;
 use super::span::{AttrValue, Attrs, Span, SpanEvent, SpanKind, SpanStatus};
+use crate::core::anatomy::AgentTag;
 use crate::core::ledger::{Ledger, Row, RowKind};
 use crate::core::redact::{RedactError, try_redact_value, try_redacted};
 use crate::core::stream::{ErrorClass, UsageCounts};
@@ -23,6 +26,47 @@ pub struct SessionFacts {
     pub source: String,
     /// Creation time, Unix microseconds.
     pub created_us: i64,
+    /// The agent the session is (its thread, parent thread and kind), when recorded.
+    pub agent: Option<AgentTag>,
+    /// Where a subagent's session sits in its run, when its parent is stored: its spans go into
+    /// the root agent's trace, its session span a child of its parent's.
+    pub place: Option<AgentPlace>,
+}
+
+/// A subagent session's place in its run's trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentPlace {
+    /// The root agent's session (id, creation time): its trace holds the whole run.
+    pub root: (i64, i64),
+    /// The parent agent's session id.
+    pub parent: i64,
+}
+
+impl SessionFacts {
+    /// The trace the session's spans go into: the root agent's, else its own.
+    pub fn trace_id(&self) -> [u8; 16] {
+        match self.place {
+            Some(place) => ids::trace_id(place.root.0, place.root.1),
+            None => ids::trace_id(self.id, self.created_us),
+        }
+    }
+
+    /// The session's own span in [`SessionFacts::trace_id`], and the span it is a child of (a
+    /// subagent's parent session's span; none for a root).
+    pub fn span_ids(&self) -> ([u8; 8], Option<[u8; 8]>) {
+        let trace = self.trace_id();
+        match self.place {
+            Some(place) => (
+                ids::agent_span_id(&trace, self.id),
+                Some(if place.parent == place.root.0 {
+                    ids::session_span_id(&trace)
+                } else {
+                    ids::agent_span_id(&trace, place.parent)
+                }),
+            ),
+            None => (ids::session_span_id(&trace), None),
+        }
+    }
 }
 
 /// How a stored request ended, as the mapping reads it.
@@ -119,7 +163,8 @@ pub fn session_span(
     requests: &[RequestFacts],
     ledger: Option<&Ledger>,
 ) -> Span {
-    let trace_id = ids::trace_id(session.id, session.created_us);
+    let trace_id = session.trace_id();
+    let (span_id, parent_span_id) = session.span_ids();
     let start = requests
         .iter()
         .filter_map(|r| r.started_us)
@@ -140,6 +185,19 @@ pub fn session_span(
     a.str("promptwire.session.name", session.name.clone());
     a.str("promptwire.session.source", session.source.clone());
     a.uint("promptwire.session.requests", requests.len() as u64);
+    if let Some(agent) = &session.agent {
+        a.str("gen_ai.agent.id", agent.thread.clone());
+        a.str(
+            "gen_ai.agent.name",
+            agent.kind.clone().unwrap_or_else(|| "root".to_string()),
+        );
+        if let Some(parent) = &agent.parent {
+            a.str("promptwire.agent.parent_thread", parent.clone());
+        }
+        if let Some(kind) = &agent.kind {
+            a.str("promptwire.agent.kind", kind.clone());
+        }
+    }
     let (mut input, mut cached, mut written, mut output) = (0i64, 0i64, 0i64, 0i64);
     for u in requests.iter().filter_map(|r| r.usage.as_ref()) {
         input += u.input_tokens.unwrap_or(0);
@@ -168,8 +226,8 @@ pub fn session_span(
     }
     Span {
         trace_id,
-        span_id: ids::session_span_id(&trace_id),
-        parent_span_id: None,
+        span_id,
+        parent_span_id,
         name: format!("session {}", session.name),
         kind: SpanKind::Internal,
         start_unix_nanos: nanos(start),
@@ -199,8 +257,8 @@ pub fn request_spans(
     options: SpanOptions,
     only: Option<&[i64]>,
 ) -> Result<Vec<Span>, RedactError> {
-    let trace_id = ids::trace_id(session.id, session.created_us);
-    let root = ids::session_span_id(&trace_id);
+    let trace_id = session.trace_id();
+    let (root, _) = session.span_ids();
     let conversation = conversation_id(session, requests);
     let mut out = Vec::new();
     for (index, r) in requests.iter().enumerate() {

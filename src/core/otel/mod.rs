@@ -22,7 +22,7 @@ pub mod ids;
 pub mod map;
 pub mod span;
 
-pub use map::{RequestFacts, SessionFacts, SpanOptions, request_spans, session_span};
+pub use map::{AgentPlace, RequestFacts, SessionFacts, SpanOptions, request_spans, session_span};
 pub use span::{AttrValue, Span, SpanEvent, SpanKind, SpanStatus};
 
 #[cfg(test)]

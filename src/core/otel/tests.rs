@@ -14,6 +14,8 @@ fn session() -> SessionFacts {
         name: "codex run".to_string(),
         source: "proxy".to_string(),
         created_us: 1_700_000_000_000_000,
+        agent: None,
+        place: None,
     }
 }
 
@@ -220,4 +222,65 @@ fn content_only_when_asked_and_always_redacted() {
     assert!(all.contains(" done"), "{all}");
     assert!(!all.contains("sk-abc"), "{all}");
     assert!(!all.contains("eyJhbGci"), "{all}");
+}
+
+/// A subagent's session: in its root's trace, its session span a child of its parent's (the
+/// root's session span, or a middle agent's), named by its thread and kind; its requests are
+/// children of its own session span.
+#[test]
+fn a_subagent_session_goes_into_its_runs_trace_under_its_parent() {
+    use crate::core::anatomy::AgentTag;
+    let root = session();
+    let root_span = session_span(&root, &[], None);
+    let child = SessionFacts {
+        id: 9,
+        agent: Some(AgentTag {
+            thread: "child".into(),
+            parent: Some("root".into()),
+            kind: Some("collab_spawn".into()),
+        }),
+        place: Some(AgentPlace {
+            root: (root.id, root.created_us),
+            parent: root.id,
+        }),
+        ..session()
+    };
+    let requests = vec![request(31, 1_700_000_001_000_000)];
+    let span = session_span(&child, &requests, None);
+    assert_eq!(
+        (span.trace_id, span.parent_span_id),
+        (root_span.trace_id, Some(root_span.span_id))
+    );
+    assert_ne!(span.span_id, root_span.span_id);
+    assert_eq!(
+        (
+            span.attribute("gen_ai.agent.id")
+                .and_then(AttrValue::as_str),
+            span.attribute("gen_ai.agent.name")
+                .and_then(AttrValue::as_str),
+            span.attribute("promptwire.agent.parent_thread")
+                .and_then(AttrValue::as_str),
+        ),
+        (Some("child"), Some("collab_spawn"), Some("root"))
+    );
+    let spans =
+        request_spans(&child, &requests, None, SpanOptions::default(), None).expect("spans");
+    assert_eq!(
+        (spans[0].trace_id, spans[0].parent_span_id),
+        (root_span.trace_id, Some(span.span_id))
+    );
+    // A grandchild: under the child's session span, in the same trace.
+    let grandchild = SessionFacts {
+        id: 11,
+        place: Some(AgentPlace {
+            root: (root.id, root.created_us),
+            parent: child.id,
+        }),
+        ..child.clone()
+    };
+    let deep = session_span(&grandchild, &[], None);
+    assert_eq!(
+        (deep.trace_id, deep.parent_span_id),
+        (root_span.trace_id, Some(span.span_id))
+    );
 }
