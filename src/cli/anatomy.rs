@@ -295,30 +295,15 @@ fn write_text(
     for a in agents {
         writeln!(
             out,
-            "{}agent {}{}: {} request(s), {} tokens, read {}, written {}, cold start {}{}{}",
+            "{}agent {}{}: {}{}",
             "  ".repeat(a.depth),
             a.tag.thread,
             a.tag
                 .kind
                 .as_deref()
                 .map_or(String::new(), |k| format!(" ({k})")),
-            a.own.requests,
-            grouped(a.own.tokens),
-            grouped(a.own.read_tokens),
-            grouped(a.own.write_tokens),
-            grouped(a.own.cold_start_tokens),
-            a.own
-                .cost_usd
-                .map_or(String::new(), |u| format!(", {}", usd(u))),
-            if a.total.requests > a.own.requests {
-                format!(
-                    "; with its subagents {} request(s), {} tokens",
-                    a.total.requests,
-                    grouped(a.total.tokens)
-                )
-            } else {
-                String::new()
-            }
+            a.figures_text(),
+            a.subtree_text().map_or(String::new(), |t| format!("; {t}"))
         )?;
     }
     Ok(())

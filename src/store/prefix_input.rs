@@ -15,7 +15,7 @@ use super::summary::{SessionParts, usage_tokens};
 use super::{Store, StoreError};
 use crate::core::json::JsonMap;
 use crate::core::prefix::{RequestMeta, Session};
-use crate::core::stream::UsageCounts;
+use crate::core::stream::{PromptCacheDiagnostics, UsageCounts};
 
 /// Why a stored session could not become the analysis's input.
 #[derive(Debug, thiserror::Error)]
@@ -142,6 +142,9 @@ fn request_meta(
         finished_at_ms: sent_at_ms
             .zip(total_us)
             .map(|(ms, total)| ms + total / 1000),
+        diagnostics: usage
+            .and_then(|u| u.get("prompt_cache_diagnostics"))
+            .and_then(PromptCacheDiagnostics::from_value),
         ..RequestMeta::default()
     }
 }

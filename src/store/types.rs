@@ -230,6 +230,19 @@ fn micros(d: std::time::Duration) -> i64 {
     i64::try_from(d.as_micros()).unwrap_or(i64::MAX)
 }
 
+/// A turn's usage as stored (JSON), with the server's `prompt_cache_diagnostics` under that
+/// key when the response carried them (so a stored session's ledger sets them beside its
+/// prediction without re-reading the events).
+fn usage_with_diagnostics(outcome: &TurnOutcome) -> Option<Value> {
+    let mut usage = serde_json::to_value(outcome.usage.as_ref()?).ok()?;
+    if let (Some(diagnostics), Some(map)) = (&outcome.cache_diagnostics, usage.as_object_mut())
+        && let Ok(value) = serde_json::to_value(diagnostics)
+    {
+        map.insert("prompt_cache_diagnostics".to_string(), value);
+    }
+    Some(usage)
+}
+
 impl OutcomeRecord {
     /// The record of a turn outcome.
     /// The record of a turn outcome, taking its text instead of copying it (an answer's text
@@ -263,10 +276,7 @@ impl OutcomeRecord {
             response_id,
             error_class,
             error_message,
-            usage: outcome
-                .usage
-                .as_ref()
-                .and_then(|u| serde_json::to_value(u).ok()),
+            usage: usage_with_diagnostics(outcome),
             text: outcome.text.clone(),
             server_model: outcome.server_model.clone(),
             events: outcome.events,

@@ -16,10 +16,9 @@ use pretty_assertions::assert_eq;
 use promptwire::store::{Page, SessionSummary, Store};
 use serde_json::{Value, json};
 
-use super::proxy_codex::{assert_ok, codex, codex_bin, codex_home_with, start_record, stop_server};
-use super::proxy_codex_ws::http_standin_with;
+use super::proxy_codex::{assert_ok, codex, codex_bin, stop_server};
+use super::proxy_codex_ws::RecordedRun;
 use crate::support::scratch;
-use crate::support::ws_standin::WsStandIn;
 
 /// The stand-in's script over HTTP: the turn asking to delegate spawns a subagent, waits for
 /// it, then answers.
@@ -240,30 +239,13 @@ fn a_codex_subagent_is_its_own_session_linked_to_its_parent() {
         let dir = scratch(&format!("agents-{transport}"));
         let script = dir.join("script.json");
         std::fs::write(&script, SCRIPT).expect("script");
-        let (ws, http) = if transport == "websocket" {
-            (Some(WsStandIn::start()), None)
-        } else {
-            let standin = http_standin_with(
-                &dir.join("standin"),
-                &["--script", script.to_str().expect("path")],
-            );
-            (None, Some(standin))
-        };
-        let base = match (&ws, &http) {
-            (Some(ws), _) => ws.base_url(),
-            (_, Some((_, base))) => base.clone(),
-            _ => unreachable!("one upstream"),
-        };
-        let db = dir.join("rec.sqlite");
-        let work = dir.join("work");
-        std::fs::create_dir_all(&work).expect("work dir");
-        let (mut record, lines, addr) = start_record(&base, &db);
-        let extra = if transport == "websocket" {
-            "supports_websockets = true"
-        } else {
-            ""
-        };
-        let home = codex_home_with(&dir.join("record"), &format!("http://{addr}/v1"), extra);
+        let run = RecordedRun::start(
+            transport,
+            &dir,
+            &["--script", script.to_str().expect("path")],
+        );
+        let (db, work, home) = (run.db.clone(), run.work.clone(), run.home.clone());
+        let (mut record, lines) = (run.record, run.lines);
         assert_ok(
             &codex(
                 &bin,

@@ -86,6 +86,7 @@ mod sessions_model_send;
 mod sse_parity;
 mod store_cli;
 mod store_crash;
+mod store_diagnostics;
 mod store_foreign;
 mod store_growth;
 mod store_har_timings;

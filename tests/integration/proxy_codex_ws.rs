@@ -292,26 +292,9 @@ fn codex_exec_then_resume_breaks_nothing_over_websocket_or_http() {
         let dir = scratch(&format!("resume-{transport}"));
         // Over HTTP: the Python stand-in (tools/standin_upstream.py), which answers the first
         // turn with an `exec_command` call.
-        let (ws, http) = if transport == "websocket" {
-            (Some(WsStandIn::start()), None)
-        } else {
-            (None, Some(http_standin(&dir.join("standin"))))
-        };
-        let base = match (&ws, &http) {
-            (Some(ws), _) => ws.base_url(),
-            (_, Some((_, base))) => base.clone(),
-            _ => unreachable!("one upstream"),
-        };
-        let db = dir.join("rec.sqlite");
-        let work = dir.join("work");
-        std::fs::create_dir_all(&work).expect("work dir");
-        let (mut record, lines, addr) = start_record(&base, &db);
-        let extra = if transport == "websocket" {
-            "supports_websockets = true"
-        } else {
-            ""
-        };
-        let home = codex_home_with(&dir.join("record"), &format!("http://{addr}/v1"), extra);
+        let run = RecordedRun::start(transport, &dir, &["--calls", "1"]);
+        let (db, work, home) = (run.db.clone(), run.work.clone(), run.home.clone());
+        let (mut record, lines) = (run.record, run.lines);
         assert_ok(
             &codex(&bin, &home, &work, &["Run a command: echo promptwire."]),
             "codex exec",
@@ -334,10 +317,60 @@ fn codex_exec_then_resume_breaks_nothing_over_websocket_or_http() {
     }
 }
 
-/// The Python stand-in on a free port, recording into `dir`, answering one `exec_command` call
-/// before its answers: (the process, killed on drop; its base URL).
-fn http_standin(dir: &std::path::Path) -> (support::server::Server, String) {
-    http_standin_with(dir, &["--calls", "1"])
+/// A Codex home pointed at `promptwire record` in front of a stand-in upstream, over
+/// `transport` (`websocket`: the Rust stand-in, with `supports_websockets = true`; `http`: the
+/// Python stand-in with `standin_args`), in `dir`.
+pub(crate) struct RecordedRun {
+    /// The recording's database.
+    pub db: std::path::PathBuf,
+    /// The folder Codex runs in.
+    pub work: std::path::PathBuf,
+    /// The Codex home.
+    pub home: std::path::PathBuf,
+    /// `promptwire record`.
+    pub record: support::server::Server,
+    /// Its output lines after the first.
+    pub lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    _ws: Option<WsStandIn>,
+    _http: Option<(support::server::Server, String)>,
+}
+
+impl RecordedRun {
+    /// Starts the upstream and the recorder, and writes the Codex home.
+    pub(crate) fn start(transport: &str, dir: &std::path::Path, standin_args: &[&str]) -> Self {
+        let (ws, http) = if transport == "websocket" {
+            (Some(WsStandIn::start()), None)
+        } else {
+            (
+                None,
+                Some(http_standin_with(&dir.join("standin"), standin_args)),
+            )
+        };
+        let base = match (&ws, &http) {
+            (Some(ws), _) => ws.base_url(),
+            (_, Some((_, base))) => base.clone(),
+            _ => unreachable!("one upstream"),
+        };
+        let db = dir.join("rec.sqlite");
+        let work = dir.join("work");
+        std::fs::create_dir_all(&work).expect("work dir");
+        let (record, lines, addr) = start_record(&base, &db);
+        let extra = if transport == "websocket" {
+            "supports_websockets = true"
+        } else {
+            ""
+        };
+        let home = codex_home_with(&dir.join("record"), &format!("http://{addr}/v1"), extra);
+        Self {
+            db,
+            work,
+            home,
+            record,
+            lines,
+            _ws: ws,
+            _http: http,
+        }
+    }
 }
 
 /// The Python stand-in on a free port, recording into `dir`, with `args` (`--script FILE`, …):

@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::core::format::grouped;
+use crate::core::ledger::summary::usd;
 use crate::core::ledger::{Ledger, Row, RowKind};
 
 /// Who sent a request: its thread, the thread that spawned it, and how.
@@ -167,6 +169,39 @@ pub struct Agent {
     /// Whether its parent is among the agents (false for a root, or a child whose parent the
     /// recording does not have).
     pub parent_known: bool,
+}
+
+impl Agent {
+    /// Its own figures in words: `3 request(s), 12,345 tokens, read 9,000, written 0, cold
+    /// start 8,836, $0.071` (the dollars when every request is priced).
+    pub fn figures_text(&self) -> String {
+        let f = &self.own;
+        format!(
+            "{} request(s), {} tokens, read {}, written {}, cold start {}{}",
+            f.requests,
+            grouped(f.tokens),
+            grouped(f.read_tokens),
+            grouped(f.write_tokens),
+            grouped(f.cold_start_tokens),
+            f.cost_usd
+                .map_or(String::new(), |u| format!(", {}", usd(u)))
+        )
+    }
+
+    /// Its totals with its subagents' in words (`with its subagents 10 request(s), 90,559
+    /// tokens, $0.13`), when it has any.
+    pub fn subtree_text(&self) -> Option<String> {
+        (self.total.requests > self.own.requests).then(|| {
+            format!(
+                "with its subagents {} request(s), {} tokens{}",
+                self.total.requests,
+                grouped(self.total.tokens),
+                self.total
+                    .cost_usd
+                    .map_or(String::new(), |u| format!(", {}", usd(u)))
+            )
+        })
+    }
 }
 
 /// An agent before the tree is built.

@@ -475,7 +475,7 @@ fn agents_ui(ui: &mut Ui, analysis: &Analysis, state: &AppState, tx: &CommandSen
             for a in agents {
                 let kind = a.tag.kind.as_deref().unwrap_or("root");
                 let mut text = format!(
-                    "{}{}{} · {}{} · {} request(s) · {} tokens, read {}, written {} · cold start {}{}",
+                    "{}{}{} · {}{} · {}",
                     "      ".repeat(a.depth),
                     if a.depth > 0 { "subagent: " } else { "" },
                     kind,
@@ -483,22 +483,10 @@ fn agents_ui(ui: &mut Ui, analysis: &Analysis, state: &AppState, tx: &CommandSen
                     a.effort
                         .as_deref()
                         .map_or(String::new(), |e| format!(" {e}")),
-                    a.own.requests,
-                    grouped(a.own.tokens),
-                    grouped(a.own.read_tokens),
-                    grouped(a.own.write_tokens),
-                    grouped(a.own.cold_start_tokens),
-                    a.own.cost_usd.map_or(String::new(), |u| format!(" · {}", usd(u)))
+                    a.figures_text(),
                 );
-                if a.total.requests > a.own.requests {
-                    text.push_str(&format!(
-                        " — with its subagents {} request(s), {} tokens{}",
-                        a.total.requests,
-                        grouped(a.total.tokens),
-                        a.total
-                            .cost_usd
-                            .map_or(String::new(), |u| format!(", {}", usd(u)))
-                    ));
+                if let Some(subtree) = a.subtree_text() {
+                    text.push_str(&format!(" — {subtree}"));
                 }
                 let open_other = a.session.filter(|s| Some(*s) != state.sessions.open);
                 let response = ui
