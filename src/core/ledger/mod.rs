@@ -264,16 +264,20 @@ impl Ledger {
     ) -> Result<WhatIf, WhatIfError> {
         let plan = Plan::new(session, &self.rendered, edits)?;
         let mut partials = Partials::default();
-        let after_rows = rows_of(session, &self.rendered, rules, &plan, &mut partials);
+        // Only the predictions move with an edit: the verdicts, kinds and prices of the rows
+        // are the ledger's.
+        let prepared = sim::Prepared::new(session, &self.rendered, &rules.cache_models);
+        let after = sim::simulate(&prepared, &plan, &mut partials);
         let before = self.summary.totals.clone();
+        let after_predictions = after;
         let mut after = summary::Totals {
             cost_usd: before.cost_usd.map(|_| Dollars::default()),
             unpriced_models: before.unpriced_models.clone(),
             ..summary::Totals::default()
         };
-        let mut requests = Vec::with_capacity(after_rows.len());
-        for (row, edited) in self.rows.iter().zip(&after_rows) {
-            let (b, a) = (&row.prediction.predicted, &edited.prediction.predicted);
+        let mut requests = Vec::with_capacity(after_predictions.len());
+        for (row, edited) in self.rows.iter().zip(&after_predictions) {
+            let (b, a) = (&row.prediction.predicted, &edited.predicted);
             // The row's figures moved by the edit's change to the prediction, in the row's own
             // figures (scaled to the server's count where it reported one).
             let moved = |was: u64, pred_b: u64, pred_a: u64| -> u64 {
@@ -316,7 +320,7 @@ impl Ledger {
                 index: row.index,
                 tokens,
                 paid,
-                reason: edited.prediction.reason.clone(),
+                reason: edited.reason.clone(),
             });
         }
         let read_tokens_gained = after.read_tokens as i64 - before.read_tokens as i64;

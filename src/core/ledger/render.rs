@@ -22,6 +22,7 @@ use std::hash::{Hash as _, Hasher as _};
 use std::sync::Arc;
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 use siphasher::sip128::{Hasher128 as _, SipHasher13};
 
@@ -163,7 +164,8 @@ struct Draft {
 #[derive(Debug, Default)]
 pub struct Segments {
     segments: Vec<Segment>,
-    by_key: HashMap<u128, SegmentId>,
+    /// By segment hash (already a hash: a fast hasher over it is enough).
+    by_key: FxHashMap<u128, SegmentId>,
     /// Segments interned but not counted yet.
     pending: Vec<SegmentId>,
 }
@@ -484,8 +486,10 @@ pub fn render(session: &Session, counting: &Counting) -> Rendered {
 pub fn render_some(session: &Session, counting: &Counting, indices: &[usize]) -> Rendered {
     let mut renderer = Renderer {
         segments: Segments::default(),
-        items: HashMap::new(),
-        info: HashMap::new(),
+        items: FxHashMap::default(),
+        info: Vec::new(),
+        names: FxHashMap::default(),
+        markers: FxHashMap::default(),
         headers: HashMap::new(),
         base: *counting,
         counting: *counting,
@@ -587,9 +591,15 @@ struct Renderer {
     segments: Segments,
     /// An item's segments and which of them carry an explicit breakpoint, by (item, the tool
     /// name an output is rendered with).
-    items: HashMap<ItemKey, (Vec<SegmentId>, Vec<u32>)>,
-    /// What the layout needs to know of an item without rendering it, by item.
-    info: HashMap<ElementId, ItemInfo>,
+    items: FxHashMap<ItemKey, (Vec<SegmentId>, Vec<u32>)>,
+    /// What the layout needs to know of an item without rendering it, by item id (read once
+    /// per distinct item).
+    info: Vec<Option<ItemInfo>>,
+    /// call_id hash → (the call's name hash, the call's item), for the request being laid out
+    /// (kept to reuse its allocation).
+    names: FxHashMap<u64, (u64, ElementId)>,
+    /// Marker segments by (salt, tokens): interned once, not once per call run.
+    markers: FxHashMap<(u128, u64), SegmentId>,
     /// The header (settings, tools, instructions) of each distinct set of header parts.
     headers: HashMap<u64, Header>,
     /// The counting rules asked for (families with a row of their own use theirs).
@@ -604,10 +614,11 @@ type ItemKey = (ElementId, u64, u64);
 
 /// What pairs a call with its output (the hash of the `call_id`, a call's name) and what kind of
 /// item it is, read once per distinct item.
-#[derive(Clone)]
 struct ItemInfo {
     call_id: Option<u64>,
-    name: Option<Arc<str>>,
+    name: Option<Box<str>>,
+    /// The hash of `name` ([`name_hash`]), when there is one.
+    name_hash: u64,
     class: Class,
 }
 
@@ -679,49 +690,55 @@ impl Renderer {
         // Items.
         layout.first_item = shape.input_offset;
         // call_id → the call's name, as the items come (a call precedes its output).
-        let mut names: HashMap<u64, (u64, Arc<str>)> = HashMap::new();
+        self.names.clear();
         layout.item_start.reserve(shape.input.len());
         layout.parts.reserve(shape.input.len());
-        let infos: Vec<ItemInfo> = shape
-            .input
-            .iter()
-            .map(|id| {
-                self.info
-                    .entry(*id)
-                    .or_insert_with(|| item_info(pool.value(*id)))
-                    .clone()
-            })
-            .collect();
+        for id in &shape.input {
+            let at = id.0 as usize;
+            if self.info.len() <= at {
+                self.info.resize_with(at + 1, || None);
+            }
+            if self.info[at].is_none() {
+                self.info[at] = Some(item_info(pool.value(*id)));
+            }
+        }
+        // Read through a moved-out table, so segments can be interned meanwhile.
+        let info = std::mem::take(&mut self.info);
+        let info_of = |id: &ElementId| info[id.0 as usize].as_ref();
         // The reasoning of turns before the latest user message, which families that drop it
         // do not render.
         let turn_start = match self.counting.keeps_earlier_reasoning {
             true => 0,
-            false => infos
+            false => shape
+                .input
                 .iter()
-                .rposition(|i| i.class == Class::User)
+                .rposition(|id| info_of(id).is_some_and(|i| i.class == Class::User))
                 .unwrap_or(0),
         };
         let mut run = 0usize;
-        for (k, (id, info)) in shape.input.iter().zip(&infos).enumerate() {
-            let output_of = match (&info.name, info.call_id) {
-                (Some(name), Some(call)) => {
-                    names.insert(call, (name_hash(name), Arc::clone(name)));
+        for (k, id) in shape.input.iter().enumerate() {
+            let Some(item_info) = info_of(id) else {
+                continue;
+            };
+            let output_of = match (item_info.name.is_some(), item_info.call_id) {
+                (true, Some(call)) => {
+                    self.names.insert(call, (item_info.name_hash, *id));
                     None
                 }
-                (None, Some(call)) => names.get(&call).cloned(),
+                (false, Some(call)) => self.names.get(&call).copied(),
                 _ => None,
             };
-            let dropped = info.class == Class::Reasoning && k < turn_start;
+            let dropped = item_info.class == Class::Reasoning && k < turn_start;
             let key = (
                 *id,
-                output_of.as_ref().map_or(0, |(h, _)| *h),
+                output_of.map_or(0, |(h, _)| h),
                 code ^ u64::from(dropped),
             );
             let start = u32::try_from(layout.parts.len()).unwrap_or(u32::MAX);
             layout.item_start.push(start);
             // A run of consecutive calls is rendered with its own markers: at its first call,
             // and once more at its second (parallel calls).
-            run = if info.class == Class::Call {
+            run = if item_info.class == Class::Call {
                 run + 1
             } else {
                 0
@@ -742,7 +759,8 @@ impl Renderer {
             let drafts = if dropped {
                 vec![dropped_reasoning(item)]
             } else {
-                self.item(item, output_of.as_ref().map(|(_, n)| &**n))
+                let name = output_of.and_then(|(_, call)| info_of(&call)?.name.as_deref());
+                self.item(item, name)
             };
             let ids: Vec<SegmentId> = drafts
                 .into_iter()
@@ -753,6 +771,7 @@ impl Renderer {
             layout.explicit.extend(marked.iter().map(|k| base + k));
             self.items.insert(key, (ids, marked));
         }
+        self.info = info;
         layout
     }
 
@@ -958,18 +977,24 @@ impl Renderer {
 
     /// A marker segment of `tokens` (None when it has none).
     fn marker(&mut self, label: &str, tokens: u64, salt: u128) -> Option<SegmentId> {
-        (tokens > 0).then(|| {
-            self.segments.intern(Draft {
-                source: Source::ToolCalls,
-                kind: Kind::Marker,
-                label: Some(label.to_string()),
-                body: Body::Text("".into()),
-                lead: tokens,
-                trail: 0,
-                salt,
-                opaque_tokens: 0,
-            })
-        })
+        if tokens == 0 {
+            return None;
+        }
+        if let Some(id) = self.markers.get(&(salt, tokens)) {
+            return Some(*id);
+        }
+        let id = self.segments.intern(Draft {
+            source: Source::ToolCalls,
+            kind: Kind::Marker,
+            label: Some(label.to_string()),
+            body: Body::Text("".into()),
+            lead: tokens,
+            trail: 0,
+            salt,
+            opaque_tokens: 0,
+        });
+        self.markers.insert((salt, tokens), id);
+        Some(id)
     }
 
     fn header(
@@ -1347,11 +1372,11 @@ fn output_text(output: Option<&Value>) -> (String, u64) {
 fn item_info(item: &Value) -> ItemInfo {
     let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
     let call_id = item.get("call_id").and_then(Value::as_str).map(name_hash);
-    let name = (!ty.ends_with("_call_output"))
+    let name: Option<Box<str>> = (!ty.ends_with("_call_output"))
         .then(|| item.get("name").and_then(Value::as_str))
         .flatten()
         .filter(|_| call_id.is_some())
-        .map(Arc::from);
+        .map(Box::from);
     let class = match ty {
         "function_call" | "custom_tool_call" => Class::Call,
         "reasoning" => Class::Reasoning,
@@ -1360,6 +1385,7 @@ fn item_info(item: &Value) -> ItemInfo {
     };
     ItemInfo {
         call_id: call_id.filter(|_| name.is_some() || ty.ends_with("_call_output")),
+        name_hash: name.as_deref().map_or(0, name_hash),
         name,
         class,
     }

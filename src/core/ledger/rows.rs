@@ -279,8 +279,8 @@ pub fn kinds(session: &Session) -> Vec<(RowKind, Option<usize>, bool)> {
 
 /// How many compaction items each request carries (each distinct item read once).
 fn compaction_counts(session: &Session) -> Vec<usize> {
-    let mut is_compaction: std::collections::HashMap<crate::core::prefix::ElementId, bool> =
-        Default::default();
+    // By item id (ids are dense indices into the pool): no hashing per item and request.
+    let mut is_compaction: Vec<Option<bool>> = vec![None; session.pool().len()];
     session
         .requests()
         .iter()
@@ -289,7 +289,11 @@ fn compaction_counts(session: &Session) -> Vec<usize> {
                 .input
                 .iter()
                 .filter(|id| {
-                    *is_compaction.entry(**id).or_insert_with(|| {
+                    let at = id.0 as usize;
+                    if is_compaction.len() <= at {
+                        is_compaction.resize(at + 1, None);
+                    }
+                    *is_compaction[at].get_or_insert_with(|| {
                         matches!(
                             session
                                 .pool()

@@ -16,6 +16,7 @@
 //! without recorded times nothing expires. A request continuing a response the recording does
 //! not have is not simulated and leaves the state as it was.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 
@@ -24,7 +25,7 @@ use serde::Serialize;
 use super::compare::Partials;
 use super::models::{CacheKind, CacheModel, CacheModels};
 use super::prices::cacheable_steps;
-use super::render::{Kind, Rendered, chain};
+use super::render::{Kind, Layout, Rendered, SegmentId, chain};
 use super::whatif::Plan;
 use crate::core::format::grouped;
 use crate::core::prefix::{Continuation, Session};
@@ -68,36 +69,68 @@ pub fn class_of(s: &super::render::Segment) -> u8 {
     (u8::from(user) * USER) | (u8::from(tool) * TOOL)
 }
 
-/// Running counts, chained hashes and keys at each boundary of a prompt.
-#[derive(Debug, Clone, Default)]
-pub struct Offsets {
+/// Running counts, chained hashes and keys at each boundary of a prompt: the layout's own when
+/// the pieces are its parts (no edit moves a part of it), else computed from the pieces.
+#[derive(Debug, Clone)]
+pub struct Offsets<'a> {
     /// `cum[k]`: tokens of the first `k` pieces.
-    pub cum: Vec<u64>,
+    pub cum: Cow<'a, [u64]>,
     /// `hash[k]`: chained hash of the first `k` pieces.
-    pub hash: Vec<u64>,
+    pub hash: Cow<'a, [u64]>,
     /// Keys of the pieces.
-    pub keys: Vec<u64>,
+    keys: Keys<'a>,
 }
 
-impl Offsets {
-    fn fill(&mut self, pieces: &[Piece]) {
-        self.cum.clear();
-        self.hash.clear();
-        self.keys.clear();
+/// The keys of a prompt's pieces: its layout's segment ids, or keys of its own.
+#[derive(Debug, Clone)]
+enum Keys<'a> {
+    Parts(&'a [SegmentId]),
+    Owned(Vec<u64>),
+}
+
+impl<'a> Offsets<'a> {
+    /// The layout's own counts, hashes and parts (its pieces are its parts, same keys and
+    /// tokens: `render::fill` computes what [`Offsets::of_pieces`] would).
+    fn of_layout(layout: &'a Layout) -> Self {
+        Self {
+            cum: Cow::Borrowed(&layout.cum),
+            hash: Cow::Borrowed(&layout.hash),
+            keys: Keys::Parts(&layout.parts),
+        }
+    }
+
+    fn of_pieces(pieces: &[Piece]) -> Self {
+        let mut cum = Vec::with_capacity(pieces.len() + 1);
+        let mut hashes = Vec::with_capacity(pieces.len() + 1);
         let (mut tokens, mut hash) = (0u64, 0x9e37_79b9_7f4a_7c15_u64);
-        self.cum.push(tokens);
-        self.hash.push(hash);
+        cum.push(tokens);
+        hashes.push(hash);
         for p in pieces {
             tokens += p.tokens;
             hash = chain(hash, p.key);
-            self.cum.push(tokens);
-            self.hash.push(hash);
-            self.keys.push(p.key);
+            cum.push(tokens);
+            hashes.push(hash);
+        }
+        Self {
+            cum: Cow::Owned(cum),
+            hash: Cow::Owned(hashes),
+            keys: Keys::Owned(pieces.iter().map(|p| p.key).collect()),
+        }
+    }
+
+    /// The key of piece `k`.
+    fn key(&self, k: usize) -> Option<u64> {
+        match &self.keys {
+            Keys::Parts(parts) => parts.get(k).map(|id| u64::from(id.0)),
+            Keys::Owned(keys) => keys.get(k).copied(),
         }
     }
 
     fn len(&self) -> usize {
-        self.keys.len()
+        match &self.keys {
+            Keys::Parts(parts) => parts.len(),
+            Keys::Owned(keys) => keys.len(),
+        }
     }
 
     /// Total tokens.
@@ -105,7 +138,7 @@ impl Offsets {
         self.cum.last().copied().unwrap_or(0)
     }
 
-    fn common(&self, other: &Offsets) -> usize {
+    fn common(&self, other: &Offsets<'_>) -> usize {
         let n = self.len().min(other.len());
         let (mut lo, mut hi) = (0usize, n);
         while lo < hi {
@@ -151,16 +184,19 @@ impl<'a> Prepared<'a> {
         }
     }
 
-    /// The pieces of request `i`'s prompt under `plan`, into `out`.
-    pub fn pieces(&self, i: usize, plan: &Plan, out: &mut Vec<Piece>) {
+    /// The pieces of request `i`'s prompt under `plan`, into `out`; whether `plan` swaps or
+    /// adds a piece (otherwise the pieces are the layout's parts, classes aside).
+    pub fn pieces(&self, i: usize, plan: &Plan, out: &mut Vec<Piece>) -> bool {
         out.clear();
         let Some(layout) = self.rendered.layouts.get(i) else {
-            return;
+            return false;
         };
         let segments = &self.rendered.segments;
+        // Parts an edit puts a breakpoint after, found once (not once per part).
+        let after = plan.breakpoint_parts(layout);
         let piece = |k: usize| {
             let id = layout.parts[k];
-            let explicit = layout.explicit.contains(&(k as u32));
+            let explicit = !layout.explicit.is_empty() && layout.explicit.contains(&(k as u32));
             Piece {
                 key: u64::from(id.0),
                 tokens: segments.get(id).tokens,
@@ -192,7 +228,7 @@ impl<'a> Prepared<'a> {
                 out.push(added);
             }
             let mut p = piece(k);
-            if plan.breakpoint_after_part(i, layout, k) {
+            if after.contains(&k) {
                 p.class |= EXPLICIT;
             }
             out.push(p);
@@ -203,6 +239,7 @@ impl<'a> Prepared<'a> {
         {
             out.push(added);
         }
+        !swapped.is_empty() || insert.is_some()
     }
 }
 
@@ -265,8 +302,8 @@ struct HeldMark {
 }
 
 #[derive(Debug, Clone)]
-struct HeldPrompt {
-    offsets: Rc<Offsets>,
+struct HeldPrompt<'a> {
+    offsets: Rc<Offsets<'a>>,
     last_used: Option<i64>,
     ttl_ms: i64,
     request: usize,
@@ -274,9 +311,9 @@ struct HeldPrompt {
 
 /// What one route holds.
 #[derive(Debug, Default)]
-struct Route {
+struct Route<'a> {
     marks: VecDeque<HeldMark>,
-    prompts: Vec<HeldPrompt>,
+    prompts: Vec<HeldPrompt<'a>>,
     /// An entry dropped as expired for this request: (request that wrote it, gap ms).
     expired: Option<(usize, i64)>,
     seen: bool,
@@ -289,7 +326,7 @@ fn alive(last_used: Option<i64>, ttl_ms: i64, now: Option<i64>) -> bool {
     }
 }
 
-impl Route {
+impl Route<'_> {
     fn expire(&mut self, now: Option<i64>) {
         let mut expired = None;
         let mut note = |request: usize, used: Option<i64>| {
@@ -316,10 +353,10 @@ impl Route {
 }
 
 /// One request as a rule sees it.
-struct Step<'s> {
+struct Step<'s, 'a> {
     index: usize,
     pieces: &'s [Piece],
-    offsets: &'s Rc<Offsets>,
+    offsets: &'s Rc<Offsets<'a>>,
     finished: Option<i64>,
     ttl_ms: i64,
     explicit_mode: bool,
@@ -340,19 +377,19 @@ struct Outcome {
 /// The one interface the simulator calls: how a cache model reads and writes a request on its
 /// route.
 trait Rule {
-    fn apply(
+    fn apply<'a>(
         &self,
-        route: &mut Route,
-        step: &Step<'_>,
+        route: &mut Route<'a>,
+        step: &Step<'_, 'a>,
         partial: &mut dyn FnMut(u64, u64) -> u64,
     ) -> Outcome;
 }
 
 impl Rule for CacheModel {
-    fn apply(
+    fn apply<'a>(
         &self,
-        route: &mut Route,
-        step: &Step<'_>,
+        route: &mut Route<'a>,
+        step: &Step<'_, 'a>,
         partial: &mut dyn FnMut(u64, u64) -> u64,
     ) -> Outcome {
         match *self {
@@ -371,9 +408,9 @@ impl Rule for CacheModel {
     }
 }
 
-fn prefix_rule(
-    route: &mut Route,
-    step: &Step<'_>,
+fn prefix_rule<'a>(
+    route: &mut Route<'a>,
+    step: &Step<'_, 'a>,
     partial: &mut dyn FnMut(u64, u64) -> u64,
     floor: u64,
     step_tokens: u64,
@@ -383,7 +420,7 @@ fn prefix_rule(
     for (h, held) in route.prompts.iter().enumerate() {
         let k = offsets.common(&held.offsets);
         let mut tokens = offsets.cum[k];
-        if let (Some(&x), Some(&y)) = (held.offsets.keys.get(k), offsets.keys.get(k))
+        if let (Some(x), Some(y)) = (held.offsets.key(k), offsets.key(k))
             && x < ADDED_KEY
             && y < ADDED_KEY
         {
@@ -440,8 +477,8 @@ fn prefix_rule(
 }
 
 fn breakpoint_rule(
-    route: &mut Route,
-    step: &Step<'_>,
+    route: &mut Route<'_>,
+    step: &Step<'_, '_>,
     floor: u64,
     max_writes: usize,
     considered: usize,
@@ -615,10 +652,11 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
         if finished.is_some() {
             last_finish = finished;
         }
-        prepared.pieces(i, plan, &mut pieces);
-        let mut filled = Offsets::default();
-        filled.fill(&pieces);
-        let offsets = Rc::new(filled);
+        let moved = prepared.pieces(i, plan, &mut pieces);
+        let offsets = Rc::new(match moved {
+            false => Offsets::of_layout(&rendered.layouts[i]),
+            true => Offsets::of_pieces(&pieces),
+        });
         let total = offsets.total();
         let route_key = route_hash(
             request.shape.prompt_cache_key.as_deref(),
@@ -745,13 +783,17 @@ fn gap_words(ms: i64) -> String {
 /// then the start of the piece they end in — its text up to about as many bytes as tokens are
 /// left (four a token), or the whole piece when it is opaque. `memo` keeps the start of a
 /// piece per (key, tokens left).
-fn head_hash(rendered: &Rendered, offsets: &Offsets, memo: &mut HashMap<(u64, u64), u64>) -> u64 {
+fn head_hash(
+    rendered: &Rendered,
+    offsets: &Offsets<'_>,
+    memo: &mut HashMap<(u64, u64), u64>,
+) -> u64 {
     let whole = offsets
         .cum
         .partition_point(|&c| c <= ROUTING_TOKENS)
         .saturating_sub(1);
     let hash = offsets.hash[whole];
-    let Some(&key) = offsets.keys.get(whole) else {
+    let Some(key) = offsets.key(whole) else {
         return hash;
     };
     let left = ROUTING_TOKENS - offsets.cum[whole];

@@ -254,14 +254,15 @@ impl Plan {
         ))
     }
 
-    /// Whether an edit puts an explicit breakpoint after part `k` of request `i` (the last part
-    /// of a body input item it names).
-    pub(super) fn breakpoint_after_part(&self, _i: usize, layout: &Layout, k: usize) -> bool {
-        self.after.iter().any(|&item| {
-            layout
-                .item_parts(item as usize)
-                .is_some_and(|r| !r.is_empty() && r.end - 1 == k)
-        })
+    /// The parts of `layout` an edit puts an explicit breakpoint after (the last part of each
+    /// body input item it names).
+    pub(super) fn breakpoint_parts(&self, layout: &Layout) -> Vec<usize> {
+        self.after
+            .iter()
+            .filter_map(|&item| layout.item_parts(item as usize))
+            .filter(|r| !r.is_empty())
+            .map(|r| r.end - 1)
+            .collect()
     }
 
     /// How much earlier request `i` is sent, ms.
