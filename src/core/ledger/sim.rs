@@ -184,6 +184,16 @@ impl<'a> Prepared<'a> {
         }
     }
 
+    /// Whether `plan` changes request `i`'s pieces: swaps or adds one, or marks a breakpoint.
+    pub fn plan_touches(&self, i: usize, plan: &Plan) -> bool {
+        let Some(layout) = self.rendered.layouts.get(i) else {
+            return false;
+        };
+        !plan.swapped(i, layout).is_empty()
+            || plan.insert_at(i, layout).is_some()
+            || !plan.breakpoint_parts(layout).is_empty()
+    }
+
     /// The pieces of request `i`'s prompt under `plan`, into `out`; whether `plan` swaps or
     /// adds a piece (otherwise the pieces are the layout's parts, classes aside).
     pub fn pieces(&self, i: usize, plan: &Plan, out: &mut Vec<Piece>) -> bool {
@@ -355,7 +365,11 @@ impl Route<'_> {
 /// One request as a rule sees it.
 struct Step<'s, 'a> {
     index: usize,
-    pieces: &'s [Piece],
+    /// The request's pieces when a what-if moved or marked any (else its layout's parts are
+    /// its pieces: `layout` and `classes`).
+    pieces: Option<&'s [Piece]>,
+    layout: &'s Layout,
+    classes: &'s [u8],
     offsets: &'s Rc<Offsets<'a>>,
     finished: Option<i64>,
     ttl_ms: i64,
@@ -484,7 +498,10 @@ fn breakpoint_rule(
     considered: usize,
 ) -> Outcome {
     let offsets = step.offsets;
-    let marks = marks(step.pieces, step.explicit_mode, max_writes);
+    let marks = match step.pieces {
+        Some(pieces) => marks(pieces, step.explicit_mode, max_writes),
+        None => layout_marks(step.layout, step.classes, step.explicit_mode, max_writes),
+    };
     let latest = marks.last().copied().unwrap_or(0);
     let skip = route.marks.len().saturating_sub(considered);
     let best = route
@@ -575,13 +592,55 @@ pub fn marks(pieces: &[Piece], explicit_mode: bool, max_writes: usize) -> Vec<us
             .rposition(|p| p.class & (USER | TOOL) != 0)
             .map(|k| k + 1)
     };
-    let mut explicit: Vec<usize> = pieces
+    let explicit = pieces
         .iter()
         .enumerate()
         .filter(|(_, p)| p.class & EXPLICIT != 0)
-        .map(|(k, _)| k + 1)
-        .filter(|&at| Some(at) != implicit)
+        .map(|(k, _)| k + 1);
+    keep_latest(implicit, explicit, max_writes)
+}
+
+/// [`marks`] of request `layout`'s own parts (no what-if moved or marked anything): the same
+/// boundaries, read off the layout and the segments' classes without building its pieces.
+fn layout_marks(
+    layout: &Layout,
+    classes: &[u8],
+    explicit_mode: bool,
+    max_writes: usize,
+) -> Vec<usize> {
+    let implicit = if explicit_mode {
+        None
+    } else {
+        layout
+            .parts
+            .iter()
+            .rposition(|id| classes[id.0 as usize] & (USER | TOOL) != 0)
+            .map(|k| k + 1)
+    };
+    let explicit = explicit_parts(layout).into_iter().map(|k| k + 1);
+    keep_latest(implicit, explicit, max_writes)
+}
+
+/// The parts of `layout` that carry an explicit breakpoint, in order, each once.
+fn explicit_parts(layout: &Layout) -> Vec<usize> {
+    let mut parts: Vec<usize> = layout
+        .explicit
+        .iter()
+        .map(|&k| k as usize)
+        .filter(|&k| k < layout.len())
         .collect();
+    parts.sort_unstable();
+    parts.dedup();
+    parts
+}
+
+/// The implicit boundary and the latest explicit ones, at most `max_writes` in all, in order.
+fn keep_latest(
+    implicit: Option<usize>,
+    explicit: impl Iterator<Item = usize>,
+    max_writes: usize,
+) -> Vec<usize> {
+    let mut explicit: Vec<usize> = explicit.filter(|&at| Some(at) != implicit).collect();
     let room = max_writes.saturating_sub(usize::from(implicit.is_some()));
     if explicit.len() > room {
         explicit.drain(..explicit.len() - room);
@@ -652,9 +711,13 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
         if finished.is_some() {
             last_finish = finished;
         }
-        let moved = prepared.pieces(i, plan, &mut pieces);
+        // The pieces are built only when a what-if changes this request's (else they are its
+        // layout's parts: the offsets and breakpoints are read off the layout).
+        let layout = &rendered.layouts[i];
+        let planned = prepared.plan_touches(i, plan);
+        let moved = planned && prepared.pieces(i, plan, &mut pieces);
         let offsets = Rc::new(match moved {
-            false => Offsets::of_layout(&rendered.layouts[i]),
+            false => Offsets::of_layout(layout),
             true => Offsets::of_pieces(&pieces),
         });
         let total = offsets.total();
@@ -670,7 +733,9 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
         route.seen = true;
         let step = Step {
             index: i,
-            pieces: &pieces,
+            pieces: planned.then_some(pieces.as_slice()),
+            layout,
+            classes: &prepared.classes,
             offsets: &offsets,
             finished,
             ttl_ms,
@@ -748,7 +813,10 @@ pub fn simulate(prepared: &Prepared<'_>, plan: &Plan, partials: &mut Partials) -
                 format!("{miss}; {}", outcome.words)
             }
         };
-        let explicit_breakpoints = pieces.iter().filter(|p| p.class & EXPLICIT != 0).count();
+        let explicit_breakpoints = match planned {
+            true => pieces.iter().filter(|p| p.class & EXPLICIT != 0).count(),
+            false => explicit_parts(layout).len(),
+        };
         out.push(Prediction {
             input_tokens: total,
             predicted: Tokens {
