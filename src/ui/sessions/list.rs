@@ -92,24 +92,29 @@ pub fn list_ui(ui: &mut Ui, state: &AppState, sui: &mut SessionsUi, tx: &Command
                 let open = state.sessions.open == Some(session.id);
                 // The name cut to the pane's width (the whole of it on hover), its date under it.
                 let indent = AGENT_INDENT * depth.min(MAX_AGENT_DEPTH) as f32;
-                let entry = ui
-                    .horizontal(|ui| {
+                let button = egui::Button::selectable(open, text.as_str())
+                    .wrap_mode(egui::TextWrapMode::Truncate);
+                let date = RichText::new(super::session_edit::date_text(session.created_us))
+                    .small()
+                    .weak();
+                let entry = if depth == 0 {
+                    let entry = ui.add(button).on_hover_text(&text);
+                    ui.label(date);
+                    entry
+                } else {
+                    // A subagent's entry, indented under its parent's.
+                    let entry = ui
+                        .horizontal(|ui| {
+                            ui.add_space(indent);
+                            ui.add(button).on_hover_text(&text)
+                        })
+                        .inner;
+                    ui.horizontal(|ui| {
                         ui.add_space(indent);
-                        ui.add(
-                            egui::Button::selectable(open, text.as_str())
-                                .wrap_mode(egui::TextWrapMode::Truncate),
-                        )
-                        .on_hover_text(&text)
-                    })
-                    .inner;
-                ui.horizontal(|ui| {
-                    ui.add_space(indent);
-                    ui.label(
-                        RichText::new(super::session_edit::date_text(session.created_us))
-                            .small()
-                            .weak(),
-                    );
-                });
+                        ui.label(date);
+                    });
+                    entry
+                };
                 if entry.clicked() && !open {
                     send(tx, SessionCommand::Open(session.id));
                 }
