@@ -30,7 +30,8 @@ use support::ws_standin::WsStandIn;
 use promptwire::store::RecordedState;
 
 use super::proxy_codex::{
-    assert_ok, codex, codex_bin, codex_home_with, start_record, start_server, stop_server,
+    assert_ok, codex, codex_bin, codex_home_with, matching_notes, start_record, start_server,
+    stop_server,
 };
 
 #[test]
@@ -202,9 +203,8 @@ fn codex_over_websocket_is_analysed_as_one_conversation() {
         seen.len(),
         "the replay reached the upstream"
     );
-    let notes: Vec<String> = printed
-        .iter()
-        .filter_map(|l| l["note"].as_str())
+    let notes: Vec<String> = matching_notes(&printed)
+        .into_iter()
         .map(|note| {
             // "incoming #i -> recorded #j (request N): VERDICT, similarity S"
             let (head, rest) = note.split_once(" (request ").expect("note shape");
