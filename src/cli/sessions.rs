@@ -169,6 +169,25 @@ fn session_json(s: &SessionSummary) -> Value {
     })
 }
 
+/// The agent line of `sessions show`: `agent: thread T` for a root, `agent: collab_spawn
+/// subagent, thread T, spawned by thread P (session N)` for a child.
+fn agent_line(agent: &crate::core::anatomy::AgentTag, parent: Option<i64>) -> String {
+    let mut line = match &agent.kind {
+        Some(kind) => format!("agent: {kind} subagent, thread {}", agent.thread),
+        None if agent.parent.is_some() => format!("agent: subagent, thread {}", agent.thread),
+        None => format!("agent: thread {}", agent.thread),
+    };
+    if let Some(p) = &agent.parent {
+        line.push_str(&format!(", spawned by thread {p}"));
+        match parent {
+            Some(id) => line.push_str(&format!(" (session {id})")),
+            None => line.push_str(" (not stored)"),
+        }
+    }
+    line.push('\n');
+    line
+}
+
 /// One request's usage in words: "usage: 1,234 input (1,024 cached, 512 written) · 56 output".
 fn usage_text(usage: &Value) -> String {
     let n = |k: &str| {
@@ -337,6 +356,10 @@ pub fn run(args: &SessionsArgs) -> anyhow::Result<()> {
                     .unfinished()
                     .map_or_else(String::new, |text| format!("  ! {text}"))
             );
+            // The agent it is: a subagent names how it was spawned and by whom.
+            if let Some(agent) = &session.agent {
+                text.push_str(&agent_line(agent, session.parent_session));
+            }
             for (row, lines) in rows.iter().zip(&provenance) {
                 let get = |k: &str| match row.get(k) {
                     Some(Value::String(s)) => s.clone(),

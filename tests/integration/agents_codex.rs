@@ -127,6 +127,31 @@ fn check_recording(db: &Path, what: &str, requests: (i64, i64)) {
         "{text}"
     );
 
+    // `sessions show` of the child names how it was spawned and by whom.
+    let out = Command::new(env!("CARGO_BIN_EXE_promptwire"))
+        .args(["sessions", "show", &child.id.to_string(), "--db"])
+        .arg(db)
+        .output()
+        .expect("show");
+    assert_ok(&out, "sessions show");
+    let shown = String::from_utf8_lossy(&out.stdout).to_string();
+    let (root_thread, child_thread) = (
+        root.agent.as_ref().expect("root").thread.clone(),
+        child.agent.as_ref().expect("child").thread.clone(),
+    );
+    assert_eq!(
+        shown.lines().nth(1),
+        Some(
+            format!(
+                "agent: collab_spawn subagent, thread {child_thread}, spawned by thread \
+                 {root_thread} (session {})",
+                root.id
+            )
+            .as_str()
+        ),
+        "{what}: {shown}"
+    );
+
     // The anatomy of the root: two agents, the child's figures added to the root's totals.
     let anatomy = promptwire(&["anatomy", "--session", &root.id.to_string()], db);
     let agents = anatomy["agents"].as_array().expect("agents");

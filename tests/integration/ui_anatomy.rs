@@ -257,7 +257,21 @@ fn a_subagent_is_listed_under_its_parent_and_opens_from_the_agents() {
         .expect("the child agent's row")
         .click();
     wait_until(&mut harness, "the child opened", |s: &AppState| {
-        s.sessions.open == Some(child.id)
+        s.sessions.open == Some(child.id) && s.browser.analysis.is_some()
+    });
+    // The child's Anatomy names the session that spawned it; the link opens it.
+    harness.run_steps(4);
+    let back = format!("Spawned by session #{root_id} (collab_spawn) — open it");
+    let link = harness
+        .query_all_by(|node| node.label().is_some_and(|l| l.starts_with(&back)))
+        .next()
+        .map(|node| node.rect());
+    let Some(link) = link else {
+        panic!("no link back to the parent");
+    };
+    click(&mut harness, link.center());
+    wait_until(&mut harness, "the parent opened again", |s: &AppState| {
+        s.sessions.open == Some(root_id)
     });
 }
 

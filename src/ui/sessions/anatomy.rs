@@ -465,9 +465,28 @@ fn compactions_ui(ui: &mut Ui, analysis: &Analysis, sui: &mut SessionsUi, tx: &C
         });
 }
 
-/// The agents of the run.
+/// The agents of the run (and, for a subagent's session, the session that spawned it).
 fn agents_ui(ui: &mut Ui, analysis: &Analysis, state: &AppState, tx: &CommandSender) {
     let agents = &analysis.agents;
+    let open = state
+        .sessions
+        .sessions
+        .iter()
+        .find(|s| Some(s.id) == state.sessions.open);
+    if let Some((parent, agent)) = open.and_then(|s| Some((s.parent_session?, s.agent.as_ref()?))) {
+        let text = format!(
+            "Spawned by session #{parent} ({}) — open it",
+            agent.kind.as_deref().unwrap_or("subagent"),
+        );
+        let hover = format!(
+            "this thread {}, spawned by thread {}",
+            agent.thread,
+            agent.parent.as_deref().unwrap_or("?")
+        );
+        if ui.link(text).on_hover_text(hover).clicked() {
+            send(tx, SessionCommand::Open(parent));
+        }
+    }
     egui::CollapsingHeader::new(RichText::new(format!("Agents ({})", agents.len())).strong())
         .id_salt("anatomy_agents")
         .default_open(agents.len() > 1)
