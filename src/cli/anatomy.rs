@@ -61,11 +61,11 @@ pub fn run(args: &AnatomyArgs) -> anyhow::Result<()> {
     let rules = Rules::bundled();
     let mut session = Session::default();
     let mut tags: Vec<Option<AgentTag>> = Vec::new();
-    let store = match args.session {
+    let stored = match args.session {
         Some(id) => {
             let store = super::replay::open_existing(args.db.as_deref())?;
             push_stored_session(&mut session, &store, id)?;
-            Some(store)
+            Some((store, id))
         }
         None => {
             load_bodies(&mut session, &mut tags, args)?;
@@ -85,9 +85,9 @@ pub fn run(args: &AnatomyArgs) -> anyhow::Result<()> {
     let anatomy = anatomy::with_catalog(&session, &ledger, &ModelCatalog::bundled());
     // A stored session's agents are it and its subagents' sessions; body files are one
     // recording whose requests name their threads.
-    let agents = match (&store, args.session) {
-        (Some(store), Some(id)) => stored_agents(store, id, &rules, &ledger)?,
-        _ => agents_of(&ledger, &tags),
+    let agents = match &stored {
+        Some((store, id)) => stored_agents(store, *id, &rules, &ledger)?,
+        None => agents_of(&ledger, &tags),
     };
     let mut out = std::io::stdout().lock();
     if args.json {

@@ -13,6 +13,21 @@ use crate::core::anatomy::AgentTag;
 /// crafted database with a million linked sessions is bounded.
 pub const MAX_AGENT_SESSIONS: usize = 10_000;
 
+/// The agent tag of three consecutive columns of `row` from `first` on (`thread`,
+/// `parent_thread`, `agent_kind`): `None` when the session names no thread.
+pub(super) fn agent_columns(
+    row: &rusqlite::Row<'_>,
+    first: usize,
+) -> rusqlite::Result<Option<AgentTag>> {
+    let thread: Option<String> = row.get(first)?;
+    let (parent, kind) = (row.get(first + 1)?, row.get(first + 2)?);
+    Ok(thread.map(|thread| AgentTag {
+        thread,
+        parent,
+        kind,
+    }))
+}
+
 /// Records that session `session` is the agent `agent` (on `conn`, inside the caller's
 /// transaction if it has one).
 pub(super) fn set_agent(conn: &Connection, session: i64, agent: &AgentTag) -> StoreResult<()> {
@@ -57,21 +72,14 @@ impl Store {
 
     /// The agent session `session` is, when its recording says.
     pub fn agent(&self, session: i64) -> StoreResult<Option<AgentTag>> {
-        type Columns = (Option<String>, Option<String>, Option<String>);
-        let (thread, parent, kind): Columns = self
-            .conn
+        self.conn
             .query_row(
                 "SELECT thread, parent_thread, agent_kind FROM sessions WHERE id = ?1",
                 [session],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| agent_columns(r, 0),
             )
             .optional()?
-            .ok_or(StoreError::NoSession(session))?;
-        Ok(thread.map(|thread| AgentTag {
-            thread,
-            parent,
-            kind,
-        }))
+            .ok_or(StoreError::NoSession(session))
     }
 
     /// Session `root` and every session below it (its subagents, theirs, …), breadth first,
@@ -91,14 +99,7 @@ impl Store {
             };
             next += 1;
             let rows = stmt.query_map([&thread], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    AgentTag {
-                        thread: r.get(1)?,
-                        parent: r.get(2)?,
-                        kind: r.get(3)?,
-                    },
-                ))
+                Ok((r.get::<_, i64>(0)?, agent_columns(r, 1)?))
             })?;
             for row in rows {
                 let (id, tag) = row?;
@@ -106,24 +107,22 @@ impl Store {
                     break;
                 }
                 if seen.insert(id) {
-                    out.push((id, Some(tag)));
+                    out.push((id, tag));
                 }
             }
         }
         Ok(out)
     }
 
-    /// The session of the agent that spawned session `session`'s agent, when it is stored.
+    /// The session of the agent that spawned session `session`'s agent, when it is stored (as
+    /// the session list finds it: [`super::SessionSummary::parent_session`]); `None` for a
+    /// session that is not there either.
     pub fn parent_session(&self, session: i64) -> StoreResult<Option<i64>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT p.id FROM sessions s JOIN sessions p ON p.thread = s.parent_thread \
-                 WHERE s.id = ?1 AND p.id <> s.id ORDER BY p.id LIMIT 1",
-                [session],
-                |r| r.get(0),
-            )
-            .optional()?)
+        match self.session(session) {
+            Ok(summary) => Ok(summary.parent_session),
+            Err(StoreError::NoSession(_)) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// The recording session `session` replayed, if it is a replay.

@@ -14,7 +14,6 @@ use super::types::{
 };
 use super::{Store, StoreError};
 use super::{body, pieces};
-use crate::core::anatomy::AgentTag;
 use crate::core::stream::RawEvent;
 
 /// The most bytes one stored text (a body piece, a body kept verbatim, an error or JSON
@@ -50,12 +49,7 @@ pub(super) fn session_row(row: &Row<'_>) -> rusqlite::Result<SessionSummary> {
         .map_err(|e| {
             rusqlite::Error::FromSqlConversionFailure(6, rusqlite::types::Type::Text, Box::new(e))
         })?;
-    let (thread, parent, kind): (Option<String>, _, _) = (row.get(7)?, row.get(8)?, row.get(9)?);
-    let agent = thread.map(|thread| AgentTag {
-        thread,
-        parent,
-        kind,
-    });
+    let agent = super::links::agent_columns(row, 7)?;
     Ok(SessionSummary {
         agent,
         parent_session: row.get(10)?,

@@ -27,7 +27,8 @@ pub struct RecordedRequest {
     pub status: Option<u16>,
     /// Response headers (secret ones were never stored).
     pub response_headers: Vec<(String, String)>,
-    /// A non-SSE answer's body (an error's), as the bytes received.
+    /// A non-SSE answer's body (an error's), as the bytes received ([`Self::response_text`]
+    /// for its text).
     pub response_body: Option<Vec<u8>>,
     /// Raw events in order, with their receive times.
     pub events: Vec<RawEvent>,
@@ -36,6 +37,12 @@ pub struct RecordedRequest {
 }
 
 impl RecordedRequest {
+    /// The non-SSE answer's body as text (empty when there is none; invalid UTF-8 shown as
+    /// U+FFFD: a view of the bytes).
+    pub fn response_text(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(self.response_body.as_deref().unwrap_or_default())
+    }
+
     /// The recorded duration: the outcome's total, else the last event's receive time.
     pub fn duration(&self) -> Duration {
         let last = self.events.last().map_or(Duration::ZERO, |e| e.received_at);

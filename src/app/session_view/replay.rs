@@ -286,7 +286,7 @@ fn run(
         let error = classify_http_error(
             request.status.unwrap_or(0),
             &request.response_headers,
-            &String::from_utf8_lossy(request.response_body.as_deref().unwrap_or_default()),
+            &request.response_text(),
             &request.url,
         );
         report(ReplayUpdate::Finished {

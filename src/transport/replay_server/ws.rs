@@ -166,7 +166,7 @@ where
     };
     if !recorded.is_stream() {
         let status = recorded.status.unwrap_or(500);
-        let body = String::from_utf8_lossy(recorded.response_body.as_deref().unwrap_or_default());
+        let body = recorded.response_text();
         let error = serde_json::from_str::<Value>(&body)
             .ok()
             .map(|v| v.get("error").cloned().unwrap_or(v))
