@@ -87,10 +87,36 @@ fn linked_pair(db: &Path, what: &str) -> (SessionSummary, SessionSummary) {
     (root, child)
 }
 
+/// What each request of `sessions` was (method, `generate`, last input item's type), to say
+/// what a run sent when its count is not the expected one.
+fn shapes(db: &Path, sessions: &[i64]) -> String {
+    let store = Store::open(db).expect("db");
+    let mut out = Vec::new();
+    for &session in sessions {
+        for r in store.requests(session, Page::ALL).expect("requests") {
+            let body: Value =
+                serde_json::from_slice(&store.body(r.id).expect("body").bytes).unwrap_or_default();
+            let last = body["input"].as_array().and_then(|i| i.last()).cloned();
+            out.push(format!(
+                "session {session}: {} generate={} last={}",
+                r.method,
+                body["generate"],
+                last.map_or(Value::Null, |l| l["type"].clone())
+            ));
+        }
+    }
+    out.join("; ")
+}
+
 /// The checks every recording of the run passes: the link, the listing, the anatomy's tree.
 fn check_recording(db: &Path, what: &str, requests: (i64, i64)) {
     let (root, child) = linked_pair(db, what);
-    assert_eq!((root.requests, child.requests), requests, "{what}");
+    assert_eq!(
+        (root.requests, child.requests),
+        requests,
+        "{what}: {}",
+        shapes(db, &[root.id, child.id])
+    );
 
     // `sessions list --json`: the child names its parent and kind.
     let list = promptwire(&["sessions", "list"], db);
